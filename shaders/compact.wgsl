@@ -1,0 +1,34 @@
+// Compaction: one invocation per tested candidate. After the scan, offsets[i] is the number of
+// colliding pairs before candidate i, so each colliding pair is written at its offset and the
+// output keeps the candidates' order with no atomics.
+
+// keep in sync with GpuContact in src/gpu/layout.rs
+struct Contact {
+    a: u32,
+    b: u32,
+    normal_x: f32,
+    normal_y: f32,
+    depth: f32,
+    pad: u32,
+}
+
+@group(0) @binding(0) var<storage, read> pair_meta: array<u32>; // [0] = candidates tested
+@group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read> results: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> offsets: array<u32>;
+@group(0) @binding(4) var<storage, read_write> contacts: array<Contact>;
+
+const WG: u32 = 64u;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * WG;
+    if i >= pair_meta[0] {
+        return;
+    }
+    let r = results[i];
+    if r.w != 0.0 {
+        let pair = candidates[i];
+        contacts[offsets[i]] = Contact(pair.x, pair.y, r.x, r.y, r.z, 0u);
+    }
+}

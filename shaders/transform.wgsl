@@ -1,0 +1,68 @@
+// Transform pass: one invocation per body. Moves the body's shape into world space, writes world
+// vertices and unit normals, an AABB rounded outward, and the broad-phase sort key.
+// In one-shot mode every body has the identity transform, which reproduces the input exactly.
+
+// keep in sync with GpuBody in src/gpu/layout.rs
+struct Body {
+    shape_start: u32, // first vertex of the shape in `shapes`
+    count: u32,       // vertices in the shape
+    world_start: u32, // first vertex of the body in `world`
+    pad: u32,
+}
+
+// keep in sync with GpuParams in src/gpu/layout.rs
+struct Params {
+    n_bodies: u32,
+    n_padded: u32,        // power of two >= n_bodies, the sort's length
+    max_candidates: u32,
+    fold_width: u32,      // most workgroups per dispatch dimension; more fold into y
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> bodies: array<Body>;
+@group(0) @binding(2) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
+@group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;     // (vertex.xy, unit normal.xy), local
+@group(0) @binding(4) var<storage, read_write> world: array<vec4<f32>>; // (vertex.xy, unit normal.xy), world
+@group(0) @binding(5) var<storage, read_write> aabbs: array<vec4<f32>>; // (min.xy, max.xy)
+@group(0) @binding(6) var<storage, read_write> keys: array<vec2<u32>>;  // (sortable min.x, body)
+
+const WG: u32 = 64u;
+
+// Maps a float to a u32 whose unsigned order is the float order (-0.0 is folded onto +0.0).
+fn sortable(f: f32) -> u32 {
+    let b = bitcast<u32>(select(f, 0.0, f == 0.0));
+    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * WG;
+    if i >= params.n_padded {
+        return;
+    }
+    if i >= params.n_bodies {
+        keys[i] = vec2<u32>(0xffffffffu, 0xffffffffu); // padding sorts last
+        return;
+    }
+    let body = bodies[i];
+    let t = transforms[i];
+    var lo = vec2<f32>(3.0e38);
+    var hi = vec2<f32>(-3.0e38);
+    var radius = 0.0;
+    for (var k = 0u; k < body.count; k++) {
+        let s = shapes[body.shape_start + k];
+        let p = vec2<f32>(t.z * s.x - t.w * s.y, t.w * s.x + t.z * s.y) + t.xy;
+        let n = vec2<f32>(t.z * s.z - t.w * s.w, t.w * s.z + t.z * s.w);
+        world[body.world_start + k] = vec4<f32>(p, n);
+        lo = min(lo, p);
+        hi = max(hi, p);
+        radius = max(radius, max(abs(s.x), abs(s.y)));
+    }
+    // Round outward by far more than the rounding of the input to f32 and of the transform, so
+    // every pair whose exact (f64) boxes overlap is a candidate. Extra candidates cost only time.
+    let margin = (abs(t.x) + abs(t.y) + radius + max(max(abs(lo.x), abs(lo.y)), max(abs(hi.x), abs(hi.y)))) * 2.0e-6;
+    lo -= vec2<f32>(margin);
+    hi += vec2<f32>(margin);
+    aabbs[i] = vec4<f32>(lo, hi);
+    keys[i] = vec2<u32>(sortable(lo.x), i);
+}

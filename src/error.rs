@@ -1,0 +1,115 @@
+//! The crate's error type. Every failure a caller can cause or meet is a variant here, with
+//! enough context (polygon index, file position, adapter name) to act on it.
+
+use std::path::PathBuf;
+
+pub use crate::geometry::PolygonError;
+
+/// Everything that can go wrong in satgpu.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A polygon failed validation; `index` is its position in the input.
+    #[error("polygon {index} {reason}")]
+    InvalidPolygon {
+        /// Position of the polygon in the input list.
+        index: usize,
+        /// What is wrong with it.
+        reason: PolygonError,
+    },
+    /// A body refers to a shape that does not exist.
+    #[error("body {body} uses shape {shape}, but only {shapes} shapes were given")]
+    UnknownShape {
+        /// Index of the body.
+        body: usize,
+        /// The shape index it named.
+        shape: usize,
+        /// How many shapes exist.
+        shapes: usize,
+    },
+    /// A transform has a NaN or infinite component.
+    #[error("transform {body} is not finite ({x}, {y}, angle {angle})")]
+    NonFiniteTransform {
+        /// Index of the body.
+        body: usize,
+        /// Its x translation.
+        x: f64,
+        /// Its y translation.
+        y: f64,
+        /// Its angle.
+        angle: f64,
+    },
+    /// The number of transforms given does not match the number of bodies.
+    #[error("got {got} transforms for {expected} bodies")]
+    TransformCount {
+        /// Transforms given.
+        got: usize,
+        /// Bodies in the world.
+        expected: usize,
+    },
+    /// A scene file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A scene file is not valid JSON or does not have the expected shape.
+    #[error("{path}: invalid scene JSON at line {line}, column {column}: {message}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// A scene file has no top-level `polygons` array.
+    #[error("{path}: the scene has no \"polygons\" array (expected {{\"polygons\": [{{\"vertices\": [[x, y], ...]}}, ...]}})")]
+    MissingPolygons {
+        /// The file.
+        path: PathBuf,
+    },
+    /// No usable GPU adapter was found.
+    #[error("no GPU adapter found{detail}. Install a driver; for a software adapter on Debian/Ubuntu: `apt-get install mesa-vulkan-drivers libvulkan1`")]
+    NoAdapter {
+        /// What was asked for (for example ", software adapter requested").
+        detail: String,
+    },
+    /// The adapter cannot run this pipeline (missing compute shaders, limits too small).
+    #[error("adapter {adapter} is unsuitable: {reason}")]
+    UnsuitableAdapter {
+        /// Adapter name.
+        adapter: String,
+        /// What it lacks.
+        reason: String,
+    },
+    /// The input needs more GPU memory than one buffer binding can hold.
+    #[error("{what} needs {needed} bytes, but the adapter allows at most {limit} bytes per storage buffer")]
+    TooLarge {
+        /// Which buffer.
+        what: &'static str,
+        /// Bytes it would need.
+        needed: u64,
+        /// The adapter's limit.
+        limit: u64,
+    },
+    /// The device reported an error (validation, out of memory, loss).
+    #[error("GPU device error: {0}")]
+    Device(String),
+    /// The GPU did not finish in time.
+    #[error("GPU did not finish {what} within {seconds} s")]
+    Timeout {
+        /// What was waited for.
+        what: &'static str,
+        /// The timeout.
+        seconds: u64,
+    },
+}
+
+/// Shorthand for `Result<T, satgpu::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,247 @@
+//! Convex polygons, axis-aligned boxes and rigid transforms, validated once at the door.
+//!
+//! A [`Polygon`] can only be built through [`Polygon::new`], which rejects degenerate or
+//! non-convex input with a [`PolygonError`] and stores the vertices counter-clockwise.
+//! Everything downstream (the CPU reference, the GPU packer) trusts that invariant.
+
+use std::f64::consts::TAU;
+
+/// Most vertices a polygon may have. The narrow phase is O(n_a * n_b) per pair, so this is a
+/// cost bound rather than a storage one.
+pub const MAX_VERTICES: usize = 1024;
+
+/// Why a list of points is not a valid convex polygon. Vertex indices refer to the input order.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolygonError {
+    /// Fewer than three vertices.
+    #[error("has {count} vertices; a polygon needs at least 3")]
+    TooFewVertices {
+        /// Number of vertices given.
+        count: usize,
+    },
+    /// More vertices than [`MAX_VERTICES`].
+    #[error("has {count} vertices; at most {max} are supported")]
+    TooManyVertices {
+        /// Number of vertices given.
+        count: usize,
+        /// The supported maximum.
+        max: usize,
+    },
+    /// A coordinate is NaN or infinite.
+    #[error("vertex {vertex} has a non-finite coordinate ({x}, {y})")]
+    NonFinite {
+        /// Input index of the vertex.
+        vertex: usize,
+        /// Its x coordinate.
+        x: f64,
+        /// Its y coordinate.
+        y: f64,
+    },
+    /// Two consecutive vertices (the last and the first count as consecutive) are equal.
+    #[error("vertex {vertex} repeats the previous vertex ({x}, {y}); do not repeat the first vertex at the end")]
+    DuplicateVertex {
+        /// Input index of the repeated vertex.
+        vertex: usize,
+        /// Its x coordinate.
+        x: f64,
+        /// Its y coordinate.
+        y: f64,
+    },
+    /// All vertices lie on one line.
+    #[error("has zero area (all vertices are collinear)")]
+    ZeroArea,
+    /// A vertex lies on the line through its two neighbours.
+    #[error("vertex {vertex} is collinear with its neighbours; remove it")]
+    Collinear {
+        /// Input index of the vertex.
+        vertex: usize,
+    },
+    /// The polygon turns the other way at this vertex, or winds around more than once.
+    #[error("is not convex (at vertex {vertex})")]
+    NonConvex {
+        /// Input index of the offending vertex.
+        vertex: usize,
+    },
+}
+
+/// An axis-aligned bounding box with closed intervals: boxes that touch overlap.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aabb {
+    /// Lower corner.
+    pub min: [f64; 2],
+    /// Upper corner.
+    pub max: [f64; 2],
+}
+
+impl Aabb {
+    /// Whether the two closed boxes share at least one point.
+    pub fn overlaps(&self, other: &Aabb) -> bool {
+        self.min[0] <= other.max[0]
+            && other.min[0] <= self.max[0]
+            && self.min[1] <= other.max[1]
+            && other.min[1] <= self.max[1]
+    }
+}
+
+/// A rigid motion: rotate by `angle` radians (counter-clockwise) about the origin, then translate.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Transform {
+    /// Translation along x.
+    pub x: f64,
+    /// Translation along y.
+    pub y: f64,
+    /// Rotation in radians, counter-clockwise.
+    pub angle: f64,
+}
+
+impl Transform {
+    /// The identity transform.
+    pub const IDENTITY: Transform = Transform { x: 0.0, y: 0.0, angle: 0.0 };
+
+    /// Applies the transform to a point.
+    pub fn apply(&self, p: [f64; 2]) -> [f64; 2] {
+        let (s, c) = self.angle.sin_cos();
+        [c * p[0] - s * p[1] + self.x, s * p[0] + c * p[1] + self.y]
+    }
+}
+
+/// A validated convex polygon, vertices stored counter-clockwise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Polygon {
+    vertices: Vec<[f64; 2]>,
+}
+
+fn cross(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+}
+
+impl Polygon {
+    /// Validates `vertices` as a convex polygon. Either winding is accepted; clockwise input is
+    /// reversed so that the stored polygon is counter-clockwise. Input is rejected when it has
+    /// fewer than 3 or more than [`MAX_VERTICES`] vertices, a non-finite coordinate, a repeated
+    /// vertex, zero area, a collinear vertex, or is not convex (including self-intersecting
+    /// "star" outlines whose turns all have the same sign).
+    pub fn new(vertices: Vec<[f64; 2]>) -> Result<Polygon, PolygonError> {
+        let n = vertices.len();
+        if n < 3 {
+            return Err(PolygonError::TooFewVertices { count: n });
+        }
+        if n > MAX_VERTICES {
+            return Err(PolygonError::TooManyVertices { count: n, max: MAX_VERTICES });
+        }
+        for (i, v) in vertices.iter().enumerate() {
+            if !v[0].is_finite() || !v[1].is_finite() {
+                return Err(PolygonError::NonFinite { vertex: i, x: v[0], y: v[1] });
+            }
+        }
+        for i in 0..n {
+            let prev = vertices[(i + n - 1) % n];
+            if vertices[i] == prev {
+                return Err(PolygonError::DuplicateVertex { vertex: i, x: prev[0], y: prev[1] });
+            }
+        }
+        // Twice the signed area (shoelace), relative to the first vertex for accuracy.
+        let o = vertices[0];
+        let area2: f64 = (1..n - 1).map(|i| cross(o, vertices[i], vertices[i + 1])).sum();
+        let scale = vertices
+            .iter()
+            .flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()])
+            .fold(0.0f64, f64::max);
+        if area2.abs() <= scale * scale * 1e-14 {
+            return Err(PolygonError::ZeroArea);
+        }
+        let sign = area2.signum();
+        let mut turning = 0.0;
+        for i in 0..n {
+            let a = vertices[(i + n - 1) % n];
+            let b = vertices[i];
+            let c = vertices[(i + 1) % n];
+            let e1 = [b[0] - a[0], b[1] - a[1]];
+            let e2 = [c[0] - b[0], c[1] - b[1]];
+            let cr = e1[0] * e2[1] - e1[1] * e2[0];
+            let dot = e1[0] * e2[0] + e1[1] * e2[1];
+            let norm = e1[0].hypot(e1[1]) * e2[0].hypot(e2[1]);
+            if cr.abs() <= norm * 1e-12 {
+                if dot < 0.0 {
+                    // A spike that doubles back on itself.
+                    return Err(PolygonError::NonConvex { vertex: i });
+                }
+                return Err(PolygonError::Collinear { vertex: i });
+            }
+            if cr.signum() != sign {
+                return Err(PolygonError::NonConvex { vertex: i });
+            }
+            turning += (cr * sign).atan2(dot);
+        }
+        // A convex outline turns exactly once; a pentagram turns twice.
+        if (turning - TAU).abs() > 1e-6 {
+            return Err(PolygonError::NonConvex { vertex: 0 });
+        }
+        let mut vertices = vertices;
+        if sign < 0.0 {
+            vertices.reverse();
+        }
+        Ok(Polygon { vertices })
+    }
+
+    /// The vertices, counter-clockwise.
+    pub fn vertices(&self) -> &[[f64; 2]] {
+        &self.vertices
+    }
+
+    /// Unit outward normal of each edge; normal `i` belongs to the edge from vertex `i` to
+    /// vertex `i + 1` (wrapping).
+    pub fn edge_normals(&self) -> Vec<[f64; 2]> {
+        let n = self.vertices.len();
+        (0..n)
+            .map(|i| {
+                let a = self.vertices[i];
+                let b = self.vertices[(i + 1) % n];
+                let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+                let len = ex.hypot(ey);
+                [ey / len, -ex / len]
+            })
+            .collect()
+    }
+
+    /// The tight bounding box.
+    pub fn aabb(&self) -> Aabb {
+        let mut min = [f64::INFINITY; 2];
+        let mut max = [f64::NEG_INFINITY; 2];
+        for v in &self.vertices {
+            for k in 0..2 {
+                min[k] = min[k].min(v[k]);
+                max[k] = max[k].max(v[k]);
+            }
+        }
+        Aabb { min, max }
+    }
+
+    /// The polygon moved by `t` (a rigid motion keeps it valid and counter-clockwise).
+    pub fn transformed(&self, t: &Transform) -> Polygon {
+        Polygon { vertices: self.vertices.iter().map(|&v| t.apply(v)).collect() }
+    }
+
+    /// Largest absolute coordinate of any vertex (at least 1); the scale of float error.
+    pub fn magnitude(&self) -> f64 {
+        self.vertices.iter().flat_map(|v| [v[0].abs(), v[1].abs()]).fold(1.0, f64::max)
+    }
+}
+
+/// One colliding pair and its minimum translation vector.
+///
+/// `a < b` are polygon (or body) indices. `normal` is a unit vector pointing from `a` towards
+/// `b`, and `depth >= 0`: moving `b` by `depth * normal` leaves the two polygons touching.
+/// Touching polygons collide with `depth == 0`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Contact {
+    /// Lower index of the pair.
+    pub a: u32,
+    /// Higher index of the pair.
+    pub b: u32,
+    /// Unit separation direction, from `a` to `b`.
+    pub normal: [f64; 2],
+    /// Penetration depth along `normal`, never negative.
+    pub depth: f64,
+}

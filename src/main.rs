@@ -1,0 +1,237 @@
+//! The `satgpu` command line: a thin layer over the library.
+//!
+//! Exit codes: 0 success, 1 GPU/reference disagreement outside the band, 2 bad input or usage,
+//! 3 no adapter, device failure or input too large for the device.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use satgpu::gpu::{self, AdapterChoice, Gpu, GpuOptions, World, WorldOptions};
+use satgpu::scene::{self, SceneKind};
+use satgpu::{reference, validate, Contact, Error, Polygon};
+
+#[derive(Parser)]
+#[command(name = "satgpu", version, about = "Every colliding pair among 2D convex polygons, on the GPU")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum AdapterArg {
+    /// The best adapter (discrete, integrated, virtual, then CPU).
+    Auto,
+    /// A CPU adapter only (Mesa lavapipe or llvmpipe).
+    Software,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum Backend {
+    /// The GPU pipeline.
+    Gpu,
+    /// The f64 CPU reference.
+    Cpu,
+}
+
+#[derive(clap::Args)]
+struct DeviceArgs {
+    /// Which adapter to use (WGPU_BACKEND and WGPU_ADAPTER_NAME narrow it further).
+    #[arg(long, value_enum, default_value = "auto")]
+    adapter: AdapterArg,
+    /// Seconds any wait on the GPU may take before it is an error.
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+}
+
+impl DeviceArgs {
+    fn open(&self) -> satgpu::Result<Gpu> {
+        let adapter = match self.adapter {
+            AdapterArg::Auto => AdapterChoice::Auto,
+            AdapterArg::Software => AdapterChoice::Software,
+        };
+        Gpu::new(&GpuOptions { adapter, timeout: Duration::from_secs(self.timeout) })
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The main job: generate a scene (default: a crowd of 100,000 polygons), detect on the GPU,
+    /// validate every pair against the CPU reference, print the figures. Exits 1 on disagreement.
+    Run {
+        /// Scene kind.
+        #[arg(long, default_value = "crowd")]
+        kind: SceneKind,
+        /// Number of polygons.
+        #[arg(long, default_value_t = 100_000)]
+        n: usize,
+        /// Random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// Detects the colliding pairs of a scene file.
+    Detect {
+        /// Scene JSON: {"polygons": [{"vertices": [[x, y], ...]}, ...]}.
+        scene: PathBuf,
+        /// Where to detect.
+        #[arg(long, value_enum, default_value = "gpu")]
+        backend: Backend,
+        /// Write the pairs to FILE.csv or FILE.json (by extension); without it, print a summary.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// Writes a deterministic generated scene.
+    Gen {
+        /// crowd, dense, mixed, clustered or grid.
+        #[arg(long)]
+        kind: SceneKind,
+        /// Number of polygons.
+        #[arg(long)]
+        n: usize,
+        /// Random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output scene JSON.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Lists the adapters wgpu sees, best first.
+    Adapters,
+}
+
+/// A failure with its exit code.
+struct Failure(u8, String);
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        let code = match e {
+            Error::NoAdapter { .. }
+            | Error::UnsuitableAdapter { .. }
+            | Error::Device(_)
+            | Error::Timeout { .. }
+            | Error::TooLarge { .. } => 3,
+            _ => 2,
+        };
+        Failure(code, e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run { kind, n, seed, device } => run(kind, n, seed, &device),
+        Command::Detect { scene, backend, out, device } => detect(&scene, backend, out.as_deref(), &device),
+        Command::Gen { kind, n, seed, out } => {
+            let polygons = scene::generate(kind, n, seed);
+            scene::write_scene(&out, &scene::Scene { polygons }).map_err(Failure::from)
+        }
+        Command::Adapters => adapters(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(code, message)) => {
+            eprintln!("satgpu: error: {message}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e3
+}
+
+fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), Failure> {
+    let t = Instant::now();
+    let polygons = scene::generate(kind, n, seed);
+    println!("scene      {kind}, {n} polygons, seed {seed} (generated in {:.0} ms)", ms(t));
+    let gpu = device.open()?;
+    println!("adapter    {}", gpu.describe());
+    let t = Instant::now();
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default())?;
+    let upload_ms = ms(t);
+    // The first frame compiles shaders in the driver and sizes the buffers; time the second.
+    world.step()?;
+    let frame = world.step()?;
+    let stats = &frame.stats;
+    println!("upload     {upload_ms:.2} ms (wall, buffers and bind groups)");
+    for p in &stats.passes {
+        println!("  {:<16} {:>9.3} ms ({})", p.name, p.ms, p.clock);
+    }
+    println!("frame      {:.2} ms (wall, second frame, GPU passes + readback)", stats.frame_ms);
+    println!("candidates {}", stats.candidates);
+    println!("colliding  {}", stats.colliding);
+    let t = Instant::now();
+    let (expected, ref_candidates) = reference::detect_stats(&polygons);
+    println!("reference  {:.1} ms (CPU f64), {} candidates, {} colliding", ms(t), ref_candidates, expected.len());
+    let report = validate::compare(&polygons, &frame.contacts, &expected);
+    println!("in band    {} (pairs inside the tolerance band, allowed)", report.in_band);
+    println!("disagreements {}", report.disagreements.len());
+    for d in report.disagreements.iter().take(10) {
+        println!("  {d}");
+    }
+    if report.ok() {
+        Ok(())
+    } else {
+        Err(Failure(1, format!("{} pairs disagree with the CPU reference outside the band", report.disagreements.len())))
+    }
+}
+
+fn detect(path: &Path, backend: Backend, out: Option<&Path>, device: &DeviceArgs) -> Result<(), Failure> {
+    let polygons: Vec<Polygon> = scene::read_scene(path)?.polygons;
+    let t = Instant::now();
+    let contacts: Vec<Contact> = match backend {
+        Backend::Cpu => reference::detect(&polygons),
+        Backend::Gpu => {
+            let gpu = device.open()?;
+            gpu::detect(&gpu, &polygons)?
+        }
+    };
+    let elapsed = ms(t);
+    match out {
+        Some(out) => {
+            let file = std::fs::File::create(out).map_err(|source| Error::Io { path: out.to_path_buf(), source })?;
+            let w = std::io::BufWriter::new(file);
+            match out.extension().and_then(|e| e.to_str()) {
+                Some("json") => scene::write_contacts_json(w, &contacts, out)?,
+                Some("csv") => scene::write_contacts_csv(w, &contacts, out)?,
+                _ => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
+            }
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(
+                stdout,
+                "{} polygons, {} colliding pairs ({:?} backend, {:.1} ms)",
+                polygons.len(),
+                contacts.len(),
+                if backend == Backend::Gpu { "gpu" } else { "cpu" },
+                elapsed
+            );
+            for c in contacts.iter().take(10) {
+                let _ = writeln!(stdout, "  ({}, {}) normal ({:.6}, {:.6}) depth {:.6}", c.a, c.b, c.normal[0], c.normal[1], c.depth);
+            }
+            if contacts.len() > 10 {
+                let _ = writeln!(stdout, "  ... {} more (use --out FILE.csv for all)", contacts.len() - 10);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn adapters() -> Result<(), Failure> {
+    let list = gpu::list_adapters();
+    if list.is_empty() {
+        return Err(Error::NoAdapter { detail: String::new() }.into());
+    }
+    for info in list {
+        println!("{}", gpu::describe_adapter(&info));
+    }
+    Ok(())
+}

@@ -1,0 +1,130 @@
+//! Comparing GPU results with the CPU reference under the numerics contract.
+//!
+//! The GPU works in f32, the reference in f64. They must agree on every pair except those whose
+//! true SAT separation lies inside the tolerance band [`band`] around zero, where rounding may
+//! legitimately flip the verdict. For colliding pairs both report, the GPU's depth must match the
+//! reference depth within the band, and its normal must be a valid minimum translation direction:
+//! the reference's penetration along the GPU normal must equal the GPU depth within the band.
+
+use std::collections::BTreeMap;
+
+use crate::geometry::{Contact, Polygon};
+use crate::reference;
+
+/// The band's width in units of f32 epsilon times the pair's coordinate magnitude.
+pub const BAND_EPSILONS: f64 = 64.0;
+
+/// Tolerance band for a pair: `64 * f32::EPSILON * max(1, largest |coordinate| of either polygon)`.
+/// About 7.6e-6 for coordinates of order 1, 7.6e-3 at 1000.
+pub fn band(a: &Polygon, b: &Polygon) -> f64 {
+    BAND_EPSILONS * f64::from(f32::EPSILON) * a.magnitude().max(b.magnitude())
+}
+
+/// What is wrong with one pair.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    /// The GPU reports a collision the reference does not see.
+    OnlyGpu,
+    /// The reference sees a collision the GPU does not report.
+    OnlyReference,
+    /// Both report the pair, but the depths differ by more than the band.
+    Depth {
+        /// GPU depth.
+        gpu: f64,
+        /// Reference depth.
+        reference: f64,
+    },
+    /// The GPU normal is not a minimum translation direction (or not unit length, or not a < b).
+    Normal {
+        /// GPU normal.
+        normal: [f64; 2],
+        /// Reference penetration along the GPU normal.
+        penetration: f64,
+        /// GPU depth.
+        depth: f64,
+    },
+}
+
+/// One pair on which GPU and reference disagree outside the band.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Disagreement {
+    /// Lower index.
+    pub a: u32,
+    /// Higher index.
+    pub b: u32,
+    /// Reference SAT separation of the pair (negative: penetration).
+    pub separation: f64,
+    /// The pair's band.
+    pub band: f64,
+    /// What differs.
+    pub problem: Problem,
+}
+
+impl std::fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "pair ({}, {}): {:?} (separation {:.3e}, band {:.3e})",
+            self.a, self.b, self.problem, self.separation, self.band
+        )
+    }
+}
+
+/// The outcome of [`compare`].
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Pairs the GPU reported.
+    pub gpu_pairs: usize,
+    /// Pairs the reference reported.
+    pub reference_pairs: usize,
+    /// Pairs reported by only one side but inside the band: allowed by the contract.
+    pub in_band: usize,
+    /// Pairs both sides reported where the depth or normal differs, but inside the band.
+    pub disagreements: Vec<Disagreement>,
+}
+
+impl Report {
+    /// Whether GPU and reference agree under the contract.
+    pub fn ok(&self) -> bool {
+        self.disagreements.is_empty()
+    }
+}
+
+/// Checks `gpu` contacts for `polygons` against the reference contacts `reference`
+/// (from [`reference::detect`]).
+pub fn compare(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact]) -> Report {
+    let mut both: BTreeMap<(u32, u32), (Option<&Contact>, Option<&Contact>)> = BTreeMap::new();
+    for c in gpu {
+        both.entry((c.a, c.b)).or_default().0 = Some(c);
+    }
+    for c in reference {
+        both.entry((c.a, c.b)).or_default().1 = Some(c);
+    }
+    let mut report = Report { gpu_pairs: gpu.len(), reference_pairs: reference.len(), ..Report::default() };
+    for (&(a, b), &(g, r)) in &both {
+        let (pa, pb) = (&polygons[a as usize], &polygons[b as usize]);
+        let tol = band(pa, pb);
+        let separation = reference::separation(pa, pb);
+        let mut fail = |problem| {
+            report.disagreements.push(Disagreement { a, b, separation, band: tol, problem });
+        };
+        match (g, r) {
+            (Some(g), Some(r)) => {
+                if (g.depth - r.depth).abs() > tol {
+                    fail(Problem::Depth { gpu: g.depth, reference: r.depth });
+                    continue;
+                }
+                let len = g.normal[0].hypot(g.normal[1]);
+                let penetration = reference::penetration_along(pa, pb, g.normal);
+                if a >= b || (len - 1.0).abs() > 1e-5 || (penetration - g.depth).abs() > tol {
+                    fail(Problem::Normal { normal: g.normal, penetration, depth: g.depth });
+                }
+            }
+            (Some(_), None) | (None, Some(_)) if separation.abs() <= tol => report.in_band += 1,
+            (Some(_), None) => fail(Problem::OnlyGpu),
+            (None, Some(_)) => fail(Problem::OnlyReference),
+            (None, None) => unreachable!("every entry has at least one side"),
+        }
+    }
+    report
+}
