@@ -144,10 +144,7 @@ impl Polygon {
         // Twice the signed area (shoelace), relative to the first vertex for accuracy.
         let o = vertices[0];
         let area2: f64 = (1..n - 1).map(|i| cross(o, vertices[i], vertices[i + 1])).sum();
-        let scale = vertices
-            .iter()
-            .flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()])
-            .fold(0.0f64, f64::max);
+        let scale = vertices.iter().flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()]).fold(0.0f64, f64::max);
         if area2.abs() <= scale * scale * 1e-14 {
             return Err(PolygonError::ZeroArea);
         }

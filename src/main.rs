@@ -179,7 +179,10 @@ fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), 
     if report.ok() {
         Ok(())
     } else {
-        Err(Failure(1, format!("{} pairs disagree with the CPU reference outside the band", report.disagreements.len())))
+        Err(Failure(
+            1,
+            format!("{} pairs disagree with the CPU reference outside the band", report.disagreements.len()),
+        ))
     }
 }
 
@@ -215,7 +218,11 @@ fn detect(path: &Path, backend: Backend, out: Option<&Path>, device: &DeviceArgs
                 elapsed
             );
             for c in contacts.iter().take(10) {
-                let _ = writeln!(stdout, "  ({}, {}) normal ({:.6}, {:.6}) depth {:.6}", c.a, c.b, c.normal[0], c.normal[1], c.depth);
+                let _ = writeln!(
+                    stdout,
+                    "  ({}, {}) normal ({:.6}, {:.6}) depth {:.6}",
+                    c.a, c.b, c.normal[0], c.normal[1], c.depth
+                );
             }
             if contacts.len() > 10 {
                 let _ = writeln!(stdout, "  ... {} more (use --out FILE.csv for all)", contacts.len() - 10);

@@ -92,21 +92,15 @@ fn instance() -> wgpu::Instance {
 /// Every adapter wgpu sees (after `WGPU_BACKEND`), best first.
 pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
     let mut infos: Vec<_> =
-        pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()))
-            .iter()
-            .map(|a| a.get_info())
-            .collect();
+        pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all())).iter().map(|a| a.get_info()).collect();
     infos.sort_by_key(rank);
     infos
 }
 
 /// `"name (backend, device type, driver info)"`.
 pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {
-    format!(
-        "{} ({:?}, {:?}, {} {})",
-        info.name, info.backend, info.device_type, info.driver, info.driver_info
-    )
-    .replace(" )", ")")
+    format!("{} ({:?}, {:?}, {} {})", info.name, info.backend, info.device_type, info.driver, info.driver_info)
+        .replace(" )", ")")
 }
 
 fn required_limits(adapter: &wgpu::Adapter) -> wgpu::Limits {
@@ -139,9 +133,7 @@ impl Gpu {
         if let Ok(b) = std::env::var("WGPU_BACKEND") {
             detail.push_str(&format!(", WGPU_BACKEND={b:?}"));
         }
-        adapters.retain(|a| {
-            a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
-        });
+        adapters.retain(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS));
         adapters.sort_by_key(|a| rank(&a.get_info()));
         let adapter = adapters.into_iter().next().ok_or(Error::NoAdapter { detail })?;
         Self::open(&adapter, options.timeout)
@@ -194,37 +186,22 @@ impl Gpu {
         if device.limits().max_storage_buffers_per_shader_stage < 6 {
             return Err(Error::UnsuitableAdapter {
                 adapter: describe_adapter(&info),
-                reason: "the device allows fewer than 6 storage buffers per shader stage".into(),
+                reason: "the device allows fewer than 6 storage buffers per shader stage; request \
+                         `max_storage_buffers_per_shader_stage: 8` (every desktop adapter has it)"
+                    .into(),
             });
         }
         Ok(Self::wrap(device, queue, info, timeout))
     }
 
-    fn wrap(
-        device: wgpu::Device,
-        queue: wgpu::Queue,
-        info: wgpu::AdapterInfo,
-        timeout: Duration,
-    ) -> Gpu {
+    fn wrap(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo, timeout: Duration) -> Gpu {
         let sink = Arc::new(ErrorSink::default());
         let s = sink.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| s.push(e.to_string())));
         let s = sink.clone();
-        device.set_device_lost_callback(move |reason, msg| {
-            s.push(format!("device lost ({reason:?}): {msg}"))
-        });
+        device.set_device_lost_callback(move |reason, msg| s.push(format!("device lost ({reason:?}): {msg}")));
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        Gpu {
-            inner: Arc::new(Inner {
-                device,
-                queue,
-                info,
-                timestamps,
-                timeout,
-                sink,
-                kernels: OnceLock::new(),
-            }),
-        }
+        Gpu { inner: Arc::new(Inner { device, queue, info, timestamps, timeout, sink, kernels: OnceLock::new() }) }
     }
 
     /// The device.

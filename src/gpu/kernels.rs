@@ -42,13 +42,7 @@ pub(crate) struct Kernel {
 }
 
 impl Kernel {
-    fn new(
-        device: &wgpu::Device,
-        label: &str,
-        source: &str,
-        slots: &[Slot],
-        constants: &[(&str, f64)],
-    ) -> Kernel {
+    fn new(device: &wgpu::Device, label: &str, source: &str, slots: &[Slot], constants: &[(&str, f64)]) -> Kernel {
         let layout = layout(device, label, slots);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
@@ -99,7 +93,11 @@ impl Kernel {
             .enumerate()
             .map(|(i, r)| wgpu::BindGroupEntry { binding: i as u32, resource: r.clone() })
             .collect();
-        device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &self.layout, entries: &entries })
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &self.layout,
+            entries: &entries,
+        })
     }
 }
 
@@ -141,7 +139,8 @@ impl Kernels {
             &[Uniform, Read, Read, ReadWrite, ReadWrite],
             &[("WRITE", 0.0)],
         );
-        let sweep_write = Kernel::sharing(device, "satgpu.sweep.write", src("sweep.wgsl"), &sweep_count, &[("WRITE", 1.0)]);
+        let sweep_write =
+            Kernel::sharing(device, "satgpu.sweep.write", src("sweep.wgsl"), &sweep_count, &[("WRITE", 1.0)]);
         let scan_blocks = Kernel::new(
             device,
             "satgpu.scan.blocks",
@@ -178,7 +177,13 @@ impl Kernels {
                 &[Read, Read, Read, Read, ReadWrite, ReadWrite],
                 &[],
             ),
-            compact: Kernel::new(device, "satgpu.compact", src("compact.wgsl"), &[Read, Read, Read, Read, ReadWrite], &[]),
+            compact: Kernel::new(
+                device,
+                "satgpu.compact",
+                src("compact.wgsl"),
+                &[Read, Read, Read, Read, ReadWrite],
+                &[],
+            ),
         }
     }
 }

@@ -24,12 +24,12 @@ pub(crate) fn read(
         let _ = tx.send(r);
     });
     let timeout = gpu.timeout();
-    gpu.device()
-        .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(timeout) })
-        .map_err(|e| match e {
+    gpu.device().poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(timeout) }).map_err(
+        |e| match e {
             wgpu::PollError::Timeout => Error::Timeout { what, seconds: timeout.as_secs() },
             other => Error::Device(format!("waiting for {what}: {other}")),
-        })?;
+        },
+    )?;
     gpu.check()?;
     // On native backends the callback has run once poll(Wait) returns; poll the receiver once
     // instead of blocking on it, so a missing callback is an error, not a hang.

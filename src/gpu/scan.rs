@@ -36,7 +36,14 @@ fn align(x: u64, a: u64) -> u64 {
 
 impl Scan {
     /// A scan over the first `meta[0] <= capacity` words of `data`.
-    pub fn new(device: &wgpu::Device, kernels: &Kernels, data: &wgpu::Buffer, capacity: u64, fold_width: u32, label: &str) -> Scan {
+    pub fn new(
+        device: &wgpu::Device,
+        kernels: &Kernels,
+        data: &wgpu::Buffer,
+        capacity: u64,
+        fold_width: u32,
+        label: &str,
+    ) -> Scan {
         let storage_align = u64::from(device.limits().min_storage_buffer_offset_alignment);
         let uniform_align = u64::from(device.limits().min_uniform_buffer_offset_alignment).max(16);
         // Lengths of level 1.. (block totals), ending with the single grand total.
@@ -107,15 +114,7 @@ impl Scan {
             })
             .collect();
         let setup = kernels.scan_setup.bind(device, label, &[meta.as_entire_binding()]);
-        Scan {
-            total_offset: offsets[levels - 1],
-            meta,
-            sums,
-            levels,
-            setup,
-            groups,
-            _level_uniforms: level_uniforms,
-        }
+        Scan { total_offset: offsets[levels - 1], meta, sums, levels, setup, groups, _level_uniforms: level_uniforms }
     }
 
     /// Records the scan into `pass`. Word 0 of `meta` must hold the length by then.

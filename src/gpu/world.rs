@@ -20,10 +20,12 @@ use wgpu::util::DeviceExt;
 
 use crate::error::{Error, Result};
 use crate::geometry::{Contact, Polygon, Transform};
+use crate::gpu::dispatch;
 use crate::gpu::kernels::Kernels;
-use crate::gpu::layout::{GpuBody, GpuContact, GpuParams, GpuSortStep};
+use crate::gpu::layout::{GpuBody, GpuContact, GpuParams};
 use crate::gpu::readback;
 use crate::gpu::scan::Scan;
+use crate::gpu::sort::Sorter;
 use crate::gpu::timing::{PassTime, Timestamps, PASSES};
 use crate::gpu::Gpu;
 
@@ -64,7 +66,6 @@ pub struct Frame {
 }
 
 const WG: u32 = 64;
-const SORT_WG: u32 = 256;
 
 fn storage(device: &wgpu::Device, label: &str, size: u64, extra: wgpu::BufferUsages) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
@@ -81,13 +82,6 @@ fn init(device: &wgpu::Device, label: &str, contents: &[u8], usage: wgpu::Buffer
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: &bytes, usage })
 }
 
-fn dispatch(pass: &mut wgpu::ComputePass<'_>, threads: u32, wg: u32, fold: u32) {
-    let groups = threads.div_ceil(wg);
-    if groups > 0 {
-        pass.dispatch_workgroups(groups.min(fold), groups.div_ceil(fold), 1);
-    }
-}
-
 /// Buffers and bind groups that depend only on the bodies.
 struct Statics {
     params: wgpu::Buffer,
@@ -98,12 +92,9 @@ struct Statics {
     keys: wgpu::Buffer,
     counts: wgpu::Buffer,
     body_scan: Scan,
-    sort_steps: u32,
-    sort_stride: u64,
+    sorter: Sorter,
     transform_group: wgpu::BindGroup,
-    sort_group: wgpu::BindGroup,
     _shapes: wgpu::Buffer,
-    _sort_params: wgpu::Buffer,
 }
 
 /// Buffers and bind groups sized by the candidate capacity.
@@ -185,7 +176,11 @@ impl World {
         let mut bodies = Vec::with_capacity(n);
         let mut world_len: u64 = 0;
         for (i, &s) in body_shapes.iter().enumerate() {
-            let shape = shapes.get(s as usize).ok_or(Error::UnknownShape { body: i, shape: s as usize, shapes: shapes.len() })?;
+            let shape = shapes.get(s as usize).ok_or(Error::UnknownShape {
+                body: i,
+                shape: s as usize,
+                shapes: shapes.len(),
+            })?;
             let count = shape.vertices().len() as u32;
             bodies.push(GpuBody { shape_start: shape_start[s as usize], count, world_start: world_len as u32, pad: 0 });
             world_len += u64::from(count);
@@ -219,24 +214,7 @@ impl World {
         let body_scan = Scan::new(device, kernels, &counts, n as u64, fold, "satgpu.scan_candidates");
         gpu.queue().write_buffer(&body_scan.meta, 0, bytemuck::bytes_of(&(n as u32)));
 
-        // Bitonic steps: (k, j) for k = 2, 4, .., n_padded and j = k/2, .., 1.
-        let sort_stride = u64::from(limits.min_uniform_buffer_offset_alignment).max(16);
-        let mut steps = vec![];
-        let mut k = 2;
-        while k <= n_padded {
-            let mut j = k / 2;
-            while j >= 1 {
-                steps.push(GpuSortStep { k, j, half: n_padded / 2, pad: 0 });
-                j /= 2;
-            }
-            k *= 2;
-        }
-        let mut sort_bytes = vec![0u8; (sort_stride as usize) * steps.len().max(1)];
-        for (i, s) in steps.iter().enumerate() {
-            let at = i * sort_stride as usize;
-            sort_bytes[at..at + 16].copy_from_slice(bytemuck::bytes_of(s));
-        }
-        let sort_params = init(device, "satgpu.sort.steps", &sort_bytes, U::UNIFORM);
+        let sorter = Sorter::new(device, kernels, &keys, n_padded);
 
         let transform_group = kernels.transform.bind(
             device,
@@ -251,18 +229,6 @@ impl World {
                 keys.as_entire_binding(),
             ],
         );
-        let sort_group = kernels.sort.bind(
-            device,
-            "satgpu.sort",
-            &[
-                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &sort_params,
-                    offset: 0,
-                    size: std::num::NonZeroU64::new(16),
-                }),
-                keys.as_entire_binding(),
-            ],
-        );
         let statics = Statics {
             params,
             bodies: bodies_buf,
@@ -272,12 +238,9 @@ impl World {
             keys,
             counts,
             body_scan,
-            sort_steps: steps.len() as u32,
-            sort_stride,
+            sorter,
             transform_group,
-            sort_group,
             _shapes: shapes_buf,
-            _sort_params: sort_params,
         };
         let pairs = Self::make_pairs(gpu, kernels, &statics, capacity, fold);
         let totals = storage(device, "satgpu.totals", 8, U::COPY_SRC | U::COPY_DST);
@@ -438,7 +401,11 @@ impl World {
         let n = self.n_bodies;
         let fold = self.fold;
         let ts = self.timestamps.as_ref();
-        fn begin<'e>(encoder: &'e mut wgpu::CommandEncoder, ts: Option<&Timestamps>, i: usize) -> wgpu::ComputePass<'e> {
+        fn begin<'e>(
+            encoder: &'e mut wgpu::CommandEncoder,
+            ts: Option<&Timestamps>,
+            i: usize,
+        ) -> wgpu::ComputePass<'e> {
             encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(PASSES[i]),
                 timestamp_writes: ts.map(|t| t.writes(i)),
@@ -452,11 +419,7 @@ impl World {
         }
         {
             let mut pass = begin(encoder, ts, 1);
-            pass.set_pipeline(&k.sort.pipeline);
-            for step in 0..s.sort_steps {
-                pass.set_bind_group(0, &s.sort_group, &[(u64::from(step) * s.sort_stride) as u32]);
-                dispatch(&mut pass, self.n_padded / 2, SORT_WG, fold);
-            }
+            s.sorter.encode(k, &mut pass, fold);
         }
         {
             let mut pass = begin(encoder, ts, 2);
@@ -525,7 +488,10 @@ impl World {
             let totals: &[u32] = bytemuck::cast_slice(&status[..8]);
             let (candidates, colliding) = (u64::from(totals[0]), u64::from(totals[1]));
             if candidates > u64::from(self.pairs.capacity) {
-                log::info!("{candidates} candidates exceed the capacity {}; growing and rerunning", self.pairs.capacity);
+                log::info!(
+                    "{candidates} candidates exceed the capacity {}; growing and rerunning",
+                    self.pairs.capacity
+                );
                 self.reserve_candidates(candidates)?;
                 reruns += 1;
                 continue;
@@ -537,13 +503,8 @@ impl World {
             let read_start = Instant::now();
             let contacts = self.read_contacts(colliding)?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
-            let stats = FrameStats {
-                candidates,
-                colliding,
-                passes,
-                frame_ms: start.elapsed().as_secs_f64() * 1e3,
-                reruns,
-            };
+            let stats =
+                FrameStats { candidates, colliding, passes, frame_ms: start.elapsed().as_secs_f64() * 1e3, reruns };
             return Ok(Frame { contacts, stats });
         }
     }
@@ -595,6 +556,25 @@ impl World {
     /// (STORAGE | COPY_SRC). Valid for the first `totals[0]` entries when within capacity.
     pub fn candidates_buffer(&self) -> &wgpu::Buffer {
         &self.pairs.candidates
+    }
+
+    /// Runs a frame and reads back the broad phase's candidate pairs, in sweep order, for
+    /// cross-checks against the reference broad phase. Not part of the stable API.
+    #[doc(hidden)]
+    pub fn step_candidates(&mut self) -> Result<Vec<(u32, u32)>> {
+        let frame = self.step()?;
+        let bytes = 8 * frame.stats.candidates;
+        let read = self.gpu.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("satgpu.candidates.read"),
+            size: bytes.max(8),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.pairs.candidates, 0, &read, 0, bytes.max(8));
+        let submission = self.gpu.queue().submit([encoder.finish()]);
+        let raw = readback::read(&self.gpu, &read, bytes, submission, "candidates")?;
+        Ok(bytemuck::cast_slice::<u8, [u32; 2]>(&raw).iter().map(|p| (p[0], p[1])).collect())
     }
 
     /// World-space AABBs per body as `vec4<f32>` (min.x, min.y, max.x, max.y) (STORAGE | COPY_SRC).

@@ -1,0 +1,386 @@
+//! Scene files, deterministic scene generators, and the contact output formats.
+//!
+//! A scene file is JSON: `{"polygons": [{"vertices": [[x, y], ...]}, ...]}` in world
+//! coordinates; a polygon's index is its position in the list. Every polygon is validated with
+//! [`Polygon::new`] on the way in, so the rest of the crate can trust the invariants.
+
+use std::fmt;
+use std::io::Write;
+use std::path::Path;
+use std::str::FromStr;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::geometry::{Contact, Polygon};
+
+/// A set of polygons to test against each other; the index of a polygon is its identity in
+/// every reported pair.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Scene {
+    /// The polygons, in file order.
+    pub polygons: Vec<Polygon>,
+}
+
+/// The file's top level. `polygons` is optional so that a missing array becomes the typed
+/// [`Error::MissingPolygons`] instead of a generic serde message; unknown fields are ignored
+/// so files can carry metadata.
+#[derive(Deserialize)]
+struct SceneFile {
+    polygons: Option<Vec<PolygonFile>>,
+}
+
+/// One polygon as written in the file, before validation.
+#[derive(Deserialize)]
+struct PolygonFile {
+    vertices: Vec<[f64; 2]>,
+}
+
+/// Turns a serde_json error into [`Error::Json`] with its 1-based position.
+fn json_error(path: &Path, e: serde_json::Error) -> Error {
+    Error::Json { path: path.to_path_buf(), line: e.line(), column: e.column(), message: e.to_string() }
+}
+
+/// Parses and validates scene JSON. `path` is only used to name the source in errors.
+///
+/// Deserialises straight into typed structs rather than a `serde_json::Value`, because scenes
+/// hold millions of polygons and a generic tree would cost several times the memory.
+pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
+    // serde's derived structs also accept a JSON array positionally, which would silently read
+    // `[[...]]` as a scene, so anything but an object at the top level is rejected up front
+    // (after checking it is at least well-formed JSON, so syntax errors keep their position).
+    if !text.trim_start().starts_with('{') {
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| json_error(path, e))?;
+        return Err(Error::MissingPolygons { path: path.to_path_buf() });
+    }
+    let file: SceneFile = serde_json::from_str(text).map_err(|e| json_error(path, e))?;
+    let Some(raw) = file.polygons else {
+        return Err(Error::MissingPolygons { path: path.to_path_buf() });
+    };
+    let polygons = raw
+        .into_iter()
+        .enumerate()
+        .map(|(index, p)| Polygon::new(p.vertices).map_err(|reason| Error::InvalidPolygon { index, reason }))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Scene { polygons })
+}
+
+/// Reads and validates a scene file; I/O and parse errors name the file.
+pub fn read_scene(path: &Path) -> Result<Scene> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    parse_scene(&text, path)
+}
+
+/// Serialises a scene in the file format, one polygon per line so that large files stay
+/// diffable and greppable.
+///
+/// Coordinates use serde_json's shortest round-trip formatting. Reading the text back gives
+/// the same bits whenever each coordinate has at most 15 significant digits (as every
+/// [`generate`]d scene does); serde_json's default float parser is not correctly rounded for
+/// longer numbers and may be off by one ulp there unless its `float_roundtrip` feature is on.
+pub fn scene_to_json(scene: &Scene) -> String {
+    let mut out = String::from("{\"polygons\": [");
+    for (i, p) in scene.polygons.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        out.push_str("{\"vertices\": ");
+        // Serialising a slice of finite f64 pairs cannot fail (Polygon rejects NaN and inf).
+        out.push_str(&serde_json::to_string(p.vertices()).expect("finite coordinates serialise"));
+        out.push('}');
+    }
+    out.push_str("\n]}\n");
+    out
+}
+
+/// Writes a scene file (see [`scene_to_json`]); I/O errors name the file.
+pub fn write_scene(path: &Path, scene: &Scene) -> Result<()> {
+    std::fs::write(path, scene_to_json(scene)).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+}
+
+/// One output row; field names are the CSV header and the JSON keys.
+#[derive(Serialize)]
+struct ContactRow {
+    a: u32,
+    b: u32,
+    normal_x: f64,
+    normal_y: f64,
+    depth: f64,
+}
+
+impl From<&Contact> for ContactRow {
+    fn from(c: &Contact) -> Self {
+        ContactRow { a: c.a, b: c.b, normal_x: c.normal[0], normal_y: c.normal[1], depth: c.depth }
+    }
+}
+
+/// Maps a csv error to [`Error::Io`] naming `path`. The only csv failures possible when
+/// writing plain numeric rows are I/O failures of the underlying writer.
+fn csv_error(path: &Path, e: csv::Error) -> Error {
+    let source = match e.into_kind() {
+        csv::ErrorKind::Io(io) => io,
+        other => std::io::Error::other(format!("{other:?}")),
+    };
+    Error::Io { path: path.to_path_buf(), source }
+}
+
+/// Writes contacts as CSV with the header `a,b,normal_x,normal_y,depth`, one row per contact.
+///
+/// `path` only names the destination in errors (pass something like `-` for stdout), because
+/// the writer may be a file, a pipe or a buffer.
+pub fn write_contacts_csv(w: impl Write, contacts: &[Contact], path: &Path) -> Result<()> {
+    let mut writer = csv::Writer::from_writer(w);
+    if contacts.is_empty() {
+        // serde-driven headers are only written with the first record; keep the header anyway.
+        writer.write_record(["a", "b", "normal_x", "normal_y", "depth"]).map_err(|e| csv_error(path, e))?;
+    }
+    for c in contacts {
+        writer.serialize(ContactRow::from(c)).map_err(|e| csv_error(path, e))?;
+    }
+    writer.flush().map_err(|source| Error::Io { path: path.to_path_buf(), source })
+}
+
+/// Writes contacts as `{"pairs": [{"a":..,"b":..,"normal_x":..,"normal_y":..,"depth":..}, ...]}`,
+/// one pair per line.
+///
+/// `path` only names the destination in errors, as for [`write_contacts_csv`].
+pub fn write_contacts_json(mut w: impl Write, contacts: &[Contact], path: &Path) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    w.write_all(b"{\"pairs\": [").map_err(io)?;
+    for (i, c) in contacts.iter().enumerate() {
+        w.write_all(if i == 0 { b"\n" } else { b",\n" }).map_err(io)?;
+        serde_json::to_writer(&mut w, &ContactRow::from(c))
+            .map_err(|e| Error::Io { path: path.to_path_buf(), source: std::io::Error::from(e) })?;
+    }
+    w.write_all(b"\n]}\n").map_err(io)?;
+    w.flush().map_err(io)
+}
+
+/// The built-in scene families, each stressing a different part of the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SceneKind {
+    /// Uniformly scattered, similar sized 3- to 8-gons at about 0.5 candidate pairs per
+    /// polygon: the baseline throughput case, where most candidates are rejected cheaply.
+    Crowd,
+    /// As [`SceneKind::Crowd`] but packed to about 2 candidate pairs per polygon: stresses the
+    /// narrow phase and the size of the candidate and contact buffers.
+    Dense,
+    /// Mostly small polygons with a heavy tail of sizes up to 400 times larger, about 1
+    /// candidate per polygon on average: a few huge boxes overlap hundreds of others, which
+    /// stresses load balance and any broad phase that assumes similar sizes.
+    Mixed,
+    /// Gaussian clusters (one per thousand polygons) separated by empty space, several
+    /// candidates per polygon inside a cluster: stresses uneven spatial distribution (skewed
+    /// sort keys, hot cells).
+    Clustered,
+    /// Unit squares and right triangles on an integer grid that share edges and corners
+    /// exactly: stresses the closed-set convention (touching means colliding, depth 0) and
+    /// float robustness at exact contact.
+    Grid,
+}
+
+impl SceneKind {
+    /// Every kind, in a fixed order, for loops in tests and benchmarks.
+    pub const ALL: [SceneKind; 5] =
+        [SceneKind::Crowd, SceneKind::Dense, SceneKind::Mixed, SceneKind::Clustered, SceneKind::Grid];
+
+    /// The lower-case name used on the command line and in file names.
+    fn name(self) -> &'static str {
+        match self {
+            SceneKind::Crowd => "crowd",
+            SceneKind::Dense => "dense",
+            SceneKind::Mixed => "mixed",
+            SceneKind::Clustered => "clustered",
+            SceneKind::Grid => "grid",
+        }
+    }
+}
+
+impl fmt::Display for SceneKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SceneKind {
+    type Err = String;
+
+    /// Parses a lower-case kind name; the error lists the valid names so a CLI can show it as
+    /// is.
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        SceneKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<_> = SceneKind::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown scene kind {s:?}; expected one of: {}", names.join(", "))
+        })
+    }
+}
+
+/// `(cos, sin)` of `2*pi/k` for `k = 3..=8`, as literals so that generated scenes do not
+/// depend on the platform's `sin`/`cos` (which may differ in the last bit between libms).
+const TURNS: [[f64; 2]; 6] = [
+    [-0.5, 0.8660254037844386],
+    [0.0, 1.0],
+    [0.30901699437494745, 0.9510565162951535],
+    [0.5, 0.8660254037844386],
+    [0.6234898018587336, 0.7818314824680298],
+    [std::f64::consts::FRAC_1_SQRT_2, std::f64::consts::FRAC_1_SQRT_2],
+];
+
+/// Rounds a generated coordinate to a multiple of 1e-6.
+///
+/// Values with at most 15 significant digits are parsed back exactly even by serde_json's
+/// default (not correctly rounded) float parser, so generated scenes round-trip through files
+/// bit for bit; it also absorbs any last-bit difference in floating-point evaluation.
+fn quantise(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// A random unit vector, by rejection from the unit disk: only `sqrt`, which IEEE 754 rounds
+/// correctly, so the result is identical on every platform.
+fn random_direction(rng: &mut ChaCha8Rng) -> [f64; 2] {
+    loop {
+        let x = rng.random::<f64>() * 2.0 - 1.0;
+        let y = rng.random::<f64>() * 2.0 - 1.0;
+        let r2 = x * x + y * y;
+        if r2 > 0.01 && r2 <= 1.0 {
+            let r = r2.sqrt();
+            return [x / r, y / r];
+        }
+    }
+}
+
+/// A roughly regular 3- to 8-gon of about `radius` around `center`, randomly rotated, with
+/// each vertex's radius jittered by up to 5% (small enough to keep it clearly convex).
+fn regular_ish(rng: &mut ChaCha8Rng, center: [f64; 2], radius: f64) -> Polygon {
+    loop {
+        let k = rng.random_range(3u32..=8) as usize;
+        let turn = TURNS[k - 3];
+        let mut dir = random_direction(rng);
+        let mut vertices = Vec::with_capacity(k);
+        for _ in 0..k {
+            let r = radius * (0.95 + 0.1 * rng.random::<f64>());
+            vertices.push([quantise(center[0] + r * dir[0]), quantise(center[1] + r * dir[1])]);
+            dir = [dir[0] * turn[0] - dir[1] * turn[1], dir[0] * turn[1] + dir[1] * turn[0]];
+        }
+        // Rounding cannot realistically break a polygon this far from degenerate, but a
+        // generator must never emit an invalid one, so redraw rather than assume.
+        if let Ok(p) = Polygon::new(vertices) {
+            return p;
+        }
+    }
+}
+
+/// World area per polygon for [`SceneKind::Crowd`], tuned for about 0.5 candidates per polygon.
+const CROWD_AREA: f64 = 14.0;
+/// World area per polygon for [`SceneKind::Dense`], tuned for about 2 candidates per polygon.
+const DENSE_AREA: f64 = 3.5;
+/// Radius of the smallest [`SceneKind::Mixed`] polygons.
+const MIXED_R0: f64 = 0.25;
+/// World area per polygon for [`SceneKind::Mixed`], tuned for about 1 candidate per polygon.
+const MIXED_AREA: f64 = 1100.0;
+/// Polygons per Gaussian cluster in [`SceneKind::Clustered`].
+const CLUSTER_SIZE: usize = 1000;
+/// Variance of a cluster per polygon in it: sets the density inside clusters.
+const CLUSTER_VARIANCE_PER_POLYGON: f64 = 0.15;
+/// World area per polygon for [`SceneKind::Clustered`]: several times the clusters' own area,
+/// so that there is empty space between them.
+const CLUSTERED_AREA: f64 = 40.0;
+/// Fraction of occupied cells in [`SceneKind::Grid`].
+const GRID_FILL: f64 = 0.75;
+
+/// Generates `n` valid polygons of the given kind, deterministically for `(kind, n, seed)`.
+///
+/// The world grows with `n` (its area is proportional to `n`), so the number of candidate
+/// pairs per polygon stays roughly constant from ten thousand to millions of polygons and
+/// benchmarks at different sizes measure the same workload per polygon.
+pub fn generate(kind: SceneKind, n: usize, seed: u64) -> Vec<Polygon> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let uniform = |rng: &mut ChaCha8Rng, side: f64| [rng.random::<f64>() * side, rng.random::<f64>() * side];
+    let jittered = |rng: &mut ChaCha8Rng| 0.8 + 0.4 * rng.random::<f64>();
+    match kind {
+        SceneKind::Crowd | SceneKind::Dense => {
+            let area = if kind == SceneKind::Crowd { CROWD_AREA } else { DENSE_AREA };
+            let side = (n as f64 * area).sqrt();
+            (0..n)
+                .map(|_| {
+                    let c = uniform(&mut rng, side);
+                    let r = jittered(&mut rng);
+                    regular_ish(&mut rng, c, r)
+                })
+                .collect()
+        }
+        SceneKind::Mixed => {
+            let side = (n as f64 * MIXED_AREA).sqrt();
+            (0..n)
+                .map(|_| {
+                    let c = uniform(&mut rng, side);
+                    // Heavy tail: half are within 0.1% of r0, about 2% are over 300 * r0 and
+                    // the largest reach 400 * r0. A polynomial, so no libm is involved.
+                    let u: f64 = rng.random();
+                    let r = MIXED_R0 * (1.0 + 399.0 * u.powi(16));
+                    regular_ish(&mut rng, c, r)
+                })
+                .collect()
+        }
+        SceneKind::Clustered => {
+            let clusters = n / CLUSTER_SIZE + 1;
+            let side = (n as f64 * CLUSTERED_AREA).sqrt();
+            let centers: Vec<_> = (0..clusters).map(|_| uniform(&mut rng, side)).collect();
+            let sigma = (CLUSTER_VARIANCE_PER_POLYGON * (n as f64 / clusters as f64)).sqrt();
+            let normal = Normal::new(0.0, sigma.max(1.0)).expect("finite positive sigma");
+            (0..n)
+                .map(|_| {
+                    let c = centers[rng.random_range(0..clusters as u64) as usize];
+                    let p = [c[0] + normal.sample(&mut rng), c[1] + normal.sample(&mut rng)];
+                    let r = jittered(&mut rng);
+                    regular_ish(&mut rng, p, r)
+                })
+                .collect()
+        }
+        SceneKind::Grid => generate_grid(&mut rng, n),
+    }
+}
+
+/// The integer grid scene: cells visited row by row, each occupied with probability
+/// [`GRID_FILL`] by a unit square (70%), one right triangle (15%) or both triangles of a
+/// diagonal split (15%). Rows continue past the nominal square if needed, so exactly `n`
+/// polygons come out; they are then shuffled so that input order carries no locality.
+fn generate_grid(rng: &mut ChaCha8Rng, n: usize) -> Vec<Polygon> {
+    use rand::seq::SliceRandom;
+    let side = ((n as f64 / GRID_FILL).sqrt().ceil() as u64).max(1);
+    let mut out = Vec::with_capacity(n);
+    let mut cell = 0u64;
+    while out.len() < n {
+        let (i, j) = ((cell % side) as f64, (cell / side) as f64);
+        cell += 1;
+        if rng.random::<f64>() >= GRID_FILL {
+            continue;
+        }
+        let (p00, p10, p11, p01) = ([i, j], [i + 1.0, j], [i + 1.0, j + 1.0], [i, j + 1.0]);
+        let kind = rng.random::<f64>();
+        let shapes: Vec<Vec<[f64; 2]>> = if kind < 0.7 {
+            vec![vec![p00, p10, p11, p01]]
+        } else {
+            // The two triangles of a diagonal split; which diagonal is random.
+            let halves = if rng.random::<bool>() {
+                [vec![p00, p10, p11], vec![p00, p11, p01]]
+            } else {
+                [vec![p00, p10, p01], vec![p10, p11, p01]]
+            };
+            let [first, second] = halves;
+            if kind < 0.85 {
+                vec![if rng.random::<bool>() { first } else { second }]
+            } else {
+                vec![first, second]
+            }
+        };
+        for v in shapes {
+            if out.len() < n {
+                out.push(Polygon::new(v).expect("grid cells are valid polygons"));
+            }
+        }
+    }
+    out.shuffle(rng);
+    out
+}
