@@ -1,6 +1,7 @@
 // Narrow phase: one invocation per candidate pair (a, b). Separating axis test over the edge
-// normals of both polygons, in a frame centred on a's first vertex so precision does not collapse
-// far from the origin.
+// normals of both polygons, in a frame centred on a's anchor: a's vertices are stored relative to
+// it already, b's are its own relative vertices plus the difference of the two anchors. Precision
+// is therefore set by the size of the pair, not by its distance from the origin.
 //
 // The verdict uses unnormalised edge normals computed from the vertices: with small integer
 // coordinates every product and sum is exact in f32, so touching polygons are found exactly. The
@@ -19,9 +20,10 @@ struct Body {
 @group(0) @binding(0) var<storage, read> pair_meta: array<u32>;       // [0] = candidates to test
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
-@group(0) @binding(3) var<storage, read> world: array<vec4<f32>>;     // (vertex.xy, unit normal.xy)
-@group(0) @binding(4) var<storage, read_write> results: array<vec4<f32>>; // (normal.xy, depth, hit)
-@group(0) @binding(5) var<storage, read_write> flags: array<u32>;     // 1 if the pair collides
+@group(0) @binding(3) var<storage, read> world: array<vec4<f32>>;     // (vertex - anchor, unit normal)
+@group(0) @binding(4) var<storage, read> transforms: array<vec4<f32>>; // anchor = (x, y), cos, sin
+@group(0) @binding(5) var<storage, read_write> results: array<vec4<f32>>; // (normal.xy, depth, hit)
+@group(0) @binding(6) var<storage, read_write> flags: array<u32>;     // 1 if the pair collides
 
 const WG: u32 = 64u;
 
@@ -30,10 +32,11 @@ struct Interval {
     hi: f32,
 }
 
-fn project(body: Body, origin: vec2<f32>, axis: vec2<f32>) -> Interval {
+// Projection of `body`, shifted by `offset`, onto `axis`.
+fn project(body: Body, offset: vec2<f32>, axis: vec2<f32>) -> Interval {
     var r = Interval(3.0e38, -3.0e38);
     for (var k = 0u; k < body.count; k++) {
-        let d = dot(world[body.world_start + k].xy - origin, axis);
+        let d = dot(world[body.world_start + k].xy + offset, axis);
         r.lo = min(r.lo, d);
         r.hi = max(r.hi, d);
     }
@@ -49,7 +52,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let pair = candidates[i];
     let ba = bodies[pair.x];
     let bb = bodies[pair.y];
-    let origin = world[ba.world_start].xy;
+    let shift = transforms[pair.y].xy - transforms[pair.x].xy; // b's anchor in a's frame
     var best = 3.0e38;
     var best_normal = vec2<f32>(0.0, 0.0);
     var hit = true;
@@ -59,11 +62,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             owner = bb;
         }
         for (var e = 0u; e < owner.count; e++) {
-            let p = world[owner.world_start + e].xy - origin;
-            let q = world[owner.world_start + (e + 1u) % owner.count].xy - origin;
+            // The edge from relative vertices: the anchor cancels, so integer edges stay exact.
+            let p = world[owner.world_start + e].xy;
+            let q = world[owner.world_start + (e + 1u) % owner.count].xy;
             let axis = vec2<f32>(q.y - p.y, p.x - q.x);
-            let ia = project(ba, origin, axis);
-            let ib = project(bb, origin, axis);
+            let ia = project(ba, vec2<f32>(0.0), axis);
+            let ib = project(bb, shift, axis);
             if ib.lo > ia.hi || ia.lo > ib.hi {
                 hit = false;
                 break;

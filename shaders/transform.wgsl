@@ -1,6 +1,8 @@
-// Transform pass: one invocation per body. Moves the body's shape into world space, writes world
-// vertices and unit normals, an AABB rounded outward, and the broad-phase sort key.
-// In one-shot mode every body has the identity transform, which reproduces the input exactly.
+// Transform pass: one invocation per body. Rotates the body's shape, writes its vertices relative
+// to the body's anchor (its translation) with its unit normals, its world AABB rounded outward, and
+// the broad-phase sort key. Keeping vertices relative to the anchor keeps their precision at the
+// scale of the body, wherever it is; the narrow phase subtracts anchors, not world coordinates.
+// In one-shot mode the anchor is the polygon's first vertex and the rotation is the identity.
 
 // keep in sync with GpuBody in src/gpu/layout.rs
 struct Body {
@@ -22,7 +24,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bodies: array<Body>;
 @group(0) @binding(2) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
 @group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;     // (vertex.xy, unit normal.xy), local
-@group(0) @binding(4) var<storage, read_write> world: array<vec4<f32>>; // (vertex.xy, unit normal.xy), world
+@group(0) @binding(4) var<storage, read_write> world: array<vec4<f32>>; // (vertex - anchor, unit normal), rotated
 @group(0) @binding(5) var<storage, read_write> aabbs: array<vec4<f32>>; // (min.xy, max.xy)
 @group(0) @binding(6) var<storage, read_write> keys: array<vec2<u32>>;  // (sortable min.x, body)
 
@@ -51,18 +53,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var radius = 0.0;
     for (var k = 0u; k < body.count; k++) {
         let s = shapes[body.shape_start + k];
-        let p = vec2<f32>(t.z * s.x - t.w * s.y, t.w * s.x + t.z * s.y) + t.xy;
+        let p = vec2<f32>(t.z * s.x - t.w * s.y, t.w * s.x + t.z * s.y);
         let n = vec2<f32>(t.z * s.z - t.w * s.w, t.w * s.z + t.z * s.w);
         world[body.world_start + k] = vec4<f32>(p, n);
         lo = min(lo, p);
         hi = max(hi, p);
         radius = max(radius, max(abs(s.x), abs(s.y)));
     }
-    // Round outward by far more than the rounding of the input to f32 and of the transform, so
-    // every pair whose exact (f64) boxes overlap is a candidate. Extra candidates cost only time.
-    let margin = (abs(t.x) + abs(t.y) + radius + max(max(abs(lo.x), abs(lo.y)), max(abs(hi.x), abs(hi.y)))) * 2.0e-6;
-    lo -= vec2<f32>(margin);
-    hi += vec2<f32>(margin);
+    // Round outward by far more than the rounding of the input to f32, of the rotation and of the
+    // translation, so every pair whose exact (f64) boxes overlap is a candidate. Extra candidates
+    // cost only time.
+    let margin = (abs(t.x) + abs(t.y) + radius) * 2.0e-6;
+    lo += t.xy - vec2<f32>(margin);
+    hi += t.xy + vec2<f32>(margin);
     aabbs[i] = vec4<f32>(lo, hi);
     keys[i] = vec2<u32>(sortable(lo.x), i);
 }

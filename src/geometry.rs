@@ -219,11 +219,6 @@ impl Polygon {
     pub fn transformed(&self, t: &Transform) -> Polygon {
         Polygon { vertices: self.vertices.iter().map(|&v| t.apply(v)).collect() }
     }
-
-    /// Largest absolute coordinate of any vertex (at least 1); the scale of float error.
-    pub fn magnitude(&self) -> f64 {
-        self.vertices.iter().flat_map(|v| [v[0].abs(), v[1].abs()]).fold(1.0, f64::max)
-    }
 }
 
 /// One colliding pair and its minimum translation vector.

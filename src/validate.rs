@@ -11,13 +11,21 @@ use std::collections::BTreeMap;
 use crate::geometry::{Contact, Polygon};
 use crate::reference;
 
-/// The band's width in units of f32 epsilon times the pair's coordinate magnitude.
+/// The band's width in units of f32 epsilon times the pair's size ([`pair_scale`]).
 pub const BAND_EPSILONS: f64 = 64.0;
 
-/// Tolerance band for a pair: `64 * f32::EPSILON * max(1, largest |coordinate| of either polygon)`.
-/// About 7.6e-6 for coordinates of order 1, 7.6e-3 at 1000.
+/// The size of a pair: the largest coordinate difference between `a`'s first vertex and any
+/// vertex of either polygon. The GPU works in a frame anchored at that vertex, so its rounding
+/// error scales with this, not with the distance from the origin.
+pub fn pair_scale(a: &Polygon, b: &Polygon) -> f64 {
+    let o = a.vertices()[0];
+    a.vertices().iter().chain(b.vertices()).flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()]).fold(0.0, f64::max)
+}
+
+/// Tolerance band for a pair: `64 * f32::EPSILON * pair_scale(a, b)`, about 7.6e-6 times the
+/// size of the pair (two unit squares side by side: 1.5e-5), wherever the pair lies.
 pub fn band(a: &Polygon, b: &Polygon) -> f64 {
-    BAND_EPSILONS * f64::from(f32::EPSILON) * a.magnitude().max(b.magnitude())
+    BAND_EPSILONS * f64::from(f32::EPSILON) * pair_scale(a, b)
 }
 
 /// What is wrong with one pair.
@@ -93,7 +101,8 @@ impl Report {
 /// Checks `gpu` contacts for `polygons` against the reference contacts `reference`
 /// (from [`reference::detect`]).
 pub fn compare(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact]) -> Report {
-    let mut both: BTreeMap<(u32, u32), (Option<&Contact>, Option<&Contact>)> = BTreeMap::new();
+    type Sides<'c> = (Option<&'c Contact>, Option<&'c Contact>);
+    let mut both: BTreeMap<(u32, u32), Sides> = BTreeMap::new();
     for c in gpu {
         both.entry((c.a, c.b)).or_default().0 = Some(c);
     }

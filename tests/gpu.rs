@@ -72,6 +72,24 @@ fn gpu_matches_reference_far_from_the_origin() {
 }
 
 #[test]
+fn precision_does_not_collapse_far_from_the_origin() {
+    let gpu = common::gpu();
+    let square = |x: f64, y: f64| Polygon::new(vec![[x, y], [x + 1.0, y], [x + 1.0, y + 1.0], [x, y + 1.0]]).unwrap();
+    // At 1e6 an f32 step is 0.0625, yet a gap or an overlap of 1e-3 between unit squares (the band
+    // is 1.5e-5 there) must be seen, with the depth right to the band.
+    for (x, y) in [(1.0e6, 0.0), (-3.0e6, 2.5e6), (0.1, 0.1)] {
+        let apart = [square(x, y), square(x + 1.001, y + 0.5)];
+        assert!(gpu::detect(&gpu, &apart).unwrap().is_empty(), "gap of 1e-3 at ({x}, {y})");
+        let overlapping = [square(x, y), square(x + 0.999, y + 0.5)];
+        let got = gpu::detect(&gpu, &overlapping).unwrap();
+        assert_eq!(got.len(), 1, "overlap of 1e-3 at ({x}, {y})");
+        let band = satgpu::validate::band(&overlapping[0], &overlapping[1]);
+        assert!((got[0].depth - 1.0e-3).abs() <= band, "depth {} at ({x}, {y})", got[0].depth);
+        assert!(band < 2.0e-5);
+    }
+}
+
+#[test]
 fn integer_grids_agree_exactly_with_depth_zero() {
     let gpu = common::gpu();
     for (seed, n) in [(1u64, 50usize), (2, 400), (3, 2000), (4, 5000)] {
@@ -182,9 +200,10 @@ fn empty_and_single_polygon_scenes_have_no_pairs() {
 
 fn random_transforms(rng: &mut ChaCha8Rng, n: usize, side: f64) -> Vec<Transform> {
     (0..n)
+        // Translations are f32 on the GPU; give the reference the same positions.
         .map(|_| Transform {
-            x: rng.random_range(0.0..side),
-            y: rng.random_range(0.0..side),
+            x: f64::from(rng.random_range(0.0..side) as f32),
+            y: f64::from(rng.random_range(0.0..side) as f32),
             angle: rng.random_range(-std::f64::consts::PI..std::f64::consts::PI),
         })
         .collect()

@@ -153,10 +153,10 @@ impl Gpu {
                 });
             }
         }
-        if adapter.limits().max_storage_buffers_per_shader_stage < 6 {
+        if adapter.limits().max_storage_buffers_per_shader_stage < 7 {
             return Err(Error::UnsuitableAdapter {
                 adapter: describe_adapter(&info),
-                reason: "fewer than 6 storage buffers per shader stage".into(),
+                reason: "fewer than 7 storage buffers per shader stage".into(),
             });
         }
         let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
@@ -172,7 +172,7 @@ impl Gpu {
     }
 
     /// Wraps a device the caller already owns (a simulation's renderer, say). The device needs
-    /// compute shaders, indirect dispatch and at least 6 storage buffers per stage; it is used
+    /// compute shaders, indirect dispatch and at least 7 storage buffers per stage; it is used
     /// as it is, with timestamps only if `TIMESTAMP_QUERY` was enabled on it.
     ///
     /// satgpu installs an uncaptured-error handler on the device so that validation errors
@@ -183,10 +183,10 @@ impl Gpu {
         info: wgpu::AdapterInfo,
         timeout: Duration,
     ) -> Result<Gpu> {
-        if device.limits().max_storage_buffers_per_shader_stage < 6 {
+        if device.limits().max_storage_buffers_per_shader_stage < 7 {
             return Err(Error::UnsuitableAdapter {
                 adapter: describe_adapter(&info),
-                reason: "the device allows fewer than 6 storage buffers per shader stage; request \
+                reason: "the device allows fewer than 7 storage buffers per shader stage; request \
                          `max_storage_buffers_per_shader_stage: 8` (every desktop adapter has it)"
                     .into(),
             });

@@ -174,7 +174,7 @@ impl Kernels {
                 device,
                 "satgpu.sat",
                 src("sat.wgsl"),
-                &[Read, Read, Read, Read, ReadWrite, ReadWrite],
+                &[Read, Read, Read, Read, Read, ReadWrite, ReadWrite],
                 &[],
             ),
             compact: Kernel::new(

@@ -141,10 +141,26 @@ impl std::fmt::Debug for World {
 const STATUS_BYTES: u64 = 256 + Timestamps::BYTES;
 
 impl World {
-    /// One body per polygon, each at the identity transform: the one-shot case.
+    /// One body per polygon: the one-shot case. Each polygon becomes a shape relative to its
+    /// first vertex (rounded to f32), and that vertex becomes the body's translation, so the GPU
+    /// holds every polygon to the precision of its own size wherever it lies.
     pub fn from_polygons(gpu: &Gpu, polygons: &[Polygon], options: &WorldOptions) -> Result<World> {
+        let anchors: Vec<Transform> = polygons
+            .iter()
+            .map(|p| {
+                let v = p.vertices()[0];
+                Transform { x: f64::from(v[0] as f32), y: f64::from(v[1] as f32), angle: 0.0 }
+            })
+            .collect();
+        let shapes: Vec<Polygon> = polygons
+            .iter()
+            .zip(&anchors)
+            .map(|(p, a)| p.transformed(&Transform { x: -a.x, y: -a.y, angle: 0.0 }))
+            .collect();
         let bodies: Vec<u32> = (0..polygons.len() as u32).collect();
-        World::new(gpu, polygons, &bodies, options)
+        let mut world = World::new(gpu, &shapes, &bodies, options)?;
+        world.set_transforms(&anchors)?;
+        Ok(world)
     }
 
     /// Uploads `shapes` (in local coordinates) and creates one body per entry of `body_shapes`,
@@ -307,6 +323,7 @@ impl World {
                 candidates.as_entire_binding(),
                 s.bodies.as_entire_binding(),
                 s.world.as_entire_binding(),
+                s.transforms.as_entire_binding(),
                 results.as_entire_binding(),
                 flags.as_entire_binding(),
             ],
