@@ -119,7 +119,8 @@ pub fn contact(a: &Polygon, b: &Polygon) -> Option<([f64; 2], f64)> {
         return None;
     }
     let (normal, depth) = least_penetration(a, b);
-    Some((normal, depth.max(0.0)))
+    // `+ 0.0` turns -0.0 into 0.0, so output files never show "-0".
+    Some(([normal[0] + 0.0, normal[1] + 0.0], depth.max(0.0)))
 }
 
 /// The signed SAT separation over the unit edge normals of both polygons: the largest gap

@@ -550,7 +550,8 @@ impl World {
             .map(|c| Contact {
                 a: c.a,
                 b: c.b,
-                normal: [f64::from(c.normal_x), f64::from(c.normal_y)],
+                // `+ 0.0` turns -0.0 into 0.0, as the reference does.
+                normal: [f64::from(c.normal_x) + 0.0, f64::from(c.normal_y) + 0.0],
                 depth: f64::from(c.depth),
             })
             .collect();
