@@ -12,18 +12,20 @@ struct Contact {
     pad: u32,
 }
 
-@group(0) @binding(0) var<storage, read> pair_meta: array<u32>; // [0] = candidates tested
+@group(0) @binding(0) var<storage, read> control: array<u32>; // [PAIRS] = candidates tested
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read> results: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> offsets: array<u32>;
 @group(0) @binding(4) var<storage, read_write> contacts: array<Contact>;
 
 const WG: u32 = 64u;
+// keep in sync with src/gpu/control.rs
+const PAIRS: u32 = 24u;
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG;
-    if i >= pair_meta[0] {
+    if i >= control[PAIRS] {
         return;
     }
     let r = results[i];

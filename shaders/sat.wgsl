@@ -17,7 +17,7 @@ struct Body {
     pad: u32,
 }
 
-@group(0) @binding(0) var<storage, read> pair_meta: array<u32>;       // [0] = candidates to test
+@group(0) @binding(0) var<storage, read> control: array<u32>;         // [PAIRS] = candidates to test
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> world: array<vec4<f32>>;     // (vertex - anchor, unit normal)
@@ -26,6 +26,8 @@ struct Body {
 @group(0) @binding(6) var<storage, read_write> flags: array<u32>;     // 1 if the pair collides
 
 const WG: u32 = 64u;
+// keep in sync with src/gpu/control.rs
+const PAIRS: u32 = 24u;
 
 struct Interval {
     lo: f32,
@@ -46,7 +48,7 @@ fn project(body: Body, offset: vec2<f32>, axis: vec2<f32>) -> Interval {
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG;
-    if i >= pair_meta[0] {
+    if i >= control[PAIRS] {
         return;
     }
     let pair = candidates[i];

@@ -1,61 +1,91 @@
-// Sweep pass of sort-and-sweep: one invocation per sorted position i. Walks forward through the
-// bodies sorted by AABB min.x while their min.x is not past this body's max.x, and keeps those whose
-// y intervals overlap too (closed intervals: touching boxes are candidates). Each overlapping pair is
-// found exactly once, from the one that comes first in sorted order.
+// Sweep pass of the strip broad phase: one invocation per sorted entry i (strip s, body a). Walks
+// forward through the entries of the same strip while their quantised min.x is not past a's max.x,
+// and keeps the bodies whose AABBs overlap a's (closed intervals: touching boxes are candidates).
+// A pair that shares several strips is kept only in the strip holding the larger of the two
+// min.y, so each overlapping pair is found exactly once, from its first entry in that strip.
 //
-// Run twice with the same loop: with WRITE = false it stores how many candidates position i has;
-// the host then scans those counts into offsets; with WRITE = true it writes position i's pairs at
-// its offset. The output order is therefore fixed by the sort, with no atomics, and every write is
-// guarded by the capacity: the total is read back and the host grows the buffer and reruns if needed.
+// Run twice with the same loop: with WRITE = false it stores how many candidates entry i has; the
+// scan turns those into offsets; with WRITE = true it writes entry i's pairs at its offset. The
+// output order is fixed by the sort, with no atomics, and every write is guarded by the capacity.
 
 override WRITE: bool = false;
 
 // keep in sync with GpuParams in src/gpu/layout.rs
 struct Params {
     n_bodies: u32,
-    n_padded: u32,
-    max_candidates: u32,
-    fold_width: u32,      // most workgroups per dispatch dimension; more fold into y
+    entry_capacity: u32,
+    candidate_capacity: u32,
+    fold_width: u32,
+    strip_height: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
+// keep in sync with src/gpu/control.rs
+const GRID: u32 = 16u;
+const ENTRIES: u32 = 36u;
+
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> keys: array<vec2<u32>>;   // sorted (sortable min.x, body)
-@group(0) @binding(2) var<storage, read> aabbs: array<vec4<f32>>;  // by body
-@group(0) @binding(3) var<storage, read_write> counts: array<u32>; // per sorted position: count, then offset
-@group(0) @binding(4) var<storage, read_write> candidates: array<vec2<u32>>; // (a, b), a < b
+@group(0) @binding(1) var<storage, read> control: array<u32>;
+@group(0) @binding(2) var<storage, read> keys: array<u32>;   // sorted
+@group(0) @binding(3) var<storage, read> values: array<u32>; // body of each entry
+@group(0) @binding(4) var<storage, read> aabbs: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> counts: array<u32>; // per entry: count, then offset
+@group(0) @binding(6) var<storage, read_write> candidates: array<vec2<u32>>; // (a, b), a < b
 
 const WG: u32 = 64u;
 
-fn sortable(f: f32) -> u32 {
-    let b = bitcast<u32>(select(f, 0.0, f == 0.0));
-    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+// keep in sync with strip() and key() in entries.wgsl
+fn strip(y: f32) -> u32 {
+    let s = floor((y - bitcast<f32>(control[GRID])) * bitcast<f32>(control[GRID + 1u]));
+    return min(u32(max(s, 0.0)), control[GRID + 2u] - 1u);
+}
+
+fn key(s: u32, x: f32) -> u32 {
+    let x_bits = control[GRID + 3u];
+    let kept = control[GRID + 6u];
+    let max_q = f32((1u << kept) - 1u);
+    let q = u32(clamp(floor((x - bitcast<f32>(control[GRID + 4u])) * bitcast<f32>(control[GRID + 5u])), 0.0, max_q));
+    var high = 0u;
+    if x_bits < 32u {
+        high = s << x_bits;
+    }
+    return high | (q << (x_bits - kept));
 }
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * WG;
-    if i >= params.n_bodies {
+    let n = control[ENTRIES];
+    if i >= n {
         return;
     }
-    let a = keys[i].y;
+    let a = values[i];
     let box_a = aabbs[a];
-    let end = sortable(box_a.z);
+    var s = 0u;
+    let x_bits = control[GRID + 3u];
+    if x_bits < 32u {
+        s = keys[i] >> x_bits;
+    }
+    let end = key(s, box_a.z);
     var found = 0u;
     var out = 0u;
     if WRITE {
         out = counts[i];
     }
-    for (var j = i + 1u; j < params.n_bodies; j++) {
-        let kj = keys[j];
-        if kj.x > end {
+    for (var j = i + 1u; j < n; j++) {
+        if keys[j] > end {
             break;
         }
-        let box_b = aabbs[kj.y];
-        if box_b.y <= box_a.w && box_a.y <= box_b.w {
+        let b = values[j];
+        let box_b = aabbs[b];
+        let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
+        if overlap && strip(max(box_a.y, box_b.y)) == s {
             if WRITE {
                 let slot = out + found;
-                if slot < params.max_candidates {
-                    candidates[slot] = vec2<u32>(min(a, kj.y), max(a, kj.y));
+                if slot < params.candidate_capacity {
+                    candidates[slot] = vec2<u32>(min(a, b), max(a, b));
                 }
             }
             found++;

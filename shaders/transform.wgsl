@@ -1,8 +1,8 @@
 // Transform pass: one invocation per body. Rotates the body's shape, writes its vertices relative
-// to the body's anchor (its translation) with its unit normals, its world AABB rounded outward, and
-// the broad-phase sort key. Keeping vertices relative to the anchor keeps their precision at the
-// scale of the body, wherever it is; the narrow phase subtracts anchors, not world coordinates.
-// In one-shot mode the anchor is the polygon's first vertex and the rotation is the identity.
+// to the body's anchor (its translation) with its unit normals, and its world AABB rounded outward;
+// folds the AABB into the scene bounds. Keeping vertices relative to the anchor keeps their
+// precision at the scale of the body, wherever it is; the narrow phase subtracts anchors, not
+// world coordinates. In one-shot mode the anchor is the polygon's first vertex.
 
 // keep in sync with GpuBody in src/gpu/layout.rs
 struct Body {
@@ -15,9 +15,13 @@ struct Body {
 // keep in sync with GpuParams in src/gpu/layout.rs
 struct Params {
     n_bodies: u32,
-    n_padded: u32,        // power of two >= n_bodies, the sort's length
-    max_candidates: u32,
-    fold_width: u32,      // most workgroups per dispatch dimension; more fold into y
+    entry_capacity: u32,
+    candidate_capacity: u32,
+    fold_width: u32,
+    strip_height: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -26,9 +30,10 @@ struct Params {
 @group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;     // (vertex.xy, unit normal.xy), local
 @group(0) @binding(4) var<storage, read_write> world: array<vec4<f32>>; // (vertex - anchor, unit normal), rotated
 @group(0) @binding(5) var<storage, read_write> aabbs: array<vec4<f32>>; // (min.xy, max.xy)
-@group(0) @binding(6) var<storage, read_write> keys: array<vec2<u32>>;  // (sortable min.x, body)
+@group(0) @binding(6) var<storage, read_write> bounds: array<atomic<u32>, 4>; // ~min.x, ~min.y, max.x, max.y (sortable)
 
 const WG: u32 = 64u;
+var<workgroup> wg_bounds: array<atomic<u32>, 4>;
 
 // Maps a float to a u32 whose unsigned order is the float order (-0.0 is folded onto +0.0).
 fn sortable(f: f32) -> u32 {
@@ -37,35 +42,42 @@ fn sortable(f: f32) -> u32 {
 }
 
 @compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    if lid < 4u {
+        atomicStore(&wg_bounds[lid], 0u);
+    }
+    workgroupBarrier();
     let i = gid.x + gid.y * nwg.x * WG;
-    if i >= params.n_padded {
-        return;
+    if i < params.n_bodies {
+        let body = bodies[i];
+        let t = transforms[i];
+        var lo = vec2<f32>(3.0e38);
+        var hi = vec2<f32>(-3.0e38);
+        var radius = 0.0;
+        for (var k = 0u; k < body.count; k++) {
+            let s = shapes[body.shape_start + k];
+            let p = vec2<f32>(t.z * s.x - t.w * s.y, t.w * s.x + t.z * s.y);
+            let n = vec2<f32>(t.z * s.z - t.w * s.w, t.w * s.z + t.z * s.w);
+            world[body.world_start + k] = vec4<f32>(p, n);
+            lo = min(lo, p);
+            hi = max(hi, p);
+            radius = max(radius, max(abs(s.x), abs(s.y)));
+        }
+        // Round outward by far more than the rounding of the input to f32, of the rotation and of
+        // the translation, so every pair whose exact (f64) boxes overlap is a candidate. Extra
+        // candidates cost only time.
+        let margin = (abs(t.x) + abs(t.y) + radius) * 2.0e-6;
+        lo += t.xy - vec2<f32>(margin);
+        hi += t.xy + vec2<f32>(margin);
+        aabbs[i] = vec4<f32>(lo, hi);
+        atomicMax(&wg_bounds[0], ~sortable(lo.x));
+        atomicMax(&wg_bounds[1], ~sortable(lo.y));
+        atomicMax(&wg_bounds[2], sortable(hi.x));
+        atomicMax(&wg_bounds[3], sortable(hi.y));
     }
-    if i >= params.n_bodies {
-        keys[i] = vec2<u32>(0xffffffffu, 0xffffffffu); // padding sorts last
-        return;
+    workgroupBarrier();
+    if lid < 4u {
+        atomicMax(&bounds[lid], atomicLoad(&wg_bounds[lid]));
     }
-    let body = bodies[i];
-    let t = transforms[i];
-    var lo = vec2<f32>(3.0e38);
-    var hi = vec2<f32>(-3.0e38);
-    var radius = 0.0;
-    for (var k = 0u; k < body.count; k++) {
-        let s = shapes[body.shape_start + k];
-        let p = vec2<f32>(t.z * s.x - t.w * s.y, t.w * s.x + t.z * s.y);
-        let n = vec2<f32>(t.z * s.z - t.w * s.w, t.w * s.z + t.z * s.w);
-        world[body.world_start + k] = vec4<f32>(p, n);
-        lo = min(lo, p);
-        hi = max(hi, p);
-        radius = max(radius, max(abs(s.x), abs(s.y)));
-    }
-    // Round outward by far more than the rounding of the input to f32, of the rotation and of the
-    // translation, so every pair whose exact (f64) boxes overlap is a candidate. Extra candidates
-    // cost only time.
-    let margin = (abs(t.x) + abs(t.y) + radius) * 2.0e-6;
-    lo += t.xy - vec2<f32>(margin);
-    hi += t.xy + vec2<f32>(margin);
-    aabbs[i] = vec4<f32>(lo, hi);
-    keys[i] = vec2<u32>(sortable(lo.x), i);
 }

@@ -4,7 +4,7 @@ mod common;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use satgpu::gpu::{self, World, WorldOptions};
+use satgpu::gpu::{self, BroadPhase, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::validate::compare;
 use satgpu::{reference, Contact, Error, Polygon, Transform};
@@ -285,11 +285,11 @@ fn results_can_stay_on_the_gpu() {
     let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
     let want = world.step().unwrap().contacts;
     world.dispatch().unwrap();
-    let totals: Vec<u32> = bytemuck::cast_slice(&read_back(&gpu, world.totals_buffer(), 8)).to_vec();
-    assert!(totals[0] <= world.candidate_capacity());
-    assert_eq!(totals[1] as usize, want.len());
-    let raw = read_back(&gpu, world.contacts_buffer(), 24 * u64::from(totals[1]));
-    let mut got: Vec<Contact> = bytemuck::cast_slice::<u8, gpu::layout::GpuContact>(&raw)
+    let totals: Vec<u32> = bytemuck::pod_collect_to_vec(&read_back(&gpu, world.totals_buffer(), 12));
+    assert!(totals[0] <= world.entry_capacity() && totals[1] <= world.candidate_capacity());
+    assert_eq!(totals[2] as usize, want.len());
+    let raw = read_back(&gpu, world.contacts_buffer(), 24 * u64::from(totals[2]));
+    let mut got: Vec<Contact> = bytemuck::pod_collect_to_vec::<u8, gpu::layout::GpuContact>(&raw)
         .iter()
         .map(|c| Contact { a: c.a, b: c.b, normal: [c.normal_x.into(), c.normal_y.into()], depth: c.depth.into() })
         .collect();
@@ -366,24 +366,51 @@ fn scan_kernel_matches_a_cpu_model() {
 }
 
 #[test]
-fn sort_kernel_matches_a_cpu_model() {
+fn radix_sort_kernel_matches_a_stable_cpu_sort() {
     let gpu = common::gpu();
     let mut rng = ChaCha8Rng::seed_from_u64(4);
-    for log in [0u32, 1, 2, 5, 9, 12, 16] {
-        let n = 1usize << log;
-        let inputs: Vec<Vec<[u32; 2]>> = vec![
-            (0..n).map(|i| [rng.random(), i as u32]).collect(),
-            (0..n).map(|i| [7, (n - i) as u32]).collect(),
-            (0..n).map(|i| [i as u32, i as u32]).collect(),
-            (0..n).map(|i| [(n - i) as u32, 0]).collect(),
-            (0..n).map(|i| [if i % 2 == 0 { u32::MAX } else { 0 }, i as u32]).collect(),
-            (0..n).map(|i| [rng.random_range(0..4), i as u32]).collect(),
+    for n in [0usize, 1, 2, 127, 128, 1000, 1023, 1024, 1025, 5000, 70_000] {
+        let inputs: Vec<Vec<u32>> = vec![
+            (0..n).map(|_| rng.random()).collect(),
+            vec![7; n],
+            (0..n as u32).collect(),
+            (0..n as u32).rev().collect(),
+            (0..n).map(|i| if i % 2 == 0 { u32::MAX } else { 0 }).collect(),
+            (0..n).map(|_| rng.random_range(0..4) << 28).collect(),
+            (0..n).map(|_| rng.random_range(0..16)).collect(),
         ];
-        for data in inputs {
+        for keys in inputs {
+            // Values record the input position, so stability is checked too.
+            let data: Vec<(u32, u32)> = keys.iter().enumerate().map(|(i, &k)| (k, i as u32)).collect();
             let mut want = data.clone();
-            want.sort();
-            for fold in [65_535, 3] {
-                assert_eq!(gpu::testing::sort_pairs(&gpu, &data, fold).unwrap(), want, "n={n} fold={fold}");
+            want.sort_by_key(|p| p.0); // stable
+            for fold in [65_535, 2] {
+                assert_eq!(gpu::testing::radix_sort(&gpu, &data, fold).unwrap(), want, "n={n} fold={fold}");
+            }
+        }
+    }
+}
+
+#[test]
+fn strip_and_all_pairs_broad_phases_find_the_same_pairs() {
+    let gpu = common::gpu();
+    for kind in SceneKind::ALL {
+        for (n, seed) in [(50usize, 1u64), (700, 2), (2500, 3)] {
+            let polygons = generate(kind, n, seed);
+            let run = |broad_phase, strip_height| {
+                let options = WorldOptions { broad_phase, strip_height, ..Default::default() };
+                let mut world = World::from_polygons(&gpu, &polygons, &options).unwrap();
+                let mut candidates = world.step_candidates().unwrap();
+                candidates.sort_unstable();
+                (candidates, bits(&world.step().unwrap().contacts))
+            };
+            let all = run(BroadPhase::AllPairs, None);
+            assert!(!all.0.is_empty() || n < 100, "{kind} n={n}: no candidates");
+            // Default strips, very thin strips (bodies span many) and one strip for everything.
+            for height in [None, Some(0.05), Some(1.0e9)] {
+                let strips = run(BroadPhase::Strips, height);
+                assert_eq!(strips.0, all.0, "{kind} n={n} strip height {height:?}: candidate sets differ");
+                assert_eq!(strips.1, all.1, "{kind} n={n} strip height {height:?}: contacts differ");
             }
         }
     }

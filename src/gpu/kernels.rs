@@ -104,26 +104,40 @@ impl Kernel {
 /// Every pipeline of the collision pipeline.
 pub(crate) struct Kernels {
     pub transform: Kernel,
-    pub sort: Kernel,
+    pub control_grid: Kernel,
+    pub entries_count: Kernel,
+    pub entries_write: Kernel,
+    pub control_entries: Kernel,
+    pub radix_setup: Kernel,
+    pub radix_hist: Kernel,
+    pub radix_scatter: Kernel,
     pub sweep_count: Kernel,
     pub sweep_write: Kernel,
+    pub allpairs_count: Kernel,
+    pub allpairs_write: Kernel,
+    pub control_pairs: Kernel,
     pub scan_setup: Kernel,
     pub scan_blocks: Kernel,
     pub scan_add: Kernel,
-    pub pair_args: Kernel,
     pub sat: Kernel,
     pub compact: Kernel,
 }
 
 /// The WGSL sources, one file per pass, by file name (used by the naga validation test too).
-pub const SHADERS: [(&str, &str); 9] = [
+pub const SHADERS: [(&str, &str); 15] = [
     ("transform.wgsl", include_str!("../../shaders/transform.wgsl")),
-    ("sort.wgsl", include_str!("../../shaders/sort.wgsl")),
+    ("control_grid.wgsl", include_str!("../../shaders/control_grid.wgsl")),
+    ("entries.wgsl", include_str!("../../shaders/entries.wgsl")),
+    ("control_entries.wgsl", include_str!("../../shaders/control_entries.wgsl")),
+    ("radix_setup.wgsl", include_str!("../../shaders/radix_setup.wgsl")),
+    ("radix_hist.wgsl", include_str!("../../shaders/radix_hist.wgsl")),
+    ("radix_scatter.wgsl", include_str!("../../shaders/radix_scatter.wgsl")),
     ("sweep.wgsl", include_str!("../../shaders/sweep.wgsl")),
+    ("allpairs.wgsl", include_str!("../../shaders/allpairs.wgsl")),
+    ("control_pairs.wgsl", include_str!("../../shaders/control_pairs.wgsl")),
     ("scan_setup.wgsl", include_str!("../../shaders/scan_setup.wgsl")),
     ("scan_blocks.wgsl", include_str!("../../shaders/scan_blocks.wgsl")),
     ("scan_add.wgsl", include_str!("../../shaders/scan_add.wgsl")),
-    ("pair_args.wgsl", include_str!("../../shaders/pair_args.wgsl")),
     ("sat.wgsl", include_str!("../../shaders/sat.wgsl")),
     ("compact.wgsl", include_str!("../../shaders/compact.wgsl")),
 ];
@@ -132,58 +146,47 @@ impl Kernels {
     pub fn new(device: &wgpu::Device) -> Kernels {
         use Slot::*;
         let src = |name: &str| SHADERS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).unwrap_or_default();
-        let sweep_count = Kernel::new(
-            device,
-            "satgpu.sweep.count",
-            src("sweep.wgsl"),
-            &[Uniform, Read, Read, ReadWrite, ReadWrite],
-            &[("WRITE", 0.0)],
-        );
-        let sweep_write =
-            Kernel::sharing(device, "satgpu.sweep.write", src("sweep.wgsl"), &sweep_count, &[("WRITE", 1.0)]);
-        let scan_blocks = Kernel::new(
-            device,
-            "satgpu.scan.blocks",
-            src("scan_blocks.wgsl"),
-            &[Uniform, Read, ReadWrite, ReadWrite],
-            &[],
-        );
+        let k = |label: &str, file: &str, slots: &[Slot]| Kernel::new(device, label, src(file), slots, &[]);
+        let pair = |label: &str, file: &str, slots: &[Slot]| {
+            let count = Kernel::new(device, &format!("{label}.count"), src(file), slots, &[("WRITE", 0.0)]);
+            let write = Kernel::sharing(device, &format!("{label}.write"), src(file), &count, &[("WRITE", 1.0)]);
+            (count, write)
+        };
+        let (entries_count, entries_write) =
+            pair("satgpu.entries", "entries.wgsl", &[Uniform, Read, Read, ReadWrite, ReadWrite, ReadWrite]);
+        let (sweep_count, sweep_write) =
+            pair("satgpu.sweep", "sweep.wgsl", &[Uniform, Read, Read, Read, Read, ReadWrite, ReadWrite]);
+        let (allpairs_count, allpairs_write) =
+            pair("satgpu.allpairs", "allpairs.wgsl", &[Uniform, Read, ReadWrite, ReadWrite]);
+        let scan_blocks = k("satgpu.scan.blocks", "scan_blocks.wgsl", &[Uniform, Read, ReadWrite, ReadWrite]);
         let scan_add = Kernel::sharing(device, "satgpu.scan.add", src("scan_add.wgsl"), &scan_blocks, &[]);
         Kernels {
+            transform: k(
+                "satgpu.transform",
+                "transform.wgsl",
+                &[Uniform, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite],
+            ),
+            control_grid: k("satgpu.control.grid", "control_grid.wgsl", &[Uniform, Read, ReadWrite]),
+            entries_count,
+            entries_write,
+            control_entries: k("satgpu.control.entries", "control_entries.wgsl", &[Uniform, Read, ReadWrite]),
+            radix_setup: k("satgpu.radix.setup", "radix_setup.wgsl", &[ReadWrite]),
+            radix_hist: k("satgpu.radix.hist", "radix_hist.wgsl", &[UniformDynamic, Read, Read, ReadWrite]),
+            radix_scatter: k(
+                "satgpu.radix.scatter",
+                "radix_scatter.wgsl",
+                &[UniformDynamic, Read, Read, Read, Read, ReadWrite, ReadWrite],
+            ),
             sweep_count,
             sweep_write,
+            allpairs_count,
+            allpairs_write,
+            control_pairs: k("satgpu.control.pairs", "control_pairs.wgsl", &[Uniform, Read, ReadWrite]),
+            scan_setup: k("satgpu.scan.setup", "scan_setup.wgsl", &[ReadWrite]),
             scan_blocks,
             scan_add,
-            transform: Kernel::new(
-                device,
-                "satgpu.transform",
-                src("transform.wgsl"),
-                &[Uniform, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite],
-                &[],
-            ),
-            sort: Kernel::new(device, "satgpu.sort", src("sort.wgsl"), &[UniformDynamic, ReadWrite], &[]),
-            scan_setup: Kernel::new(device, "satgpu.scan.setup", src("scan_setup.wgsl"), &[ReadWrite], &[]),
-            pair_args: Kernel::new(
-                device,
-                "satgpu.pair_args",
-                src("pair_args.wgsl"),
-                &[Uniform, Read, ReadWrite, ReadWrite],
-                &[],
-            ),
-            sat: Kernel::new(
-                device,
-                "satgpu.sat",
-                src("sat.wgsl"),
-                &[Read, Read, Read, Read, Read, ReadWrite, ReadWrite],
-                &[],
-            ),
-            compact: Kernel::new(
-                device,
-                "satgpu.compact",
-                src("compact.wgsl"),
-                &[Read, Read, Read, Read, ReadWrite],
-                &[],
-            ),
+            sat: k("satgpu.sat", "sat.wgsl", &[Read, Read, Read, Read, Read, ReadWrite, ReadWrite]),
+            compact: k("satgpu.compact", "compact.wgsl", &[Read, Read, Read, Read, ReadWrite]),
         }
     }
 }

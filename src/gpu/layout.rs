@@ -23,26 +23,16 @@ pub struct GpuBody {
 pub struct GpuParams {
     /// Number of bodies.
     pub n_bodies: u32,
-    /// Power of two >= n_bodies: the length of the sort.
-    pub n_padded: u32,
-    /// Capacity of the candidate buffer.
-    pub max_candidates: u32,
+    /// Capacity of the strip entry buffers.
+    pub entry_capacity: u32,
+    /// Capacity of the candidate pair buffers.
+    pub candidate_capacity: u32,
     /// Most workgroups per dispatch dimension; larger dispatches fold into y.
     pub fold_width: u32,
-}
-
-/// One bitonic sort step (sort.wgsl: `Step`), stored at a 256-byte stride for dynamic offsets.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-pub struct GpuSortStep {
-    /// Size of the bitonic sequences being merged.
-    pub k: u32,
-    /// Compare distance.
-    pub j: u32,
-    /// Number of compare-exchanges (half the padded length).
-    pub half: u32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
+    /// Height of a broad-phase strip, in world units.
+    pub strip_height: f32,
+    /// Padding to 32 bytes.
+    pub pad: [u32; 3],
 }
 
 /// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](super::World::contacts_buffer)
@@ -65,8 +55,7 @@ pub struct GpuContact {
 }
 
 const _: () = assert!(std::mem::size_of::<GpuBody>() == 16);
-const _: () = assert!(std::mem::size_of::<GpuParams>() == 16);
-const _: () = assert!(std::mem::size_of::<GpuSortStep>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuParams>() == 32);
 const _: () = assert!(std::mem::size_of::<GpuContact>() == 24);
 
 /// Bytes per candidate pair across the per-candidate buffers: the pair (8), the SAT result (16),

@@ -1,11 +1,12 @@
 //! The GPU pipeline: device context, one module per concern, and the persistent [`World`].
 
 mod context;
+mod control;
 mod kernels;
 pub mod layout;
+mod radix;
 mod readback;
 mod scan;
-mod sort;
 #[doc(hidden)]
 pub mod testing;
 pub mod timing;
@@ -14,7 +15,7 @@ mod world;
 pub use context::{describe_adapter, list_adapters, AdapterChoice, Gpu, GpuOptions};
 pub use kernels::SHADERS;
 pub use timing::PassTime;
-pub use world::{detect, Frame, FrameStats, World, WorldOptions};
+pub use world::{detect, BroadPhase, Frame, FrameStats, World, WorldOptions, ALL_PAIRS_MAX};
 
 /// Dispatches `threads` invocations in workgroups of `wg`, folding into a 2D grid of at most
 /// `fold` workgroups per row; shaders recover the linear index as `gid.x + gid.y * nwg.x * wg`.

@@ -1,27 +1,27 @@
 //! Exclusive prefix sum of a u32 buffer on the GPU, in place, of a length only the GPU may know.
 //!
-//! The length is read from word 0 of [`Scan::meta`] when the pass runs (the host writes it, or an
-//! earlier pass does). A one-invocation setup kernel derives each level's length and indirect
+//! The length is read from word 0 of the scan's region of the control buffer when the pass runs
+//! (the host writes it, or an earlier pass does). A one-invocation setup kernel derives each level's length and indirect
 //! dispatch arguments from it, so nothing is read back. Levels: level 0 scans the data in
 //! 512-element blocks and writes block totals to level 1, and so on until one block remains; its
 //! total is the grand total, then the block offsets are added back down.
 
 use wgpu::util::DeviceExt;
 
+use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
 
 /// Elements per workgroup block (256 invocations, two elements each).
 pub(crate) const BLOCK: u64 = 512;
-/// Word of `meta` where level 0's dispatch arguments start (scan_setup.wgsl: ARGS).
+/// Word of the region where level 0's dispatch arguments start (scan_setup.wgsl: ARGS).
 const ARGS_WORD: u64 = 16;
-/// Word of `meta` holding the fold width (scan_setup.wgsl: FOLD).
-const FOLD_WORD: u64 = 15;
 /// Levels scan_setup.wgsl computes (its LEVELS).
 const MAX_LEVELS: usize = 5;
 
 pub(crate) struct Scan {
-    /// Word 0: the length to scan. Then per-level lengths and dispatch arguments.
-    pub meta: wgpu::Buffer,
+    /// The control buffer; the scan's region holds its length, level lengths and dispatch args.
+    control: wgpu::Buffer,
+    region: u64,
     sums: wgpu::Buffer,
     total_offset: u64,
     levels: usize,
@@ -35,13 +35,15 @@ fn align(x: u64, a: u64) -> u64 {
 }
 
 impl Scan {
-    /// A scan over the first `meta[0] <= capacity` words of `data`.
+    /// A scan over the first `length <= capacity` words of `data`, where `length` is word 0 of
+    /// region `region` of `control` when the scan runs.
     pub fn new(
         device: &wgpu::Device,
         kernels: &Kernels,
         data: &wgpu::Buffer,
         capacity: u64,
-        fold_width: u32,
+        control: &wgpu::Buffer,
+        region: u64,
         label: &str,
     ) -> Scan {
         let storage_align = u64::from(device.limits().min_storage_buffer_offset_alignment);
@@ -70,13 +72,6 @@ impl Scan {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let mut init = vec![0u32; (ARGS_WORD as usize + 3 * MAX_LEVELS).next_multiple_of(4)];
-        init[FOLD_WORD as usize] = fold_width;
-        let meta = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(&format!("{label}.meta")),
-            contents: bytemuck::cast_slice(&init),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
-        });
         let stride = (uniform_align / 4) as usize;
         let mut init = vec![0u32; stride * levels];
         for l in 0..levels {
@@ -87,7 +82,7 @@ impl Scan {
             contents: bytemuck::cast_slice(&init),
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        let region = |l: usize| {
+        let level = |l: usize| {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: &sums,
                 offset: offsets[l],
@@ -96,7 +91,7 @@ impl Scan {
         };
         let groups = (0..levels)
             .map(|l| {
-                let data = if l == 0 { data.as_entire_binding() } else { region(l - 1) };
+                let data = if l == 0 { data.as_entire_binding() } else { level(l - 1) };
                 kernels.scan_blocks.bind(
                     device,
                     label,
@@ -106,32 +101,41 @@ impl Scan {
                             offset: uniform_align * l as u64,
                             size: std::num::NonZeroU64::new(16),
                         }),
-                        meta.as_entire_binding(),
+                        control::region(control, region),
                         data,
-                        region(l),
+                        level(l),
                     ],
                 )
             })
             .collect();
-        let setup = kernels.scan_setup.bind(device, label, &[meta.as_entire_binding()]);
-        Scan { total_offset: offsets[levels - 1], meta, sums, levels, setup, groups, _level_uniforms: level_uniforms }
+        let setup = kernels.scan_setup.bind(device, label, &[control::region(control, region)]);
+        Scan {
+            total_offset: offsets[levels - 1],
+            control: control.clone(),
+            region,
+            sums,
+            levels,
+            setup,
+            groups,
+            _level_uniforms: level_uniforms,
+        }
     }
 
-    /// Records the scan into `pass`. Word 0 of `meta` must hold the length by then.
+    /// Records the scan into `pass`. Word 0 of the scan's region must hold the length by then.
     pub fn encode(&self, kernels: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
         pass.set_pipeline(&kernels.scan_setup.pipeline);
         pass.set_bind_group(0, &self.setup, &[]);
         pass.dispatch_workgroups(1, 1, 1);
-        let args = |l: usize| 4 * (ARGS_WORD + 3 * l as u64);
+        let args = |l: usize| 4 * (self.region + ARGS_WORD + 3 * l as u64);
         pass.set_pipeline(&kernels.scan_blocks.pipeline);
         for l in 0..self.levels {
             pass.set_bind_group(0, &self.groups[l], &[]);
-            pass.dispatch_workgroups_indirect(&self.meta, args(l));
+            pass.dispatch_workgroups_indirect(&self.control, args(l));
         }
         pass.set_pipeline(&kernels.scan_add.pipeline);
         for l in (0..self.levels - 1).rev() {
             pass.set_bind_group(0, &self.groups[l], &[]);
-            pass.dispatch_workgroups_indirect(&self.meta, args(l));
+            pass.dispatch_workgroups_indirect(&self.control, args(l));
         }
     }
 
@@ -145,6 +149,28 @@ impl Scan {
         wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer: &self.sums,
             offset: self.total_offset,
+            size: std::num::NonZeroU64::new(4),
+        })
+    }
+
+    /// Where the grand total lives, detached from the scan's lifetime.
+    pub fn total_binding_owned(&self) -> Total {
+        Total { buffer: self.sums.clone(), offset: self.total_offset }
+    }
+}
+
+/// The location of a scan's grand total.
+pub(crate) struct Total {
+    buffer: wgpu::Buffer,
+    offset: u64,
+}
+
+impl Total {
+    /// Its binding.
+    pub fn binding(&self) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: &self.buffer,
+            offset: self.offset,
             size: std::num::NonZeroU64::new(4),
         })
     }

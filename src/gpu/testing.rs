@@ -4,9 +4,9 @@
 use wgpu::util::DeviceExt;
 
 use crate::error::Result;
+use crate::gpu::radix::RadixSort;
 use crate::gpu::scan::Scan;
-use crate::gpu::sort::Sorter;
-use crate::gpu::{readback, Gpu};
+use crate::gpu::{control, readback, Gpu};
 
 fn upload(gpu: &Gpu, label: &str, bytes: &[u8]) -> wgpu::Buffer {
     let mut contents = bytes.to_vec();
@@ -41,8 +41,10 @@ fn download(gpu: &Gpu, encoder: wgpu::CommandEncoder, copies: &[(&wgpu::Buffer, 
 pub fn exclusive_scan(gpu: &Gpu, data: &[u32], fold: u32) -> Result<(Vec<u32>, u32)> {
     let kernels = gpu.kernels()?;
     let buf = upload(gpu, "satgpu.testing.scan", bytemuck::cast_slice(data));
-    let scan = Scan::new(gpu.device(), kernels, &buf, data.len() as u64, fold, "satgpu.testing.scan");
-    gpu.queue().write_buffer(&scan.meta, 0, bytemuck::bytes_of(&(data.len() as u32)));
+    let control = control::buffer(gpu.device(), "satgpu.testing.control", fold);
+    let region = control::CAND_SCAN;
+    let scan = Scan::new(gpu.device(), kernels, &buf, data.len() as u64, &control, region, "satgpu.testing.scan");
+    gpu.queue().write_buffer(&control, 4 * region, bytemuck::bytes_of(&(data.len() as u32)));
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -50,21 +52,29 @@ pub fn exclusive_scan(gpu: &Gpu, data: &[u32], fold: u32) -> Result<(Vec<u32>, u
     }
     let (total_buf, total_off) = scan.total();
     let bytes = download(gpu, encoder, &[(&buf, 0, 4 * data.len() as u64), (total_buf, total_off, 4)])?;
-    let words: &[u32] = bytemuck::cast_slice(&bytes);
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
     Ok((words[..data.len()].to_vec(), words[data.len()]))
 }
 
-/// Bitonic sort of `(key, value)` pairs on the GPU by key then value. The length must be a
-/// power of two.
-pub fn sort_pairs(gpu: &Gpu, pairs: &[[u32; 2]], fold: u32) -> Result<Vec<[u32; 2]>> {
+/// Stable radix sort of `(key, value)` pairs on the GPU by key, with at most `fold` workgroups per
+/// dispatch row. Equal keys keep their input order.
+pub fn radix_sort(gpu: &Gpu, pairs: &[(u32, u32)], fold: u32) -> Result<Vec<(u32, u32)>> {
     let kernels = gpu.kernels()?;
-    let buf = upload(gpu, "satgpu.testing.sort", bytemuck::cast_slice(pairs));
-    let sorter = Sorter::new(gpu.device(), kernels, &buf, pairs.len() as u32);
+    let keys: Vec<u32> = pairs.iter().map(|p| p.0).collect();
+    let values: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+    let keys_buf = upload(gpu, "satgpu.testing.keys", bytemuck::cast_slice(&keys));
+    let values_buf = upload(gpu, "satgpu.testing.values", bytemuck::cast_slice(&values));
+    let control = control::buffer(gpu.device(), "satgpu.testing.control", fold);
+    let sort = RadixSort::new(gpu.device(), kernels, &keys_buf, &values_buf, pairs.len() as u64, &control);
+    gpu.queue().write_buffer(&control, 4 * control::RADIX, bytemuck::bytes_of(&(pairs.len() as u32)));
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
-        sorter.encode(kernels, &mut pass, fold);
+        sort.encode(kernels, &mut pass);
     }
-    let bytes = download(gpu, encoder, &[(&buf, 0, 8 * pairs.len() as u64)])?;
-    Ok(bytemuck::cast_slice(&bytes).to_vec())
+    let n = 4 * pairs.len() as u64;
+    let bytes = download(gpu, encoder, &[(&keys_buf, 0, n), (&values_buf, 0, n)])?;
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+    let (k, v) = words.split_at(pairs.len());
+    Ok(k.iter().copied().zip(v.iter().copied()).collect())
 }

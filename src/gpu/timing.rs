@@ -1,7 +1,11 @@
 //! Per-pass GPU times from timestamp queries, where the device has them.
 
 /// The compute passes of one frame, in order. Each gets a begin and an end timestamp.
-pub const PASSES: [&str; 7] = ["transform", "sort", "sweep_count", "scan_candidates", "sweep_write", "sat", "compact"];
+pub const PASSES: [&str; 8] =
+    ["transform", "entries", "sort", "sweep_count", "scan_candidates", "sweep_write", "sat", "compact"];
+
+/// Passes only the strip broad phase runs.
+const STRIP_ONLY: [&str; 2] = ["entries", "sort"];
 
 /// How long one pass took.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -53,12 +57,13 @@ impl Timestamps {
         encoder.resolve_query_set(&self.set, 0..2 * PASSES.len() as u32, &self.resolve, 0);
     }
 
-    /// Pass times from the resolved ticks.
-    pub fn times(&self, bytes: &[u8]) -> Vec<PassTime> {
-        let ticks: &[u64] = bytemuck::cast_slice(bytes);
+    /// Pass times from the resolved ticks, leaving out the strip passes when `strips` is false.
+    pub fn times(&self, bytes: &[u8], strips: bool) -> Vec<PassTime> {
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(bytes);
         PASSES
             .iter()
             .enumerate()
+            .filter(|(_, name)| strips || !STRIP_ONLY.contains(name))
             .map(|(i, &name)| PassTime {
                 name,
                 ms: ticks[2 * i + 1].wrapping_sub(ticks[2 * i]) as f64 * self.period_ns / 1e6,

@@ -1,18 +1,23 @@
 //! The persistent collision pipeline: shapes uploaded once, bodies moved by per-frame transforms,
 //! every pass on the GPU, buffers and bind groups kept across frames.
 //!
-//! A frame runs these passes (shaders/*.wgsl), then reads back two totals and the contacts:
+//! A frame is one submission of these passes (shaders/*.wgsl), then a readback of three totals and
+//! of the contacts:
 //!
-//! 1. `transform`: shapes to world space, AABBs rounded outward, sort keys (AABB min.x, body).
-//! 2. `sort`: bitonic sort of the keys.
-//! 3. `sweep_count`: per sorted body, how many later bodies overlap it (sort-and-sweep on x).
-//! 4. `scan_candidates`: exclusive prefix sum of the counts; the grand total is the candidate count.
-//! 5. `sweep_write`: each body writes its pairs at its offset, guarded by the buffer's capacity.
-//! 6. `sat`: pair arguments (clamp to capacity, indirect dispatch sizes), then SAT per candidate.
-//! 7. `compact`: prefix sum of the collision flags, then each colliding pair is written at its offset.
+//! 1. `transform`: shapes to world space (vertices relative to each body's anchor), AABBs rounded
+//!    outward, scene bounds.
+//! 2. `entries`: the strip grid from the bounds; one entry per (strip, body) the AABB spans,
+//!    counted, scanned and written, keyed by strip then quantised min.x.
+//! 3. `sort`: stable radix sort of the entries.
+//! 4. `sweep_count`: per entry, how many later entries of its strip overlap it (sort and sweep).
+//! 5. `scan_candidates`: exclusive prefix sum of those counts; the total is the candidate count.
+//! 6. `sweep_write`: each entry writes its pairs at its offset, guarded by the buffer's capacity.
+//! 7. `sat`: clamp the count to the capacity, then SAT per candidate pair.
+//! 8. `compact`: prefix sum of the collision flags; each colliding pair written at its offset.
 //!
-//! If the candidate total exceeds the capacity, nothing downstream reads past the buffer; the host
-//! sees the true total, grows the buffers to fit and runs the frame again. No pair is dropped.
+//! Small scenes use an all-pairs broad phase instead of steps 2 to 6 (count, scan, write).
+//! If a total exceeds its buffer, nothing reads or writes past the buffer; the host sees the true
+//! total, grows the buffers to fit and runs the frame again. No pair is dropped.
 
 use std::time::Instant;
 
@@ -20,14 +25,31 @@ use wgpu::util::DeviceExt;
 
 use crate::error::{Error, Result};
 use crate::geometry::{Contact, Polygon, Transform};
+use crate::gpu::control;
 use crate::gpu::dispatch;
 use crate::gpu::kernels::Kernels;
 use crate::gpu::layout::{GpuBody, GpuContact, GpuParams};
+use crate::gpu::radix::RadixSort;
 use crate::gpu::readback;
 use crate::gpu::scan::Scan;
-use crate::gpu::sort::Sorter;
 use crate::gpu::timing::{PassTime, Timestamps, PASSES};
 use crate::gpu::Gpu;
+
+/// Which broad phase finds the candidate pairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BroadPhase {
+    /// All pairs up to [`ALL_PAIRS_MAX`] bodies, strips above.
+    #[default]
+    Auto,
+    /// Sort and sweep within horizontal strips, over radix-sorted keys: about N log N plus the
+    /// pairs, whatever the mix of sizes.
+    Strips,
+    /// Every pair of AABBs tested: N^2 / 2, for small scenes and cross-checks.
+    AllPairs,
+}
+
+/// Largest scene [`BroadPhase::Auto`] tests all pairs for.
+pub const ALL_PAIRS_MAX: usize = 256;
 
 /// Options for a [`World`].
 #[derive(Debug, Clone, Default)]
@@ -38,11 +60,20 @@ pub struct WorldOptions {
     /// Most workgroups per dispatch dimension (default: the device limit). Larger dispatches
     /// fold into a 2D grid; tests lower this to exercise the folding at small sizes.
     pub max_workgroups_per_dimension: Option<u32>,
+    /// The broad phase.
+    pub broad_phase: BroadPhase,
+    /// Height of a broad-phase strip (default: the mean AABB height of the shapes over all
+    /// bodies). Smaller strips mean more entries and shorter sweeps.
+    pub strip_height: Option<f64>,
 }
 
 /// Counts and timings of one frame.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct FrameStats {
+    /// Broad phase used: `"strips"` or `"all_pairs"`.
+    pub broad_phase: &'static str,
+    /// Strip entries (bodies counted once per strip they span; 0 for all pairs).
+    pub entries: u64,
     /// Broad-phase candidate pairs (AABB overlaps).
     pub candidates: u64,
     /// Colliding pairs.
@@ -52,7 +83,7 @@ pub struct FrameStats {
     pub passes: Vec<PassTime>,
     /// Wall-clock time of the whole frame, from encoding to contacts in host memory.
     pub frame_ms: f64,
-    /// Times the frame was rerun because the candidate buffer had to grow.
+    /// Times the frame was rerun because a buffer had to grow.
     pub reruns: u32,
 }
 
@@ -66,6 +97,7 @@ pub struct Frame {
 }
 
 const WG: u32 = 64;
+const STATUS_BYTES: u64 = 256 + Timestamps::BYTES;
 
 fn storage(device: &wgpu::Device, label: &str, size: u64, extra: wgpu::BufferUsages) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
@@ -89,23 +121,38 @@ struct Statics {
     transforms: wgpu::Buffer,
     world: wgpu::Buffer,
     aabbs: wgpu::Buffer,
-    keys: wgpu::Buffer,
-    counts: wgpu::Buffer,
+    bounds: wgpu::Buffer,
+    control: wgpu::Buffer,
+    body_counts: wgpu::Buffer,
+    /// Over `body_counts`: entries per body (strips) or candidates per body (all pairs).
     body_scan: Scan,
-    sorter: Sorter,
     transform_group: wgpu::BindGroup,
+    grid_group: wgpu::BindGroup,
     _shapes: wgpu::Buffer,
 }
 
-/// Buffers and bind groups sized by the candidate capacity.
-struct Pairs {
-    capacity: u32,
+/// The strip broad phase's buffers, sized by the entry capacity.
+struct Strips {
+    _keys: wgpu::Buffer,
+    _values: wgpu::Buffer,
+    radix: RadixSort,
+    /// Over per-entry candidate counts.
+    cand_scan: Scan,
+    entries_group: wgpu::BindGroup,
+    control_entries_group: wgpu::BindGroup,
+    sweep_group: wgpu::BindGroup,
+}
+
+/// Buffers and bind groups sized by the entry and candidate capacities.
+struct Sized {
+    entry_capacity: u32,
+    candidate_capacity: u32,
     candidates: wgpu::Buffer,
     contacts: wgpu::Buffer,
-    dispatch: wgpu::Buffer,
+    strips: Option<Strips>,
+    allpairs_group: Option<wgpu::BindGroup>,
     pair_scan: Scan,
-    sweep_group: wgpu::BindGroup,
-    args_group: wgpu::BindGroup,
+    control_pairs_group: wgpu::BindGroup,
     sat_group: wgpu::BindGroup,
     compact_group: wgpu::BindGroup,
 }
@@ -114,15 +161,17 @@ struct Pairs {
 ///
 /// Create it once, then per frame call [`set_transforms`](World::set_transforms) (16 bytes per
 /// body) and [`step`](World::step). Pipelines are created once per [`Gpu`]; buffers and bind
-/// groups once per world (and again only when the candidate buffer has to grow).
+/// groups once per world (and again only when a frame outgrows them).
 pub struct World {
     gpu: Gpu,
     n_bodies: u32,
     fold: u32,
-    n_padded: u32,
-    max_capacity: u64,
+    strip_height: f32,
+    strips: bool,
+    max_entries: u64,
+    max_candidates: u64,
     statics: Statics,
-    pairs: Pairs,
+    sized: Sized,
     totals: wgpu::Buffer,
     status_read: wgpu::Buffer,
     contacts_read: Option<wgpu::Buffer>,
@@ -133,12 +182,12 @@ impl std::fmt::Debug for World {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("World")
             .field("bodies", &self.n_bodies)
-            .field("candidate_capacity", &self.pairs.capacity)
+            .field("broad_phase", &self.broad_phase_name())
+            .field("entry_capacity", &self.sized.entry_capacity)
+            .field("candidate_capacity", &self.sized.candidate_capacity)
             .finish()
     }
 }
-
-const STATUS_BYTES: u64 = 256 + Timestamps::BYTES;
 
 impl World {
     /// One body per polygon: the one-shot case. Each polygon becomes a shape relative to its
@@ -163,8 +212,9 @@ impl World {
         Ok(world)
     }
 
-    /// Uploads `shapes` (in local coordinates) and creates one body per entry of `body_shapes`,
-    /// which names each body's shape. Every body starts at the identity transform.
+    /// Uploads `shapes` (in local coordinates, best centred near their own origin) and creates
+    /// one body per entry of `body_shapes`, which names each body's shape. Every body starts at
+    /// the identity transform.
     pub fn new(gpu: &Gpu, shapes: &[Polygon], body_shapes: &[u32], options: &WorldOptions) -> Result<World> {
         let device = gpu.device();
         let kernels = gpu.kernels()?;
@@ -182,15 +232,19 @@ impl World {
             return Err(Error::TooLarge { what: "bodies", needed: n as u64, limit: 1 << 31 });
         }
         let mut shape_start = Vec::with_capacity(shapes.len());
+        let mut shape_height = Vec::with_capacity(shapes.len());
         let mut shape_data: Vec<[f32; 4]> = vec![];
         for shape in shapes {
             shape_start.push(shape_data.len() as u32);
+            let b = shape.aabb();
+            shape_height.push(b.max[1] - b.min[1]);
             for (v, nrm) in shape.vertices().iter().zip(shape.edge_normals()) {
                 shape_data.push([v[0] as f32, v[1] as f32, nrm[0] as f32, nrm[1] as f32]);
             }
         }
         let mut bodies = Vec::with_capacity(n);
         let mut world_len: u64 = 0;
+        let mut height_sum = 0.0;
         for (i, &s) in body_shapes.iter().enumerate() {
             let shape = shapes.get(s as usize).ok_or(Error::UnknownShape {
                 body: i,
@@ -200,23 +254,40 @@ impl World {
             let count = shape.vertices().len() as u32;
             bodies.push(GpuBody { shape_start: shape_start[s as usize], count, world_start: world_len as u32, pad: 0 });
             world_len += u64::from(count);
+            height_sum += shape_height[s as usize];
         }
-        let n_padded = (n as u32).next_power_of_two();
         check("shape vertices", 16 * shape_data.len() as u64)?;
         check("world vertices", 16 * world_len)?;
-        check("sort keys", 8 * u64::from(n_padded))?;
+        check("AABBs", 16 * n as u64)?;
         let fold = options
             .max_workgroups_per_dimension
             .unwrap_or(limits.max_compute_workgroups_per_dimension)
             .clamp(1, limits.max_compute_workgroups_per_dimension);
-        let max_capacity = (binding_limit / std::mem::size_of::<GpuContact>() as u64).min(u64::from(u32::MAX / 2));
-        let capacity = options.candidate_capacity.unwrap_or((4 * n as u32).max(1024)).clamp(1, max_capacity as u32);
+        let strips = match options.broad_phase {
+            BroadPhase::Auto => n > ALL_PAIRS_MAX,
+            BroadPhase::Strips => true,
+            BroadPhase::AllPairs => false,
+        };
+        let strip_height = options.strip_height.unwrap_or(height_sum / n.max(1) as f64) as f32;
+        let max_candidates = (binding_limit / std::mem::size_of::<GpuContact>() as u64).min(u64::from(u32::MAX / 2));
+        let max_entries = (binding_limit / 4).min(u64::from(u32::MAX / 2));
+        let candidate_capacity =
+            u64::from(options.candidate_capacity.unwrap_or((4 * n as u32).max(1024))).clamp(1, max_candidates) as u32;
+        let entry_capacity = if strips { (3 * n as u64 + 1024).min(max_entries) as u32 } else { 1 };
 
         use wgpu::BufferUsages as U;
+        let control = control::buffer(device, "satgpu.control", fold);
         let params = init(
             device,
             "satgpu.params",
-            bytemuck::bytes_of(&GpuParams { n_bodies: n as u32, n_padded, max_candidates: capacity, fold_width: fold }),
+            bytemuck::bytes_of(&GpuParams {
+                n_bodies: n as u32,
+                entry_capacity,
+                candidate_capacity,
+                fold_width: fold,
+                strip_height,
+                pad: [0; 3],
+            }),
             U::UNIFORM | U::COPY_DST,
         );
         let bodies_buf = init(device, "satgpu.bodies", bytemuck::cast_slice(&bodies), U::STORAGE);
@@ -225,13 +296,11 @@ impl World {
         let shapes_buf = init(device, "satgpu.shapes", bytemuck::cast_slice(&shape_data), U::STORAGE);
         let world = storage(device, "satgpu.world", 16 * world_len, U::empty());
         let aabbs = storage(device, "satgpu.aabbs", 16 * n as u64, U::COPY_SRC);
-        let keys = storage(device, "satgpu.keys", 8 * u64::from(n_padded), U::COPY_SRC);
-        let counts = storage(device, "satgpu.counts", 4 * n as u64, U::COPY_SRC);
-        let body_scan = Scan::new(device, kernels, &counts, n as u64, fold, "satgpu.scan_candidates");
-        gpu.queue().write_buffer(&body_scan.meta, 0, bytemuck::bytes_of(&(n as u32)));
-
-        let sorter = Sorter::new(device, kernels, &keys, n_padded);
-
+        let bounds = storage(device, "satgpu.bounds", 16, U::COPY_DST);
+        let body_counts = storage(device, "satgpu.body_counts", 4 * n as u64, U::empty());
+        let scan_region = if strips { control::ENTRY_SCAN } else { control::CAND_SCAN };
+        let body_scan = Scan::new(device, kernels, &body_counts, n as u64, &control, scan_region, "satgpu.scan_bodies");
+        gpu.queue().write_buffer(&control, 4 * scan_region, bytemuck::bytes_of(&(n as u32)));
         let transform_group = kernels.transform.bind(
             device,
             "satgpu.transform",
@@ -242,8 +311,13 @@ impl World {
                 shapes_buf.as_entire_binding(),
                 world.as_entire_binding(),
                 aabbs.as_entire_binding(),
-                keys.as_entire_binding(),
+                bounds.as_entire_binding(),
             ],
+        );
+        let grid_group = kernels.control_grid.bind(
+            device,
+            "satgpu.control.grid",
+            &[params.as_entire_binding(), bounds.as_entire_binding(), control.as_entire_binding()],
         );
         let statics = Statics {
             params,
@@ -251,15 +325,16 @@ impl World {
             transforms,
             world,
             aabbs,
-            keys,
-            counts,
+            bounds,
+            control,
+            body_counts,
             body_scan,
-            sorter,
             transform_group,
+            grid_group,
             _shapes: shapes_buf,
         };
-        let pairs = Self::make_pairs(gpu, kernels, &statics, capacity, fold);
-        let totals = storage(device, "satgpu.totals", 8, U::COPY_SRC | U::COPY_DST);
+        let sized = Self::make_sized(gpu, kernels, &statics, strips, entry_capacity, candidate_capacity);
+        let totals = storage(device, "satgpu.totals", 16, U::COPY_SRC | U::COPY_DST);
         let status_read = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("satgpu.status.read"),
             size: STATUS_BYTES,
@@ -271,10 +346,12 @@ impl World {
             gpu: gpu.clone(),
             n_bodies: n as u32,
             fold,
-            n_padded,
-            max_capacity,
+            strip_height,
+            strips,
+            max_entries,
+            max_candidates,
             statics,
-            pairs,
+            sized,
             totals,
             status_read,
             contacts_read: None,
@@ -284,42 +361,101 @@ impl World {
         Ok(world)
     }
 
-    fn make_pairs(gpu: &Gpu, kernels: &Kernels, s: &Statics, capacity: u32, fold: u32) -> Pairs {
+    fn make_sized(
+        gpu: &Gpu,
+        kernels: &Kernels,
+        s: &Statics,
+        strips: bool,
+        entry_capacity: u32,
+        candidate_capacity: u32,
+    ) -> Sized {
         use wgpu::BufferUsages as U;
         let device = gpu.device();
-        let cap = u64::from(capacity);
+        let cap = u64::from(candidate_capacity);
         let candidates = storage(device, "satgpu.candidates", 8 * cap, U::COPY_SRC);
         let results = storage(device, "satgpu.sat.results", 16 * cap, U::empty());
         let flags = storage(device, "satgpu.sat.flags", 4 * cap, U::empty());
         let contacts = storage(device, "satgpu.contacts", 24 * cap, U::COPY_SRC);
-        let dispatch = storage(device, "satgpu.pairs.dispatch", 16, U::INDIRECT);
-        let pair_scan = Scan::new(device, kernels, &flags, cap, fold, "satgpu.scan_contacts");
-        let sweep_group = kernels.sweep_count.bind(
+        let pair_scan = Scan::new(device, kernels, &flags, cap, &s.control, control::PAIR_SCAN, "satgpu.scan_contacts");
+        let (strips, allpairs_group, cand_total) = if strips {
+            let entries = u64::from(entry_capacity);
+            let keys = storage(device, "satgpu.entries.keys", 4 * entries, U::COPY_SRC);
+            let values = storage(device, "satgpu.entries.values", 4 * entries, U::COPY_SRC);
+            let entry_counts = storage(device, "satgpu.entries.counts", 4 * entries, U::empty());
+            let radix = RadixSort::new(device, kernels, &keys, &values, entries, &s.control);
+            let cand_scan = Scan::new(
+                device,
+                kernels,
+                &entry_counts,
+                entries,
+                &s.control,
+                control::CAND_SCAN,
+                "satgpu.scan_candidates",
+            );
+            let entries_group = kernels.entries_count.bind(
+                device,
+                "satgpu.entries",
+                &[
+                    s.params.as_entire_binding(),
+                    s.control.as_entire_binding(),
+                    s.aabbs.as_entire_binding(),
+                    s.body_counts.as_entire_binding(),
+                    keys.as_entire_binding(),
+                    values.as_entire_binding(),
+                ],
+            );
+            let control_entries_group = kernels.control_entries.bind(
+                device,
+                "satgpu.control.entries",
+                &[s.params.as_entire_binding(), s.body_scan.total_binding(), s.control.as_entire_binding()],
+            );
+            let sweep_group = kernels.sweep_count.bind(
+                device,
+                "satgpu.sweep",
+                &[
+                    s.params.as_entire_binding(),
+                    s.control.as_entire_binding(),
+                    keys.as_entire_binding(),
+                    values.as_entire_binding(),
+                    s.aabbs.as_entire_binding(),
+                    entry_counts.as_entire_binding(),
+                    candidates.as_entire_binding(),
+                ],
+            );
+            let total = cand_scan.total_binding_owned();
+            let strips = Strips {
+                _keys: keys,
+                _values: values,
+                radix,
+                cand_scan,
+                entries_group,
+                control_entries_group,
+                sweep_group,
+            };
+            (Some(strips), None, total)
+        } else {
+            let group = kernels.allpairs_count.bind(
+                device,
+                "satgpu.allpairs",
+                &[
+                    s.params.as_entire_binding(),
+                    s.aabbs.as_entire_binding(),
+                    s.body_counts.as_entire_binding(),
+                    candidates.as_entire_binding(),
+                ],
+            );
+            (None, Some(group), s.body_scan.total_binding_owned())
+        };
+        let control_pairs_group = kernels.control_pairs.bind(
             device,
-            "satgpu.sweep",
-            &[
-                s.params.as_entire_binding(),
-                s.keys.as_entire_binding(),
-                s.aabbs.as_entire_binding(),
-                s.counts.as_entire_binding(),
-                candidates.as_entire_binding(),
-            ],
-        );
-        let args_group = kernels.pair_args.bind(
-            device,
-            "satgpu.pair_args",
-            &[
-                s.params.as_entire_binding(),
-                s.body_scan.total_binding(),
-                pair_scan.meta.as_entire_binding(),
-                dispatch.as_entire_binding(),
-            ],
+            "satgpu.control.pairs",
+            &[s.params.as_entire_binding(), cand_total.binding(), s.control.as_entire_binding()],
         );
         let sat_group = kernels.sat.bind(
             device,
             "satgpu.sat",
             &[
-                pair_scan.meta.as_entire_binding(),
+                s.control.as_entire_binding(),
                 candidates.as_entire_binding(),
                 s.bodies.as_entire_binding(),
                 s.world.as_entire_binding(),
@@ -332,14 +468,33 @@ impl World {
             device,
             "satgpu.compact",
             &[
-                pair_scan.meta.as_entire_binding(),
+                s.control.as_entire_binding(),
                 candidates.as_entire_binding(),
                 results.as_entire_binding(),
                 flags.as_entire_binding(),
                 contacts.as_entire_binding(),
             ],
         );
-        Pairs { capacity, candidates, contacts, dispatch, pair_scan, sweep_group, args_group, sat_group, compact_group }
+        Sized {
+            entry_capacity,
+            candidate_capacity,
+            candidates,
+            contacts,
+            strips,
+            allpairs_group,
+            pair_scan,
+            control_pairs_group,
+            sat_group,
+            compact_group,
+        }
+    }
+
+    fn broad_phase_name(&self) -> &'static str {
+        if self.strips {
+            "strips"
+        } else {
+            "all_pairs"
+        }
     }
 
     /// Number of bodies.
@@ -354,7 +509,12 @@ impl World {
 
     /// The candidate pairs the buffers currently hold room for.
     pub fn candidate_capacity(&self) -> u32 {
-        self.pairs.capacity
+        self.sized.candidate_capacity
+    }
+
+    /// The strip entries the buffers currently hold room for (1 with the all-pairs broad phase).
+    pub fn entry_capacity(&self) -> u32 {
+        self.sized.entry_capacity
     }
 
     /// The device this world runs on.
@@ -364,24 +524,41 @@ impl World {
 
     /// Makes room for at least `candidates` candidate pairs (and as many contacts).
     pub fn reserve_candidates(&mut self, candidates: u64) -> Result<()> {
-        if candidates <= u64::from(self.pairs.capacity) {
+        self.reserve(u64::from(self.sized.entry_capacity), candidates)
+    }
+
+    /// Grows the entry and candidate buffers to hold at least `entries` and `candidates`, with a
+    /// quarter to spare, or fails when the device's buffer size limit cannot hold them.
+    fn reserve(&mut self, entries: u64, candidates: u64) -> Result<()> {
+        let grow = |needed: u64, have: u32, max: u64, what: &'static str, bytes: u64| {
+            if needed <= u64::from(have) {
+                Ok(have)
+            } else if needed > max {
+                Err(Error::TooLarge { what, needed: needed * bytes, limit: max * bytes })
+            } else {
+                Ok((needed + needed / 4 + 1024).min(max) as u32)
+            }
+        };
+        let entry_capacity = if self.strips {
+            grow(entries, self.sized.entry_capacity, self.max_entries, "strip entries", 4)?
+        } else {
+            self.sized.entry_capacity
+        };
+        let candidate_capacity =
+            grow(candidates, self.sized.candidate_capacity, self.max_candidates, "candidate pairs", 24)?;
+        if (entry_capacity, candidate_capacity) == (self.sized.entry_capacity, self.sized.candidate_capacity) {
             return Ok(());
         }
-        if candidates > self.max_capacity {
-            return Err(Error::TooLarge {
-                what: "candidate pairs",
-                needed: candidates * std::mem::size_of::<GpuContact>() as u64,
-                limit: self.max_capacity * std::mem::size_of::<GpuContact>() as u64,
-            });
-        }
-        let capacity = (candidates + candidates / 4 + 1024).min(self.max_capacity) as u32;
         let kernels = self.gpu.kernels()?;
-        self.pairs = Self::make_pairs(&self.gpu, kernels, &self.statics, capacity, self.fold);
+        self.sized =
+            Self::make_sized(&self.gpu, kernels, &self.statics, self.strips, entry_capacity, candidate_capacity);
         let params = GpuParams {
             n_bodies: self.n_bodies,
-            n_padded: self.n_padded,
-            max_candidates: capacity,
+            entry_capacity,
+            candidate_capacity,
             fold_width: self.fold,
+            strip_height: self.strip_height,
+            pad: [0; 3],
         };
         self.gpu.queue().write_buffer(&self.statics.params, 0, bytemuck::bytes_of(&params));
         self.gpu.check()
@@ -407,14 +584,15 @@ impl World {
         Ok(())
     }
 
-    /// Records every pass of a frame into `encoder`, then copies the two totals (candidates,
-    /// colliding) into [`totals_buffer`](World::totals_buffer). After submission the contacts are in
-    /// [`contacts_buffer`](World::contacts_buffer), in sweep order (not sorted), complete only if the
-    /// candidate total is at most [`candidate_capacity`](World::candidate_capacity).
+    /// Records every pass of a frame into `encoder`, then copies the three totals (strip
+    /// entries, candidates, colliding) into [`totals_buffer`](World::totals_buffer). After submission
+    /// the contacts are in [`contacts_buffer`](World::contacts_buffer), in sweep order (not sorted),
+    /// complete only if the entry and candidate totals are within
+    /// [`entry_capacity`](World::entry_capacity) and [`candidate_capacity`](World::candidate_capacity).
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
         let k = self.gpu.kernels()?;
         let s = &self.statics;
-        let p = &self.pairs;
+        let z = &self.sized;
         let n = self.n_bodies;
         let fold = self.fold;
         let ts = self.timestamps.as_ref();
@@ -428,52 +606,101 @@ impl World {
                 timestamp_writes: ts.map(|t| t.writes(i)),
             })
         }
+        let entry_args = 4 * control::ENTRY_ARGS;
+        let pair_args = 4 * control::PAIR_ARGS;
+        encoder.clear_buffer(&s.bounds, 0, None);
         {
             let mut pass = begin(encoder, ts, 0);
             pass.set_pipeline(&k.transform.pipeline);
             pass.set_bind_group(0, &s.transform_group, &[]);
-            dispatch(&mut pass, self.n_padded, WG, fold);
-        }
-        {
-            let mut pass = begin(encoder, ts, 1);
-            s.sorter.encode(k, &mut pass, fold);
-        }
-        {
-            let mut pass = begin(encoder, ts, 2);
-            pass.set_pipeline(&k.sweep_count.pipeline);
-            pass.set_bind_group(0, &p.sweep_group, &[]);
             dispatch(&mut pass, n, WG, fold);
         }
-        {
-            let mut pass = begin(encoder, ts, 3);
-            s.body_scan.encode(k, &mut pass);
-        }
-        {
-            let mut pass = begin(encoder, ts, 4);
-            pass.set_pipeline(&k.sweep_write.pipeline);
-            pass.set_bind_group(0, &p.sweep_group, &[]);
-            dispatch(&mut pass, n, WG, fold);
-        }
-        {
-            let mut pass = begin(encoder, ts, 5);
-            pass.set_pipeline(&k.pair_args.pipeline);
-            pass.set_bind_group(0, &p.args_group, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
-            pass.set_pipeline(&k.sat.pipeline);
-            pass.set_bind_group(0, &p.sat_group, &[]);
-            pass.dispatch_workgroups_indirect(&p.dispatch, 0);
+        if let Some(st) = &z.strips {
+            {
+                let mut pass = begin(encoder, ts, 1);
+                pass.set_pipeline(&k.control_grid.pipeline);
+                pass.set_bind_group(0, &s.grid_group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&k.entries_count.pipeline);
+                pass.set_bind_group(0, &st.entries_group, &[]);
+                dispatch(&mut pass, n, WG, fold);
+                s.body_scan.encode(k, &mut pass);
+                pass.set_pipeline(&k.control_entries.pipeline);
+                pass.set_bind_group(0, &st.control_entries_group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&k.entries_write.pipeline);
+                pass.set_bind_group(0, &st.entries_group, &[]);
+                dispatch(&mut pass, n, WG, fold);
+            }
+            {
+                let mut pass = begin(encoder, ts, 2);
+                st.radix.encode(k, &mut pass);
+            }
+            {
+                let mut pass = begin(encoder, ts, 3);
+                pass.set_pipeline(&k.sweep_count.pipeline);
+                pass.set_bind_group(0, &st.sweep_group, &[]);
+                pass.dispatch_workgroups_indirect(&s.control, entry_args);
+            }
+            {
+                let mut pass = begin(encoder, ts, 4);
+                st.cand_scan.encode(k, &mut pass);
+            }
+            {
+                let mut pass = begin(encoder, ts, 5);
+                pass.set_pipeline(&k.sweep_write.pipeline);
+                pass.set_bind_group(0, &st.sweep_group, &[]);
+                pass.dispatch_workgroups_indirect(&s.control, entry_args);
+            }
+        } else if let Some(group) = &z.allpairs_group {
+            {
+                let mut pass = begin(encoder, ts, 3);
+                pass.set_pipeline(&k.allpairs_count.pipeline);
+                pass.set_bind_group(0, group, &[]);
+                dispatch(&mut pass, n, WG, fold);
+            }
+            {
+                let mut pass = begin(encoder, ts, 4);
+                s.body_scan.encode(k, &mut pass);
+            }
+            {
+                let mut pass = begin(encoder, ts, 5);
+                pass.set_pipeline(&k.allpairs_write.pipeline);
+                pass.set_bind_group(0, group, &[]);
+                dispatch(&mut pass, n, WG, fold);
+            }
         }
         {
             let mut pass = begin(encoder, ts, 6);
-            p.pair_scan.encode(k, &mut pass);
-            pass.set_pipeline(&k.compact.pipeline);
-            pass.set_bind_group(0, &p.compact_group, &[]);
-            pass.dispatch_workgroups_indirect(&p.dispatch, 0);
+            pass.set_pipeline(&k.control_pairs.pipeline);
+            pass.set_bind_group(0, &z.control_pairs_group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+            pass.set_pipeline(&k.sat.pipeline);
+            pass.set_bind_group(0, &z.sat_group, &[]);
+            pass.dispatch_workgroups_indirect(&s.control, pair_args);
         }
-        let (buf, off) = s.body_scan.total();
-        encoder.copy_buffer_to_buffer(buf, off, &self.totals, 0, 4);
-        let (buf, off) = p.pair_scan.total();
+        {
+            let mut pass = begin(encoder, ts, 7);
+            z.pair_scan.encode(k, &mut pass);
+            pass.set_pipeline(&k.compact.pipeline);
+            pass.set_bind_group(0, &z.compact_group, &[]);
+            pass.dispatch_workgroups_indirect(&s.control, pair_args);
+        }
+        let candidate_scan = match &z.strips {
+            Some(st) => {
+                let (buf, off) = s.body_scan.total();
+                encoder.copy_buffer_to_buffer(buf, off, &self.totals, 0, 4);
+                &st.cand_scan
+            }
+            None => {
+                encoder.clear_buffer(&self.totals, 0, Some(4));
+                &s.body_scan
+            }
+        };
+        let (buf, off) = candidate_scan.total();
         encoder.copy_buffer_to_buffer(buf, off, &self.totals, 4, 4);
+        let (buf, off) = z.pair_scan.total();
+        encoder.copy_buffer_to_buffer(buf, off, &self.totals, 8, 4);
         Ok(())
     }
 
@@ -485,15 +712,15 @@ impl World {
         Ok(self.gpu.queue().submit([encoder.finish()]))
     }
 
-    /// Runs a frame and reads the colliding pairs back, sorted by (a, b). Grows the candidate
-    /// buffers and reruns the frame when they were too small, so no pair is ever lost.
+    /// Runs a frame and reads the colliding pairs back, sorted by (a, b). Grows the buffers and
+    /// reruns the frame when they were too small, so no pair is ever lost.
     pub fn step(&mut self) -> Result<Frame> {
         let start = Instant::now();
         let mut reruns = 0;
         loop {
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
             self.encode(&mut encoder)?;
-            encoder.copy_buffer_to_buffer(&self.totals, 0, &self.status_read, 0, 8);
+            encoder.copy_buffer_to_buffer(&self.totals, 0, &self.status_read, 0, 16);
             if let Some(ts) = &self.timestamps {
                 ts.resolve(&mut encoder);
                 encoder.copy_buffer_to_buffer(&ts.resolve, 0, &self.status_read, 256, Timestamps::BYTES);
@@ -502,26 +729,36 @@ impl World {
             let submission = self.gpu.queue().submit([encoder.finish()]);
             let status = readback::read(&self.gpu, &self.status_read, STATUS_BYTES, submission, "collision frame")?;
             let gpu_ms = gpu_start.elapsed().as_secs_f64() * 1e3;
-            let totals: &[u32] = bytemuck::cast_slice(&status[..8]);
-            let (candidates, colliding) = (u64::from(totals[0]), u64::from(totals[1]));
-            if candidates > u64::from(self.pairs.capacity) {
+            let totals: Vec<u32> = bytemuck::pod_collect_to_vec(&status[..12]);
+            let (entries, candidates, colliding) = (u64::from(totals[0]), u64::from(totals[1]), u64::from(totals[2]));
+            if entries > u64::from(self.sized.entry_capacity) || candidates > u64::from(self.sized.candidate_capacity) {
                 log::info!(
-                    "{candidates} candidates exceed the capacity {}; growing and rerunning",
-                    self.pairs.capacity
+                    "{entries} entries / {candidates} candidates exceed the capacity {} / {}; growing and rerunning",
+                    self.sized.entry_capacity,
+                    self.sized.candidate_capacity
                 );
-                self.reserve_candidates(candidates)?;
+                // Candidates counted from a truncated entry list are a lower bound: the rerun
+                // grows again if it must.
+                self.reserve(entries, candidates)?;
                 reruns += 1;
                 continue;
             }
             let mut passes = match &self.timestamps {
-                Some(ts) => ts.times(&status[256..]),
+                Some(ts) => ts.times(&status[256..], self.strips),
                 None => vec![PassTime { name: "gpu_total", ms: gpu_ms, clock: "wall" }],
             };
             let read_start = Instant::now();
             let contacts = self.read_contacts(colliding)?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
-            let stats =
-                FrameStats { candidates, colliding, passes, frame_ms: start.elapsed().as_secs_f64() * 1e3, reruns };
+            let stats = FrameStats {
+                broad_phase: self.broad_phase_name(),
+                entries,
+                candidates,
+                colliding,
+                passes,
+                frame_ms: start.elapsed().as_secs_f64() * 1e3,
+                reruns,
+            };
             return Ok(Frame { contacts, stats });
         }
     }
@@ -541,10 +778,10 @@ impl World {
         }
         let read_buf = self.contacts_read.as_ref().expect("allocated above");
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(&self.pairs.contacts, 0, read_buf, 0, bytes);
+        encoder.copy_buffer_to_buffer(&self.sized.contacts, 0, read_buf, 0, bytes);
         let submission = self.gpu.queue().submit([encoder.finish()]);
         let raw = readback::read(&self.gpu, read_buf, bytes, submission, "contacts")?;
-        let gpu: &[GpuContact] = bytemuck::cast_slice(&raw);
+        let gpu: Vec<GpuContact> = bytemuck::pod_collect_to_vec(&raw);
         let mut contacts: Vec<Contact> = gpu
             .iter()
             .map(|c| Contact {
@@ -559,21 +796,21 @@ impl World {
         Ok(contacts)
     }
 
-    /// `[candidates, colliding]` as two u32 after a frame (STORAGE | COPY_SRC).
+    /// `[entries, candidates, colliding]` as three u32 after a frame (STORAGE | COPY_SRC).
     pub fn totals_buffer(&self) -> &wgpu::Buffer {
         &self.totals
     }
 
     /// The contacts of the last frame as [`GpuContact`] records, in sweep order
-    /// (STORAGE | COPY_SRC). Valid for the first `totals[1]` entries.
+    /// (STORAGE | COPY_SRC). Valid for the first `totals[2]` entries.
     pub fn contacts_buffer(&self) -> &wgpu::Buffer {
-        &self.pairs.contacts
+        &self.sized.contacts
     }
 
     /// The broad phase's candidate pairs `(a, b)` as `vec2<u32>`, for cross-checks
-    /// (STORAGE | COPY_SRC). Valid for the first `totals[0]` entries when within capacity.
+    /// (STORAGE | COPY_SRC). Valid for the first `totals[1]` entries when within capacity.
     pub fn candidates_buffer(&self) -> &wgpu::Buffer {
-        &self.pairs.candidates
+        &self.sized.candidates
     }
 
     /// Runs a frame and reads back the broad phase's candidate pairs, in sweep order, for
@@ -589,10 +826,10 @@ impl World {
             mapped_at_creation: false,
         });
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(&self.pairs.candidates, 0, &read, 0, bytes.max(8));
+        encoder.copy_buffer_to_buffer(&self.sized.candidates, 0, &read, 0, bytes.max(8));
         let submission = self.gpu.queue().submit([encoder.finish()]);
         let raw = readback::read(&self.gpu, &read, bytes, submission, "candidates")?;
-        Ok(bytemuck::cast_slice::<u8, [u32; 2]>(&raw).iter().map(|p| (p[0], p[1])).collect())
+        Ok(bytemuck::pod_collect_to_vec::<u8, [u32; 2]>(&raw).iter().map(|p| (p[0], p[1])).collect())
     }
 
     /// World-space AABBs per body as `vec4<f32>` (min.x, min.y, max.x, max.y) (STORAGE | COPY_SRC).

@@ -1,0 +1,55 @@
+// All-pairs broad phase, for small scenes and as a cross-check of the strip sweep: one invocation
+// per body a tests every body b > a (closed intervals: touching boxes are candidates). Counting and
+// writing work as in sweep.wgsl (WRITE = false counts, the scan makes offsets, WRITE = true writes
+// at the offset, guarded by the capacity), so the output order is by a, then b.
+
+override WRITE: bool = false;
+
+// keep in sync with GpuParams in src/gpu/layout.rs
+struct Params {
+    n_bodies: u32,
+    entry_capacity: u32,
+    candidate_capacity: u32,
+    fold_width: u32,
+    strip_height: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> aabbs: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> counts: array<u32>; // per body: count, then offset
+@group(0) @binding(3) var<storage, read_write> candidates: array<vec2<u32>>;
+
+const WG: u32 = 64u;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let a = gid.x + gid.y * nwg.x * WG;
+    let n = params.n_bodies;
+    if a >= n {
+        return;
+    }
+    let box_a = aabbs[a];
+    var found = 0u;
+    var out = 0u;
+    if WRITE {
+        out = counts[a];
+    }
+    for (var b = a + 1u; b < n; b++) {
+        let box_b = aabbs[b];
+        if box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w {
+            if WRITE {
+                let slot = out + found;
+                if slot < params.candidate_capacity {
+                    candidates[slot] = vec2<u32>(a, b);
+                }
+            }
+            found++;
+        }
+    }
+    if !WRITE {
+        counts[a] = found;
+    }
+}

@@ -1,0 +1,129 @@
+//! Stable LSD radix sort of (u32 key, u32 value) pairs on the GPU: eight passes of 4 bits, each a
+//! per-tile histogram, one exclusive scan over all histograms, and a stable scatter. The length is
+//! word 0 of the radix region of the control buffer when the sort runs, so it may be known only to
+//! the GPU. Stability makes the order of equal keys, and so the whole output, deterministic.
+
+use wgpu::util::DeviceExt;
+
+use crate::gpu::control;
+use crate::gpu::kernels::Kernels;
+use crate::gpu::scan::Scan;
+
+/// Keys per workgroup tile (radix_hist.wgsl and radix_scatter.wgsl: WG * ROUNDS).
+const TILE: u64 = 1024;
+/// Digits per pass.
+const BINS: u64 = 16;
+/// Passes: 32 key bits, 4 per pass. Even, so the result ends in the input buffers.
+const PASSES: u32 = 8;
+
+pub(crate) struct RadixSort {
+    control: wgpu::Buffer,
+    stride: u64,
+    hist_scan: Scan,
+    setup: wgpu::BindGroup,
+    hist: [wgpu::BindGroup; 2],
+    scatter: [wgpu::BindGroup; 2],
+    _buffers: Vec<wgpu::Buffer>,
+}
+
+impl RadixSort {
+    /// A sort of the first `length <= capacity` entries of `keys` and `values`, in place (through
+    /// scratch buffers of the same size).
+    pub fn new(
+        device: &wgpu::Device,
+        kernels: &Kernels,
+        keys: &wgpu::Buffer,
+        values: &wgpu::Buffer,
+        capacity: u64,
+        control: &wgpu::Buffer,
+    ) -> RadixSort {
+        let scratch = |label: &str| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: (4 * capacity).max(16),
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let keys_b = scratch("satgpu.radix.keys");
+        let values_b = scratch("satgpu.radix.values");
+        let hist_len = BINS * capacity.div_ceil(TILE).max(1);
+        let hist = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("satgpu.radix.hist"),
+            size: 4 * hist_len,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let hist_scan = Scan::new(device, kernels, &hist, hist_len, control, control::HIST_SCAN, "satgpu.radix.scan");
+        let stride = u64::from(device.limits().min_uniform_buffer_offset_alignment).max(16);
+        let mut shifts = vec![0u8; (stride * u64::from(PASSES)) as usize];
+        for p in 0..PASSES {
+            let at = (stride * u64::from(p)) as usize;
+            shifts[at..at + 4].copy_from_slice(&(4 * p).to_le_bytes());
+        }
+        let digit = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("satgpu.radix.shift"),
+            contents: &shifts,
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let digit_binding = || {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &digit,
+                offset: 0,
+                size: std::num::NonZeroU64::new(16),
+            })
+        };
+        let ends = [(keys, values, &keys_b, &values_b), (&keys_b, &values_b, keys, values)];
+        let hist_groups = ends.map(|(k_in, _, _, _)| {
+            kernels.radix_hist.bind(
+                device,
+                "satgpu.radix.hist",
+                &[digit_binding(), control.as_entire_binding(), k_in.as_entire_binding(), hist.as_entire_binding()],
+            )
+        });
+        let scatter_groups = ends.map(|(k_in, v_in, k_out, v_out)| {
+            kernels.radix_scatter.bind(
+                device,
+                "satgpu.radix.scatter",
+                &[
+                    digit_binding(),
+                    control.as_entire_binding(),
+                    k_in.as_entire_binding(),
+                    v_in.as_entire_binding(),
+                    hist.as_entire_binding(),
+                    k_out.as_entire_binding(),
+                    v_out.as_entire_binding(),
+                ],
+            )
+        });
+        let setup = kernels.radix_setup.bind(device, "satgpu.radix.setup", &[control.as_entire_binding()]);
+        RadixSort {
+            control: control.clone(),
+            stride,
+            hist_scan,
+            setup,
+            hist: hist_groups,
+            scatter: scatter_groups,
+            _buffers: vec![keys_b, values_b, hist, digit],
+        }
+    }
+
+    /// Records the sort into `pass`.
+    pub fn encode(&self, kernels: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+        pass.set_pipeline(&kernels.radix_setup.pipeline);
+        pass.set_bind_group(0, &self.setup, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+        let tiles_args = 4 * (control::RADIX + 4);
+        for p in 0..PASSES {
+            let parity = (p % 2) as usize;
+            let offset = [(self.stride * u64::from(p)) as u32];
+            pass.set_pipeline(&kernels.radix_hist.pipeline);
+            pass.set_bind_group(0, &self.hist[parity], &offset);
+            pass.dispatch_workgroups_indirect(&self.control, tiles_args);
+            self.hist_scan.encode(kernels, pass);
+            pass.set_pipeline(&kernels.radix_scatter.pipeline);
+            pass.set_bind_group(0, &self.scatter[parity], &offset);
+            pass.dispatch_workgroups_indirect(&self.control, tiles_args);
+        }
+    }
+}
