@@ -1,6 +1,8 @@
 // Grid control: one invocation, after the transform pass. Turns the scene bounds into the strip
 // grid of the broad phase: S horizontal strips of about the host's strip height, and the layout of
-// the 32-bit entry keys, strip index in the high bits and the quantised AABB min.x below it.
+// the 24-bit entry keys, strip index in the high bits and the quantised AABB min.x below it.
+// 24 bits sort in 6 radix passes; at most 4096 strips leaves at least 12 bits (4096 buckets
+// across the scene) for x, finer than a polygon at a million polygons.
 
 // keep in sync with GpuParams in src/gpu/layout.rs
 struct Params {
@@ -16,7 +18,8 @@ struct Params {
 
 // keep in sync with src/gpu/control.rs
 const GRID: u32 = 16u; // y0, strips per unit y, strips, key bits for x, x0, x buckets per unit x, x bits kept
-const MAX_STRIPS: f32 = 65536.0;
+const KEY_BITS: u32 = 24u;     // keep in sync with STRIP_KEY_BITS in src/gpu/world.rs
+const MAX_STRIPS: f32 = 4096.0;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> bounds: array<u32, 4>;
@@ -48,8 +51,8 @@ fn main() {
     if strips > 1u {
         strip_bits = 32u - countLeadingZeros(strips - 1u);
     }
-    let x_bits = 32u - strip_bits;
-    let kept = min(x_bits, 24u); // f32 counts exactly up to 2^24
+    let x_bits = KEY_BITS - strip_bits;
+    let kept = x_bits; // at most 24: f32 counts exactly up to 2^24
     var per_x = 0.0;
     if width > 0.0 {
         per_x = f32((1u << kept) - 1u) / width;

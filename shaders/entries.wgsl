@@ -41,11 +41,7 @@ fn key(s: u32, x: f32) -> u32 {
     let kept = control[GRID + 6u];
     let max_q = f32((1u << kept) - 1u);
     let q = u32(clamp(floor((x - bitcast<f32>(control[GRID + 4u])) * bitcast<f32>(control[GRID + 5u])), 0.0, max_q));
-    var high = 0u;
-    if x_bits < 32u {
-        high = s << x_bits;
-    }
-    return high | (q << (x_bits - kept));
+    return (s << x_bits) | (q << (x_bits - kept));
 }
 
 @compute @workgroup_size(64)

@@ -1,10 +1,11 @@
 // Radix sort, histogram: one workgroup per 1024-key tile counts the keys of each 4-bit digit
 // (at the pass's shift) and stores the counts digit-major, hist[digit * tiles + tile], so that one
 // exclusive scan over the whole array gives every (digit, tile) its first output position.
+// Each invocation counts its own 8 consecutive keys privately, then adds its counts to the tile's.
 
 // keep in sync with src/gpu/control.rs
 const RADIX: u32 = 128u;
-const ROUNDS: u32 = 8u; // TILE = WG * ROUNDS = 1024
+const CHUNK: u32 = 8u;  // keys per invocation; TILE = WG * CHUNK = 1024
 const WG: u32 = 128u;
 
 @group(0) @binding(0) var<uniform> digit: vec4<u32>; // x = shift of this pass
@@ -24,10 +25,19 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
         atomicStore(&counts[lid], 0u);
     }
     workgroupBarrier();
-    for (var r = 0u; r < ROUNDS; r++) {
-        let i = (tile * ROUNDS + r) * WG + lid;
-        if tile < tiles && i < n {
-            atomicAdd(&counts[(keys[i] >> digit.x) & 15u], 1u);
+    var own: array<u32, 16>;
+    let start = (tile * WG + lid) * CHUNK;
+    if tile < tiles {
+        for (var k = 0u; k < CHUNK; k++) {
+            if start + k < n {
+                let d = (keys[start + k] >> digit.x) & 15u;
+                own[d] += 1u;
+            }
+        }
+    }
+    for (var d = 0u; d < 16u; d++) {
+        if own[d] != 0u {
+            atomicAdd(&counts[d], own[d]);
         }
     }
     workgroupBarrier();

@@ -47,11 +47,7 @@ fn key(s: u32, x: f32) -> u32 {
     let kept = control[GRID + 6u];
     let max_q = f32((1u << kept) - 1u);
     let q = u32(clamp(floor((x - bitcast<f32>(control[GRID + 4u])) * bitcast<f32>(control[GRID + 5u])), 0.0, max_q));
-    var high = 0u;
-    if x_bits < 32u {
-        high = s << x_bits;
-    }
-    return high | (q << (x_bits - kept));
+    return (s << x_bits) | (q << (x_bits - kept));
 }
 
 @compute @workgroup_size(64)
@@ -63,11 +59,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let a = values[i];
     let box_a = aabbs[a];
-    var s = 0u;
-    let x_bits = control[GRID + 3u];
-    if x_bits < 32u {
-        s = keys[i] >> x_bits;
-    }
+    let s = keys[i] >> control[GRID + 3u];
     let end = key(s, box_a.z);
     var found = 0u;
     var out = 0u;

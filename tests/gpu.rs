@@ -382,10 +382,12 @@ fn radix_sort_kernel_matches_a_stable_cpu_sort() {
         for keys in inputs {
             // Values record the input position, so stability is checked too.
             let data: Vec<(u32, u32)> = keys.iter().enumerate().map(|(i, &k)| (k, i as u32)).collect();
-            let mut want = data.clone();
-            want.sort_by_key(|p| p.0); // stable
-            for fold in [65_535, 2] {
-                assert_eq!(gpu::testing::radix_sort(&gpu, &data, fold).unwrap(), want, "n={n} fold={fold}");
+            for (bits, fold) in [(32, 65_535), (32, 2), (24, 65_535), (8, 3)] {
+                let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
+                let mut want = data.clone();
+                want.sort_by_key(|p| p.0 & mask); // stable; bits above key_bits do not count
+                let got = gpu::testing::radix_sort(&gpu, &data, bits, fold).unwrap();
+                assert_eq!(got, want, "n={n} bits={bits} fold={fold}");
             }
         }
     }

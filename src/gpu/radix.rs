@@ -1,5 +1,5 @@
-//! Stable LSD radix sort of (u32 key, u32 value) pairs on the GPU: eight passes of 4 bits, each a
-//! per-tile histogram, one exclusive scan over all histograms, and a stable scatter. The length is
+//! Stable LSD radix sort of (u32 key, u32 value) pairs on the GPU by the low `key_bits` bits of the
+//! key: one pass per 4 bits, each a per-tile histogram, one exclusive scan over all histograms, and a stable scatter. The length is
 //! word 0 of the radix region of the control buffer when the sort runs, so it may be known only to
 //! the GPU. Stability makes the order of equal keys, and so the whole output, deterministic.
 
@@ -13,10 +13,11 @@ use crate::gpu::scan::Scan;
 const TILE: u64 = 1024;
 /// Digits per pass.
 const BINS: u64 = 16;
-/// Passes: 32 key bits, 4 per pass. Even, so the result ends in the input buffers.
-const PASSES: u32 = 8;
+/// Bits sorted per pass.
+const DIGIT_BITS: u32 = 4;
 
 pub(crate) struct RadixSort {
+    passes: u32,
     control: wgpu::Buffer,
     stride: u64,
     hist_scan: Scan,
@@ -27,16 +28,20 @@ pub(crate) struct RadixSort {
 }
 
 impl RadixSort {
-    /// A sort of the first `length <= capacity` entries of `keys` and `values`, in place (through
-    /// scratch buffers of the same size).
+    /// A sort of the first `length <= capacity` entries of `keys` and `values` by the low
+    /// `key_bits` bits of the keys (8, 16, 24 or 32: an even number of passes leaves the result in
+    /// `keys` and `values`), through scratch buffers of the same size.
     pub fn new(
         device: &wgpu::Device,
         kernels: &Kernels,
         keys: &wgpu::Buffer,
         values: &wgpu::Buffer,
         capacity: u64,
+        key_bits: u32,
         control: &wgpu::Buffer,
     ) -> RadixSort {
+        assert!(matches!(key_bits, 8 | 16 | 24 | 32), "key_bits must be 8, 16, 24 or 32");
+        let passes = key_bits / DIGIT_BITS;
         let scratch = |label: &str| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -56,10 +61,10 @@ impl RadixSort {
         });
         let hist_scan = Scan::new(device, kernels, &hist, hist_len, control, control::HIST_SCAN, "satgpu.radix.scan");
         let stride = u64::from(device.limits().min_uniform_buffer_offset_alignment).max(16);
-        let mut shifts = vec![0u8; (stride * u64::from(PASSES)) as usize];
-        for p in 0..PASSES {
+        let mut shifts = vec![0u8; (stride * u64::from(passes)) as usize];
+        for p in 0..passes {
             let at = (stride * u64::from(p)) as usize;
-            shifts[at..at + 4].copy_from_slice(&(4 * p).to_le_bytes());
+            shifts[at..at + 4].copy_from_slice(&(DIGIT_BITS * p).to_le_bytes());
         }
         let digit = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("satgpu.radix.shift"),
@@ -98,6 +103,7 @@ impl RadixSort {
         });
         let setup = kernels.radix_setup.bind(device, "satgpu.radix.setup", &[control.as_entire_binding()]);
         RadixSort {
+            passes,
             control: control.clone(),
             stride,
             hist_scan,
@@ -114,7 +120,7 @@ impl RadixSort {
         pass.set_bind_group(0, &self.setup, &[]);
         pass.dispatch_workgroups(1, 1, 1);
         let tiles_args = 4 * (control::RADIX + 4);
-        for p in 0..PASSES {
+        for p in 0..self.passes {
             let parity = (p % 2) as usize;
             let offset = [(self.stride * u64::from(p)) as u32];
             pass.set_pipeline(&kernels.radix_hist.pipeline);

@@ -56,16 +56,16 @@ pub fn exclusive_scan(gpu: &Gpu, data: &[u32], fold: u32) -> Result<(Vec<u32>, u
     Ok((words[..data.len()].to_vec(), words[data.len()]))
 }
 
-/// Stable radix sort of `(key, value)` pairs on the GPU by key, with at most `fold` workgroups per
-/// dispatch row. Equal keys keep their input order.
-pub fn radix_sort(gpu: &Gpu, pairs: &[(u32, u32)], fold: u32) -> Result<Vec<(u32, u32)>> {
+/// Stable radix sort of `(key, value)` pairs on the GPU by the low `key_bits` bits of the key (8,
+/// 16, 24 or 32), with at most `fold` workgroups per dispatch row. Equal keys keep their order.
+pub fn radix_sort(gpu: &Gpu, pairs: &[(u32, u32)], key_bits: u32, fold: u32) -> Result<Vec<(u32, u32)>> {
     let kernels = gpu.kernels()?;
     let keys: Vec<u32> = pairs.iter().map(|p| p.0).collect();
     let values: Vec<u32> = pairs.iter().map(|p| p.1).collect();
     let keys_buf = upload(gpu, "satgpu.testing.keys", bytemuck::cast_slice(&keys));
     let values_buf = upload(gpu, "satgpu.testing.values", bytemuck::cast_slice(&values));
     let control = control::buffer(gpu.device(), "satgpu.testing.control", fold);
-    let sort = RadixSort::new(gpu.device(), kernels, &keys_buf, &values_buf, pairs.len() as u64, &control);
+    let sort = RadixSort::new(gpu.device(), kernels, &keys_buf, &values_buf, pairs.len() as u64, key_bits, &control);
     gpu.queue().write_buffer(&control, 4 * control::RADIX, bytemuck::bytes_of(&(pairs.len() as u32)));
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     {

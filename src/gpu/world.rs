@@ -97,6 +97,8 @@ pub struct Frame {
 }
 
 const WG: u32 = 64;
+/// Bits of a strip entry key (control_grid.wgsl: KEY_BITS): 6 radix passes.
+const STRIP_KEY_BITS: u32 = 24;
 const STATUS_BYTES: u64 = 256 + Timestamps::BYTES;
 
 fn storage(device: &wgpu::Device, label: &str, size: u64, extra: wgpu::BufferUsages) -> wgpu::Buffer {
@@ -382,7 +384,7 @@ impl World {
             let keys = storage(device, "satgpu.entries.keys", 4 * entries, U::COPY_SRC);
             let values = storage(device, "satgpu.entries.values", 4 * entries, U::COPY_SRC);
             let entry_counts = storage(device, "satgpu.entries.counts", 4 * entries, U::empty());
-            let radix = RadixSort::new(device, kernels, &keys, &values, entries, &s.control);
+            let radix = RadixSort::new(device, kernels, &keys, &values, entries, STRIP_KEY_BITS, &s.control);
             let cand_scan = Scan::new(
                 device,
                 kernels,

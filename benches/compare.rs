@@ -1,0 +1,516 @@
+//! satgpu on the GPU against its own CPU reference and against parry2d, on the same scenes in
+//! one run.
+//!
+//! `cargo bench --bench compare` runs the full comparison (crowd, dense, mixed and clustered at
+//! 10,000 and 100,000 polygons unless `SATGPU_BENCH_N=10000,100000,1000000` and
+//! `SATGPU_BENCH_KINDS=crowd,dense` say otherwise; `SATGPU_BENCH_REPS` sets the repetitions,
+//! `SATGPU_BENCH_SEED` the scene seed), prints an aligned table and writes the same numbers to
+//! `target/bench-compare.json`. Run without `--bench` (as `cargo test --benches` and
+//! `cargo test --all-targets` do) it shrinks every kind, grid included, to 300 polygons, times
+//! nothing worth reading, and asserts that the three contenders agree: the GPU with the
+//! reference under `satgpu::validate::compare`, parry2d with the reference on every pair whose
+//! SAT separation lies outside `satgpu::validate::band`, except false positives within
+//! parry2d's own GJK tolerance, which are counted and shown instead (see
+//! [`parry_gjk_tolerance`]). In bench mode the same checks are reported but do not abort.
+//!
+//! What is timed, per contender, is what a user pays to go from polygons in host memory to the
+//! list of colliding pairs in host memory, wall clock, median of several repetitions after one
+//! warm-up (whose output is the one checked):
+//!
+//! * **gpu frame**: `World::from_polygons` (buffer creation and upload, bind groups) plus the
+//!   first `step()` (broad phase, narrow phase, compaction, readback of sorted contacts,
+//!   including any rerun when the candidate buffer has to grow). This is the one-shot cost and
+//!   the number the ratios use, because the CPU contenders also start from scratch every time.
+//!   The device and its pipelines are created once, before timing: a process pays that once.
+//! * **gpu step**: `step()` alone on an existing world, the steady-state cost per frame of a
+//!   simulation whose bodies are already on the device. Shown for context, not in the ratios.
+//! * **reference**: `satgpu::reference::detect`, single-threaded f64 sort-and-sweep plus SAT
+//!   with minimum translation vectors.
+//! * **parry2d**: everything a parry2d user needs for the same answer, single-threaded:
+//!   a `ConvexPolygon` per polygon (`from_convex_polyline_unmodified`, which neither recomputes
+//!   the hull nor drops vertices; satgpu polygons are already validated convex and
+//!   counter-clockwise), the AABBs, `Bvh::from_leaves` (binned SAH build), the BVH's
+//!   self-traversal for overlapping leaf pairs (`traverse_bvtt_single_tree`), and
+//!   `parry2d::query::intersection_test` (GJK for two polygons) on each candidate, then a sort
+//!   of the pairs so that all three produce the same sorted list. parry2d only answers yes or
+//!   no per pair, while the other two also compute a normal and a depth, so this favours
+//!   parry2d slightly.
+//!
+//! parry2d works in f32. To keep its rounding proportional to the size of a pair rather than to
+//! the distance from the origin (the same contract the GPU meets, see `satgpu::validate`),
+//! each shape is stored relative to its own first vertex and the relative pose of a pair is
+//! computed in f64 before rounding to f32. Without this, polygons tens of thousands of units
+//! from the origin would be rounded to about 1/256 of a unit and near-touching pairs would
+//! flip. The BVH's AABBs are rounded outwards to f32, so the broad phase stays conservative.
+
+use std::collections::BTreeSet;
+use std::hint::black_box;
+use std::time::Instant;
+
+use parry2d::bounding_volume::Aabb as ParryAabb;
+use parry2d::math::{Pose, Vector};
+use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
+use parry2d::query::intersection_test;
+use parry2d::shape::ConvexPolygon;
+use satgpu::gpu::{Gpu, GpuOptions, World, WorldOptions};
+use satgpu::scene::{self, SceneKind};
+use satgpu::{reference, validate, Contact, Polygon};
+
+/// Polygons per scene in test mode.
+const TEST_N: usize = 300;
+/// Default repetitions after the warm-up.
+const DEFAULT_REPS: usize = 5;
+/// Repetitions when one warm-up run already took longer than this many milliseconds.
+const SLOW_MS: f64 = 3000.0;
+const SLOW_REPS: usize = 3;
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn median(samples: &[f64]) -> f64 {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let m = s.len() / 2;
+    if s.is_empty() {
+        f64::NAN
+    } else if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) / 2.0
+    }
+}
+
+/// Runs `f` once as a warm-up and keeps its output, then `reps` more times (fewer when the
+/// warm-up was slow) and returns the median wall-clock time of those, in milliseconds. Each
+/// output is dropped after its time is taken.
+fn measure<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let t = Instant::now();
+    let out = f();
+    let reps = if ms_since(t) > SLOW_MS { reps.min(SLOW_REPS) } else { reps };
+    let samples: Vec<f64> = (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            let r = f();
+            let elapsed = ms_since(t);
+            drop(black_box(r));
+            elapsed
+        })
+        .collect();
+    (median(&samples), out)
+}
+
+/// The largest f32 not above `x`.
+fn f32_down(x: f64) -> f32 {
+    let f = x as f32;
+    if f64::from(f) > x {
+        f.next_down()
+    } else {
+        f
+    }
+}
+
+/// The smallest f32 not below `x`.
+fn f32_up(x: f64) -> f32 {
+    let f = x as f32;
+    if f64::from(f) < x {
+        f.next_up()
+    } else {
+        f
+    }
+}
+
+/// Time of each parry2d phase in one run, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+struct ParryPhases {
+    shapes_ms: f64,
+    bvh_build_ms: f64,
+    traverse_and_test_ms: f64,
+    sort_ms: f64,
+}
+
+struct ParryOut {
+    /// Colliding pairs `(a, b)` with `a < b`, sorted.
+    pairs: Vec<(u32, u32)>,
+    /// BVH leaf pairs whose AABBs overlap.
+    candidates: u64,
+    phases: ParryPhases,
+}
+
+/// All colliding pairs with parry2d: shapes, BVH over their AABBs, self-traversal, GJK.
+fn parry_detect(polygons: &[Polygon]) -> ParryOut {
+    let t = Instant::now();
+    let mut anchors = Vec::with_capacity(polygons.len());
+    let mut shapes = Vec::with_capacity(polygons.len());
+    let mut aabbs = Vec::with_capacity(polygons.len());
+    for (i, p) in polygons.iter().enumerate() {
+        let o = p.vertices()[0];
+        let (mut lo, mut hi) = (o, o);
+        let local = p
+            .vertices()
+            .iter()
+            .map(|v| {
+                lo = [lo[0].min(v[0]), lo[1].min(v[1])];
+                hi = [hi[0].max(v[0]), hi[1].max(v[1])];
+                Vector::new((v[0] - o[0]) as f32, (v[1] - o[1]) as f32)
+            })
+            .collect();
+        let shape = ConvexPolygon::from_convex_polyline_unmodified(local)
+            .unwrap_or_else(|| panic!("polygon {i} degenerates in f32"));
+        anchors.push(o);
+        shapes.push(shape);
+        aabbs.push(ParryAabb::new(
+            Vector::new(f32_down(lo[0]), f32_down(lo[1])),
+            Vector::new(f32_up(hi[0]), f32_up(hi[1])),
+        ));
+    }
+    let shapes_ms = ms_since(t);
+
+    let t = Instant::now();
+    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &aabbs);
+    let bvh_build_ms = ms_since(t);
+
+    let t = Instant::now();
+    let mut workspace = BvhWorkspace::default();
+    let mut pairs = Vec::new();
+    let mut candidates = 0u64;
+    bvh.traverse_bvtt_single_tree::<false>(&mut workspace, &mut |i, j| {
+        candidates += 1;
+        let (a, b) = (i.min(j), i.max(j));
+        let (oa, ob) = (anchors[a as usize], anchors[b as usize]);
+        let pos12 = Pose::from_translation(Vector::new((ob[0] - oa[0]) as f32, (ob[1] - oa[1]) as f32));
+        let hit = intersection_test(&Pose::IDENTITY, &shapes[a as usize], &pos12, &shapes[b as usize])
+            .expect("parry2d supports polygon-polygon intersection tests");
+        if hit.intersecting {
+            pairs.push((a, b));
+        }
+    });
+    let traverse_and_test_ms = ms_since(t);
+
+    let t = Instant::now();
+    pairs.sort_unstable();
+    let sort_ms = ms_since(t);
+
+    ParryOut { pairs, candidates, phases: ParryPhases { shapes_ms, bvh_build_ms, traverse_and_test_ms, sort_ms } }
+}
+
+/// Relative tolerance of parry2d's boolean GJK, `sqrt(10 * f32::EPSILON)` (about 1.1e-3, its
+/// `eps_rel`). `intersection_test` reports some pairs as intersecting although they are apart
+/// by far more than the satgpu band (2.9e-5 and 9.4e-5 for unit-sized polygons in the 300-polygon
+/// clustered scene), while parry2d's own `distance` measures those gaps correctly. Such false
+/// positives, if the gap is below this tolerance times the pair's size, are counted as `loose`
+/// instead of failing the check; misses and larger gaps still fail it.
+fn parry_gjk_tolerance(a: &Polygon, b: &Polygon) -> f64 {
+    (10.0 * f64::from(f32::EPSILON)).sqrt() * validate::pair_scale(a, b)
+}
+
+/// How parry2d's verdicts compare with the reference's.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+struct ParryCheck {
+    /// Pairs only one of them reports, with the reference separation inside the band: allowed.
+    in_band: usize,
+    /// Pairs only parry2d reports, apart by more than the band but by less than
+    /// [`parry_gjk_tolerance`]: a known looseness of its boolean GJK, tolerated.
+    loose: Vec<(u32, u32, f64)>,
+    /// Other pairs only one of them reports, outside the band: a disagreement.
+    out_of_band: Vec<(u32, u32, f64)>,
+    /// Reference pairs whose SAT separation is exactly zero (touching, not overlapping).
+    touching: usize,
+    /// How many of those parry2d reports as intersecting.
+    touching_parry: usize,
+    /// Whether parry2d reported some pair twice.
+    duplicates: bool,
+}
+
+fn check_parry(polygons: &[Polygon], parry: &[(u32, u32)], reference: &[Contact]) -> ParryCheck {
+    let p: BTreeSet<(u32, u32)> = parry.iter().copied().collect();
+    let r: BTreeSet<(u32, u32)> = reference.iter().map(|c| (c.a, c.b)).collect();
+    let mut check = ParryCheck { duplicates: p.len() != parry.len(), ..ParryCheck::default() };
+    for &(a, b) in p.symmetric_difference(&r) {
+        let (pa, pb) = (&polygons[a as usize], &polygons[b as usize]);
+        let separation = reference::separation(pa, pb);
+        if separation.abs() <= validate::band(pa, pb) {
+            check.in_band += 1;
+        } else if p.contains(&(a, b)) && separation <= parry_gjk_tolerance(pa, pb) {
+            check.loose.push((a, b, separation));
+        } else {
+            check.out_of_band.push((a, b, separation));
+        }
+    }
+    for c in reference.iter().filter(|c| c.depth == 0.0) {
+        if reference::separation(&polygons[c.a as usize], &polygons[c.b as usize]) == 0.0 {
+            check.touching += 1;
+            check.touching_parry += usize::from(p.contains(&(c.a, c.b)));
+        }
+    }
+    check
+}
+
+/// One scene's results.
+#[derive(Debug, Clone, serde::Serialize)]
+struct Row {
+    kind: String,
+    n: usize,
+    candidates_gpu: u64,
+    candidates_reference: usize,
+    candidates_parry: u64,
+    pairs_gpu: usize,
+    pairs_reference: usize,
+    pairs_parry: usize,
+    /// Median wall clock of `World::from_polygons` + `step()`.
+    gpu_frame_ms: f64,
+    /// Median wall clock of `step()` on an existing world.
+    gpu_step_ms: f64,
+    /// Median of the world's own `stats.frame_ms` over the step-only runs.
+    gpu_step_stats_ms: f64,
+    /// Candidate-buffer reruns in the one-shot frame.
+    gpu_reruns: u32,
+    reference_ms: f64,
+    parry_ms: f64,
+    /// Median of each parry2d phase over the timed runs.
+    parry_phases: ParryPhases,
+    parry_over_gpu_frame: f64,
+    reference_over_gpu_frame: f64,
+    /// GPU vs reference under `satgpu::validate::compare`.
+    gpu_ok: bool,
+    gpu_in_band: usize,
+    gpu_disagreements: usize,
+    parry: ParryCheck,
+}
+
+#[derive(serde::Serialize)]
+struct Report<'a> {
+    adapter: String,
+    seed: u64,
+    reps: usize,
+    rows: &'a [Row],
+}
+
+fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Row {
+    let polygons = scene::generate(kind, n, seed);
+
+    let (gpu_frame_ms, (mut world, frame)) = measure(reps, || {
+        let mut world =
+            World::from_polygons(gpu, &polygons, &WorldOptions::default()).expect("World::from_polygons failed");
+        let frame = world.step().expect("World::step failed");
+        (world, frame)
+    });
+    let mut step_stats = Vec::new();
+    let (gpu_step_ms, _) = measure(reps, || {
+        let f = world.step().expect("World::step failed");
+        step_stats.push(f.stats.frame_ms);
+        f
+    });
+    drop(world);
+
+    let (reference_ms, reference_contacts) = measure(reps, || reference::detect(&polygons));
+
+    let mut phases = Vec::new();
+    let (parry_ms, parry) = measure(reps, || {
+        let out = parry_detect(&polygons);
+        phases.push(out.phases);
+        out
+    });
+    // The warm-up's phases are not part of the median.
+    let timed = &phases[1..];
+    let phase = |f: fn(&ParryPhases) -> f64| median(&timed.iter().map(f).collect::<Vec<_>>());
+    let parry_phases = ParryPhases {
+        shapes_ms: phase(|p| p.shapes_ms),
+        bvh_build_ms: phase(|p| p.bvh_build_ms),
+        traverse_and_test_ms: phase(|p| p.traverse_and_test_ms),
+        sort_ms: phase(|p| p.sort_ms),
+    };
+
+    let gpu_report = validate::compare(&polygons, &frame.contacts, &reference_contacts);
+    let parry_check = check_parry(&polygons, &parry.pairs, &reference_contacts);
+    Row {
+        kind: kind.to_string(),
+        n,
+        candidates_gpu: frame.stats.candidates,
+        candidates_reference: reference::broad_phase(&polygons).len(),
+        candidates_parry: parry.candidates,
+        pairs_gpu: frame.contacts.len(),
+        pairs_reference: reference_contacts.len(),
+        pairs_parry: parry.pairs.len(),
+        gpu_frame_ms,
+        gpu_step_ms,
+        gpu_step_stats_ms: median(step_stats.get(1..).unwrap_or_default()),
+        gpu_reruns: frame.stats.reruns,
+        reference_ms,
+        parry_ms,
+        parry_phases,
+        parry_over_gpu_frame: parry_ms / gpu_frame_ms,
+        reference_over_gpu_frame: reference_ms / gpu_frame_ms,
+        gpu_ok: gpu_report.ok(),
+        gpu_in_band: gpu_report.in_band,
+        gpu_disagreements: gpu_report.disagreements.len(),
+        parry: parry_check,
+    }
+}
+
+const COLUMNS: usize = 15;
+
+const HEADER: [&str; COLUMNS] = [
+    "kind",
+    "n",
+    "candidates",
+    "pairs gpu",
+    "pairs ref",
+    "pairs parry",
+    "gpu frame ms",
+    "gpu step ms",
+    "ref ms",
+    "parry ms",
+    "parry/gpu",
+    "ref/gpu",
+    "agree",
+    "parry loose",
+    "touching (parry)",
+];
+
+fn cells(r: &Row) -> [String; COLUMNS] {
+    let agree = match (r.gpu_ok, r.parry.out_of_band.len()) {
+        (true, 0) => "yes".to_string(),
+        (gpu, parry) => format!("NO: gpu {}, parry {parry}", if gpu { 0 } else { r.gpu_disagreements }),
+    };
+    [
+        r.kind.clone(),
+        r.n.to_string(),
+        r.candidates_gpu.to_string(),
+        r.pairs_gpu.to_string(),
+        r.pairs_reference.to_string(),
+        r.pairs_parry.to_string(),
+        format!("{:.2}", r.gpu_frame_ms),
+        format!("{:.2}", r.gpu_step_ms),
+        format!("{:.2}", r.reference_ms),
+        format!("{:.2}", r.parry_ms),
+        format!("{:.2}x", r.parry_over_gpu_frame),
+        format!("{:.2}x", r.reference_over_gpu_frame),
+        agree,
+        r.parry.loose.len().to_string(),
+        format!("{} ({})", r.parry.touching, r.parry.touching_parry),
+    ]
+}
+
+fn print_table(rows: &[Row]) {
+    let body: Vec<[String; COLUMNS]> = rows.iter().map(cells).collect();
+    let mut width = HEADER.map(str::len);
+    for row in &body {
+        for (w, c) in width.iter_mut().zip(row) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let line = |row: &[String]| {
+        let cols: Vec<String> = row
+            .iter()
+            .zip(width)
+            .enumerate()
+            .map(|(i, (c, w))| if i == 0 { format!("{c:<w$}") } else { format!("{c:>w$}") })
+            .collect();
+        println!("{}", cols.join("  ").trim_end());
+    };
+    line(&HEADER.map(String::from));
+    for row in &body {
+        line(row);
+    }
+}
+
+fn env_list<T>(name: &str, parse: impl Fn(&str) -> Result<T, String>) -> Option<Vec<T>> {
+    let value = std::env::var(name).ok()?;
+    let list = value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| parse(s).unwrap_or_else(|e| panic!("{name}: {e}")))
+        .collect();
+    Some(list)
+}
+
+fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
+    let value = std::env::var(name).ok()?;
+    Some(value.trim().replace('_', "").parse().unwrap_or_else(|_| panic!("{name}: not a number: {value:?}")))
+}
+
+fn main() {
+    // libtest-style runners pass `--bench` only under `cargo bench`; anything else
+    // (`cargo test --benches`, `cargo test --all-targets`) is a correctness run.
+    let bench = std::env::args().skip(1).any(|a| a == "--bench");
+    let seed = env_number("SATGPU_BENCH_SEED").unwrap_or(1);
+    let (kinds, sizes, reps) = if bench {
+        let kinds = env_list("SATGPU_BENCH_KINDS", |s| s.parse::<SceneKind>())
+            .unwrap_or_else(|| vec![SceneKind::Crowd, SceneKind::Dense, SceneKind::Mixed, SceneKind::Clustered]);
+        let sizes =
+            env_list("SATGPU_BENCH_N", |s| s.replace('_', "").parse::<usize>().map_err(|e| format!("{s:?}: {e}")))
+                .unwrap_or_else(|| vec![10_000, 100_000]);
+        (kinds, sizes, env_number("SATGPU_BENCH_REPS").unwrap_or(DEFAULT_REPS).max(1))
+    } else {
+        (SceneKind::ALL.to_vec(), vec![TEST_N], 1)
+    };
+
+    let gpu = Gpu::new(&GpuOptions::default()).expect("the compare bench needs a GPU adapter");
+    println!("adapter: {}", gpu.describe());
+    println!(
+        "mode: {}, seed {seed}, median of {reps} run(s) after a warm-up; reference and parry2d single-threaded",
+        if bench { "bench" } else { "test (timings not meaningful)" }
+    );
+
+    let mut rows = Vec::new();
+    for &n in &sizes {
+        for &kind in &kinds {
+            eprintln!("running {kind} n={n} ...");
+            rows.push(run_scene(&gpu, kind, n, seed, reps));
+        }
+    }
+    println!();
+    print_table(&rows);
+    println!();
+    let list = |f: fn(&Row) -> String| rows.iter().map(f).collect::<Vec<_>>().join(", ");
+    println!(
+        "candidates: broad-phase pairs on the GPU (reference sweep: {}; parry2d BVH: {})",
+        list(|r| r.candidates_reference.to_string()),
+        list(|r| r.candidates_parry.to_string())
+    );
+    println!("gpu frame = World::from_polygons + step(); gpu step = step() on an existing world; ratios use gpu frame");
+    println!("agree: GPU passes validate::compare and parry2d matches the reference outside the band");
+    println!("parry loose: parry2d intersection_test says intersecting, the gap is above the band but below its GJK tolerance");
+    println!("touching: reference pairs at SAT separation exactly 0, and (how many of them parry2d reports)");
+
+    if bench {
+        let dir = std::env::var_os("CARGO_TARGET_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+        let path = dir.join("bench-compare.json");
+        let json = serde_json::to_string_pretty(&Report { adapter: gpu.describe(), seed, reps, rows: &rows })
+            .expect("rows serialise");
+        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, json + "\n")).unwrap_or_else(|e| {
+            panic!("cannot write {}: {e}", path.display());
+        });
+        println!("wrote {}", path.display());
+    }
+
+    let mut failures = Vec::new();
+    for r in &rows {
+        let name = format!("{} n={}", r.kind, r.n);
+        if !r.gpu_ok {
+            failures.push(format!("{name}: GPU disagrees with the reference on {} pair(s)", r.gpu_disagreements));
+        }
+        if !r.parry.out_of_band.is_empty() {
+            let first: Vec<_> = r.parry.out_of_band.iter().take(5).collect();
+            failures.push(format!(
+                "{name}: parry2d disagrees with the reference outside the band on {} pair(s), e.g. (a, b, separation) {first:?}",
+                r.parry.out_of_band.len()
+            ));
+        }
+        if r.parry.duplicates {
+            failures.push(format!("{name}: parry2d's BVH traversal reported a pair twice"));
+        }
+    }
+    if failures.is_empty() {
+        println!("all contenders agree (up to the tolerance band)");
+    } else if bench {
+        // A benchmark still reports its numbers; the disagreement is in the table and the JSON.
+        eprintln!("WARNING:\n  {}", failures.join("\n  "));
+    } else {
+        panic!("contenders disagree:\n  {}", failures.join("\n  "));
+    }
+}
