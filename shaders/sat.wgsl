@@ -34,11 +34,58 @@ struct Interval {
     hi: f32,
 }
 
-// Projection of `body`, shifted by `offset`, onto `axis`.
-fn project(body: Body, offset: vec2<f32>, axis: vec2<f32>) -> Interval {
+// Pairs of polygons with at most SMALL vertices each (all generated scenes) are copied into
+// private arrays once, so the O((n_a + n_b)^2) projection loop reads registers, not storage.
+const SMALL: u32 = 8u;
+var<private> cached: bool;
+var<private> cache_a: array<vec4<f32>, 8>;
+var<private> cache_b: array<vec4<f32>, 8>;
+
+// Vertex k of `body` (side 0 is a, side 1 is b), relative to the body's own anchor, with its
+// edge's unit normal.
+fn vertex(body: Body, side: u32, k: u32) -> vec4<f32> {
+    if cached {
+        if side == 0u {
+            return cache_a[k];
+        }
+        return cache_b[k];
+    }
+    return world[body.world_start + k];
+}
+
+// Projection of `body` onto `axis`, relative to the body's anchor. Cached polygons are padded to
+// SMALL vertices with copies of vertex 0, which leave the projection unchanged, so the loop has a
+// fixed length: lanes of a SIMD software adapter then never wait for each other.
+fn project(body: Body, side: u32, axis: vec2<f32>) -> Interval {
     var r = Interval(3.0e38, -3.0e38);
-    for (var k = 0u; k < body.count; k++) {
-        let d = dot(world[body.world_start + k].xy + offset, axis);
+    var count = body.count;
+    if cached {
+        count = SMALL;
+    }
+    for (var k = 0u; k < count; k++) {
+        let d = dot(vertex(body, side, k).xy, axis);
+        r.lo = min(r.lo, d);
+        r.hi = max(r.hi, d);
+    }
+    return r;
+}
+
+// The small path: both polygons cached and padded to SMALL vertices; straight-line loops of fixed
+// length over private arrays. Same arithmetic, in the same order, as the general path.
+fn project_cached_a(axis: vec2<f32>) -> Interval {
+    var r = Interval(3.0e38, -3.0e38);
+    for (var k = 0u; k < SMALL; k++) {
+        let d = dot(cache_a[k].xy, axis);
+        r.lo = min(r.lo, d);
+        r.hi = max(r.hi, d);
+    }
+    return r;
+}
+
+fn project_cached_b(axis: vec2<f32>) -> Interval {
+    var r = Interval(3.0e38, -3.0e38);
+    for (var k = 0u; k < SMALL; k++) {
+        let d = dot(cache_b[k].xy, axis);
         r.lo = min(r.lo, d);
         r.hi = max(r.hi, d);
     }
@@ -54,6 +101,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let pair = candidates[i];
     let ba = bodies[pair.x];
     let bb = bodies[pair.y];
+    cached = ba.count <= SMALL && bb.count <= SMALL;
+    if cached {
+        for (var k = 0u; k < SMALL; k++) {
+            cache_a[k] = world[ba.world_start + select(0u, k, k < ba.count)];
+            cache_b[k] = world[bb.world_start + select(0u, k, k < bb.count)];
+        }
+    }
     let shift = transforms[pair.y].xy - transforms[pair.x].xy; // b's anchor in a's frame
     var best = 3.0e38;
     var best_normal = vec2<f32>(0.0, 0.0);
@@ -63,29 +117,40 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if side == 1u {
             owner = bb;
         }
+        var p = vertex(owner, side, 0u);
         for (var e = 0u; e < owner.count; e++) {
-            // The edge from relative vertices: the anchor cancels, so integer edges stay exact.
-            let p = world[owner.world_start + e].xy;
-            let q = world[owner.world_start + (e + 1u) % owner.count].xy;
+            // The edge from anchor-relative vertices: the anchor cancels, so integer edges stay
+            // exact.
+            let q = vertex(owner, side, select(e + 1u, 0u, e + 1u == owner.count));
             let axis = vec2<f32>(q.y - p.y, p.x - q.x);
-            let ia = project(ba, vec2<f32>(0.0), axis);
-            let ib = project(bb, shift, axis);
+            var ia: Interval;
+            var ib: Interval;
+            if cached {
+                ia = project_cached_a(axis);
+                ib = project_cached_b(axis);
+            } else {
+                ia = project(ba, 0u, axis);
+                ib = project(bb, 1u, axis);
+            }
+            let s = dot(shift, axis);
+            ib.lo += s;
+            ib.hi += s;
             if ib.lo > ia.hi || ia.lo > ib.hi {
                 hit = false;
                 break;
             }
             let inv_len = 1.0 / length(axis);
-            let unit = world[owner.world_start + e].zw;
             let push = (ia.hi - ib.lo) * inv_len; // move b along +unit
             let pull = (ib.hi - ia.lo) * inv_len; // move b along -unit
             if push < best {
                 best = push;
-                best_normal = unit;
+                best_normal = p.zw;
             }
             if pull < best {
                 best = pull;
-                best_normal = -unit;
+                best_normal = -p.zw;
             }
+            p = q;
         }
     }
     if hit {
