@@ -1,19 +1,36 @@
-// Radix sort, histogram: one workgroup per 1024-key tile counts the keys of each 4-bit digit
-// (at the pass's shift) and stores the counts digit-major, hist[digit * tiles + tile], so that one
-// exclusive scan over the whole array gives every (digit, tile) its first output position.
-// Each invocation counts its own 8 consecutive keys privately, then adds its counts to the tile's.
+// Radix sort, histogram: one workgroup per tile of WG * CHUNK keys counts the keys of each 4-bit
+// digit (at the pass's shift) and stores the counts digit-major, hist[digit * tiles + tile], so
+// that one exclusive scan over the whole array gives every (digit, tile) its first output slot.
+// Each invocation counts its own CHUNK consecutive keys into 16-bit fields (16 digits packed in
+// two vec4<u32>), then 16 invocations sum the fields: two workgroup barriers per tile.
 
 // keep in sync with src/gpu/control.rs
 const RADIX: u32 = 128u;
-const CHUNK: u32 = 8u;  // keys per invocation; TILE = WG * CHUNK = 1024
 const WG: u32 = 128u;
+override CHUNK: u32 = 8u; // keys per invocation (src/gpu/kernels.rs picks it per adapter)
 
 @group(0) @binding(0) var<uniform> digit: vec4<u32>; // x = shift of this pass
 @group(0) @binding(1) var<storage, read> control: array<u32>;
 @group(0) @binding(2) var<storage, read> keys: array<u32>;
 @group(0) @binding(3) var<storage, read_write> hist: array<u32>;
 
-var<workgroup> counts: array<atomic<u32>, 16>;
+var<workgroup> low: array<vec4<u32>, 128>;  // digits 0..7, 16 bits each
+var<workgroup> high: array<vec4<u32>, 128>; // digits 8..15
+
+// keep in sync with radix_scatter.wgsl
+fn one_hot(d: u32) -> vec4<u32> {
+    let bit = 1u << ((d & 1u) * 16u);
+    let c = (d & 7u) >> 1u;
+    return vec4<u32>(select(0u, bit, c == 0u), select(0u, bit, c == 1u), select(0u, bit, c == 2u),
+                     select(0u, bit, c == 3u));
+}
+
+fn field(lo: vec4<u32>, hi: vec4<u32>, d: u32) -> u32 {
+    let w = select(hi, lo, d < 8u);
+    let c = (d & 7u) >> 1u;
+    let word = select(select(w.w, w.z, c == 2u), select(w.y, w.x, c == 0u), c < 2u);
+    return (word >> ((d & 1u) * 16u)) & 0xffffu;
+}
 
 @compute @workgroup_size(128)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
@@ -21,27 +38,30 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     let tile = wid.x + wid.y * nwg.x;
     let n = control[RADIX];
     let tiles = control[RADIX + 1u];
-    if lid < 16u {
-        atomicStore(&counts[lid], 0u);
-    }
-    workgroupBarrier();
-    var own: array<u32, 16>;
     let start = (tile * WG + lid) * CHUNK;
-    if tile < tiles {
-        for (var k = 0u; k < CHUNK; k++) {
-            if start + k < n {
-                let d = (keys[start + k] >> digit.x) & 15u;
-                own[d] += 1u;
-            }
+    var count = 0u;
+    if tile < tiles && start < n {
+        count = min(CHUNK, n - start);
+    }
+    var lo = vec4<u32>(0u);
+    var hi = vec4<u32>(0u);
+    for (var k = 0u; k < count; k++) {
+        let d = (keys[start + k] >> digit.x) & 15u;
+        let bit = one_hot(d);
+        if d < 8u {
+            lo += bit;
+        } else {
+            hi += bit;
         }
     }
-    for (var d = 0u; d < 16u; d++) {
-        if own[d] != 0u {
-            atomicAdd(&counts[d], own[d]);
-        }
-    }
+    low[lid] = lo;
+    high[lid] = hi;
     workgroupBarrier();
     if lid < 16u && tile < tiles {
-        hist[lid * tiles + tile] = atomicLoad(&counts[lid]);
+        var sum = 0u;
+        for (var t = 0u; t < WG; t++) {
+            sum += field(low[t], high[t], lid);
+        }
+        hist[lid * tiles + tile] = sum;
     }
 }

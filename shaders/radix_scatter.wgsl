@@ -1,15 +1,15 @@
-// Radix sort, scatter: one workgroup per 1024-key tile moves each (key, value) to its place for
-// this pass's 4-bit digit. Invocation t owns keys [8t, 8t + 8) of the tile: it counts its digits
-// privately, a workgroup prefix sum over those counts (16 digits packed 16 bits each into two
-// vec4<u32>; a tile has at most 1024 keys, so no field overflows) gives each invocation its
-// first slot per digit, and it writes its keys in order. Equal digits keep their input order:
-// the sort is stable, so the whole 8-pass sort is deterministic. One prefix sum per tile keeps
-// workgroup barriers, which software adapters pay dearly for, to 15 per tile.
+// Radix sort, scatter: one workgroup per tile of WG * CHUNK keys moves each (key, value) to its
+// place for this pass's 4-bit digit. Invocation t owns CHUNK consecutive keys of the tile: it
+// counts its digits into 16-bit fields (16 digits packed in two vec4<u32>; a tile has at most
+// 4096 keys, so no field overflows), a workgroup prefix sum over those counts gives each
+// invocation its first slot per digit, and it writes its keys in order. Equal digits keep their
+// input order: the sort is stable, so the whole multi-pass sort is deterministic. One prefix sum
+// per tile keeps workgroup barriers, which software adapters pay dearly for, to 15 per tile.
 
 // keep in sync with src/gpu/control.rs
 const RADIX: u32 = 128u;
-const CHUNK: u32 = 8u;
 const WG: u32 = 128u;
+override CHUNK: u32 = 8u; // keys per invocation (src/gpu/kernels.rs picks it per adapter)
 
 @group(0) @binding(0) var<uniform> digit: vec4<u32>; // x = shift of this pass
 @group(0) @binding(1) var<storage, read> control: array<u32>;
@@ -23,12 +23,19 @@ var<workgroup> low: array<vec4<u32>, 128>;  // digits 0..7, 16 bits each
 var<workgroup> high: array<vec4<u32>, 128>; // digits 8..15
 var<workgroup> base: array<u32, 16>;
 
+// keep in sync with radix_hist.wgsl
+fn one_hot(d: u32) -> vec4<u32> {
+    let bit = 1u << ((d & 1u) * 16u);
+    let c = (d & 7u) >> 1u;
+    return vec4<u32>(select(0u, bit, c == 0u), select(0u, bit, c == 1u), select(0u, bit, c == 2u),
+                     select(0u, bit, c == 3u));
+}
+
 fn field(lo: vec4<u32>, hi: vec4<u32>, d: u32) -> u32 {
-    var w = hi;
-    if d < 8u {
-        w = lo;
-    }
-    return (w[(d & 7u) >> 1u] >> ((d & 1u) * 16u)) & 0xffffu;
+    let w = select(hi, lo, d < 8u);
+    let c = (d & 7u) >> 1u;
+    let word = select(select(w.w, w.z, c == 2u), select(w.y, w.x, c == 0u), c < 2u);
+    return (word >> ((d & 1u) * 16u)) & 0xffffu;
 }
 
 @compute @workgroup_size(128)
@@ -49,11 +56,11 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     var own_hi = vec4<u32>(0u);
     for (var k = 0u; k < count; k++) {
         let d = (keys_in[start + k] >> digit.x) & 15u;
-        let add = 1u << ((d & 1u) * 16u);
+        let bit = one_hot(d);
         if d < 8u {
-            own_lo[d >> 1u] += add;
+            own_lo += bit;
         } else {
-            own_hi[(d - 8u) >> 1u] += add;
+            own_hi += bit;
         }
     }
     low[lid] = own_lo;
@@ -71,17 +78,20 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
         high[lid] += hi;
         workgroupBarrier();
     }
-    let before_lo = low[lid] - own_lo;
-    let before_hi = high[lid] - own_hi;
-    var next: array<u32, 16>;
-    for (var d = 0u; d < 16u; d++) {
-        next[d] = base[d] + field(before_lo, before_hi, d);
-    }
+    // Slots taken by earlier invocations, then by this invocation's earlier keys.
+    var run_lo = low[lid] - own_lo;
+    var run_hi = high[lid] - own_hi;
     for (var k = 0u; k < count; k++) {
         let key = keys_in[start + k];
         let d = (key >> digit.x) & 15u;
-        keys_out[next[d]] = key;
-        values_out[next[d]] = values_in[start + k];
-        next[d] += 1u;
+        let dst = base[d] + field(run_lo, run_hi, d);
+        keys_out[dst] = key;
+        values_out[dst] = values_in[start + k];
+        let bit = one_hot(d);
+        if d < 8u {
+            run_lo += bit;
+        } else {
+            run_hi += bit;
+        }
     }
 }

@@ -4,7 +4,7 @@
 // keep in sync with src/gpu/control.rs
 const RADIX: u32 = 128u;      // [0] length, [1] tiles, [4..7) tile dispatch, [15] fold width
 const HIST_SCAN: u32 = 192u;  // histogram scan region: [0] = length
-const TILE: u32 = 1024u;
+override TILE: u32 = 1024u; // keys per workgroup (src/gpu/kernels.rs picks it per adapter)
 const BINS: u32 = 16u;
 
 @group(0) @binding(0) var<storage, read_write> control: array<u32>;

@@ -1,9 +1,9 @@
 // Scan setup: one invocation. The element count n is in scan_info[0] (written by the host, or by an
 // earlier pass on the GPU). Computes every level's length and the indirect dispatch arguments of
-// each level (one workgroup per 512-element block, at least one so the total is always written).
+// each level (one workgroup per block, at least one so the total is always written).
 
 // keep in sync with ScanMeta in src/gpu/scan.rs
-const BLOCK: u32 = 512u;
+override BLOCK: u32 = 512u; // elements per workgroup, 256 * CHUNK of scan_blocks.wgsl
 const ARGS: u32 = 16u;      // word where level 0's (x, y, z) dispatch arguments start
 const FOLD: u32 = 15u;     // word holding the most workgroups per dimension; more fold into y
 

@@ -52,7 +52,7 @@ impl DeviceArgs {
             AdapterArg::Auto => AdapterChoice::Auto,
             AdapterArg::Software => AdapterChoice::Software,
         };
-        Gpu::new(&GpuOptions { adapter, timeout: Duration::from_secs(self.timeout) })
+        Gpu::new(&GpuOptions { adapter, timeout: Duration::from_secs(self.timeout), ..GpuOptions::default() })
     }
 }
 

@@ -110,6 +110,19 @@ fn integer_grids_agree_exactly_with_depth_zero() {
 }
 
 #[test]
+fn gpu_tuning_gives_bitwise_the_same_pairs() {
+    let cpu_tuned = common::gpu();
+    let gpu_tuned = common::gpu_tuned_for_gpus();
+    for kind in SceneKind::ALL {
+        let polygons = generate(kind, 6000, 21);
+        let (a, _) = gpu_contacts(&cpu_tuned, &polygons, &WorldOptions::default());
+        let (b, _) = gpu_contacts(&gpu_tuned, &polygons, &WorldOptions::default());
+        assert_eq!(bits(&a), bits(&b), "{kind}");
+        assert!(compare(&polygons, &b, &reference::detect(&polygons)).ok(), "{kind}");
+    }
+}
+
+#[test]
 fn textbook_squares_on_the_gpu() {
     let gpu = common::gpu();
     let square = |x: f64, y: f64| Polygon::new(vec![[x, y], [x + 1.0, y], [x + 1.0, y + 1.0], [x, y + 1.0]]).unwrap();
@@ -334,7 +347,12 @@ fn works_on_a_device_the_caller_owns() {
 
 #[test]
 fn scan_kernel_matches_a_cpu_model() {
-    let gpu = common::gpu();
+    let _lock = common::gpu();
+    scan_matches_cpu_model(&_lock);
+    scan_matches_cpu_model(&common::gpu_tuned_for_gpus());
+}
+
+fn scan_matches_cpu_model(gpu: &gpu::Gpu) {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let sizes = [0usize, 1, 2, 255, 511, 512, 513, 1024, 4097, 262_144, 262_145, 300_001];
     for &n in &sizes {
@@ -353,7 +371,7 @@ fn scan_kernel_matches_a_cpu_model() {
                 sum += x;
             }
             for fold in [65_535, 2] {
-                let (got, total) = gpu::testing::exclusive_scan(&gpu, &data, fold).unwrap();
+                let (got, total) = gpu::testing::exclusive_scan(gpu, &data, fold).unwrap();
                 assert_eq!(total, sum, "n={n} fold={fold}: total");
                 assert!(
                     got == want,
@@ -367,7 +385,12 @@ fn scan_kernel_matches_a_cpu_model() {
 
 #[test]
 fn radix_sort_kernel_matches_a_stable_cpu_sort() {
-    let gpu = common::gpu();
+    let _lock = common::gpu();
+    radix_matches_stable_sort(&_lock);
+    radix_matches_stable_sort(&common::gpu_tuned_for_gpus());
+}
+
+fn radix_matches_stable_sort(gpu: &gpu::Gpu) {
     let mut rng = ChaCha8Rng::seed_from_u64(4);
     for n in [0usize, 1, 2, 127, 128, 1000, 1023, 1024, 1025, 5000, 70_000] {
         let inputs: Vec<Vec<u32>> = vec![
@@ -386,7 +409,7 @@ fn radix_sort_kernel_matches_a_stable_cpu_sort() {
                 let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
                 let mut want = data.clone();
                 want.sort_by_key(|p| p.0 & mask); // stable; bits above key_bits do not count
-                let got = gpu::testing::radix_sort(&gpu, &data, bits, fold).unwrap();
+                let got = gpu::testing::radix_sort(gpu, &data, bits, fold).unwrap();
                 assert_eq!(got, want, "n={n} bits={bits} fold={fold}");
             }
         }

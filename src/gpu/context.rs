@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::gpu::kernels::Kernels;
+use crate::gpu::kernels::{Kernels, Tuning};
 
 /// Which adapter to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -25,11 +25,15 @@ pub struct GpuOptions {
     pub adapter: AdapterChoice,
     /// Longest time any single wait on the GPU may take before it is an [`Error::Timeout`].
     pub timeout: Duration,
+    /// Tune the kernels as for this device type instead of the adapter's own, so tests on a CPU
+    /// adapter also cover the GPU tuning. Not part of the stable API.
+    #[doc(hidden)]
+    pub tune_as: Option<wgpu::DeviceType>,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { adapter: AdapterChoice::Auto, timeout: Duration::from_secs(60) }
+        GpuOptions { adapter: AdapterChoice::Auto, timeout: Duration::from_secs(60), tune_as: None }
     }
 }
 
@@ -55,6 +59,7 @@ struct Inner {
     timestamps: bool,
     timeout: Duration,
     sink: Arc<ErrorSink>,
+    tuning: Tuning,
     kernels: OnceLock<Kernels>,
 }
 
@@ -136,10 +141,10 @@ impl Gpu {
         adapters.retain(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS));
         adapters.sort_by_key(|a| rank(&a.get_info()));
         let adapter = adapters.into_iter().next().ok_or(Error::NoAdapter { detail })?;
-        Self::open(&adapter, options.timeout)
+        Self::open(&adapter, options.timeout, options.tune_as)
     }
 
-    fn open(adapter: &wgpu::Adapter, timeout: Duration) -> Result<Gpu> {
+    fn open(adapter: &wgpu::Adapter, timeout: Duration, tune_as: Option<wgpu::DeviceType>) -> Result<Gpu> {
         let info = adapter.get_info();
         let flags = adapter.get_downlevel_capabilities().flags;
         for (flag, what) in [
@@ -168,7 +173,8 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|e| Error::Device(format!("request_device on {}: {e}", info.name)))?;
-        Ok(Self::wrap(device, queue, info, timeout))
+        let tuning = Tuning::for_device(tune_as.unwrap_or(info.device_type));
+        Self::wrap(device, queue, info, timeout, tuning)
     }
 
     /// Wraps a device the caller already owns (a simulation's renderer, say). The device needs
@@ -191,17 +197,30 @@ impl Gpu {
                     .into(),
             });
         }
-        Ok(Self::wrap(device, queue, info, timeout))
+        let tuning = Tuning::for_device(info.device_type);
+        Self::wrap(device, queue, info, timeout, tuning)
     }
 
-    fn wrap(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo, timeout: Duration) -> Gpu {
+    fn wrap(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        timeout: Duration,
+        tuning: Tuning,
+    ) -> Result<Gpu> {
         let sink = Arc::new(ErrorSink::default());
         let s = sink.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| s.push(e.to_string())));
         let s = sink.clone();
         device.set_device_lost_callback(move |reason, msg| s.push(format!("device lost ({reason:?}): {msg}")));
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        Gpu { inner: Arc::new(Inner { device, queue, info, timestamps, timeout, sink, kernels: OnceLock::new() }) }
+        let gpu = Gpu {
+            inner: Arc::new(Inner { device, queue, info, timestamps, timeout, sink, tuning, kernels: OnceLock::new() }),
+        };
+        // Compile every pipeline now, so the first frame does not pay for it and a driver that
+        // rejects a shader fails here, with the device named.
+        gpu.kernels()?;
+        Ok(gpu)
     }
 
     /// The device.
@@ -238,7 +257,7 @@ impl Gpu {
         if let Some(k) = self.inner.kernels.get() {
             return Ok(k);
         }
-        let k = Kernels::new(&self.inner.device);
+        let k = Kernels::new(&self.inner.device, self.inner.tuning);
         self.check()?;
         Ok(self.inner.kernels.get_or_init(|| k))
     }

@@ -101,8 +101,39 @@ impl Kernel {
     }
 }
 
+/// Work per invocation of the scan and radix kernels. CPU adapters (lavapipe, llvmpipe) run a
+/// workgroup on one core and pay for every workgroup barrier, so they get long serial chunks and
+/// few, large workgroups; GPUs want many workgroups, so short chunks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tuning {
+    /// Elements per invocation of scan_blocks.wgsl and scan_add.wgsl (256 invocations).
+    pub scan_chunk: u32,
+    /// Keys per invocation of radix_hist.wgsl and radix_scatter.wgsl (128 invocations).
+    pub radix_chunk: u32,
+}
+
+impl Tuning {
+    pub fn for_device(device_type: wgpu::DeviceType) -> Tuning {
+        match device_type {
+            wgpu::DeviceType::Cpu => Tuning { scan_chunk: 16, radix_chunk: 32 },
+            _ => Tuning { scan_chunk: 2, radix_chunk: 8 },
+        }
+    }
+
+    /// Elements per scan block.
+    pub fn scan_block(&self) -> u64 {
+        256 * u64::from(self.scan_chunk)
+    }
+
+    /// Keys per radix tile.
+    pub fn radix_tile(&self) -> u64 {
+        128 * u64::from(self.radix_chunk)
+    }
+}
+
 /// Every pipeline of the collision pipeline.
 pub(crate) struct Kernels {
+    pub tuning: Tuning,
     pub transform: Kernel,
     pub control_grid: Kernel,
     pub entries_count: Kernel,
@@ -143,10 +174,15 @@ pub const SHADERS: [(&str, &str); 15] = [
 ];
 
 impl Kernels {
-    pub fn new(device: &wgpu::Device) -> Kernels {
+    pub fn new(device: &wgpu::Device, tuning: Tuning) -> Kernels {
         use Slot::*;
+        let scan_chunk = [("CHUNK", f64::from(tuning.scan_chunk))];
+        let radix_chunk = [("CHUNK", f64::from(tuning.radix_chunk))];
         let src = |name: &str| SHADERS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).unwrap_or_default();
         let k = |label: &str, file: &str, slots: &[Slot]| Kernel::new(device, label, src(file), slots, &[]);
+        let tuned = |label: &str, file: &str, slots: &[Slot], constants: &[(&str, f64)]| {
+            Kernel::new(device, label, src(file), slots, constants)
+        };
         let pair = |label: &str, file: &str, slots: &[Slot]| {
             let count = Kernel::new(device, &format!("{label}.count"), src(file), slots, &[("WRITE", 0.0)]);
             let write = Kernel::sharing(device, &format!("{label}.write"), src(file), &count, &[("WRITE", 1.0)]);
@@ -158,9 +194,11 @@ impl Kernels {
             pair("satgpu.sweep", "sweep.wgsl", &[Uniform, Read, Read, Read, Read, ReadWrite, ReadWrite]);
         let (allpairs_count, allpairs_write) =
             pair("satgpu.allpairs", "allpairs.wgsl", &[Uniform, Read, ReadWrite, ReadWrite]);
-        let scan_blocks = k("satgpu.scan.blocks", "scan_blocks.wgsl", &[Uniform, Read, ReadWrite, ReadWrite]);
-        let scan_add = Kernel::sharing(device, "satgpu.scan.add", src("scan_add.wgsl"), &scan_blocks, &[]);
+        let scan_blocks =
+            tuned("satgpu.scan.blocks", "scan_blocks.wgsl", &[Uniform, Read, ReadWrite, ReadWrite], &scan_chunk);
+        let scan_add = Kernel::sharing(device, "satgpu.scan.add", src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
         Kernels {
+            tuning,
             transform: k(
                 "satgpu.transform",
                 "transform.wgsl",
@@ -170,19 +208,35 @@ impl Kernels {
             entries_count,
             entries_write,
             control_entries: k("satgpu.control.entries", "control_entries.wgsl", &[Uniform, Read, ReadWrite]),
-            radix_setup: k("satgpu.radix.setup", "radix_setup.wgsl", &[ReadWrite]),
-            radix_hist: k("satgpu.radix.hist", "radix_hist.wgsl", &[UniformDynamic, Read, Read, ReadWrite]),
-            radix_scatter: k(
+            radix_setup: tuned(
+                "satgpu.radix.setup",
+                "radix_setup.wgsl",
+                &[ReadWrite],
+                &[("TILE", tuning.radix_tile() as f64)],
+            ),
+            radix_hist: tuned(
+                "satgpu.radix.hist",
+                "radix_hist.wgsl",
+                &[UniformDynamic, Read, Read, ReadWrite],
+                &radix_chunk,
+            ),
+            radix_scatter: tuned(
                 "satgpu.radix.scatter",
                 "radix_scatter.wgsl",
                 &[UniformDynamic, Read, Read, Read, Read, ReadWrite, ReadWrite],
+                &radix_chunk,
             ),
             sweep_count,
             sweep_write,
             allpairs_count,
             allpairs_write,
             control_pairs: k("satgpu.control.pairs", "control_pairs.wgsl", &[Uniform, Read, ReadWrite]),
-            scan_setup: k("satgpu.scan.setup", "scan_setup.wgsl", &[ReadWrite]),
+            scan_setup: tuned(
+                "satgpu.scan.setup",
+                "scan_setup.wgsl",
+                &[ReadWrite],
+                &[("BLOCK", tuning.scan_block() as f64)],
+            ),
             scan_blocks,
             scan_add,
             sat: k("satgpu.sat", "sat.wgsl", &[Read, Read, Read, Read, Read, ReadWrite, ReadWrite]),

@@ -9,8 +9,6 @@ use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
 use crate::gpu::scan::Scan;
 
-/// Keys per workgroup tile (radix_hist.wgsl and radix_scatter.wgsl: WG * ROUNDS).
-const TILE: u64 = 1024;
 /// Digits per pass.
 const BINS: u64 = 16;
 /// Bits sorted per pass.
@@ -52,7 +50,7 @@ impl RadixSort {
         };
         let keys_b = scratch("satgpu.radix.keys");
         let values_b = scratch("satgpu.radix.values");
-        let hist_len = BINS * capacity.div_ceil(TILE).max(1);
+        let hist_len = BINS * capacity.div_ceil(kernels.tuning.radix_tile()).max(1);
         let hist = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("satgpu.radix.hist"),
             size: 4 * hist_len,

@@ -2,8 +2,8 @@
 //!
 //! The length is read from word 0 of the scan's region of the control buffer when the pass runs
 //! (the host writes it, or an earlier pass does). A one-invocation setup kernel derives each level's length and indirect
-//! dispatch arguments from it, so nothing is read back. Levels: level 0 scans the data in
-//! 512-element blocks and writes block totals to level 1, and so on until one block remains; its
+//! dispatch arguments from it, so nothing is read back. Levels: level 0 scans the data in blocks
+//! (256 * CHUNK elements, see `Tuning`) and writes block totals to level 1, and so on until one block remains; its
 //! total is the grand total, then the block offsets are added back down.
 
 use wgpu::util::DeviceExt;
@@ -11,8 +11,6 @@ use wgpu::util::DeviceExt;
 use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
 
-/// Elements per workgroup block (256 invocations, two elements each).
-pub(crate) const BLOCK: u64 = 512;
 /// Word of the region where level 0's dispatch arguments start (scan_setup.wgsl: ARGS).
 const ARGS_WORD: u64 = 16;
 /// Levels scan_setup.wgsl computes (its LEVELS).
@@ -49,17 +47,18 @@ impl Scan {
         let storage_align = u64::from(device.limits().min_storage_buffer_offset_alignment);
         let uniform_align = u64::from(device.limits().min_uniform_buffer_offset_alignment).max(16);
         // Lengths of level 1.. (block totals), ending with the single grand total.
+        let block = kernels.tuning.scan_block();
         let mut lens = vec![];
         let mut len = capacity.max(1);
         loop {
-            len = len.div_ceil(BLOCK);
+            len = len.div_ceil(block);
             lens.push(len);
             if len == 1 {
                 break;
             }
         }
         let levels = lens.len();
-        assert!(levels <= MAX_LEVELS, "scan capacity {capacity} exceeds 512^{MAX_LEVELS}");
+        assert!(levels <= MAX_LEVELS, "scan capacity {capacity} exceeds {block}^{MAX_LEVELS}");
         let mut offsets = vec![];
         let mut size = 0;
         for &l in &lens {

@@ -116,6 +116,80 @@ fn init(device: &wgpu::Device, label: &str, contents: &[u8], usage: wgpu::Buffer
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: &bytes, usage })
 }
 
+/// What the host uploads: shape vertices with their unit edge normals, where each body finds its
+/// shape and world vertices, and the initial transforms.
+struct Layout {
+    shape_data: Vec<[f32; 4]>,
+    bodies: Vec<GpuBody>,
+    transforms: Vec<[f32; 4]>,
+    world_len: u64,
+    height_sum: f64,
+}
+
+impl Layout {
+    /// Shared shapes, bodies at the identity transform.
+    fn from_shapes(shapes: &[Polygon], body_shapes: &[u32]) -> Result<Layout> {
+        let mut shape_start = Vec::with_capacity(shapes.len());
+        let mut shape_height = Vec::with_capacity(shapes.len());
+        let mut shape_data = vec![];
+        for shape in shapes {
+            shape_start.push(shape_data.len() as u32);
+            let b = shape.aabb();
+            shape_height.push(b.max[1] - b.min[1]);
+            push_shape(&mut shape_data, shape.vertices(), [0.0, 0.0]);
+        }
+        let mut bodies = Vec::with_capacity(body_shapes.len());
+        let mut world_len: u64 = 0;
+        let mut height_sum = 0.0;
+        for (i, &s) in body_shapes.iter().enumerate() {
+            let shape = shapes.get(s as usize).ok_or(Error::UnknownShape {
+                body: i,
+                shape: s as usize,
+                shapes: shapes.len(),
+            })?;
+            let count = shape.vertices().len() as u32;
+            bodies.push(GpuBody { shape_start: shape_start[s as usize], count, world_start: world_len as u32, pad: 0 });
+            world_len += u64::from(count);
+            height_sum += shape_height[s as usize];
+        }
+        let transforms = vec![[0.0, 0.0, 1.0, 0.0]; bodies.len()];
+        Ok(Layout { shape_data, bodies, transforms, world_len, height_sum })
+    }
+
+    /// One shape and one body per polygon; the shape is relative to the polygon's first vertex
+    /// rounded to f32, which becomes the body's translation. One pass, no allocation per polygon.
+    fn from_polygons(polygons: &[Polygon]) -> Layout {
+        let total: usize = polygons.iter().map(|p| p.vertices().len()).sum();
+        let mut shape_data = Vec::with_capacity(total);
+        let mut bodies = Vec::with_capacity(polygons.len());
+        let mut transforms = Vec::with_capacity(polygons.len());
+        let mut height_sum = 0.0;
+        for p in polygons {
+            let v = p.vertices();
+            let anchor = [f64::from(v[0][0] as f32), f64::from(v[0][1] as f32)];
+            let start = shape_data.len() as u32;
+            bodies.push(GpuBody { shape_start: start, count: v.len() as u32, world_start: start, pad: 0 });
+            transforms.push([anchor[0] as f32, anchor[1] as f32, 1.0, 0.0]);
+            let (lo, hi) =
+                v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[1]), hi.max(q[1])));
+            height_sum += hi - lo;
+            push_shape(&mut shape_data, v, anchor);
+        }
+        Layout { shape_data, bodies, transforms, world_len: total as u64, height_sum }
+    }
+}
+
+/// Appends the vertices of a counter-clockwise polygon relative to `origin`, each with the unit
+/// outward normal of the edge that starts at it, computed in f64.
+fn push_shape(out: &mut Vec<[f32; 4]>, v: &[[f64; 2]], origin: [f64; 2]) {
+    for i in 0..v.len() {
+        let (a, b) = (v[i], v[(i + 1) % v.len()]);
+        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+        let len = ex.hypot(ey);
+        out.push([(a[0] - origin[0]) as f32, (a[1] - origin[1]) as f32, (ey / len) as f32, (-ex / len) as f32]);
+    }
+}
+
 /// Buffers and bind groups that depend only on the bodies.
 struct Statics {
     params: wgpu::Buffer,
@@ -130,7 +204,7 @@ struct Statics {
     body_scan: Scan,
     transform_group: wgpu::BindGroup,
     grid_group: wgpu::BindGroup,
-    _shapes: wgpu::Buffer,
+    shapes: wgpu::Buffer,
 }
 
 /// The strip broad phase's buffers, sized by the entry capacity.
@@ -166,6 +240,8 @@ struct Sized {
 /// groups once per world (and again only when a frame outgrows them).
 pub struct World {
     gpu: Gpu,
+    options: WorldOptions,
+    bodies: Vec<GpuBody>,
     n_bodies: u32,
     fold: u32,
     strip_height: f32,
@@ -196,28 +272,40 @@ impl World {
     /// first vertex (rounded to f32), and that vertex becomes the body's translation, so the GPU
     /// holds every polygon to the precision of its own size wherever it lies.
     pub fn from_polygons(gpu: &Gpu, polygons: &[Polygon], options: &WorldOptions) -> Result<World> {
-        let anchors: Vec<Transform> = polygons
-            .iter()
-            .map(|p| {
-                let v = p.vertices()[0];
-                Transform { x: f64::from(v[0] as f32), y: f64::from(v[1] as f32), angle: 0.0 }
-            })
-            .collect();
-        let shapes: Vec<Polygon> = polygons
-            .iter()
-            .zip(&anchors)
-            .map(|(p, a)| p.transformed(&Transform { x: -a.x, y: -a.y, angle: 0.0 }))
-            .collect();
-        let bodies: Vec<u32> = (0..polygons.len() as u32).collect();
-        let mut world = World::new(gpu, &shapes, &bodies, options)?;
-        world.set_transforms(&anchors)?;
-        Ok(world)
+        World::build(gpu, Layout::from_polygons(polygons), options)
     }
 
     /// Uploads `shapes` (in local coordinates, best centred near their own origin) and creates
     /// one body per entry of `body_shapes`, which names each body's shape. Every body starts at
     /// the identity transform.
     pub fn new(gpu: &Gpu, shapes: &[Polygon], body_shapes: &[u32], options: &WorldOptions) -> Result<World> {
+        World::build(gpu, Layout::from_shapes(shapes, body_shapes)?, options)
+    }
+
+    /// Replaces every polygon of a world made by [`from_polygons`](World::from_polygons), for a
+    /// one-shot scene that changes every frame. When the number of polygons and each one's vertex
+    /// count are unchanged, only the vertex data (16 bytes per vertex and per polygon) is
+    /// uploaded into the existing buffers; otherwise the world is rebuilt, keeping its capacities.
+    pub fn set_polygons(&mut self, polygons: &[Polygon]) -> Result<()> {
+        let layout = Layout::from_polygons(polygons);
+        if layout.bodies.len() == self.bodies.len()
+            && layout.bodies.iter().zip(&self.bodies).all(|(a, b)| (a.count, a.shape_start) == (b.count, b.shape_start))
+        {
+            let queue = self.gpu.queue();
+            queue.write_buffer(&self.statics.shapes, 0, bytemuck::cast_slice(&layout.shape_data));
+            queue.write_buffer(&self.statics.transforms, 0, bytemuck::cast_slice(&layout.transforms));
+            return Ok(());
+        }
+        let options = WorldOptions {
+            candidate_capacity: Some(self.sized.candidate_capacity),
+            strip_height: None,
+            ..self.options.clone()
+        };
+        *self = World::build(&self.gpu, layout, &options)?;
+        Ok(())
+    }
+
+    fn build(gpu: &Gpu, layout: Layout, options: &WorldOptions) -> Result<World> {
         let device = gpu.device();
         let kernels = gpu.kernels()?;
         let limits = device.limits();
@@ -229,34 +317,10 @@ impl World {
                 Ok(())
             }
         };
-        let n = body_shapes.len();
+        let Layout { shape_data, bodies, transforms: initial_transforms, world_len, height_sum } = layout;
+        let n = bodies.len();
         if n >= (1 << 31) {
             return Err(Error::TooLarge { what: "bodies", needed: n as u64, limit: 1 << 31 });
-        }
-        let mut shape_start = Vec::with_capacity(shapes.len());
-        let mut shape_height = Vec::with_capacity(shapes.len());
-        let mut shape_data: Vec<[f32; 4]> = vec![];
-        for shape in shapes {
-            shape_start.push(shape_data.len() as u32);
-            let b = shape.aabb();
-            shape_height.push(b.max[1] - b.min[1]);
-            for (v, nrm) in shape.vertices().iter().zip(shape.edge_normals()) {
-                shape_data.push([v[0] as f32, v[1] as f32, nrm[0] as f32, nrm[1] as f32]);
-            }
-        }
-        let mut bodies = Vec::with_capacity(n);
-        let mut world_len: u64 = 0;
-        let mut height_sum = 0.0;
-        for (i, &s) in body_shapes.iter().enumerate() {
-            let shape = shapes.get(s as usize).ok_or(Error::UnknownShape {
-                body: i,
-                shape: s as usize,
-                shapes: shapes.len(),
-            })?;
-            let count = shape.vertices().len() as u32;
-            bodies.push(GpuBody { shape_start: shape_start[s as usize], count, world_start: world_len as u32, pad: 0 });
-            world_len += u64::from(count);
-            height_sum += shape_height[s as usize];
         }
         check("shape vertices", 16 * shape_data.len() as u64)?;
         check("world vertices", 16 * world_len)?;
@@ -293,9 +357,9 @@ impl World {
             U::UNIFORM | U::COPY_DST,
         );
         let bodies_buf = init(device, "satgpu.bodies", bytemuck::cast_slice(&bodies), U::STORAGE);
-        let identity = vec![[0.0f32, 0.0, 1.0, 0.0]; n];
-        let transforms = init(device, "satgpu.transforms", bytemuck::cast_slice(&identity), U::STORAGE | U::COPY_DST);
-        let shapes_buf = init(device, "satgpu.shapes", bytemuck::cast_slice(&shape_data), U::STORAGE);
+        let transforms =
+            init(device, "satgpu.transforms", bytemuck::cast_slice(&initial_transforms), U::STORAGE | U::COPY_DST);
+        let shapes_buf = init(device, "satgpu.shapes", bytemuck::cast_slice(&shape_data), U::STORAGE | U::COPY_DST);
         let world = storage(device, "satgpu.world", 16 * world_len, U::empty());
         let aabbs = storage(device, "satgpu.aabbs", 16 * n as u64, U::COPY_SRC);
         let bounds = storage(device, "satgpu.bounds", 16, U::COPY_DST);
@@ -333,7 +397,7 @@ impl World {
             body_scan,
             transform_group,
             grid_group,
-            _shapes: shapes_buf,
+            shapes: shapes_buf,
         };
         let sized = Self::make_sized(gpu, kernels, &statics, strips, entry_capacity, candidate_capacity);
         let totals = storage(device, "satgpu.totals", 16, U::COPY_SRC | U::COPY_DST);
@@ -346,6 +410,8 @@ impl World {
         let timestamps = gpu.has_timestamps().then(|| Timestamps::new(device, gpu.queue()));
         let world = World {
             gpu: gpu.clone(),
+            options: options.clone(),
+            bodies,
             n_bodies: n as u32,
             fold,
             strip_height,

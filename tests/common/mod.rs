@@ -20,3 +20,18 @@ pub fn gpu() -> MutexGuard<'static, Gpu> {
     .lock()
     .unwrap_or_else(|p| p.into_inner())
 }
+
+static GPU_TUNED: OnceLock<Mutex<Gpu>> = OnceLock::new();
+
+/// A second device on the same adapter whose kernels are tuned as for a discrete GPU (short
+/// chunks, many workgroups), so CI on a software adapter covers that tuning too. Lock the main
+/// device first, so GPU tests stay serial.
+pub fn gpu_tuned_for_gpus() -> MutexGuard<'static, Gpu> {
+    GPU_TUNED
+        .get_or_init(|| {
+            let options = GpuOptions { tune_as: Some(wgpu::DeviceType::DiscreteGpu), ..GpuOptions::default() };
+            Mutex::new(Gpu::new(&options).unwrap_or_else(|e| panic!("GPU tests need an adapter and never skip: {e}")))
+        })
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
