@@ -1,4 +1,5 @@
 //! satgpu (work in progress)
+pub mod bench;
 pub mod error;
 pub mod geometry;
 pub mod gpu;

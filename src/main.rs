@@ -101,6 +101,30 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Benchmarks frames on generated scenes or a scene file: per-pass GPU times, whole-frame and
+    /// simulation-frame medians, counts, and the CPU reference time on the same scene.
+    Bench {
+        /// A scene file to benchmark instead of generated scenes.
+        #[arg(long, conflicts_with_all = ["kind", "n"])]
+        scene: Option<PathBuf>,
+        /// Scene kind (crowd, dense, mixed, clustered, grid); several separated by commas.
+        #[arg(long, value_delimiter = ',', default_value = "crowd")]
+        kind: Vec<SceneKind>,
+        /// Number of polygons; several separated by commas.
+        #[arg(long, value_delimiter = ',', default_value = "100000")]
+        n: Vec<usize>,
+        /// Timed frames per scene (after 2 warm-up frames).
+        #[arg(long, default_value_t = 10)]
+        frames: usize,
+        /// Random seed of generated scenes.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also write the figures as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
     /// Lists the adapters wgpu sees, best first.
     Adapters,
 }
@@ -131,6 +155,9 @@ fn main() -> ExitCode {
         Command::Gen { kind, n, seed, out } => {
             let polygons = scene::generate(kind, n, seed);
             scene::write_scene(&out, &scene::Scene { polygons }).map_err(Failure::from)
+        }
+        Command::Bench { scene, kind, n, frames, seed, json, device } => {
+            bench(scene.as_deref(), &kind, &n, frames, seed, json.as_deref(), &device)
         }
         Command::Adapters => adapters(),
     };
@@ -230,6 +257,83 @@ fn detect(path: &Path, backend: Backend, out: Option<&Path>, device: &DeviceArgs
         }
     }
     Ok(())
+}
+
+fn bench(
+    scene_file: Option<&Path>,
+    kinds: &[SceneKind],
+    sizes: &[usize],
+    frames: usize,
+    seed: u64,
+    json: Option<&Path>,
+    device: &DeviceArgs,
+) -> Result<(), Failure> {
+    if frames == 0 {
+        return Err(Failure(2, "--frames must be at least 1".into()));
+    }
+    let gpu = device.open()?;
+    println!("adapter {}", gpu.describe());
+    let scenes: Vec<(String, Option<(SceneKind, usize)>)> = match scene_file {
+        Some(path) => vec![(path.display().to_string(), None)],
+        None => kinds.iter().flat_map(|&k| sizes.iter().map(move |&n| (format!("{k}"), Some((k, n))))).collect(),
+    };
+    let bar = indicatif::ProgressBar::new((scenes.len() * 2 * (frames + 2)) as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut results = vec![];
+    for (name, generated) in scenes {
+        let polygons = match generated {
+            Some((kind, n)) => scene::generate(kind, n, seed),
+            None => scene::read_scene(Path::new(&name))?.polygons,
+        };
+        bar.set_message(format!("{name} n={}", polygons.len()));
+        let base = bar.position();
+        let result = satgpu::bench::run(&gpu, &name, &polygons, 2, frames, |done, _| bar.set_position(base + done as u64))?;
+        results.push(result);
+    }
+    bar.finish_and_clear();
+    let clock = results.first().map(|r| r.pass_clock.clone()).unwrap_or_default();
+    println!("per-pass medians in ms ({clock} clock for GPU passes; upload and readback: wall clock)");
+    let mut names: Vec<String> = vec![];
+    for r in &results {
+        for k in r.passes.keys() {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    let order = ["upload", "transform", "entries", "sort", "sweep_count", "scan_candidates", "sweep_write", "sat", "compact", "gpu_total", "readback"];
+    names.sort_by_key(|n| order.iter().position(|o| o == n).unwrap_or(order.len()));
+    print!("{:<10} {:>9} {:>10} {:>10}", "scene", "n", "candidates", "colliding");
+    for n in &names {
+        print!(" {:>9}", truncate(n, 9));
+    }
+    println!(" {:>9} {:>9} {:>9} {:>6}", "frame", "sim", "cpu ref", "agree");
+    for r in &results {
+        print!("{:<10} {:>9} {:>10} {:>10}", truncate(&r.scene, 10), r.n, r.candidates, r.colliding);
+        for n in &names {
+            match r.passes.get(n) {
+                Some(ms) => print!(" {ms:>9.2}"),
+                None => print!(" {:>9}", "-"),
+            }
+        }
+        println!(" {:>9.2} {:>9.2} {:>9.1} {:>6}", r.frame_ms_median, r.sim_frame_ms_median, r.reference_ms, r.agrees);
+    }
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&results).map_err(|e| Failure(2, e.to_string()))?;
+        std::fs::write(path, text).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    }
+    if results.iter().all(|r| r.agrees) {
+        Ok(())
+    } else {
+        Err(Failure(1, "the GPU disagreed with the CPU reference on a benchmarked scene".into()))
+    }
+}
+
+fn truncate(s: &str, n: usize) -> &str {
+    &s[..s.len().min(n)]
 }
 
 fn adapters() -> Result<(), Failure> {

@@ -16,6 +16,17 @@ pub(crate) fn read(
     submission: wgpu::SubmissionIndex,
     what: &'static str,
 ) -> Result<Vec<u8>> {
+    read_as(gpu, buffer, size, submission, what)
+}
+
+/// As [`read`], decoded as `T` records straight from the mapped range (one copy).
+pub(crate) fn read_as<T: bytemuck::Pod>(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    size: u64,
+    submission: wgpu::SubmissionIndex,
+    what: &'static str,
+) -> Result<Vec<T>> {
     if size == 0 {
         return Ok(vec![]);
     }
@@ -39,13 +50,13 @@ pub(crate) fn read(
         _ => return Err(Error::Device(format!("mapping the {what} readback never completed"))),
     };
     mapped.map_err(|e| Error::Device(format!("mapping the {what} readback failed: {e}")))?;
-    let bytes = {
+    let records = {
         let view = buffer
             .slice(..size)
             .get_mapped_range()
             .map_err(|e| Error::Device(format!("reading the {what} readback: {e}")))?;
-        view.to_vec()
+        bytemuck::pod_collect_to_vec(&view)
     };
     buffer.unmap();
-    Ok(bytes)
+    Ok(records)
 }

@@ -54,7 +54,8 @@ pub const ALL_PAIRS_MAX: usize = 256;
 /// Options for a [`World`].
 #[derive(Debug, Clone, Default)]
 pub struct WorldOptions {
-    /// Candidate pairs to make room for up front (default: 4 per body, at least 1024). The
+    /// Candidate pairs to make room for up front (default: 6 per body, at least 1024, at most what
+    /// one buffer binding holds). The
     /// buffers grow by themselves when a frame needs more; reserving avoids that frame's rerun.
     pub candidate_capacity: Option<u32>,
     /// Most workgroups per dispatch dimension (default: the device limit). Larger dispatches
@@ -338,7 +339,7 @@ impl World {
         let max_candidates = (binding_limit / std::mem::size_of::<GpuContact>() as u64).min(u64::from(u32::MAX / 2));
         let max_entries = (binding_limit / 4).min(u64::from(u32::MAX / 2));
         let candidate_capacity =
-            u64::from(options.candidate_capacity.unwrap_or((4 * n as u32).max(1024))).clamp(1, max_candidates) as u32;
+            u64::from(options.candidate_capacity.unwrap_or((6 * n as u32).max(1024))).clamp(1, max_candidates) as u32;
         let entry_capacity = if strips { (3 * n as u64 + 1024).min(max_entries) as u32 } else { 1 };
 
         use wgpu::BufferUsages as U;
@@ -848,20 +849,8 @@ impl World {
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(&self.sized.contacts, 0, read_buf, 0, bytes);
         let submission = self.gpu.queue().submit([encoder.finish()]);
-        let raw = readback::read(&self.gpu, read_buf, bytes, submission, "contacts")?;
-        let gpu: Vec<GpuContact> = bytemuck::pod_collect_to_vec(&raw);
-        let mut contacts: Vec<Contact> = gpu
-            .iter()
-            .map(|c| Contact {
-                a: c.a,
-                b: c.b,
-                // `+ 0.0` turns -0.0 into 0.0, as the reference does.
-                normal: [f64::from(c.normal_x) + 0.0, f64::from(c.normal_y) + 0.0],
-                depth: f64::from(c.depth),
-            })
-            .collect();
-        contacts.sort_unstable_by_key(|c| (c.a, c.b));
-        Ok(contacts)
+        let gpu: Vec<GpuContact> = readback::read_as(&self.gpu, read_buf, bytes, submission, "contacts")?;
+        Ok(sorted_contacts(&gpu, self.n_bodies as usize))
     }
 
     /// `[entries, candidates, colliding]` as three u32 after a frame (STORAGE | COPY_SRC).
@@ -904,6 +893,43 @@ impl World {
     pub fn aabbs_buffer(&self) -> &wgpu::Buffer {
         &self.statics.aabbs
     }
+}
+
+/// Converts GPU contacts (in sweep order) to [`Contact`]s sorted by (a, b): a counting sort by
+/// `a`, then each body's few pairs by `b`. Pairs are unique, so the order is fully determined.
+fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Vec<Contact> {
+    let mut start = vec![0u32; bodies + 1];
+    for c in gpu {
+        start[c.a as usize + 1] += 1;
+    }
+    for i in 0..bodies {
+        start[i + 1] += start[i];
+    }
+    let mut order = vec![0u32; gpu.len()];
+    let mut next = start.clone();
+    for (i, c) in gpu.iter().enumerate() {
+        order[next[c.a as usize] as usize] = i as u32;
+        next[c.a as usize] += 1;
+    }
+    for a in 0..bodies {
+        let range = start[a] as usize..start[a + 1] as usize;
+        if range.len() > 1 {
+            order[range].sort_unstable_by_key(|&i| gpu[i as usize].b);
+        }
+    }
+    order
+        .iter()
+        .map(|&i| {
+            let c = &gpu[i as usize];
+            // `+ 0.0` turns -0.0 into 0.0, as the reference does.
+            Contact {
+                a: c.a,
+                b: c.b,
+                normal: [f64::from(c.normal_x) + 0.0, f64::from(c.normal_y) + 0.0],
+                depth: f64::from(c.depth),
+            }
+        })
+        .collect()
 }
 
 /// Detects every colliding pair among `polygons` on the GPU: the one-shot call.
