@@ -102,10 +102,17 @@ pub fn run(
     // The simulation case: each polygon is a shape uploaded once; its anchor moves per frame.
     let anchors: Vec<Transform> = polygons
         .iter()
-        .map(|p| Transform { x: f64::from(p.vertices()[0][0] as f32), y: f64::from(p.vertices()[0][1] as f32), angle: 0.0 })
+        .map(|p| Transform {
+            x: f64::from(p.vertices()[0][0] as f32),
+            y: f64::from(p.vertices()[0][1] as f32),
+            angle: 0.0,
+        })
         .collect();
-    let shapes: Vec<Polygon> =
-        polygons.iter().zip(&anchors).map(|(p, a)| p.transformed(&Transform { x: -a.x, y: -a.y, angle: 0.0 })).collect();
+    let shapes: Vec<Polygon> = polygons
+        .iter()
+        .zip(&anchors)
+        .map(|(p, a)| p.transformed(&Transform { x: -a.x, y: -a.y, angle: 0.0 }))
+        .collect();
     let bodies: Vec<u32> = (0..polygons.len() as u32).collect();
     let mut sim = World::new(gpu, &shapes, &bodies, &WorldOptions::default())?;
     let mut sim_ms = vec![];

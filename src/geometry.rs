@@ -106,10 +106,24 @@ impl Transform {
     }
 }
 
-/// A validated convex polygon, vertices stored counter-clockwise.
+/// A validated convex polygon, vertices stored counter-clockwise, each with the unit outward
+/// normal of the edge that starts at it (computed once here, as Box2D does, so every consumer
+/// downstream reads them instead of recomputing).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Polygon {
     vertices: Vec<[f64; 2]>,
+    normals: Vec<[f64; 2]>,
+}
+
+fn unit_normals(v: &[[f64; 2]]) -> Vec<[f64; 2]> {
+    (0..v.len())
+        .map(|i| {
+            let (a, b) = (v[i], v[(i + 1) % v.len()]);
+            let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+            let len = ex.hypot(ey);
+            [ey / len, -ex / len]
+        })
+        .collect()
 }
 
 fn cross(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
@@ -179,7 +193,8 @@ impl Polygon {
         if sign < 0.0 {
             vertices.reverse();
         }
-        Ok(Polygon { vertices })
+        let normals = unit_normals(&vertices);
+        Ok(Polygon { vertices, normals })
     }
 
     /// The vertices, counter-clockwise.
@@ -189,17 +204,8 @@ impl Polygon {
 
     /// Unit outward normal of each edge; normal `i` belongs to the edge from vertex `i` to
     /// vertex `i + 1` (wrapping).
-    pub fn edge_normals(&self) -> Vec<[f64; 2]> {
-        let n = self.vertices.len();
-        (0..n)
-            .map(|i| {
-                let a = self.vertices[i];
-                let b = self.vertices[(i + 1) % n];
-                let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
-                let len = ex.hypot(ey);
-                [ey / len, -ex / len]
-            })
-            .collect()
+    pub fn edge_normals(&self) -> &[[f64; 2]] {
+        &self.normals
     }
 
     /// The tight bounding box.
@@ -217,7 +223,9 @@ impl Polygon {
 
     /// The polygon moved by `t` (a rigid motion keeps it valid and counter-clockwise).
     pub fn transformed(&self, t: &Transform) -> Polygon {
-        Polygon { vertices: self.vertices.iter().map(|&v| t.apply(v)).collect() }
+        let vertices: Vec<[f64; 2]> = self.vertices.iter().map(|&v| t.apply(v)).collect();
+        let normals = if t.angle == 0.0 { self.normals.clone() } else { unit_normals(&vertices) };
+        Polygon { vertices, normals }
     }
 }
 

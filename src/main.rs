@@ -290,7 +290,8 @@ fn bench(
         };
         bar.set_message(format!("{name} n={}", polygons.len()));
         let base = bar.position();
-        let result = satgpu::bench::run(&gpu, &name, &polygons, 2, frames, |done, _| bar.set_position(base + done as u64))?;
+        let result =
+            satgpu::bench::run(&gpu, &name, &polygons, 2, frames, |done, _| bar.set_position(base + done as u64))?;
         results.push(result);
     }
     bar.finish_and_clear();
@@ -304,7 +305,19 @@ fn bench(
             }
         }
     }
-    let order = ["upload", "transform", "entries", "sort", "sweep_count", "scan_candidates", "sweep_write", "sat", "compact", "gpu_total", "readback"];
+    let order = [
+        "upload",
+        "transform",
+        "entries",
+        "sort",
+        "sweep_count",
+        "scan_candidates",
+        "sweep_write",
+        "sat",
+        "compact",
+        "gpu_total",
+        "readback",
+    ];
     names.sort_by_key(|n| order.iter().position(|o| o == n).unwrap_or(order.len()));
     print!("{:<10} {:>9} {:>10} {:>10}", "scene", "n", "candidates", "colliding");
     for n in &names {

@@ -15,7 +15,7 @@ mod world;
 pub use context::{describe_adapter, list_adapters, AdapterChoice, Gpu, GpuOptions};
 pub use kernels::SHADERS;
 pub use timing::PassTime;
-pub use world::{detect, BroadPhase, Frame, FrameStats, World, WorldOptions, ALL_PAIRS_MAX};
+pub use world::{detect, BroadPhase, Frame, FrameStats, World, WorldOptions, ALL_PAIRS_MAX, STRIP_HEIGHT_FACTOR};
 
 /// Dispatches `threads` invocations in workgroups of `wg`, folding into a 2D grid of at most
 /// `fold` workgroups per row; shaders recover the linear index as `gid.x + gid.y * nwg.x * wg`.
