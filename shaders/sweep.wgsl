@@ -30,7 +30,7 @@ const ENTRIES: u32 = 36u;
 @group(0) @binding(1) var<storage, read> control: array<u32>;
 @group(0) @binding(2) var<storage, read> keys: array<u32>;   // sorted
 @group(0) @binding(3) var<storage, read> values: array<u32>; // body of each entry
-@group(0) @binding(4) var<storage, read> aabbs: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> boxes: array<vec4<f32>>; // AABB of each sorted entry
 @group(0) @binding(5) var<storage, read_write> counts: array<u32>; // per entry: count, then offset
 @group(0) @binding(6) var<storage, read_write> candidates: array<vec2<u32>>; // (a, b), a < b
 
@@ -58,7 +58,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let a = values[i];
-    let box_a = aabbs[a];
+    let box_a = boxes[i];
     let s = keys[i] >> control[GRID + 3u];
     let end = key(s, box_a.z);
     var found = 0u;
@@ -70,11 +70,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if keys[j] > end {
             break;
         }
-        let b = values[j];
-        let box_b = aabbs[b];
+        let box_b = boxes[j];
         let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
         if overlap && strip(max(box_a.y, box_b.y)) == s {
             if WRITE {
+                let b = values[j];
                 let slot = out + found;
                 if slot < params.candidate_capacity {
                     candidates[slot] = vec2<u32>(min(a, b), max(a, b));

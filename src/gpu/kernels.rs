@@ -142,6 +142,7 @@ pub(crate) struct Kernels {
     pub radix_setup: Kernel,
     pub radix_hist: Kernel,
     pub radix_scatter: Kernel,
+    pub gather: Kernel,
     pub sweep_count: Kernel,
     pub sweep_write: Kernel,
     pub allpairs_count: Kernel,
@@ -155,7 +156,7 @@ pub(crate) struct Kernels {
 }
 
 /// The WGSL sources, one file per pass, by file name (used by the naga validation test too).
-pub const SHADERS: [(&str, &str); 15] = [
+pub const SHADERS: [(&str, &str); 16] = [
     ("transform.wgsl", include_str!("../../shaders/transform.wgsl")),
     ("control_grid.wgsl", include_str!("../../shaders/control_grid.wgsl")),
     ("entries.wgsl", include_str!("../../shaders/entries.wgsl")),
@@ -163,6 +164,7 @@ pub const SHADERS: [(&str, &str); 15] = [
     ("radix_setup.wgsl", include_str!("../../shaders/radix_setup.wgsl")),
     ("radix_hist.wgsl", include_str!("../../shaders/radix_hist.wgsl")),
     ("radix_scatter.wgsl", include_str!("../../shaders/radix_scatter.wgsl")),
+    ("gather.wgsl", include_str!("../../shaders/gather.wgsl")),
     ("sweep.wgsl", include_str!("../../shaders/sweep.wgsl")),
     ("allpairs.wgsl", include_str!("../../shaders/allpairs.wgsl")),
     ("control_pairs.wgsl", include_str!("../../shaders/control_pairs.wgsl")),
@@ -226,6 +228,7 @@ impl Kernels {
                 &[UniformDynamic, Read, Read, Read, Read, ReadWrite, ReadWrite],
                 &radix_chunk,
             ),
+            gather: k("satgpu.gather", "gather.wgsl", &[Read, Read, Read, ReadWrite]),
             sweep_count,
             sweep_write,
             allpairs_count,

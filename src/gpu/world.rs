@@ -223,6 +223,7 @@ struct Strips {
     cand_scan: Scan,
     entries_group: wgpu::BindGroup,
     control_entries_group: wgpu::BindGroup,
+    gather_group: wgpu::BindGroup,
     sweep_group: wgpu::BindGroup,
 }
 
@@ -457,6 +458,17 @@ impl World {
             let keys = storage(device, "satgpu.entries.keys", 4 * entries, U::COPY_SRC);
             let values = storage(device, "satgpu.entries.values", 4 * entries, U::COPY_SRC);
             let entry_counts = storage(device, "satgpu.entries.counts", 4 * entries, U::empty());
+            let boxes = storage(device, "satgpu.entries.boxes", 16 * entries, U::empty());
+            let gather_group = kernels.gather.bind(
+                device,
+                "satgpu.gather",
+                &[
+                    s.control.as_entire_binding(),
+                    values.as_entire_binding(),
+                    s.aabbs.as_entire_binding(),
+                    boxes.as_entire_binding(),
+                ],
+            );
             let radix = RadixSort::new(device, kernels, &keys, &values, entries, STRIP_KEY_BITS, &s.control);
             let cand_scan = Scan::new(
                 device,
@@ -492,7 +504,7 @@ impl World {
                     s.control.as_entire_binding(),
                     keys.as_entire_binding(),
                     values.as_entire_binding(),
-                    s.aabbs.as_entire_binding(),
+                    boxes.as_entire_binding(),
                     entry_counts.as_entire_binding(),
                     candidates.as_entire_binding(),
                 ],
@@ -505,6 +517,7 @@ impl World {
                 cand_scan,
                 entries_group,
                 control_entries_group,
+                gather_group,
                 sweep_group,
             };
             (Some(strips), None, total)
@@ -710,6 +723,9 @@ impl World {
             {
                 let mut pass = begin(encoder, ts, 2);
                 st.radix.encode(k, &mut pass);
+                pass.set_pipeline(&k.gather.pipeline);
+                pass.set_bind_group(0, &st.gather_group, &[]);
+                pass.dispatch_workgroups_indirect(&s.control, entry_args);
             }
             {
                 let mut pass = begin(encoder, ts, 3);
