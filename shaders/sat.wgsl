@@ -1,6 +1,6 @@
 // Narrow phase: one invocation per candidate pair (a, b). Separating axis test over the edge
-// normals of both polygons, in a frame centred on a's anchor: a's vertices are stored relative to
-// it already, b's are its own relative vertices plus the difference of the two anchors. Precision
+// normals of both polygons, in a frame centred on a's anchor: each shape is rotated here, relative
+// to its own anchor, and b's vertices are shifted by the difference of the two anchors. Precision
 // is therefore set by the size of the pair, not by its distance from the origin.
 //
 // The verdict uses unnormalised edge normals computed from the vertices: with small integer
@@ -13,14 +13,14 @@
 struct Body {
     shape_start: u32,
     count: u32,
-    world_start: u32,
-    pad: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;         // [PAIRS] = candidates to test
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
-@group(0) @binding(3) var<storage, read> world: array<vec4<f32>>;     // (vertex - anchor, unit normal)
+@group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;    // (vertex.xy, unit normal.xy), local
 @group(0) @binding(4) var<storage, read> transforms: array<vec4<f32>>; // anchor = (x, y), cos, sin
 @group(0) @binding(5) var<storage, read_write> results: array<vec4<f32>>; // (normal.xy, depth, hit)
 @group(0) @binding(6) var<storage, read_write> flags: array<u32>;     // 1 if the pair collides
@@ -38,11 +38,18 @@ struct Interval {
 // private arrays once, so the O((n_a + n_b)^2) projection loop reads registers, not storage.
 const SMALL: u32 = 8u;
 var<private> cached: bool;
+var<private> rotation_a: vec2<f32>; // (cos, sin)
+var<private> rotation_b: vec2<f32>;
+
+// Shape vertex and normal rotated by (cos, sin); the same arithmetic as transform.wgsl.
+fn rotate(v: vec4<f32>, r: vec2<f32>) -> vec4<f32> {
+    return vec4<f32>(r.x * v.x - r.y * v.y, r.y * v.x + r.x * v.y, r.x * v.z - r.y * v.w, r.y * v.z + r.x * v.w);
+}
 var<private> cache_a: array<vec4<f32>, 8>;
 var<private> cache_b: array<vec4<f32>, 8>;
 
-// Vertex k of `body` (side 0 is a, side 1 is b), relative to the body's own anchor, with its
-// edge's unit normal.
+// Vertex k of `body` (side 0 is a, side 1 is b), rotated, relative to the body's own anchor,
+// with its edge's unit normal.
 fn vertex(body: Body, side: u32, k: u32) -> vec4<f32> {
     if cached {
         if side == 0u {
@@ -50,7 +57,7 @@ fn vertex(body: Body, side: u32, k: u32) -> vec4<f32> {
         }
         return cache_b[k];
     }
-    return world[body.world_start + k];
+    return rotate(shapes[body.shape_start + k], select(rotation_b, rotation_a, side == 0u));
 }
 
 // Projection of `body` onto `axis`, relative to the body's anchor. Cached polygons are padded to
@@ -101,14 +108,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let pair = candidates[i];
     let ba = bodies[pair.x];
     let bb = bodies[pair.y];
+    let ta = transforms[pair.x];
+    let tb = transforms[pair.y];
+    rotation_a = ta.zw;
+    rotation_b = tb.zw;
     cached = ba.count <= SMALL && bb.count <= SMALL;
     if cached {
         for (var k = 0u; k < SMALL; k++) {
-            cache_a[k] = world[ba.world_start + select(0u, k, k < ba.count)];
-            cache_b[k] = world[bb.world_start + select(0u, k, k < bb.count)];
+            cache_a[k] = rotate(shapes[ba.shape_start + select(0u, k, k < ba.count)], rotation_a);
+            cache_b[k] = rotate(shapes[bb.shape_start + select(0u, k, k < bb.count)], rotation_b);
         }
     }
-    let shift = transforms[pair.y].xy - transforms[pair.x].xy; // b's anchor in a's frame
+    let shift = tb.xy - ta.xy; // b's anchor in a's frame
     var best = 3.0e38;
     var best_normal = vec2<f32>(0.0, 0.0);
     var hit = true;

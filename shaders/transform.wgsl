@@ -1,15 +1,15 @@
-// Transform pass: one invocation per body. Rotates the body's shape, writes its vertices relative
-// to the body's anchor (its translation) with its unit normals, and its world AABB rounded outward;
-// folds the AABB into the scene bounds. Keeping vertices relative to the anchor keeps their
-// precision at the scale of the body, wherever it is; the narrow phase subtracts anchors, not
-// world coordinates. In one-shot mode the anchor is the polygon's first vertex.
+// Transform pass: one invocation per body. Rotates the body's shape and writes its world AABB,
+// rounded outward, then folds the AABB into the scene bounds. No world-space vertices are stored:
+// the narrow phase rotates the few vertices of each pair itself, relative to the bodies' anchors
+// (their translations), which keeps precision at the scale of the pair wherever it is. In one-shot
+// mode the anchor is the polygon's first vertex and the rotation is the identity.
 
 // keep in sync with GpuBody in src/gpu/layout.rs
 struct Body {
     shape_start: u32, // first vertex of the shape in `shapes`
     count: u32,       // vertices in the shape
-    world_start: u32, // first vertex of the body in `world`
-    pad: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // keep in sync with GpuParams in src/gpu/layout.rs
@@ -28,9 +28,8 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bodies: array<Body>;
 @group(0) @binding(2) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
 @group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;     // (vertex.xy, unit normal.xy), local
-@group(0) @binding(4) var<storage, read_write> world: array<vec4<f32>>; // (vertex - anchor, unit normal), rotated
-@group(0) @binding(5) var<storage, read_write> aabbs: array<vec4<f32>>; // (min.xy, max.xy)
-@group(0) @binding(6) var<storage, read_write> bounds: array<atomic<u32>, 4>; // ~min.x, ~min.y, max.x, max.y (sortable)
+@group(0) @binding(4) var<storage, read_write> aabbs: array<vec4<f32>>; // (min.xy, max.xy)
+@group(0) @binding(5) var<storage, read_write> bounds: array<atomic<u32>, 4>; // ~min.x, ~min.y, max.x, max.y (sortable)
 
 const WG: u32 = 64u;
 var<workgroup> wg_bounds: array<atomic<u32>, 4>;
@@ -57,9 +56,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         var radius = 0.0;
         for (var k = 0u; k < body.count; k++) {
             let s = shapes[body.shape_start + k];
-            let p = vec2<f32>(t.z * s.x - t.w * s.y, t.w * s.x + t.z * s.y);
-            let n = vec2<f32>(t.z * s.z - t.w * s.w, t.w * s.z + t.z * s.w);
-            world[body.world_start + k] = vec4<f32>(p, n);
+            let p = vec2<f32>(t.z * s.x - t.w * s.y, t.w * s.x + t.z * s.y); // keep in sync with sat.wgsl
             lo = min(lo, p);
             hi = max(hi, p);
             radius = max(radius, max(abs(s.x), abs(s.y)));

@@ -201,11 +201,7 @@ impl Kernels {
         let scan_add = Kernel::sharing(device, "satgpu.scan.add", src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
         Kernels {
             tuning,
-            transform: k(
-                "satgpu.transform",
-                "transform.wgsl",
-                &[Uniform, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite],
-            ),
+            transform: k("satgpu.transform", "transform.wgsl", &[Uniform, Read, Read, Read, ReadWrite, ReadWrite]),
             control_grid: k("satgpu.control.grid", "control_grid.wgsl", &[Uniform, Read, ReadWrite]),
             entries_count,
             entries_write,

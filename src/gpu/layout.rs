@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-/// Where a body's shape and world-space vertices live (shaders: `Body`).
+/// Where a body's shape lives (shaders: `Body`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 pub struct GpuBody {
@@ -11,10 +11,8 @@ pub struct GpuBody {
     pub shape_start: u32,
     /// Number of vertices.
     pub count: u32,
-    /// First vertex of the body in the world buffer.
-    pub world_start: u32,
     /// Padding to 16 bytes.
-    pub pad: u32,
+    pub pad: [u32; 2],
 }
 
 /// Per-world constants (shaders: `Params`).

@@ -128,7 +128,6 @@ struct Layout {
     shape_data: Vec<[f32; 4]>,
     bodies: Vec<GpuBody>,
     transforms: Vec<[f32; 4]>,
-    world_len: u64,
     height_sum: f64,
 }
 
@@ -145,7 +144,6 @@ impl Layout {
             push_shape(&mut shape_data, shape, [0.0, 0.0]);
         }
         let mut bodies = Vec::with_capacity(body_shapes.len());
-        let mut world_len: u64 = 0;
         let mut height_sum = 0.0;
         for (i, &s) in body_shapes.iter().enumerate() {
             let shape = shapes.get(s as usize).ok_or(Error::UnknownShape {
@@ -154,12 +152,11 @@ impl Layout {
                 shapes: shapes.len(),
             })?;
             let count = shape.vertices().len() as u32;
-            bodies.push(GpuBody { shape_start: shape_start[s as usize], count, world_start: world_len as u32, pad: 0 });
-            world_len += u64::from(count);
+            bodies.push(GpuBody { shape_start: shape_start[s as usize], count, pad: [0; 2] });
             height_sum += shape_height[s as usize];
         }
         let transforms = vec![[0.0, 0.0, 1.0, 0.0]; bodies.len()];
-        Ok(Layout { shape_data, bodies, transforms, world_len, height_sum })
+        Ok(Layout { shape_data, bodies, transforms, height_sum })
     }
 
     /// One shape and one body per polygon; the shape is relative to the polygon's first vertex
@@ -174,14 +171,14 @@ impl Layout {
             let v = p.vertices();
             let anchor = [f64::from(v[0][0] as f32), f64::from(v[0][1] as f32)];
             let start = shape_data.len() as u32;
-            bodies.push(GpuBody { shape_start: start, count: v.len() as u32, world_start: start, pad: 0 });
+            bodies.push(GpuBody { shape_start: start, count: v.len() as u32, pad: [0; 2] });
             transforms.push([anchor[0] as f32, anchor[1] as f32, 1.0, 0.0]);
             let (lo, hi) =
                 v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[1]), hi.max(q[1])));
             height_sum += hi - lo;
             push_shape(&mut shape_data, p, anchor);
         }
-        Layout { shape_data, bodies, transforms, world_len: total as u64, height_sum }
+        Layout { shape_data, bodies, transforms, height_sum }
     }
 }
 
@@ -202,7 +199,6 @@ struct Statics {
     params: wgpu::Buffer,
     bodies: wgpu::Buffer,
     transforms: wgpu::Buffer,
-    world: wgpu::Buffer,
     aabbs: wgpu::Buffer,
     bounds: wgpu::Buffer,
     control: wgpu::Buffer,
@@ -325,13 +321,12 @@ impl World {
                 Ok(())
             }
         };
-        let Layout { shape_data, bodies, transforms: initial_transforms, world_len, height_sum } = layout;
+        let Layout { shape_data, bodies, transforms: initial_transforms, height_sum } = layout;
         let n = bodies.len();
         if n >= (1 << 31) {
             return Err(Error::TooLarge { what: "bodies", needed: n as u64, limit: 1 << 31 });
         }
         check("shape vertices", 16 * shape_data.len() as u64)?;
-        check("world vertices", 16 * world_len)?;
         check("AABBs", 16 * n as u64)?;
         let fold = options
             .max_workgroups_per_dimension
@@ -368,7 +363,6 @@ impl World {
         let transforms =
             init(device, "satgpu.transforms", bytemuck::cast_slice(&initial_transforms), U::STORAGE | U::COPY_DST);
         let shapes_buf = init(device, "satgpu.shapes", bytemuck::cast_slice(&shape_data), U::STORAGE | U::COPY_DST);
-        let world = storage(device, "satgpu.world", 16 * world_len, U::empty());
         let aabbs = storage(device, "satgpu.aabbs", 16 * n as u64, U::COPY_SRC);
         let bounds = storage(device, "satgpu.bounds", 16, U::COPY_DST);
         let body_counts = storage(device, "satgpu.body_counts", 4 * n as u64, U::empty());
@@ -383,7 +377,6 @@ impl World {
                 bodies_buf.as_entire_binding(),
                 transforms.as_entire_binding(),
                 shapes_buf.as_entire_binding(),
-                world.as_entire_binding(),
                 aabbs.as_entire_binding(),
                 bounds.as_entire_binding(),
             ],
@@ -397,7 +390,6 @@ impl World {
             params,
             bodies: bodies_buf,
             transforms,
-            world,
             aabbs,
             bounds,
             control,
@@ -546,7 +538,7 @@ impl World {
                 s.control.as_entire_binding(),
                 candidates.as_entire_binding(),
                 s.bodies.as_entire_binding(),
-                s.world.as_entire_binding(),
+                s.shapes.as_entire_binding(),
                 s.transforms.as_entire_binding(),
                 results.as_entire_binding(),
                 flags.as_entire_binding(),
