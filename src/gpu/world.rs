@@ -910,40 +910,43 @@ impl World {
 }
 
 /// Converts GPU contacts (in sweep order) to [`Contact`]s sorted by (a, b): a counting sort by
-/// `a`, then each body's few pairs by `b`. Pairs are unique, so the order is fully determined.
+/// `a` that writes each contact in place in one sequential pass, then each body's few pairs by
+/// `b`. Pairs are unique, so the order is fully determined.
 fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Vec<Contact> {
-    let mut start = vec![0u32; bodies + 1];
+    let mut next = vec![0u32; bodies + 1];
     for c in gpu {
-        start[c.a as usize + 1] += 1;
+        next[c.a as usize + 1] += 1;
     }
     for i in 0..bodies {
-        start[i + 1] += start[i];
+        next[i + 1] += next[i];
     }
-    let mut order = vec![0u32; gpu.len()];
-    let mut next = start.clone();
-    for (i, c) in gpu.iter().enumerate() {
-        order[next[c.a as usize] as usize] = i as u32;
-        next[c.a as usize] += 1;
+    let empty = Contact { a: 0, b: 0, normal: [0.0; 2], depth: 0.0 };
+    let mut out = vec![empty; gpu.len()];
+    for c in gpu {
+        let slot = &mut next[c.a as usize];
+        // `+ 0.0` turns -0.0 into 0.0, as the reference does.
+        out[*slot as usize] = Contact {
+            a: c.a,
+            b: c.b,
+            normal: [f64::from(c.normal_x) + 0.0, f64::from(c.normal_y) + 0.0],
+            depth: f64::from(c.depth),
+        };
+        *slot += 1;
     }
-    for a in 0..bodies {
-        let range = start[a] as usize..start[a + 1] as usize;
-        if range.len() > 1 {
-            order[range].sort_unstable_by_key(|&i| gpu[i as usize].b);
-        }
-    }
-    order
-        .iter()
-        .map(|&i| {
-            let c = &gpu[i as usize];
-            // `+ 0.0` turns -0.0 into 0.0, as the reference does.
-            Contact {
-                a: c.a,
-                b: c.b,
-                normal: [f64::from(c.normal_x) + 0.0, f64::from(c.normal_y) + 0.0],
-                depth: f64::from(c.depth),
+    // `next[a]` is now the end of a's run; runs are a handful of pairs, so insertion sort.
+    let mut begin = 0;
+    for &end in &next[..bodies] {
+        let run = &mut out[begin..end as usize];
+        for k in 1..run.len() {
+            let mut m = k;
+            while m > 0 && run[m - 1].b > run[m].b {
+                run.swap(m - 1, m);
+                m -= 1;
             }
-        })
-        .collect()
+        }
+        begin = end as usize;
+    }
+    out
 }
 
 /// Detects every colliding pair among `polygons` on the GPU: the one-shot call.
