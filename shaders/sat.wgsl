@@ -11,8 +11,8 @@
 
 // keep in sync with GpuBody in src/gpu/layout.rs
 struct Body {
-    shape_start: u32,
-    count: u32,
+    shape_start: u32, // first vertex of the shape in `shapes`
+    count: u32,       // vertices in the shape
     pad0: u32,
     pad1: u32,
 }

@@ -51,3 +51,54 @@ fn a_broken_shader_is_rejected() {
     };
     assert!(rejected, "naga accepted an ill-typed shader, so the validation test proves nothing");
 }
+
+/// The text of `struct NAME { ... }` or `fn NAME(...) ... { ... }` in `src`, if present.
+fn block(src: &str, head: &str) -> Option<String> {
+    let start = src.find(head)?;
+    let open = start + src[start..].find('{')?;
+    let mut depth = 0;
+    for (i, c) in src[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(src[start..=open + i].to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// WGSL has no includes, so shared structs, helpers and control-buffer offsets are copied between
+/// shaders ("keep in sync" comments). This makes a copy that drifts fail.
+#[test]
+fn shared_definitions_are_identical_across_shaders() {
+    for head in ["struct Params {", "struct Body {", "fn strip(", "fn key(", "fn one_hot(", "fn field(", "fn sortable("]
+    {
+        let copies: Vec<(&str, String)> =
+            SHADERS.iter().filter_map(|(name, src)| block(src, head).map(|b| (*name, b))).collect();
+        assert!(!copies.is_empty(), "{head} is defined nowhere");
+        for (name, text) in &copies {
+            assert_eq!(text, &copies[0].1, "{head} in {name} differs from {}", copies[0].0);
+        }
+    }
+    let mut checked = 0;
+    for (name, src) in SHADERS {
+        for (constant, words) in satgpu::gpu::testing::CONTROL_LAYOUT {
+            let decl = format!("const {constant}: u32 = ");
+            if let Some(at) = src.find(&decl) {
+                let value: String = src[at + decl.len()..].chars().take_while(|c| c.is_ascii_digit()).collect();
+                assert_eq!(
+                    value.parse::<u64>().ok(),
+                    Some(words),
+                    "{name}: {constant} differs from src/gpu/control.rs"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 12, "only {checked} control offsets found in the shaders");
+}

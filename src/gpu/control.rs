@@ -9,12 +9,15 @@
 pub(crate) const REGION: u64 = 64;
 /// Frame region, word 16: strip grid (y0, strips per unit y, strips, x key bits, x0, x buckets per
 /// unit x, x bits kept), written by control_grid.wgsl.
-#[allow(dead_code)] // documents the layout; only the shaders address it
 pub(crate) const GRID: u64 = 16;
+/// Frame region, word 24: candidate pairs to test (the candidate total clamped to capacity).
+pub(crate) const PAIRS: u64 = 24;
 /// Frame region, word 28: (x, y, z) indirect arguments of the per-pair passes.
 pub(crate) const PAIR_ARGS: u64 = 28;
 /// Frame region, word 32: (x, y, z) indirect arguments of the per-entry passes.
 pub(crate) const ENTRY_ARGS: u64 = 32;
+/// Frame region, word 36: strip entries to sort and sweep (the entry total clamped to capacity).
+pub(crate) const ENTRIES: u64 = 36;
 /// Region of the scan over per-body counts (entries per body, or all-pairs candidates per body).
 pub(crate) const ENTRY_SCAN: u64 = 64;
 /// Region of the radix sort: [0] length, [1] tiles, [4..7) tile dispatch, [15] fold width.

@@ -78,3 +78,17 @@ pub fn radix_sort(gpu: &Gpu, pairs: &[(u32, u32)], key_bits: u32, fold: u32) -> 
     let (k, v) = words.split_at(pairs.len());
     Ok(k.iter().copied().zip(v.iter().copied()).collect())
 }
+
+/// The control buffer's word offsets as the Rust side lays them out, by the names the shaders
+/// use for them, so a test can check every shader's copy.
+pub const CONTROL_LAYOUT: [(&str, u64); 9] = [
+    ("GRID", control::GRID),
+    ("PAIRS", control::PAIRS),
+    ("PAIR_ARGS", control::PAIR_ARGS),
+    ("ENTRY_ARGS", control::ENTRY_ARGS),
+    ("ENTRIES", control::ENTRIES),
+    ("RADIX", control::RADIX),
+    ("HIST_SCAN", control::HIST_SCAN),
+    ("CAND_SCAN", control::CAND_SCAN),
+    ("PAIR_SCAN", control::PAIR_SCAN),
+];
