@@ -117,6 +117,8 @@ impl RadixSort {
         pass.set_pipeline(&kernels.radix_setup.pipeline);
         pass.set_bind_group(0, &self.setup, &[]);
         pass.dispatch_workgroups(1, 1, 1);
+        // Every pass scans histograms of the same length: one setup serves them all.
+        self.hist_scan.encode_setup(kernels, pass);
         let tiles_args = 4 * (control::RADIX + 4);
         for p in 0..self.passes {
             let parity = (p % 2) as usize;
@@ -124,7 +126,7 @@ impl RadixSort {
             pass.set_pipeline(&kernels.radix_hist.pipeline);
             pass.set_bind_group(0, &self.hist[parity], &offset);
             pass.dispatch_workgroups_indirect(&self.control, tiles_args);
-            self.hist_scan.encode(kernels, pass);
+            self.hist_scan.encode_levels(kernels, pass);
             pass.set_pipeline(&kernels.radix_scatter.pipeline);
             pass.set_bind_group(0, &self.scatter[parity], &offset);
             pass.dispatch_workgroups_indirect(&self.control, tiles_args);

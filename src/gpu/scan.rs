@@ -122,9 +122,20 @@ impl Scan {
 
     /// Records the scan into `pass`. Word 0 of the scan's region must hold the length by then.
     pub fn encode(&self, kernels: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+        self.encode_setup(kernels, pass);
+        self.encode_levels(kernels, pass);
+    }
+
+    /// Records the setup alone: level lengths and dispatch arguments from the length.
+    pub fn encode_setup(&self, kernels: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
         pass.set_pipeline(&kernels.scan_setup.pipeline);
         pass.set_bind_group(0, &self.setup, &[]);
         pass.dispatch_workgroups(1, 1, 1);
+    }
+
+    /// Records the scan proper; [`encode_setup`](Scan::encode_setup) must have run for the
+    /// current length (once is enough for several scans of the same length).
+    pub fn encode_levels(&self, kernels: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
         let args = |l: usize| 4 * (self.region + ARGS_WORD + 3 * l as u64);
         pass.set_pipeline(&kernels.scan_blocks.pipeline);
         for l in 0..self.levels {

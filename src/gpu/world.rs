@@ -141,7 +141,7 @@ impl Layout {
             shape_start.push(shape_data.len() as u32);
             let b = shape.aabb();
             shape_height.push(b.max[1] - b.min[1]);
-            push_shape(&mut shape_data, shape, [0.0, 0.0]);
+            push_shape(&mut shape_data, shape);
         }
         let mut bodies = Vec::with_capacity(body_shapes.len());
         let mut height_sum = 0.0;
@@ -161,36 +161,50 @@ impl Layout {
 
     /// One shape and one body per polygon; the shape is relative to the polygon's first vertex
     /// rounded to f32, which becomes the body's translation. One pass, no allocation per polygon.
+    /// Packs on every core (the GPU is idle meanwhile); the result does not depend on how many.
     fn from_polygons(polygons: &[Polygon]) -> Layout {
-        let total: usize = polygons.iter().map(|p| p.vertices().len()).sum();
-        let mut shape_data = Vec::with_capacity(total);
-        let mut bodies = Vec::with_capacity(polygons.len());
-        let mut transforms = Vec::with_capacity(polygons.len());
-        let mut height_sum = 0.0;
+        use rayon::prelude::*;
+        let n = polygons.len();
+        let mut bodies = Vec::with_capacity(n);
+        let mut start = 0u32;
         for p in polygons {
+            let count = p.vertices().len() as u32;
+            bodies.push(GpuBody { shape_start: start, count, pad: [0; 2] });
+            start += count;
+        }
+        let mut shape_data = vec![[0.0f32; 4]; start as usize];
+        let mut slices = Vec::with_capacity(n);
+        let mut rest = shape_data.as_mut_slice();
+        for b in &bodies {
+            let (mine, tail) = rest.split_at_mut(b.count as usize);
+            slices.push(mine);
+            rest = tail;
+        }
+        let mut transforms = vec![[0.0f32; 4]; n];
+        let mut heights = vec![0.0f64; n];
+        polygons.par_iter().zip(slices).zip(&mut transforms).zip(&mut heights).for_each(|(((p, out), t), h)| {
             let v = p.vertices();
             let anchor = [f64::from(v[0][0] as f32), f64::from(v[0][1] as f32)];
-            let start = shape_data.len() as u32;
-            bodies.push(GpuBody { shape_start: start, count: v.len() as u32, pad: [0; 2] });
-            transforms.push([anchor[0] as f32, anchor[1] as f32, 1.0, 0.0]);
+            *t = [anchor[0] as f32, anchor[1] as f32, 1.0, 0.0];
             let (lo, hi) =
                 v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[1]), hi.max(q[1])));
-            height_sum += hi - lo;
-            push_shape(&mut shape_data, p, anchor);
-        }
+            *h = hi - lo;
+            for ((o, v), n) in out.iter_mut().zip(v).zip(p.edge_normals()) {
+                *o = [(v[0] - anchor[0]) as f32, (v[1] - anchor[1]) as f32, n[0] as f32, n[1] as f32];
+            }
+        });
+        // Summed in order, so the strip height is the same whatever the number of threads.
+        let height_sum = heights.iter().sum();
         Layout { shape_data, bodies, transforms, height_sum }
     }
 }
 
-/// Appends the vertices of a polygon relative to `origin`, each with the unit outward normal of
-/// the edge that starts at it.
-fn push_shape(out: &mut Vec<[f32; 4]>, polygon: &Polygon, origin: [f64; 2]) {
+/// Appends the vertices of a polygon, each with the unit outward normal of the edge that starts at
+/// it.
+fn push_shape(out: &mut Vec<[f32; 4]>, polygon: &Polygon) {
+    let normals = polygon.edge_normals();
     out.extend(
-        polygon
-            .vertices()
-            .iter()
-            .zip(polygon.edge_normals())
-            .map(|(v, n)| [(v[0] - origin[0]) as f32, (v[1] - origin[1]) as f32, n[0] as f32, n[1] as f32]),
+        polygon.vertices().iter().zip(normals).map(|(v, n)| [v[0] as f32, v[1] as f32, n[0] as f32, n[1] as f32]),
     );
 }
 
