@@ -55,7 +55,3 @@ pub struct GpuContact {
 const _: () = assert!(std::mem::size_of::<GpuBody>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuParams>() == 32);
 const _: () = assert!(std::mem::size_of::<GpuContact>() == 24);
-
-/// Bytes per candidate pair across the per-candidate buffers: the pair (8), the SAT result (16),
-/// the flag/offset (4) and the contact slot (24).
-pub const BYTES_PER_CANDIDATE: u64 = 8 + 16 + 4 + 24;
