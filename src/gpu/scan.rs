@@ -154,17 +154,8 @@ impl Scan {
         (&self.sums, self.total_offset)
     }
 
-    /// Binding of the grand total, for a later pass that reads it.
-    pub fn total_binding(&self) -> wgpu::BindingResource<'_> {
-        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer: &self.sums,
-            offset: self.total_offset,
-            size: std::num::NonZeroU64::new(4),
-        })
-    }
-
     /// Where the grand total lives, detached from the scan's lifetime.
-    pub fn total_binding_owned(&self) -> Total {
+    pub fn total_slot(&self) -> Total {
         Total { buffer: self.sums.clone(), offset: self.total_offset }
     }
 }

@@ -497,10 +497,11 @@ impl World {
                     values.as_entire_binding(),
                 ],
             );
+            let entries_total = s.body_scan.total_slot();
             let control_entries_group = kernels.control_entries.bind(
                 device,
                 "satgpu.control.entries",
-                &[s.params.as_entire_binding(), s.body_scan.total_binding(), s.control.as_entire_binding()],
+                &[s.params.as_entire_binding(), entries_total.binding(), s.control.as_entire_binding()],
             );
             let sweep_group = kernels.sweep_count.bind(
                 device,
@@ -515,7 +516,7 @@ impl World {
                     candidates.as_entire_binding(),
                 ],
             );
-            let total = cand_scan.total_binding_owned();
+            let total = cand_scan.total_slot();
             let strips = Strips {
                 _keys: keys,
                 _values: values,
@@ -538,7 +539,7 @@ impl World {
                     candidates.as_entire_binding(),
                 ],
             );
-            (None, Some(group), s.body_scan.total_binding_owned())
+            (None, Some(group), s.body_scan.total_slot())
         };
         let control_pairs_group = kernels.control_pairs.bind(
             device,
