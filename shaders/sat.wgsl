@@ -3,18 +3,32 @@
 // to its own anchor, and b's vertices are shifted by the difference of the two anchors. Precision
 // is therefore set by the size of the pair, not by its distance from the origin.
 //
+// Support-point SAT: polygons are convex and counter-clockwise, so for an edge e of P (vertex p,
+// unnormalised outward normal axis) the separation of Q is the minimum over Q's vertices q of
+// dot(axis, q - p), reached at Q's support point against the axis. As e walks counter-clockwise
+// round P, that support point walks counter-clockwise round Q, so it is found by hill climbing
+// from the previous one: O(n_P + n_Q) per polygon, not O(n_P * n_Q). The climb decides each step
+// on dot(axis, q[j+1] - q[j]), an edge vector of Q, so tiny edges cannot stop it early. After a
+// turn of P sharper than 90 degrees the old support point may sit at Q's far side, so the support
+// point is found again by a full scan there (a convex polygon has at most three such turns).
+//
+// The largest separation over the faces of a (moving b along +normal) and of b (moving b along
+// -normal) is the SAT minimum translation: depth = -separation. This equals the least penetration
+// over every edge normal in both directions (the reference's definition): a direction that is not
+// a face normal of the Minkowski difference never gives less. Ties go to the first face (a's
+// edges, then b's, counter-clockwise), so results are deterministic.
+//
 // The verdict uses unnormalised edge normals computed from the vertices: with small integer
-// coordinates every product and sum is exact in f32, so touching polygons are found exactly. The
-// depth along an axis is the overlap divided by the normal's length; the minimum translation
-// vector is the axis with the least such depth, oriented from a to b (moving b by depth * normal
-// separates the pair). Ties go to the first axis (a's edges, then b's), so results are deterministic.
+// coordinates every product and sum is exact in f32, so touching polygons are found exactly. Each
+// pair is first scaled by a power of two chosen from its size (exact, so integers stay exact), so
+// products neither overflow nor underflow for pair sizes anywhere from 1e-30 to 1e30.
 
 // keep in sync with GpuBody in src/gpu/layout.rs
 struct Body {
     shape_start: u32, // first vertex of the shape in `shapes`
     count: u32,       // vertices in the shape
-    pad0: u32,
-    pad1: u32,
+    radius: f32,      // largest distance of a vertex from the body's anchor (rounded up)
+    pad: u32,
 }
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;         // [PAIRS] = candidates to test
@@ -29,74 +43,154 @@ const WG: u32 = 64u;
 // keep in sync with src/gpu/control.rs
 const PAIRS: u32 = 24u;
 
-struct Interval {
-    lo: f32,
-    hi: f32,
-}
-
-// Pairs of polygons with at most SMALL vertices each (all generated scenes) are copied into
-// private arrays once, so the O((n_a + n_b)^2) projection loop reads registers, not storage.
+// Polygons of at most SMALL vertices each (most scenes) are copied into private arrays once and
+// tested by brute force over fixed-length loops: lanes of a SIMD software adapter then never wait
+// for each other. Padding repeats vertex 0, which changes no minimum.
 const SMALL: u32 = 8u;
-var<private> cached: bool;
-var<private> rotation_a: vec2<f32>; // (cos, sin)
-var<private> rotation_b: vec2<f32>;
+var<private> cache_a: array<vec2<f32>, 8>;
+var<private> cache_b: array<vec2<f32>, 8>;
 
-// Shape vertex and normal rotated by (cos, sin); the same arithmetic as transform.wgsl.
-fn rotate(v: vec4<f32>, r: vec2<f32>) -> vec4<f32> {
-    return vec4<f32>(r.x * v.x - r.y * v.y, r.y * v.x + r.x * v.y, r.x * v.z - r.y * v.w, r.y * v.z + r.x * v.w);
+// One side of the pair as the narrow phase sees it: where its shape lives, its rotation and the
+// offset and scale that put it in the pair's frame.
+struct Side {
+    start: u32,
+    count: u32,
+    rotation: vec2<f32>, // (cos, sin)
+    offset: vec2<f32>,   // anchor relative to a's anchor (zero for a)
+    scale: f32,
 }
-var<private> cache_a: array<vec4<f32>, 8>;
-var<private> cache_b: array<vec4<f32>, 8>;
 
-// Vertex k of `body` (side 0 is a, side 1 is b), rotated, relative to the body's own anchor,
-// with its edge's unit normal.
-fn vertex(body: Body, side: u32, k: u32) -> vec4<f32> {
-    if cached {
-        if side == 0u {
-            return cache_a[k];
+// Vertex k of a side in the pair's scaled frame, and its edge's unit outward normal.
+fn vertex(s: Side, k: u32) -> vec2<f32> {
+    let v = shapes[s.start + k];
+    let r = s.rotation;
+    return (vec2<f32>(r.x * v.x - r.y * v.y, r.y * v.x + r.x * v.y) + s.offset) * s.scale;
+}
+
+// Q's edge vector from vertex j to vertex k in the pair's frame, from the local coordinates: the
+// offset cancels before any rounding, so even a tiny edge far from a's anchor keeps its direction.
+fn edge(s: Side, j: u32, k: u32) -> vec2<f32> {
+    let d = shapes[s.start + k].xy - shapes[s.start + j].xy;
+    let r = s.rotation;
+    return vec2<f32>(r.x * d.x - r.y * d.y, r.y * d.x + r.x * d.y) * s.scale;
+}
+
+fn normal(s: Side, k: u32) -> vec2<f32> {
+    let v = shapes[s.start + k];
+    let r = s.rotation;
+    return vec2<f32>(r.x * v.z - r.y * v.w, r.y * v.z + r.x * v.w);
+}
+
+fn next(k: u32, n: u32) -> u32 {
+    return select(k + 1u, 0u, k + 1u == n);
+}
+
+// The exponent k = -e for the exponent e of m, so that m * 2^k lies in [1, 2), kept within the
+// normal range so that 2^k and 2^-k are both exact f32 values.
+fn scale_exponent(m: f32) -> i32 {
+    let e = i32((bitcast<u32>(m) >> 23u) & 0xffu) - 127;
+    return clamp(-e, -126, 126);
+}
+
+fn pow2(k: i32) -> f32 {
+    return bitcast<f32>(u32(k + 127) << 23u);
+}
+
+// The best face of P against Q: (largest separation over P's edges as a unit-normal distance,
+// index of that edge, 1 if some edge separates exactly). The separation of edge e is the minimum of
+// dot(axis, q - p) over Q, found by the support-point walk described above.
+struct Face {
+    separation: f32,
+    edge: u32,
+    apart: bool,
+}
+
+fn support_scan(q: Side, axis: vec2<f32>) -> u32 {
+    var best = 0u;
+    var lowest = dot(axis, vertex(q, 0u));
+    for (var k = 1u; k < q.count; k++) {
+        let d = dot(axis, vertex(q, k));
+        if d < lowest {
+            lowest = d;
+            best = k;
         }
-        return cache_b[k];
     }
-    return rotate(shapes[body.shape_start + k], select(rotation_b, rotation_a, side == 0u));
+    return best;
 }
 
-// Projection of `body` onto `axis`, relative to the body's anchor. Cached polygons are padded to
-// SMALL vertices with copies of vertex 0, which leave the projection unchanged, so the loop has a
-// fixed length: lanes of a SIMD software adapter then never wait for each other.
-fn project(body: Body, side: u32, axis: vec2<f32>) -> Interval {
-    var r = Interval(3.0e38, -3.0e38);
-    var count = body.count;
-    if cached {
-        count = SMALL;
+fn best_face(p: Side, q: Side) -> Face {
+    var face = Face(-3.0e38, 0u, false);
+    var j = 0u;
+    var previous = vec2<f32>(0.0);
+    var v = vertex(p, 0u);
+    for (var e = 0u; e < p.count; e++) {
+        let w = vertex(p, next(e, p.count));
+        let axis = vec2<f32>(w.y - v.y, v.x - w.x);
+        let n = normal(p, e);
+        if e == 0u || dot(n, previous) < 0.0 {
+            j = support_scan(q, axis);
+        } else {
+            // Climb while the next vertex of Q is not higher along the axis; bounded by n_Q steps.
+            for (var steps = 0u; steps < q.count; steps++) {
+                let k = next(j, q.count);
+                if dot(axis, edge(q, j, k)) > 0.0 {
+                    break;
+                }
+                j = k;
+            }
+        }
+        previous = n;
+        let s = dot(axis, vertex(q, j) - v);
+        if s > 0.0 {
+            face.apart = true;
+            return face;
+        }
+        let unit = s / length(axis);
+        if unit > face.separation {
+            face.separation = unit;
+            face.edge = e;
+        }
+        v = w;
     }
-    for (var k = 0u; k < count; k++) {
-        let d = dot(vertex(body, side, k).xy, axis);
-        r.lo = min(r.lo, d);
-        r.hi = max(r.hi, d);
-    }
-    return r;
+    return face;
 }
 
-// The small path: both polygons cached and padded to SMALL vertices; straight-line loops of fixed
-// length over private arrays. Same arithmetic, in the same order, as the general path.
-fn project_cached_a(axis: vec2<f32>) -> Interval {
-    var r = Interval(3.0e38, -3.0e38);
-    for (var k = 0u; k < SMALL; k++) {
-        let d = dot(cache_a[k].xy, axis);
-        r.lo = min(r.lo, d);
-        r.hi = max(r.hi, d);
+// The small path: both polygons in private arrays, brute force over fixed-length loops. The same
+// quantities as best_face, so the two paths agree wherever both apply.
+fn best_face_small(p_is_a: bool, p: Side) -> Face {
+    var face = Face(-3.0e38, 0u, false);
+    for (var e = 0u; e < p.count; e++) {
+        var v: vec2<f32>;
+        var w: vec2<f32>;
+        if p_is_a {
+            v = cache_a[e];
+            w = cache_a[next(e, p.count)];
+        } else {
+            v = cache_b[e];
+            w = cache_b[next(e, p.count)];
+        }
+        let axis = vec2<f32>(w.y - v.y, v.x - w.x);
+        var s = 3.0e38;
+        for (var k = 0u; k < SMALL; k++) {
+            var q: vec2<f32>;
+            if p_is_a {
+                q = cache_b[k];
+            } else {
+                q = cache_a[k];
+            }
+            s = min(s, dot(axis, q - v));
+        }
+        if s > 0.0 {
+            face.apart = true;
+            return face;
+        }
+        let unit = s / length(axis);
+        if unit > face.separation {
+            face.separation = unit;
+            face.edge = e;
+        }
     }
-    return r;
-}
-
-fn project_cached_b(axis: vec2<f32>) -> Interval {
-    var r = Interval(3.0e38, -3.0e38);
-    for (var k = 0u; k < SMALL; k++) {
-        let d = dot(cache_b[k].xy, axis);
-        r.lo = min(r.lo, d);
-        r.hi = max(r.hi, d);
-    }
-    return r;
+    return face;
 }
 
 @compute @workgroup_size(64)
@@ -110,65 +204,43 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let bb = bodies[pair.y];
     let ta = transforms[pair.x];
     let tb = transforms[pair.y];
-    rotation_a = ta.zw;
-    rotation_b = tb.zw;
-    cached = ba.count <= SMALL && bb.count <= SMALL;
-    if cached {
-        for (var k = 0u; k < SMALL; k++) {
-            cache_a[k] = rotate(shapes[ba.shape_start + select(0u, k, k < ba.count)], rotation_a);
-            cache_b[k] = rotate(shapes[bb.shape_start + select(0u, k, k < bb.count)], rotation_b);
-        }
-    }
     let shift = tb.xy - ta.xy; // b's anchor in a's frame
-    var best = 3.0e38;
-    var best_normal = vec2<f32>(0.0, 0.0);
-    var hit = true;
-    for (var side = 0u; side < 2u && hit; side++) {
-        var owner = ba;
-        if side == 1u {
-            owner = bb;
+    let extent = max(ba.radius, bb.radius + max(abs(shift.x), abs(shift.y)));
+    let k = scale_exponent(extent);
+    let scale = pow2(k);
+    let a = Side(ba.shape_start, ba.count, ta.zw, vec2<f32>(0.0), scale);
+    let b = Side(bb.shape_start, bb.count, tb.zw, shift, scale);
+    var fa: Face;
+    var fb: Face;
+    if ba.count <= SMALL && bb.count <= SMALL {
+        for (var k = 0u; k < SMALL; k++) {
+            cache_a[k] = vertex(a, select(0u, k, k < ba.count));
+            cache_b[k] = vertex(b, select(0u, k, k < bb.count));
         }
-        var p = vertex(owner, side, 0u);
-        for (var e = 0u; e < owner.count; e++) {
-            // The edge from anchor-relative vertices: the anchor cancels, so integer edges stay
-            // exact.
-            let q = vertex(owner, side, select(e + 1u, 0u, e + 1u == owner.count));
-            let axis = vec2<f32>(q.y - p.y, p.x - q.x);
-            var ia: Interval;
-            var ib: Interval;
-            if cached {
-                ia = project_cached_a(axis);
-                ib = project_cached_b(axis);
-            } else {
-                ia = project(ba, 0u, axis);
-                ib = project(bb, 1u, axis);
-            }
-            let s = dot(shift, axis);
-            ib.lo += s;
-            ib.hi += s;
-            if ib.lo > ia.hi || ia.lo > ib.hi {
-                hit = false;
-                break;
-            }
-            let inv_len = 1.0 / length(axis);
-            let push = (ia.hi - ib.lo) * inv_len; // move b along +unit
-            let pull = (ib.hi - ia.lo) * inv_len; // move b along -unit
-            if push < best {
-                best = push;
-                best_normal = p.zw;
-            }
-            if pull < best {
-                best = pull;
-                best_normal = -p.zw;
-            }
-            p = q;
+        fa = best_face_small(true, a);
+        if !fa.apart {
+            fb = best_face_small(false, b);
+        }
+    } else {
+        fa = best_face(a, b);
+        if !fa.apart {
+            fb = best_face(b, a);
         }
     }
-    if hit {
-        results[i] = vec4<f32>(best_normal, max(best, 0.0), 1.0);
-        flags[i] = 1u;
-    } else {
+    if fa.apart || fb.apart {
         results[i] = vec4<f32>(0.0);
         flags[i] = 0u;
+        return;
     }
+    // Ties go to a's faces: b's face wins only with a strictly larger separation.
+    var best_normal = normal(a, fa.edge);
+    var best = fa.separation;
+    if fb.separation > best {
+        best = fb.separation;
+        best_normal = -normal(b, fb.edge);
+    }
+    // Back from the scaled frame, exactly.
+    let depth = max(-best, 0.0) * pow2(-k);
+    results[i] = vec4<f32>(best_normal, depth, 1.0);
+    flags[i] = 1u;
 }

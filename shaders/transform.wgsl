@@ -8,8 +8,8 @@
 struct Body {
     shape_start: u32, // first vertex of the shape in `shapes`
     count: u32,       // vertices in the shape
-    pad0: u32,
-    pad1: u32,
+    radius: f32,      // largest distance of a vertex from the body's anchor (rounded up)
+    pad: u32,
 }
 
 // keep in sync with GpuParams in src/gpu/layout.rs

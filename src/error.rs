@@ -39,6 +39,18 @@ pub enum Error {
         /// Its angle.
         angle: f64,
     },
+    /// A transform's translation is finite but outside the range the GPU computes in.
+    #[error("transform {body} translates by ({x}, {y}), outside the supported range of +-{max:e} per coordinate")]
+    TransformOutOfRange {
+        /// Index of the body.
+        body: usize,
+        /// Its x translation.
+        x: f64,
+        /// Its y translation.
+        y: f64,
+        /// The largest magnitude allowed ([`MAX_COORDINATE`](crate::geometry::MAX_COORDINATE)).
+        max: f64,
+    },
     /// The number of transforms given does not match the number of bodies.
     #[error("got {got} transforms for {expected} bodies")]
     TransformCount {

@@ -10,6 +10,16 @@ use std::f64::consts::TAU;
 /// cost bound rather than a storage one.
 pub const MAX_VERTICES: usize = 1024;
 
+/// Largest magnitude of a coordinate (and of a simulation translation). The GPU computes in f32,
+/// whose largest finite value is about 3.4e38; keeping inputs below 1e37 leaves room for the
+/// anchor shifts, rotations and bounding-box margins of the pipeline without overflow.
+pub const MAX_COORDINATE: f64 = 1e37;
+
+/// Smallest size of a polygon (its largest coordinate difference). Below about 1e-38 f32 loses
+/// precision (subnormal numbers, flushed to zero on many GPUs); 1e-30 keeps the edges of a
+/// 1024-gon in the normal range.
+pub const MIN_SIZE: f64 = 1e-30;
+
 /// Why a list of points is not a valid convex polygon. Vertex indices refer to the input order.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -37,6 +47,26 @@ pub enum PolygonError {
         x: f64,
         /// Its y coordinate.
         y: f64,
+    },
+    /// A coordinate is finite but its magnitude exceeds [`MAX_COORDINATE`].
+    #[error("vertex {vertex} ({x}, {y}) is outside the supported range of +-{max:e} per coordinate (the GPU computes in f32)")]
+    OutOfRange {
+        /// Input index of the vertex.
+        vertex: usize,
+        /// Its x coordinate.
+        x: f64,
+        /// Its y coordinate.
+        y: f64,
+        /// The largest magnitude allowed.
+        max: f64,
+    },
+    /// The polygon is smaller than [`MIN_SIZE`].
+    #[error("has size {size:e}, below the smallest supported size {min:e} (the GPU computes in f32)")]
+    TooSmall {
+        /// Largest coordinate difference between two of its vertices.
+        size: f64,
+        /// The smallest size allowed.
+        min: f64,
     },
     /// Two consecutive vertices (the last and the first count as consecutive) are equal.
     #[error("vertex {vertex} repeats the previous vertex ({x}, {y}); do not repeat the first vertex at the end")]
@@ -148,6 +178,9 @@ impl Polygon {
             if !v[0].is_finite() || !v[1].is_finite() {
                 return Err(PolygonError::NonFinite { vertex: i, x: v[0], y: v[1] });
             }
+            if v[0].abs() > MAX_COORDINATE || v[1].abs() > MAX_COORDINATE {
+                return Err(PolygonError::OutOfRange { vertex: i, x: v[0], y: v[1], max: MAX_COORDINATE });
+            }
         }
         for i in 0..n {
             let prev = vertices[(i + n - 1) % n];
@@ -159,6 +192,9 @@ impl Polygon {
         let o = vertices[0];
         let area2: f64 = (1..n - 1).map(|i| cross(o, vertices[i], vertices[i + 1])).sum();
         let scale = vertices.iter().flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()]).fold(0.0f64, f64::max);
+        if scale < MIN_SIZE {
+            return Err(PolygonError::TooSmall { size: scale, min: MIN_SIZE });
+        }
         if area2.abs() <= scale * scale * 1e-14 {
             return Err(PolygonError::ZeroArea);
         }

@@ -48,4 +48,4 @@ pub mod scene;
 pub mod validate;
 
 pub use error::{Error, Result};
-pub use geometry::{Aabb, Contact, Polygon, PolygonError, Transform, MAX_VERTICES};
+pub use geometry::{Aabb, Contact, Polygon, PolygonError, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE};

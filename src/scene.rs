@@ -178,12 +178,31 @@ pub enum SceneKind {
     /// exactly: stresses the closed-set convention (touching means colliding, depth 0) and
     /// float robustness at exact contact.
     Grid,
+    /// Crowd sizes and density, but polygons of 3 to 1024 vertices (most under 64; regular
+    /// polygons squashed along a random direction): stresses the narrow phase on large polygons
+    /// and every mix of vertex counts in one pair.
+    Round,
+    /// A pile-up: crowd polygons packed 40 times denser, about 20 candidate pairs per polygon:
+    /// stresses the candidate and contact buffers (batching) and the narrow phase.
+    Pile,
+    /// Groups of eight overlapping crowd polygons, each group scaled by a power of two from
+    /// 2^-96 (about 1e-29) to 2^99 (about 6e29) and placed a thousand of its own sizes from the
+    /// origin; coordinates are exact f32 values. Stresses scale invariance over the f32 range.
+    Scales,
 }
 
 impl SceneKind {
     /// Every kind, in a fixed order, for loops in tests and benchmarks.
-    pub const ALL: [SceneKind; 5] =
-        [SceneKind::Crowd, SceneKind::Dense, SceneKind::Mixed, SceneKind::Clustered, SceneKind::Grid];
+    pub const ALL: [SceneKind; 8] = [
+        SceneKind::Crowd,
+        SceneKind::Dense,
+        SceneKind::Mixed,
+        SceneKind::Clustered,
+        SceneKind::Grid,
+        SceneKind::Round,
+        SceneKind::Pile,
+        SceneKind::Scales,
+    ];
 
     /// The lower-case name used on the command line and in file names.
     fn name(self) -> &'static str {
@@ -193,6 +212,9 @@ impl SceneKind {
             SceneKind::Mixed => "mixed",
             SceneKind::Clustered => "clustered",
             SceneKind::Grid => "grid",
+            SceneKind::Round => "round",
+            SceneKind::Pile => "pile",
+            SceneKind::Scales => "scales",
         }
     }
 }
@@ -271,6 +293,48 @@ fn regular_ish(rng: &mut ChaCha8Rng, center: [f64; 2], radius: f64) -> Polygon {
     }
 }
 
+/// `(cos, sin)` of `x` (|x| <= pi) from their Taylor series: only additions and
+/// multiplications, which IEEE 754 rounds the same everywhere, so generated scenes do not depend
+/// on the platform's libm.
+fn cos_sin(x: f64) -> [f64; 2] {
+    let (mut c, mut s) = (0.0, 0.0);
+    let mut term = 1.0; // x^k / k!
+    for k in 0..40 {
+        match k % 4 {
+            0 => c += term,
+            1 => s += term,
+            2 => c -= term,
+            _ => s -= term,
+        }
+        term *= x / f64::from(k + 1);
+    }
+    [c, s]
+}
+
+/// A regular `k`-gon of radius `radius` around `center`, rotated at random and squashed by a
+/// factor between 0.5 and 1 along a random direction (an affine map keeps it convex).
+/// `round` maps each coordinate to what the scene stores.
+fn squashed_regular(
+    rng: &mut ChaCha8Rng,
+    k: usize,
+    center: [f64; 2],
+    radius: f64,
+    round: impl Fn(f64) -> f64,
+) -> Option<Polygon> {
+    let turn = cos_sin(std::f64::consts::TAU / k as f64);
+    let mut dir = random_direction(rng);
+    let squash = random_direction(rng);
+    let aspect = 0.5 + 0.5 * rng.random::<f64>();
+    let mut vertices = Vec::with_capacity(k);
+    for _ in 0..k {
+        let along = (aspect - 1.0) * (dir[0] * squash[0] + dir[1] * squash[1]);
+        let v = [dir[0] + along * squash[0], dir[1] + along * squash[1]];
+        vertices.push([round(center[0] + radius * v[0]), round(center[1] + radius * v[1])]);
+        dir = [dir[0] * turn[0] - dir[1] * turn[1], dir[0] * turn[1] + dir[1] * turn[0]];
+    }
+    Polygon::new(vertices).ok()
+}
+
 /// World area per polygon for [`SceneKind::Crowd`], tuned for about 0.5 candidates per polygon.
 const CROWD_AREA: f64 = 14.0;
 /// World area per polygon for [`SceneKind::Dense`], tuned for about 2 candidates per polygon.
@@ -286,6 +350,10 @@ const CLUSTER_VARIANCE_PER_POLYGON: f64 = 0.15;
 /// World area per polygon for [`SceneKind::Clustered`]: several times the clusters' own area,
 /// so that there is empty space between them.
 const CLUSTERED_AREA: f64 = 40.0;
+/// World area per polygon for [`SceneKind::Pile`]: 40 times denser than a crowd.
+const PILE_AREA: f64 = CROWD_AREA / 40.0;
+/// Polygons per group in [`SceneKind::Scales`].
+const SCALES_GROUP: usize = 8;
 /// Fraction of occupied cells in [`SceneKind::Grid`].
 const GRID_FILL: f64 = 0.75;
 
@@ -339,6 +407,50 @@ pub fn generate(kind: SceneKind, n: usize, seed: u64) -> Vec<Polygon> {
                 .collect()
         }
         SceneKind::Grid => generate_grid(&mut rng, n),
+        SceneKind::Round => {
+            let side = (n as f64 * CROWD_AREA).sqrt();
+            let mut out = Vec::with_capacity(n);
+            while out.len() < n {
+                let c = uniform(&mut rng, side);
+                let r = jittered(&mut rng);
+                // Heavy tail of vertex counts: about 84% under 64, mean about 63, up to 1024.
+                let u: f64 = rng.random();
+                let k = 3 + (1021.0 * u.powi(16)).round() as usize;
+                out.extend(squashed_regular(&mut rng, k, c, r, quantise));
+            }
+            out
+        }
+        SceneKind::Pile => {
+            let side = (n as f64 * PILE_AREA).sqrt();
+            (0..n)
+                .map(|_| {
+                    let c = uniform(&mut rng, side);
+                    let r = jittered(&mut rng);
+                    regular_ish(&mut rng, c, r)
+                })
+                .collect()
+        }
+        SceneKind::Scales => {
+            let mut out = Vec::with_capacity(n);
+            let group_side = (SCALES_GROUP as f64 * DENSE_AREA).sqrt();
+            while out.len() < n {
+                // A power of two, so the scale itself adds no rounding.
+                let scale = 2f64.powi(rng.random_range(-96..=99));
+                let at = random_direction(&mut rng);
+                let offset = [at[0] * 1000.0 * scale, at[1] * 1000.0 * scale];
+                for _ in 0..SCALES_GROUP.min(n - out.len()) {
+                    let c = uniform(&mut rng, group_side);
+                    let center = [offset[0] + c[0] * scale, offset[1] + c[1] * scale];
+                    let r = jittered(&mut rng) * scale;
+                    let k = rng.random_range(3usize..=12);
+                    let to_f32 = |x: f64| f64::from(x as f32);
+                    if let Some(p) = squashed_regular(&mut rng, k, center, r, to_f32) {
+                        out.push(p);
+                    }
+                }
+            }
+            out
+        }
     }
 }
 

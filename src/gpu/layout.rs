@@ -11,8 +11,20 @@ pub struct GpuBody {
     pub shape_start: u32,
     /// Number of vertices.
     pub count: u32,
+    /// Largest distance of a vertex from the body's anchor, rounded up: the narrow phase picks
+    /// each pair's power-of-two scale from it.
+    pub radius: f32,
     /// Padding to 16 bytes.
-    pub pad: [u32; 2],
+    pub pad: u32,
+}
+
+impl GpuBody {
+    /// A body whose shape starts at `shape_start` and has `local` vertices (relative to the
+    /// body's anchor).
+    pub fn new(shape_start: u32, local: &[[f32; 4]]) -> GpuBody {
+        let r = local.iter().map(|v| f64::from(v[0]).hypot(f64::from(v[1]))).fold(0.0f64, f64::max);
+        GpuBody { shape_start, count: local.len() as u32, radius: (r * (1.0 + 1e-6)) as f32, pad: 0 }
+    }
 }
 
 /// Per-world constants (shaders: `Params`).

@@ -24,7 +24,7 @@ use std::time::Instant;
 use wgpu::util::DeviceExt;
 
 use crate::error::{Error, Result};
-use crate::geometry::{Contact, Polygon, Transform};
+use crate::geometry::{Contact, Polygon, Transform, MAX_COORDINATE};
 use crate::gpu::control;
 use crate::gpu::dispatch;
 use crate::gpu::kernels::Kernels;
@@ -151,8 +151,9 @@ impl Layout {
                 shape: s as usize,
                 shapes: shapes.len(),
             })?;
-            let count = shape.vertices().len() as u32;
-            bodies.push(GpuBody { shape_start: shape_start[s as usize], count, pad: [0; 2] });
+            let start = shape_start[s as usize] as usize;
+            let local = &shape_data[start..start + shape.vertices().len()];
+            bodies.push(GpuBody::new(start as u32, local));
             height_sum += shape_height[s as usize];
         }
         let transforms = vec![[0.0, 0.0, 1.0, 0.0]; bodies.len()];
@@ -169,7 +170,7 @@ impl Layout {
         let mut start = 0u32;
         for p in polygons {
             let count = p.vertices().len() as u32;
-            bodies.push(GpuBody { shape_start: start, count, pad: [0; 2] });
+            bodies.push(GpuBody { shape_start: start, count, radius: 0.0, pad: 0 });
             start += count;
         }
         let mut shape_data = vec![[0.0f32; 4]; start as usize];
@@ -182,17 +183,20 @@ impl Layout {
         }
         let mut transforms = vec![[0.0f32; 4]; n];
         let mut heights = vec![0.0f64; n];
-        polygons.par_iter().zip(slices).zip(&mut transforms).zip(&mut heights).for_each(|(((p, out), t), h)| {
-            let v = p.vertices();
-            let anchor = [f64::from(v[0][0] as f32), f64::from(v[0][1] as f32)];
-            *t = [anchor[0] as f32, anchor[1] as f32, 1.0, 0.0];
-            let (lo, hi) =
-                v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[1]), hi.max(q[1])));
-            *h = hi - lo;
-            for ((o, v), n) in out.iter_mut().zip(v).zip(p.edge_normals()) {
-                *o = [(v[0] - anchor[0]) as f32, (v[1] - anchor[1]) as f32, n[0] as f32, n[1] as f32];
-            }
-        });
+        polygons.par_iter().zip(slices).zip(&mut transforms).zip(&mut heights).zip(&mut bodies).for_each(
+            |((((p, out), t), h), body)| {
+                let v = p.vertices();
+                let anchor = [f64::from(v[0][0] as f32), f64::from(v[0][1] as f32)];
+                *t = [anchor[0] as f32, anchor[1] as f32, 1.0, 0.0];
+                let (lo, hi) =
+                    v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[1]), hi.max(q[1])));
+                *h = hi - lo;
+                for ((o, v), n) in out.iter_mut().zip(v).zip(p.edge_normals()) {
+                    *o = [(v[0] - anchor[0]) as f32, (v[1] - anchor[1]) as f32, n[0] as f32, n[1] as f32];
+                }
+                *body = GpuBody::new(body.shape_start, out);
+            },
+        );
         // Summed in order, so the strip height is the same whatever the number of threads.
         let height_sum = heights.iter().sum();
         Layout { shape_data, bodies, transforms, height_sum }
@@ -669,6 +673,9 @@ impl World {
         for (body, t) in transforms.iter().enumerate() {
             if !(t.x.is_finite() && t.y.is_finite() && t.angle.is_finite()) {
                 return Err(Error::NonFiniteTransform { body, x: t.x, y: t.y, angle: t.angle });
+            }
+            if t.x.abs() > MAX_COORDINATE || t.y.abs() > MAX_COORDINATE {
+                return Err(Error::TransformOutOfRange { body, x: t.x, y: t.y, max: MAX_COORDINATE });
             }
             let (s, c) = t.angle.sin_cos();
             packed.push([t.x as f32, t.y as f32, c as f32, s as f32]);
