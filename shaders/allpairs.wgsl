@@ -12,7 +12,7 @@ struct Params {
     candidate_capacity: u32,
     fold_width: u32,
     strip_height: f32,
-    pad0: u32,
+    candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
     pad1: u32,
     pad2: u32,
 }
@@ -42,8 +42,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w {
             if WRITE {
                 let slot = out + found;
-                if slot < params.candidate_capacity {
-                    candidates[slot] = vec2<u32>(a, b);
+                // Only the pairs of this batch, [base, base + capacity), are written.
+                let local = slot - params.candidate_base;
+                if slot >= params.candidate_base && local < params.candidate_capacity {
+                    candidates[local] = vec2<u32>(a, b);
                 }
             }
             found++;

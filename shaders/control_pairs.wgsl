@@ -1,5 +1,6 @@
 // Pair control: one invocation, after the candidate scan. Clamps the candidate total to the
-// candidate buffer's capacity (the host sees the unclamped total, grows the buffer and reruns),
+// candidate buffer's capacity (the host sees the unclamped total, grows the buffer and reruns,
+// or, past what one binding holds, runs the rest in batches from `candidate_base`),
 // hands the count to the compaction scan and writes the indirect dispatch arguments of the SAT
 // and compaction passes.
 
@@ -10,7 +11,7 @@ struct Params {
     candidate_capacity: u32,
     fold_width: u32,
     strip_height: f32,
-    pad0: u32,
+    candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
     pad1: u32,
     pad2: u32,
 }
@@ -26,7 +27,8 @@ const PAIR_SCAN: u32 = 320u;  // compaction scan region: [0] = length
 
 @compute @workgroup_size(1)
 fn main() {
-    let m = min(total[0], params.candidate_capacity);
+    // The pairs of this batch: [base, base + capacity) of the candidate total.
+    let m = min(total[0] - min(total[0], params.candidate_base), params.candidate_capacity);
     control[PAIRS] = m;
     let groups = (m + 63u) / 64u;
     control[PAIR_ARGS] = min(groups, params.fold_width);

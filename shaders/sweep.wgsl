@@ -17,7 +17,7 @@ struct Params {
     candidate_capacity: u32,
     fold_width: u32,
     strip_height: f32,
-    pad0: u32,
+    candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
     pad1: u32,
     pad2: u32,
 }
@@ -76,8 +76,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if WRITE {
                 let b = values[j];
                 let slot = out + found;
-                if slot < params.candidate_capacity {
-                    candidates[slot] = vec2<u32>(min(a, b), max(a, b));
+                // Only the pairs of this batch, [base, base + capacity), are written.
+                let local = slot - params.candidate_base;
+                if slot >= params.candidate_base && local < params.candidate_capacity {
+                    candidates[local] = vec2<u32>(min(a, b), max(a, b));
                 }
             }
             found++;

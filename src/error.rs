@@ -110,6 +110,14 @@ pub enum Error {
         /// The adapter's limit.
         limit: u64,
     },
+    /// The result does not fit in host memory.
+    #[error("{what} need {needed} bytes of host memory, which could not be allocated")]
+    HostMemory {
+        /// What was being stored.
+        what: &'static str,
+        /// Bytes needed.
+        needed: u64,
+    },
     /// The device reported an error (validation, out of memory, loss).
     #[error("GPU device error: {0}")]
     Device(String),

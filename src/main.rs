@@ -139,14 +139,31 @@ impl From<Error> for Failure {
             | Error::UnsuitableAdapter { .. }
             | Error::Device(_)
             | Error::Timeout { .. }
-            | Error::TooLarge { .. } => 3,
+            | Error::TooLarge { .. }
+            | Error::HostMemory { .. } => 3,
             _ => 2,
         };
         Failure(code, e.to_string())
     }
 }
 
+/// EGL (the GL backend) prints "XDG_RUNTIME_DIR is invalid or not set" twice on every command
+/// when the variable is missing, as in many containers and CI shells. Give it a private directory
+/// of its own (mode 0700, as the XDG spec asks) before any thread starts.
+fn ensure_runtime_dir() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("satgpu-runtime-{}", std::process::id()));
+    if std::fs::create_dir_all(&dir).is_ok() {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    }
+}
+
 fn main() -> ExitCode {
+    ensure_runtime_dir();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let result = match cli.command {

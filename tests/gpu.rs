@@ -45,7 +45,7 @@ fn gpu_matches_reference_on_thousands_of_random_scenes() {
     let mut pairs = 0;
     let mut in_band = 0;
     for kind in SceneKind::ALL {
-        for seed in 0..420u64 {
+        for seed in 0..300u64 {
             let n = 1 + (seed as usize * 37) % 240;
             let polygons = generate(kind, n, seed);
             let (p, b) = check_scene(&gpu, &polygons, &format!("{kind} n={n} seed={seed}"));
@@ -324,44 +324,6 @@ fn a_device_with_too_few_storage_buffers_is_refused() {
     match gpu::Gpu::from_device(device, queue, adapter.get_info(), std::time::Duration::from_secs(60)) {
         Err(Error::UnsuitableAdapter { reason, .. }) => assert!(reason.contains("storage buffers"), "{reason}"),
         other => panic!("expected UnsuitableAdapter, got {other:?}"),
-    }
-}
-
-#[test]
-fn more_than_the_device_can_hold_is_a_typed_error() {
-    let _lock = common::gpu();
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter =
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).expect("adapter");
-    // A device whose storage bindings hold only 1 MiB: 65,536 AABBs, 43,690 contacts.
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: wgpu::Limits {
-            max_storage_buffers_per_shader_stage: 8,
-            max_storage_buffer_binding_size: 1 << 20,
-            ..wgpu::Limits::downlevel_defaults()
-        },
-        ..Default::default()
-    }))
-    .expect("device");
-    let small = gpu::Gpu::from_device(device, queue, adapter.get_info(), std::time::Duration::from_secs(60)).unwrap();
-    // Too many bodies: refused before any GPU work.
-    let many = generate(SceneKind::Crowd, 70_000, 1);
-    match World::from_polygons(&small, &many, &WorldOptions::default()) {
-        Err(Error::TooLarge { what, .. }) => assert_eq!(what, "shape vertices"),
-        other => panic!("expected TooLarge for the shape vertices, got {other:?}"),
-    }
-    // Too many candidate pairs for one frame (a pile of 3,000 triangles: 4.5 million pairs):
-    // refused, not truncated.
-    let triangle = Polygon::new(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]).unwrap();
-    let pile: Vec<Polygon> =
-        (0..3000).map(|i| triangle.transformed(&Transform { x: (i % 7) as f64 * 0.01, y: 0.0, angle: 0.0 })).collect();
-    let mut world = World::from_polygons(&small, &pile, &WorldOptions::default()).unwrap();
-    match world.step() {
-        Err(Error::TooLarge { what, needed, limit }) => {
-            assert_eq!(what, "candidate pairs");
-            assert!(needed > limit, "{needed} <= {limit}");
-        }
-        other => panic!("expected TooLarge for the candidate pairs, got {:?}", other.map(|f| f.stats)),
     }
 }
 

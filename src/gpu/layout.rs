@@ -41,8 +41,11 @@ pub struct GpuParams {
     pub fold_width: u32,
     /// Height of a broad-phase strip, in world units.
     pub strip_height: f32,
+    /// First candidate pair of this batch: 0, unless a frame has more candidates than one
+    /// binding holds and runs in batches.
+    pub candidate_base: u32,
     /// Padding to 32 bytes.
-    pub pad: [u32; 3],
+    pub pad: [u32; 2],
 }
 
 /// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](super::World::contacts_buffer)

@@ -91,6 +91,9 @@ pub struct FrameStats {
     pub frame_ms: f64,
     /// Times the frame was rerun because a buffer had to grow.
     pub reruns: u32,
+    /// Batches the narrow phase ran in: 1, or more when the candidates outgrew what one buffer
+    /// binding of the device holds.
+    pub batches: u32,
 }
 
 /// The result of [`World::step`].
@@ -357,7 +360,8 @@ impl World {
         };
         let strip_height = options.strip_height.unwrap_or(STRIP_HEIGHT_FACTOR * height_sum / n.max(1) as f64) as f32;
         let max_candidates = (binding_limit / std::mem::size_of::<GpuContact>() as u64).min(u64::from(u32::MAX / 2));
-        let max_entries = (binding_limit / 4).min(u64::from(u32::MAX / 2));
+        // The largest per-entry buffer is the gathered AABBs, 16 bytes each.
+        let max_entries = (binding_limit / 16).min(u64::from(u32::MAX / 2));
         let candidate_capacity =
             u64::from(options.candidate_capacity.unwrap_or((6 * n as u32).max(1024))).clamp(1, max_candidates) as u32;
         let entry_capacity = if strips { (3 * n as u64 + 1024).min(max_entries) as u32 } else { 1 };
@@ -373,7 +377,8 @@ impl World {
                 candidate_capacity,
                 fold_width: fold,
                 strip_height,
-                pad: [0; 3],
+                candidate_base: 0,
+                pad: [0; 2],
             }),
             U::UNIFORM | U::COPY_DST,
         );
@@ -643,24 +648,36 @@ impl World {
         } else {
             self.sized.entry_capacity
         };
-        let candidate_capacity =
-            grow(candidates, self.sized.candidate_capacity, self.max_candidates, "candidate pairs", 24)?;
+        // Past what one binding holds, the frame runs in batches of the largest capacity.
+        let candidate_capacity = grow(
+            candidates.min(self.max_candidates),
+            self.sized.candidate_capacity,
+            self.max_candidates,
+            "candidate pairs",
+            24,
+        )?;
         if (entry_capacity, candidate_capacity) == (self.sized.entry_capacity, self.sized.candidate_capacity) {
             return Ok(());
         }
         let kernels = self.gpu.kernels()?;
         self.sized =
             Self::make_sized(&self.gpu, kernels, &self.statics, self.strips, entry_capacity, candidate_capacity);
+        self.write_params(0);
+        self.gpu.check()
+    }
+
+    /// Uploads the per-world constants, with the first candidate of the batch to run.
+    fn write_params(&self, candidate_base: u32) {
         let params = GpuParams {
             n_bodies: self.n_bodies,
-            entry_capacity,
-            candidate_capacity,
+            entry_capacity: self.sized.entry_capacity,
+            candidate_capacity: self.sized.candidate_capacity,
             fold_width: self.fold,
             strip_height: self.strip_height,
-            pad: [0; 3],
+            candidate_base,
+            pad: [0; 2],
         };
         self.gpu.queue().write_buffer(&self.statics.params, 0, bytemuck::bytes_of(&params));
-        self.gpu.check()
     }
 
     /// Sets every body's position and rotation for the next frame: 16 bytes per body go to the
@@ -836,7 +853,9 @@ impl World {
             let gpu_ms = gpu_start.elapsed().as_secs_f64() * 1e3;
             let totals: Vec<u32> = bytemuck::pod_collect_to_vec(&status[..12]);
             let (entries, candidates, colliding) = (u64::from(totals[0]), u64::from(totals[1]), u64::from(totals[2]));
-            if entries > u64::from(self.sized.entry_capacity) || candidates > u64::from(self.sized.candidate_capacity) {
+            // Candidates past the largest capacity one binding allows are not a rerun but batches.
+            let room = u64::from(self.sized.candidate_capacity);
+            if entries > u64::from(self.sized.entry_capacity) || (candidates > room && room < self.max_candidates) {
                 log::info!(
                     "{entries} entries / {candidates} candidates exceed the capacity {} / {}; growing and rerunning",
                     self.sized.entry_capacity,
@@ -853,7 +872,26 @@ impl World {
                 None => vec![PassTime { name: "gpu_total", ms: gpu_ms, clock: "wall" }],
             };
             let read_start = Instant::now();
-            let contacts = self.read_contacts(colliding)?;
+            let mut raw = self.read_gpu_contacts(colliding)?;
+            let mut colliding = colliding;
+            // More candidates than one binding holds: the rest in batches of the capacity. The
+            // offsets of the sweep are still on the GPU, so each batch reruns only the sweep's
+            // write, the narrow phase and the compaction for its window of candidates.
+            let capacity = u64::from(self.sized.candidate_capacity);
+            let mut batches = 1;
+            let mut base = capacity;
+            while base < candidates {
+                let result = self.run_batch(base as u32);
+                self.write_params(0);
+                let batch = result?;
+                colliding += batch.len() as u64;
+                raw.try_reserve(batch.len())
+                    .map_err(|_| Error::HostMemory { what: "contacts", needed: 24 * colliding })?;
+                raw.extend_from_slice(&batch);
+                base += capacity;
+                batches += 1;
+            }
+            let contacts = sorted_contacts(&raw, self.n_bodies as usize)?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             let stats = FrameStats {
                 broad_phase: self.broad_phase_name(),
@@ -863,12 +901,64 @@ impl World {
                 passes,
                 frame_ms: start.elapsed().as_secs_f64() * 1e3,
                 reruns,
+                batches,
             };
             return Ok(Frame { contacts, stats });
         }
     }
 
-    fn read_contacts(&mut self, count: u64) -> Result<Vec<Contact>> {
+    /// One batch of a frame whose candidates outgrow one binding: the sweep (or all-pairs) write
+    /// for candidates `[base, base + capacity)`, the narrow phase and the compaction over them,
+    /// then their contacts read back.
+    fn run_batch(&mut self, base: u32) -> Result<Vec<GpuContact>> {
+        self.write_params(base);
+        let k = self.gpu.kernels()?;
+        let s = &self.statics;
+        let z = &self.sized;
+        let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("satgpu.batch"),
+                timestamp_writes: None,
+            });
+            if let Some(st) = &z.strips {
+                pass.set_pipeline(&k.sweep_write.pipeline);
+                pass.set_bind_group(0, &st.sweep_group, &[]);
+                pass.dispatch_workgroups_indirect(&s.control, 4 * control::ENTRY_ARGS);
+            } else if let Some(group) = &z.allpairs_group {
+                pass.set_pipeline(&k.allpairs_write.pipeline);
+                pass.set_bind_group(0, group, &[]);
+                dispatch(&mut pass, self.n_bodies, WG, self.fold);
+            }
+            self.encode_narrow_phase(k, &mut pass);
+        }
+        let (buf, off) = z.pair_scan.total();
+        encoder.copy_buffer_to_buffer(buf, off, &self.totals, 8, 4);
+        encoder.copy_buffer_to_buffer(&self.totals, 0, &self.status_read, 0, 16);
+        let submission = self.gpu.queue().submit([encoder.finish()]);
+        let status = readback::read(&self.gpu, &self.status_read, 16, submission, "collision batch")?;
+        let colliding: Vec<u32> = bytemuck::pod_collect_to_vec(&status[8..12]);
+        self.read_gpu_contacts(u64::from(colliding[0]))
+    }
+
+    /// The pair control, the narrow phase and the compaction, into one pass.
+    fn encode_narrow_phase(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+        let s = &self.statics;
+        let z = &self.sized;
+        let pair_args = 4 * control::PAIR_ARGS;
+        pass.set_pipeline(&k.control_pairs.pipeline);
+        pass.set_bind_group(0, &z.control_pairs_group, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.set_pipeline(&k.sat.pipeline);
+        pass.set_bind_group(0, &z.sat_group, &[]);
+        pass.dispatch_workgroups_indirect(&s.control, pair_args);
+        z.pair_scan.encode(k, pass);
+        pass.set_pipeline(&k.compact.pipeline);
+        pass.set_bind_group(0, &z.compact_group, &[]);
+        pass.dispatch_workgroups_indirect(&s.control, pair_args);
+    }
+
+    fn read_gpu_contacts(&mut self, count: u64) -> Result<Vec<GpuContact>> {
         let bytes = count * std::mem::size_of::<GpuContact>() as u64;
         if bytes == 0 {
             return Ok(vec![]);
@@ -885,8 +975,7 @@ impl World {
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(&self.sized.contacts, 0, read_buf, 0, bytes);
         let submission = self.gpu.queue().submit([encoder.finish()]);
-        let gpu: Vec<GpuContact> = readback::read_as(&self.gpu, read_buf, bytes, submission, "contacts")?;
-        Ok(sorted_contacts(&gpu, self.n_bodies as usize))
+        readback::read_as(&self.gpu, read_buf, bytes, submission, "contacts")
     }
 
     /// `[entries, candidates, colliding]` as three u32 after a frame (STORAGE | COPY_SRC).
@@ -934,7 +1023,7 @@ impl World {
 /// Converts GPU contacts (in sweep order) to [`Contact`]s sorted by (a, b): a counting sort by
 /// `a` that writes each contact in place in one sequential pass, then each body's few pairs by
 /// `b`. Pairs are unique, so the order is fully determined.
-fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Vec<Contact> {
+fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Result<Vec<Contact>> {
     let mut next = vec![0u32; bodies + 1];
     for c in gpu {
         next[c.a as usize + 1] += 1;
@@ -943,7 +1032,12 @@ fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Vec<Contact> {
         next[i + 1] += next[i];
     }
     let empty = Contact { a: 0, b: 0, normal: [0.0; 2], depth: 0.0 };
-    let mut out = vec![empty; gpu.len()];
+    let mut out = Vec::new();
+    out.try_reserve_exact(gpu.len()).map_err(|_| Error::HostMemory {
+        what: "contacts",
+        needed: (gpu.len() * std::mem::size_of::<Contact>()) as u64,
+    })?;
+    out.resize(gpu.len(), empty);
     for c in gpu {
         let slot = &mut next[c.a as usize];
         // `+ 0.0` turns -0.0 into 0.0, as the reference does.
@@ -955,20 +1049,13 @@ fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Vec<Contact> {
         };
         *slot += 1;
     }
-    // `next[a]` is now the end of a's run; runs are a handful of pairs, so insertion sort.
+    // `next[a]` is now the end of a's run: usually a handful of pairs, thousands in a pile-up.
     let mut begin = 0;
     for &end in &next[..bodies] {
-        let run = &mut out[begin..end as usize];
-        for k in 1..run.len() {
-            let mut m = k;
-            while m > 0 && run[m - 1].b > run[m].b {
-                run.swap(m - 1, m);
-                m -= 1;
-            }
-        }
+        out[begin..end as usize].sort_unstable_by_key(|c| c.b);
         begin = end as usize;
     }
-    out
+    Ok(out)
 }
 
 /// Detects every colliding pair among `polygons` on the GPU: the one-shot call.

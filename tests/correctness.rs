@@ -1,0 +1,273 @@
+//! Right answers for every valid input: any vertex count from 3 to 1024 in any order, pair sizes
+//! over the f32 range, pile-ups larger than one buffer binding, and typed errors (never a wrong
+//! answer) for what f32 cannot hold. Property tests compare the GPU with the reference on random
+//! polygons, and the scene parser on mutated files.
+
+mod common;
+
+use proptest::prelude::*;
+use satgpu::gpu::{self, World, WorldOptions};
+use satgpu::scene::{generate, parse_scene, SceneKind};
+use satgpu::validate::compare;
+use satgpu::{reference, Contact, Error, Polygon, PolygonError, Transform, MAX_VERTICES};
+
+fn gpu_contacts(gpu: &gpu::Gpu, polygons: &[Polygon]) -> Vec<Contact> {
+    World::from_polygons(gpu, polygons, &WorldOptions::default()).expect("world").step().expect("frame").contacts
+}
+
+/// GPU and reference agree under the contract; returns (reference pairs, pairs inside the band).
+fn agree(gpu: &gpu::Gpu, polygons: &[Polygon], what: &str) -> (usize, usize) {
+    let got = gpu_contacts(gpu, polygons);
+    let want = reference::detect(polygons);
+    let report = compare(polygons, &got, &want);
+    assert!(
+        report.ok(),
+        "{what}: {} disagreements outside the band, first: {}",
+        report.disagreements.len(),
+        report.disagreements[0]
+    );
+    (want.len(), report.in_band)
+}
+
+/// A regular `k`-gon of radius `r` around `c`, starting at angle `phase`.
+fn ngon(k: usize, c: [f64; 2], r: f64, phase: f64) -> Polygon {
+    let v = (0..k)
+        .map(|i| {
+            let t = phase + std::f64::consts::TAU * i as f64 / k as f64;
+            [c[0] + r * t.cos(), c[1] + r * t.sin()]
+        })
+        .collect();
+    Polygon::new(v).expect("regular polygon")
+}
+
+const COUNTS: [usize; 16] = [3, 4, 5, 8, 9, 16, 31, 64, 127, 128, 129, 255, 256, 500, 1023, MAX_VERTICES];
+
+#[test]
+fn every_mix_of_vertex_counts_in_every_order() {
+    let gpu = common::gpu();
+    // Each ordered pair of counts overlaps in its own cell (both orders, so each count is once a
+    // and once b), at three depths: deep, shallow and just apart.
+    let mut polygons = vec![];
+    for (i, &ka) in COUNTS.iter().enumerate() {
+        for (j, &kb) in COUNTS.iter().enumerate() {
+            let cell = [10.0 * i as f64, 10.0 * j as f64];
+            let gap = [1.0, 1.9, 2.05][(i + j) % 3];
+            polygons.push(ngon(ka, cell, 1.0, 0.1 * i as f64));
+            polygons.push(ngon(kb, [cell[0] + gap, cell[1] + 0.3], 1.0, 0.2 * j as f64));
+        }
+    }
+    let (pairs, _) = agree(&gpu, &polygons, "vertex counts 3..1024");
+    assert!(pairs > 150, "only {pairs} colliding pairs");
+    // The textbook case of the issue: two 256-gons of radius 1, centres 1.5 apart.
+    let two = [ngon(256, [0.0, 0.0], 1.0, 0.0), ngon(256, [1.5, 0.0], 1.0, 0.0)];
+    let got = gpu_contacts(&gpu, &two);
+    assert_eq!(got.len(), 1, "two overlapping 256-gons collide");
+    assert!((got[0].depth - 0.49996).abs() < 1e-4, "depth {}", got[0].depth);
+}
+
+#[test]
+fn round_pile_and_scales_scenes_match_the_reference() {
+    let gpu = common::gpu();
+    for kind in [SceneKind::Round, SceneKind::Pile, SceneKind::Scales] {
+        let mut pairs = 0;
+        for seed in 0..6 {
+            pairs += agree(&gpu, &generate(kind, 600, seed), &format!("{kind} seed {seed}")).0;
+        }
+        assert!(pairs > 500, "{kind}: only {pairs} colliding pairs");
+    }
+}
+
+fn square(x: f64, y: f64, side: f64) -> Polygon {
+    Polygon::new(vec![[x, y], [x + side, y], [x + side, y + side], [x, y + side]]).unwrap()
+}
+
+#[test]
+fn pair_sizes_from_1e_minus_30_to_1e30() {
+    let gpu = common::gpu();
+    for e in (-29..=30).step_by(1) {
+        let s = 10f64.powi(e);
+        // Squares of side s at x = s and 1.5 s: overlap s / 2 along x.
+        let pair = [square(s, 0.0, s), square(1.5 * s, 0.0, s)];
+        let got = gpu_contacts(&gpu, &pair);
+        assert_eq!(got.len(), 1, "side {s:e}");
+        assert_eq!(got[0].normal, [1.0, 0.0], "side {s:e}");
+        assert!((got[0].depth / (0.5 * s) - 1.0).abs() < 1e-5, "side {s:e}: depth {}", got[0].depth);
+        // Just apart, by a millionth of their size, far from the origin.
+        let apart = [square(1000.0 * s, 0.0, s), square(1000.0 * s + 1.000001 * s, 0.0, s)];
+        assert!(gpu_contacts(&gpu, &apart).is_empty(), "side {s:e}: a gap of 1e-6 sizes is seen");
+    }
+}
+
+#[test]
+fn coordinates_f32_cannot_hold_are_typed_errors() {
+    let err = Polygon::new(vec![[0.0, 0.0], [4e38, 0.0], [0.0, 1.0]]).unwrap_err();
+    assert!(matches!(err, PolygonError::OutOfRange { vertex: 1, .. }), "{err:?}");
+    assert!(err.to_string().contains("outside the supported range"), "{err}");
+    let err = Polygon::new(vec![[0.0, 0.0], [1e-31, 0.0], [0.0, 1e-31]]).unwrap_err();
+    assert!(matches!(err, PolygonError::TooSmall { .. }), "{err:?}");
+    // A scene file names the polygon.
+    let text = r#"{"polygons": [{"vertices": [[0,0],[1,0],[0,1]]}, {"vertices": [[0,0],[1e39,0],[0,1]]}]}"#;
+    let err = parse_scene(text, "s.json".as_ref()).unwrap_err();
+    assert!(err.to_string().starts_with("polygon 1 vertex 1"), "{err}");
+    // Simulation transforms too.
+    let gpu = common::gpu();
+    let mut world = World::new(&gpu, &[square(0.0, 0.0, 1.0)], &[0, 0], &WorldOptions::default()).unwrap();
+    let t = Transform { x: 1e39, y: 0.0, angle: 0.0 };
+    match world.set_transforms(&[Transform::IDENTITY, t]) {
+        Err(Error::TransformOutOfRange { body: 1, .. }) => {}
+        other => panic!("expected TransformOutOfRange, got {other:?}"),
+    }
+    // The world is still usable.
+    world.set_transforms(&[Transform::IDENTITY, Transform { x: 0.5, y: 0.0, angle: 0.0 }]).unwrap();
+    assert_eq!(world.step().unwrap().contacts.len(), 1);
+}
+
+/// A device whose storage bindings hold only 1 MiB: 43,690 candidates per batch.
+fn small_device() -> gpu::Gpu {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).expect("adapter");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: wgpu::Limits {
+            max_storage_buffers_per_shader_stage: 8,
+            max_storage_buffer_binding_size: 1 << 20,
+            ..wgpu::Limits::downlevel_defaults()
+        },
+        ..Default::default()
+    }))
+    .expect("device");
+    gpu::Gpu::from_device(device, queue, adapter.get_info(), std::time::Duration::from_secs(60)).unwrap()
+}
+
+fn bits(contacts: &[Contact]) -> Vec<(u32, u32, u64, u64, u64)> {
+    contacts.iter().map(|c| (c.a, c.b, c.normal[0].to_bits(), c.normal[1].to_bits(), c.depth.to_bits())).collect()
+}
+
+#[test]
+fn pile_ups_larger_than_a_binding_run_in_batches_with_identical_output() {
+    let lock = common::gpu();
+    let small = small_device();
+    // 700 triangles on one spot (244,650 pairs) and a pile scene (about 20 candidates each).
+    let triangle = Polygon::new(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]).unwrap();
+    let stack: Vec<Polygon> =
+        (0..700).map(|i| triangle.transformed(&Transform { x: (i % 7) as f64 * 0.01, y: 0.0, angle: 0.0 })).collect();
+    for (what, polygons) in [("stack", stack), ("pile", generate(SceneKind::Pile, 6000, 3))] {
+        let want = gpu_contacts(&lock, &polygons);
+        let mut world = World::from_polygons(&small, &polygons, &WorldOptions::default()).unwrap();
+        let frame = world.step().unwrap();
+        assert!(frame.stats.batches > 1, "{what}: {} candidates ran in one batch", frame.stats.candidates);
+        assert_eq!(bits(&frame.contacts), bits(&want), "{what}: batched output differs");
+        // A second frame of the same world, and the reference.
+        assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "{what}: second batched frame differs");
+        let report = compare(&polygons, &want, &reference::detect(&polygons));
+        assert!(report.ok(), "{what}: {}", report.disagreements[0]);
+    }
+    // Too many bodies for the binding is still refused up front, by name.
+    match World::from_polygons(&small, &generate(SceneKind::Crowd, 70_000, 1), &WorldOptions::default()) {
+        Err(Error::TooLarge { what, .. }) => assert_eq!(what, "shape vertices"),
+        other => panic!("expected TooLarge for the shape vertices, got {other:?}"),
+    }
+}
+
+/// A convex polygon: a regular k-gon squashed along a direction, rotated, scaled and moved.
+fn random_polygon() -> impl Strategy<Value = (usize, f64, f64, f64, f64)> {
+    (3usize..=64, 0.0..std::f64::consts::TAU, 0.3f64..1.0, -1.0f64..1.0, -1.0f64..1.0)
+}
+
+fn build(k: usize, phase: f64, aspect: f64, scale: f64, at: [f64; 2]) -> Option<Polygon> {
+    let v = (0..k)
+        .map(|i| {
+            let t = phase + std::f64::consts::TAU * i as f64 / k as f64;
+            let (x, y) = (t.cos(), aspect * t.sin());
+            let (c, s) = (phase.cos(), phase.sin());
+            [at[0] + scale * (c * x - s * y), at[1] + scale * (s * x + c * y)]
+        })
+        .collect();
+    Polygon::new(v).ok()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random convex polygons of 3 to 64 vertices in pairs at a random power-of-two scale from
+    /// 2^-90 to 2^90 and a random offset of up to 2^20 of their size, placed to overlap, touch or
+    /// miss: the GPU agrees with the reference under the contract.
+    #[test]
+    fn gpu_agrees_with_the_reference_on_random_pairs(
+        pairs in prop::collection::vec((random_polygon(), random_polygon(), -1.2f64..1.2, -1.2f64..1.2), 1..24),
+        exponent in -90i32..=90,
+        offset in (-1.0e6f64..1.0e6, -1.0e6f64..1.0e6),
+    ) {
+        let gpu = common::gpu();
+        let s = 2f64.powi(exponent);
+        let mut polygons = vec![];
+        for (i, ((ka, pa, aa, _, _), (kb, pb, ab, _, _), dx, dy)) in pairs.into_iter().enumerate() {
+            let cell = [offset.0 * s + 10.0 * s * i as f64, offset.1 * s];
+            let a = build(ka, pa, aa, s, cell);
+            let b = build(kb, pb, ab, s, [cell[0] + dx * s, cell[1] + dy * s]);
+            if let (Some(a), Some(b)) = (a, b) {
+                polygons.push(a);
+                polygons.push(b);
+            }
+        }
+        agree(&gpu, &polygons, &format!("scale 2^{exponent}"));
+    }
+
+    /// Squares an exact number of ulps apart, touching, or overlapping by a few ulps: touching
+    /// collides with depth 0, and every verdict agrees with the reference under the contract.
+    #[test]
+    fn squares_a_few_ulps_apart(exponent in -60i32..=60, ulps in -4i64..=4, at in -1000.0f64..1000.0) {
+        let gpu = common::gpu();
+        let s = 2f64.powi(exponent);
+        let x = (at * s) as f32 as f64;
+        let right = f64::from_bits(((x + s) as f32 as f64).to_bits().wrapping_add_signed(ulps));
+        let pair = [square(x, 0.0, s), square(right, 0.0, s)];
+        let got = gpu_contacts(&gpu, &pair);
+        agree(&gpu, &pair, &format!("{ulps} ulps at 2^{exponent}"));
+        if right == x + s {
+            prop_assert_eq!(got.len(), 1);
+            prop_assert_eq!(got[0].depth, 0.0);
+        }
+    }
+
+    /// Nearly collinear vertices: a square's edge bent outward by a tiny amount is either
+    /// rejected with the same typed error every time, or accepted and handled like any polygon.
+    #[test]
+    fn nearly_collinear_vertices_are_handled_or_rejected(bend in -30i32..=-1, x in 0.01f64..0.99) {
+        let lift = 2f64.powi(bend);
+        let v = vec![[0.0, 0.0], [x, -lift], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+        let first = Polygon::new(v.clone());
+        prop_assert_eq!(&first, &Polygon::new(v));
+        match first {
+            Ok(p) => {
+                let gpu = common::gpu();
+                agree(&gpu, &[p, square(0.5, -0.5, 1.0)], "bent square");
+            }
+            Err(e) => prop_assert!(matches!(e, PolygonError::Collinear { .. }), "{:?}", e),
+        }
+    }
+
+    /// Every mutation of a valid scene file (truncation, a replaced span, NaN and huge numbers,
+    /// wrong types, deep nesting, long arrays) parses to a scene or a typed error: never a panic.
+    #[test]
+    fn the_scene_parser_never_panics(
+        cut in 0usize..400,
+        at in 0usize..400,
+        insert in prop::sample::select(vec![
+            "NaN", "1e400", "-1e39", "\"x\"", "null", "[", "]", "{", "}", ",", "[[0,0],[1,0]]", "true",
+            "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+            "0.0000000000000000000000000000000000000000000000000000001", "1e-320", "-0", "{\"vertices\": 5}",
+        ]),
+        repeat in 0usize..3000,
+    ) {
+        let base = r#"{"polygons": [{"vertices": [[0, 0], [1, 0], [1, 1], [0, 1]]}, {"vertices": [[2, 0], [3, 0], [2.5, 1]]}, {"vertices": [[0.5, 0.5], [1.5, 0.5], [1, 2]]}]}"#;
+        let mut text: String = base.chars().take(base.len().min(cut.max(at))).collect();
+        let at = at.min(text.len());
+        text.insert_str(at, insert);
+        text.push_str(&base[base.len().min(cut.max(at))..]);
+        let long = format!(r#"{{"polygons": [{}]}}"#, vec![r#"{"vertices": [[0,0],[1,0],[0,1]]}"#; repeat].join(","));
+        for t in [text.as_str(), &base[..cut.min(base.len())], long.as_str()] {
+            let _ = parse_scene(t, "fuzz.json".as_ref());
+        }
+    }
+}
