@@ -11,7 +11,7 @@ struct Params {
     candidate_capacity: u32,
     fold_width: u32,
     strip_height: f32,
-    pad0: u32,
+    candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
     pad1: u32,
     pad2: u32,
 }
