@@ -39,7 +39,6 @@
 
 #![warn(missing_docs)]
 
-pub mod bench;
 pub mod error;
 pub mod geometry;
 pub mod gpu;

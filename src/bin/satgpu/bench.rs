@@ -1,4 +1,4 @@
-//! Benchmark frames: the numbers `satgpu bench` prints and writes as JSON.
+//! Benchmark frames: the numbers `satgpu bench` prints and writes as JSON (part of the CLI).
 //!
 //! A *frame* goes from polygons in host memory to the sorted list of colliding pairs in host
 //! memory: packing and upload of the vertex data ([`World::set_polygons`]), every GPU pass, and
@@ -9,10 +9,10 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::error::Result;
-use crate::geometry::{Polygon, Transform};
-use crate::gpu::{Gpu, World, WorldOptions};
-use crate::reference;
+use satgpu::Result;
+use satgpu::{Polygon, Transform};
+use satgpu::gpu::{Gpu, World, WorldOptions};
+use satgpu::{reference, validate};
 
 /// Figures for one scene.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -124,7 +124,7 @@ pub fn run(
     let start = Instant::now();
     let expected = reference::detect(polygons);
     let reference_ms = start.elapsed().as_secs_f64() * 1e3;
-    let agrees = crate::validate::compare(polygons, &last.contacts, &expected).ok();
+    let agrees = validate::compare(polygons, &last.contacts, &expected).ok();
     let info = gpu.adapter_info();
     Ok(BenchResult {
         scene: scene.to_string(),

@@ -3,6 +3,8 @@
 //! Exit codes: 0 success, 1 GPU/reference disagreement outside the band, 2 bad input or usage,
 //! 3 no adapter, device failure or input too large for the device.
 
+mod bench;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -308,7 +310,7 @@ fn bench(
         bar.set_message(format!("{name} n={}", polygons.len()));
         let base = bar.position();
         let result =
-            satgpu::bench::run(&gpu, &name, &polygons, 2, frames, |done, _| bar.set_position(base + done as u64))?;
+            bench::run(&gpu, &name, &polygons, 2, frames, |done, _| bar.set_position(base + done as u64))?;
         results.push(result);
     }
     bar.finish_and_clear();

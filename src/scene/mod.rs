@@ -1,0 +1,155 @@
+//! Scene files, the contact output formats, and (feature `generate`) deterministic scene
+//! generators.
+//!
+//! A scene file is JSON: `{"polygons": [{"vertices": [[x, y], ...]}, ...]}` in world
+//! coordinates; a polygon's index is its position in the list. Every polygon is validated with
+//! [`Polygon::new`] on the way in, so the rest of the crate can trust the invariants.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::geometry::{Contact, Polygon};
+
+#[cfg(feature = "generate")]
+mod generate;
+#[cfg(feature = "generate")]
+pub use generate::{generate, SceneKind};
+
+/// A set of polygons to test against each other; the index of a polygon is its identity in
+/// every reported pair.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Scene {
+    /// The polygons, in file order.
+    pub polygons: Vec<Polygon>,
+}
+
+/// The file's top level. `polygons` is optional so that a missing array becomes the typed
+/// [`Error::MissingPolygons`] instead of a generic serde message; unknown fields are ignored
+/// so files can carry metadata.
+#[derive(Deserialize)]
+struct SceneFile {
+    polygons: Option<Vec<PolygonFile>>,
+}
+
+/// One polygon as written in the file, before validation.
+#[derive(Deserialize)]
+struct PolygonFile {
+    vertices: Vec<[f64; 2]>,
+}
+
+/// Turns a serde_json error into [`Error::Json`] with its 1-based position.
+fn json_error(path: &Path, e: serde_json::Error) -> Error {
+    Error::Json { path: path.to_path_buf(), line: e.line(), column: e.column(), message: e.to_string() }
+}
+
+/// Parses and validates scene JSON. `path` is only used to name the source in errors.
+///
+/// Deserialises straight into typed structs rather than a `serde_json::Value`, because scenes
+/// hold millions of polygons and a generic tree would cost several times the memory.
+pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
+    // serde's derived structs also accept a JSON array positionally, which would silently read
+    // `[[...]]` as a scene, so anything but an object at the top level is rejected up front
+    // (after checking it is at least well-formed JSON, so syntax errors keep their position).
+    if !text.trim_start().starts_with('{') {
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| json_error(path, e))?;
+        return Err(Error::MissingPolygons { path: path.to_path_buf() });
+    }
+    let file: SceneFile = serde_json::from_str(text).map_err(|e| json_error(path, e))?;
+    let Some(raw) = file.polygons else {
+        return Err(Error::MissingPolygons { path: path.to_path_buf() });
+    };
+    let polygons = raw
+        .into_iter()
+        .enumerate()
+        .map(|(index, p)| Polygon::new(p.vertices).map_err(|reason| Error::InvalidPolygon { index, reason }))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Scene { polygons })
+}
+
+/// Reads and validates a scene file; I/O and parse errors name the file.
+pub fn read_scene(path: &Path) -> Result<Scene> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    parse_scene(&text, path)
+}
+
+/// Serialises a scene in the file format, one polygon per line so that large files stay
+/// diffable and greppable.
+///
+/// Coordinates use serde_json's shortest round-trip formatting. Reading the text back gives
+/// the same bits whenever each coordinate has at most 15 significant digits (as every
+/// [`generate`]d scene does); serde_json's default float parser is not correctly rounded for
+/// longer numbers and may be off by one ulp there unless its `float_roundtrip` feature is on.
+pub fn scene_to_json(scene: &Scene) -> String {
+    let mut out = String::from("{\"polygons\": [");
+    for (i, p) in scene.polygons.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        out.push_str("{\"vertices\": ");
+        // Serialising a slice of finite f64 pairs cannot fail (Polygon rejects NaN and inf).
+        out.push_str(&serde_json::to_string(p.vertices()).expect("finite coordinates serialise"));
+        out.push('}');
+    }
+    out.push_str("\n]}\n");
+    out
+}
+
+/// Writes a scene file (see [`scene_to_json`]); I/O errors name the file.
+pub fn write_scene(path: &Path, scene: &Scene) -> Result<()> {
+    std::fs::write(path, scene_to_json(scene)).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+}
+
+/// One output row; field names are the CSV header and the JSON keys.
+#[derive(Serialize)]
+struct ContactRow {
+    a: u32,
+    b: u32,
+    normal_x: f64,
+    normal_y: f64,
+    depth: f64,
+}
+
+impl From<&Contact> for ContactRow {
+    fn from(c: &Contact) -> Self {
+        ContactRow { a: c.a, b: c.b, normal_x: c.normal[0], normal_y: c.normal[1], depth: c.depth }
+    }
+}
+
+/// Writes contacts as CSV with the header `a,b,normal_x,normal_y,depth`, one row per contact,
+/// numbers in the shortest form that reads back to the same f64 (ryu), rows ending in `\n`.
+///
+/// `path` only names the destination in errors (pass something like `-` for stdout), because
+/// the writer may be a file, a pipe or a buffer.
+pub fn write_contacts_csv(w: impl Write, contacts: &[Contact], path: &Path) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let mut w = std::io::BufWriter::new(w);
+    w.write_all(b"a,b,normal_x,normal_y,depth\n").map_err(io)?;
+    let mut f = ryu::Buffer::new();
+    for c in contacts {
+        write!(w, "{},{},", c.a, c.b).map_err(io)?;
+        w.write_all(f.format(c.normal[0]).as_bytes()).map_err(io)?;
+        w.write_all(b",").map_err(io)?;
+        w.write_all(f.format(c.normal[1]).as_bytes()).map_err(io)?;
+        w.write_all(b",").map_err(io)?;
+        w.write_all(f.format(c.depth).as_bytes()).map_err(io)?;
+        w.write_all(b"\n").map_err(io)?;
+    }
+    w.flush().map_err(io)
+}
+
+/// Writes contacts as `{"pairs": [{"a":..,"b":..,"normal_x":..,"normal_y":..,"depth":..}, ...]}`,
+/// one pair per line.
+///
+/// `path` only names the destination in errors, as for [`write_contacts_csv`].
+pub fn write_contacts_json(mut w: impl Write, contacts: &[Contact], path: &Path) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    w.write_all(b"{\"pairs\": [").map_err(io)?;
+    for (i, c) in contacts.iter().enumerate() {
+        w.write_all(if i == 0 { b"\n" } else { b",\n" }).map_err(io)?;
+        serde_json::to_writer(&mut w, &ContactRow::from(c))
+            .map_err(|e| Error::Io { path: path.to_path_buf(), source: std::io::Error::from(e) })?;
+    }
+    w.write_all(b"\n]}\n").map_err(io)?;
+    w.flush().map_err(io)
+}
