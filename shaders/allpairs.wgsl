@@ -3,30 +3,19 @@
 // writing work as in sweep.wgsl (WRITE = false counts, the scan makes offsets, WRITE = true writes
 // at the offset, guarded by the capacity), so the output order is by a, then b.
 
-override WRITE: bool = false;
-
-// keep in sync with GpuParams in src/gpu/layout.rs
-struct Params {
-    n_bodies: u32,
-    entry_capacity: u32,
-    candidate_capacity: u32,
-    fold_width: u32,
-    strip_height: f32,
-    candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
-    pad1: u32,
-    pad2: u32,
-}
+#import constants
+#import params
+#import index
+#import count_or_write
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> aabbs: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>; // per body: count, then offset
 @group(0) @binding(3) var<storage, read_write> candidates: array<vec2<u32>>;
 
-const WG: u32 = 64u;
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let a = gid.x + gid.y * nwg.x * WG;
+    let a = linear_index(gid, nwg);
     let n = params.n_bodies;
     if a >= n {
         return;

@@ -2,7 +2,10 @@
 // colliding pairs before candidate i, so each colliding pair is written at its offset and the
 // output keeps the candidates' order with no atomics.
 
-// keep in sync with GpuContact in src/gpu/layout.rs
+#import constants
+#import index
+
+// Twin of GpuContact in src/gpu/layout.rs.
 struct Contact {
     a: u32,
     b: u32,
@@ -18,13 +21,9 @@ struct Contact {
 @group(0) @binding(3) var<storage, read> offsets: array<u32>;
 @group(0) @binding(4) var<storage, read_write> contacts: array<Contact>;
 
-const WG: u32 = 64u;
-// keep in sync with src/gpu/control.rs
-const PAIRS: u32 = 24u;
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * WG;
+    let i = linear_index(gid, nwg);
     if i >= control[PAIRS] {
         return;
     }

@@ -4,30 +4,15 @@
 // 24 bits sort in 6 radix passes; at most 4096 strips leaves at least 12 bits (4096 buckets
 // across the scene) for x, finer than a polygon at a million polygons.
 
-// keep in sync with GpuParams in src/gpu/layout.rs
-struct Params {
-    n_bodies: u32,
-    entry_capacity: u32,
-    candidate_capacity: u32,
-    fold_width: u32,
-    strip_height: f32,
-    candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
-    pad1: u32,
-    pad2: u32,
-}
+#import constants
+#import params
+#import sortable
 
-// keep in sync with src/gpu/control.rs
-const GRID: u32 = 16u; // y0, strips per unit y, strips, key bits for x, x0, x buckets per unit x, x bits kept
-const KEY_BITS: u32 = 24u;     // keep in sync with STRIP_KEY_BITS in src/gpu/world.rs
 const MAX_STRIPS: f32 = 4096.0;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> bounds: array<u32, 4>;
 @group(0) @binding(2) var<storage, read_write> control: array<u32>;
-
-fn unsortable(u: u32) -> f32 {
-    return bitcast<f32>(select(~u, u & 0x7fffffffu, (u & 0x80000000u) != 0u));
-}
 
 @compute @workgroup_size(1)
 fn main() {

@@ -4,22 +4,9 @@
 // hands the count to the compaction scan and writes the indirect dispatch arguments of the SAT
 // and compaction passes.
 
-// keep in sync with GpuParams in src/gpu/layout.rs
-struct Params {
-    n_bodies: u32,
-    entry_capacity: u32,
-    candidate_capacity: u32,
-    fold_width: u32,
-    strip_height: f32,
-    candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
-    pad1: u32,
-    pad2: u32,
-}
-
-// keep in sync with src/gpu/control.rs
-const PAIRS: u32 = 24u;       // candidate pairs to test
-const PAIR_ARGS: u32 = 28u;   // (x, y, z) for 64-wide passes over the pairs
-const PAIR_SCAN: u32 = 320u;  // compaction scan region: [0] = length
+#import constants
+#import params
+#import index
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> total: array<u32>; // [0] = candidate total
@@ -30,9 +17,9 @@ fn main() {
     // The pairs of this batch: [base, base + capacity) of the candidate total.
     let m = min(total[0] - min(total[0], params.candidate_base), params.candidate_capacity);
     control[PAIRS] = m;
-    let groups = (m + 63u) / 64u;
-    control[PAIR_ARGS] = min(groups, params.fold_width);
-    control[PAIR_ARGS + 1u] = (groups + params.fold_width - 1u) / params.fold_width;
-    control[PAIR_ARGS + 2u] = 1u;
+    let args = folded((m + WG - 1u) / WG, params.fold_width);
+    control[PAIR_ARGS] = args.x;
+    control[PAIR_ARGS + 1u] = args.y;
+    control[PAIR_ARGS + 2u] = args.z;
     control[PAIR_SCAN] = m;
 }

@@ -1,4 +1,4 @@
-// Radix sort, scatter: one workgroup per tile of WG * CHUNK keys moves each (key, value) to its
+// Radix sort, scatter: one workgroup per tile of RADIX_WG * CHUNK keys moves each (key, value) to its
 // place for this pass's 4-bit digit. Invocation t owns CHUNK consecutive keys of the tile: it
 // counts its digits into 16-bit fields (16 digits packed in two vec4<u32>; a tile has at most
 // 4096 keys, so no field overflows), a workgroup prefix sum over those counts gives each
@@ -6,10 +6,9 @@
 // input order: the sort is stable, so the whole multi-pass sort is deterministic. One prefix sum
 // per tile keeps workgroup barriers, which software adapters pay dearly for, to 15 per tile.
 
-// keep in sync with src/gpu/control.rs
-const RADIX: u32 = 128u;
-const WG: u32 = 128u;
-override CHUNK: u32 = 8u; // keys per invocation (src/gpu/kernels.rs picks it per adapter)
+#import constants
+#import index
+#import digits
 
 @group(0) @binding(0) var<uniform> digit: vec4<u32>; // x = shift of this pass
 @group(0) @binding(1) var<storage, read> control: array<u32>;
@@ -19,35 +18,18 @@ override CHUNK: u32 = 8u; // keys per invocation (src/gpu/kernels.rs picks it pe
 @group(0) @binding(5) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(6) var<storage, read_write> values_out: array<u32>;
 
-var<workgroup> low: array<vec4<u32>, 128>;  // digits 0..7, 16 bits each
-var<workgroup> high: array<vec4<u32>, 128>; // digits 8..15
 var<workgroup> base: array<u32, 16>;
 
-// keep in sync with radix_hist.wgsl
-fn one_hot(d: u32) -> vec4<u32> {
-    let bit = 1u << ((d & 1u) * 16u);
-    let c = (d & 7u) >> 1u;
-    return vec4<u32>(select(0u, bit, c == 0u), select(0u, bit, c == 1u), select(0u, bit, c == 2u),
-                     select(0u, bit, c == 3u));
-}
-
-fn field(lo: vec4<u32>, hi: vec4<u32>, d: u32) -> u32 {
-    let w = select(hi, lo, d < 8u);
-    let c = (d & 7u) >> 1u;
-    let word = select(select(w.w, w.z, c == 2u), select(w.y, w.x, c == 0u), c < 2u);
-    return (word >> ((d & 1u) * 16u)) & 0xffffu;
-}
-
-@compute @workgroup_size(128)
+@compute @workgroup_size(RADIX_WG)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-    let tile = wid.x + wid.y * nwg.x;
+    let tile = tile_index(wid, nwg);
     let n = control[RADIX];
     let tiles = control[RADIX + 1u];
     if lid < 16u && tile < tiles {
         base[lid] = offsets[lid * tiles + tile];
     }
-    let start = (tile * WG + lid) * CHUNK;
+    let start = (tile * RADIX_WG + lid) * CHUNK;
     var count = 0u;
     if tile < tiles && start < n {
         count = min(CHUNK, n - start);
@@ -66,7 +48,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     low[lid] = own_lo;
     high[lid] = own_hi;
     workgroupBarrier();
-    for (var off = 1u; off < WG; off *= 2u) {
+    for (var off = 1u; off < RADIX_WG; off *= 2u) {
         var lo = vec4<u32>(0u);
         var hi = vec4<u32>(0u);
         if lid >= off {

@@ -23,13 +23,9 @@
 // pair is first scaled by a power of two chosen from its size (exact, so integers stay exact), so
 // products neither overflow nor underflow for pair sizes anywhere from 1e-30 to 1e30.
 
-// keep in sync with GpuBody in src/gpu/layout.rs
-struct Body {
-    shape_start: u32, // first vertex of the shape in `shapes`
-    count: u32,       // vertices in the shape
-    radius: f32,      // largest distance of a vertex from the body's anchor (rounded up)
-    pad: u32,
-}
+#import constants
+#import body
+#import index
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;         // [PAIRS] = candidates to test
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
@@ -38,10 +34,6 @@ struct Body {
 @group(0) @binding(4) var<storage, read> transforms: array<vec4<f32>>; // anchor = (x, y), cos, sin
 @group(0) @binding(5) var<storage, read_write> results: array<vec4<f32>>; // (normal.xy, depth, hit)
 @group(0) @binding(6) var<storage, read_write> flags: array<u32>;     // 1 if the pair collides
-
-const WG: u32 = 64u;
-// keep in sync with src/gpu/control.rs
-const PAIRS: u32 = 24u;
 
 // Polygons of at most SMALL vertices each (most scenes) are copied into private arrays once and
 // tested by brute force over fixed-length loops: lanes of a SIMD software adapter then never wait
@@ -62,23 +54,17 @@ struct Side {
 
 // Vertex k of a side in the pair's scaled frame, and its edge's unit outward normal.
 fn vertex(s: Side, k: u32) -> vec2<f32> {
-    let v = shapes[s.start + k];
-    let r = s.rotation;
-    return (vec2<f32>(r.x * v.x - r.y * v.y, r.y * v.x + r.x * v.y) + s.offset) * s.scale;
+    return (rotate(s.rotation, shapes[s.start + k].xy) + s.offset) * s.scale;
 }
 
 // Q's edge vector from vertex j to vertex k in the pair's frame, from the local coordinates: the
 // offset cancels before any rounding, so even a tiny edge far from a's anchor keeps its direction.
 fn edge(s: Side, j: u32, k: u32) -> vec2<f32> {
-    let d = shapes[s.start + k].xy - shapes[s.start + j].xy;
-    let r = s.rotation;
-    return vec2<f32>(r.x * d.x - r.y * d.y, r.y * d.x + r.x * d.y) * s.scale;
+    return rotate(s.rotation, shapes[s.start + k].xy - shapes[s.start + j].xy) * s.scale;
 }
 
 fn normal(s: Side, k: u32) -> vec2<f32> {
-    let v = shapes[s.start + k];
-    let r = s.rotation;
-    return vec2<f32>(r.x * v.z - r.y * v.w, r.y * v.z + r.x * v.w);
+    return rotate(s.rotation, shapes[s.start + k].zw);
 }
 
 fn next(k: u32, n: u32) -> u32 {
@@ -193,9 +179,9 @@ fn best_face_small(p_is_a: bool, p: Side) -> Face {
     return face;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * WG;
+    let i = linear_index(gid, nwg);
     if i >= control[PAIRS] {
         return;
     }

@@ -5,21 +5,18 @@
 // level by level: level 0 scans the input, level l + 1 scans the block totals of level l; the
 // single block of the top level stores the grand total.
 
-@group(0) @binding(0) var<uniform> level: vec4<u32>; // x = level index
-@group(0) @binding(1) var<storage, read> scan_info: array<u32>; // [l] = length of level l
-@group(0) @binding(2) var<storage, read_write> data: array<u32>;
-@group(0) @binding(3) var<storage, read_write> sums: array<u32>;
+#import constants
+#import index
+#import scan
 
-const WG: u32 = 256u;
-override CHUNK: u32 = 2u; // elements per invocation (src/gpu/kernels.rs picks it per adapter)
-var<workgroup> partial: array<u32, 256>;
+var<workgroup> partial: array<u32, SCAN_WG>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(SCAN_WG)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
     let n = scan_info[level.x];
-    let block = wid.x + wid.y * nwg.x;
-    let start = (block * WG + lid) * CHUNK;
+    let block = tile_index(wid, nwg);
+    let start = (block * SCAN_WG + lid) * CHUNK;
     var count = 0u;
     if start < n {
         count = min(CHUNK, n - start);
@@ -30,7 +27,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     }
     partial[lid] = own;
     workgroupBarrier();
-    for (var off = 1u; off < WG; off *= 2u) {
+    for (var off = 1u; off < SCAN_WG; off *= 2u) {
         var v = 0u;
         if lid >= off {
             v = partial[lid - off];
@@ -45,7 +42,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
         data[start + k] = running;
         running += x;
     }
-    if lid == WG - 1u && block * WG * CHUNK < max(n, 1u) {
+    if lid == SCAN_WG - 1u && block * SCAN_WG * CHUNK < max(n, 1u) {
         sums[block] = partial[lid];
     }
 }

@@ -8,23 +8,11 @@
 // scan turns those into offsets; with WRITE = true it writes entry i's pairs at its offset. The
 // output order is fixed by the sort, with no atomics, and every write is guarded by the capacity.
 
-override WRITE: bool = false;
-
-// keep in sync with GpuParams in src/gpu/layout.rs
-struct Params {
-    n_bodies: u32,
-    entry_capacity: u32,
-    candidate_capacity: u32,
-    fold_width: u32,
-    strip_height: f32,
-    candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
-    pad1: u32,
-    pad2: u32,
-}
-
-// keep in sync with src/gpu/control.rs
-const GRID: u32 = 16u;
-const ENTRIES: u32 = 36u;
+#import constants
+#import params
+#import index
+#import count_or_write
+#import grid
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> control: array<u32>;
@@ -34,25 +22,9 @@ const ENTRIES: u32 = 36u;
 @group(0) @binding(5) var<storage, read_write> counts: array<u32>; // per entry: count, then offset
 @group(0) @binding(6) var<storage, read_write> candidates: array<vec2<u32>>; // (a, b), a < b
 
-const WG: u32 = 64u;
-
-// keep in sync with strip() and key() in entries.wgsl
-fn strip(y: f32) -> u32 {
-    let s = floor((y - bitcast<f32>(control[GRID])) * bitcast<f32>(control[GRID + 1u]));
-    return min(u32(max(s, 0.0)), control[GRID + 2u] - 1u);
-}
-
-fn key(s: u32, x: f32) -> u32 {
-    let x_bits = control[GRID + 3u];
-    let kept = control[GRID + 6u];
-    let max_q = f32((1u << kept) - 1u);
-    let q = u32(clamp(floor((x - bitcast<f32>(control[GRID + 4u])) * bitcast<f32>(control[GRID + 5u])), 0.0, max_q));
-    return (s << x_bits) | (q << (x_bits - kept));
-}
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * WG;
+    let i = linear_index(gid, nwg);
     let n = control[ENTRIES];
     if i >= n {
         return;

@@ -4,25 +4,11 @@
 // (their translations), which keeps precision at the scale of the pair wherever it is. In one-shot
 // mode the anchor is the polygon's first vertex and the rotation is the identity.
 
-// keep in sync with GpuBody in src/gpu/layout.rs
-struct Body {
-    shape_start: u32, // first vertex of the shape in `shapes`
-    count: u32,       // vertices in the shape
-    radius: f32,      // largest distance of a vertex from the body's anchor (rounded up)
-    pad: u32,
-}
-
-// keep in sync with GpuParams in src/gpu/layout.rs
-struct Params {
-    n_bodies: u32,
-    entry_capacity: u32,
-    candidate_capacity: u32,
-    fold_width: u32,
-    strip_height: f32,
-    candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
-    pad1: u32,
-    pad2: u32,
-}
+#import constants
+#import params
+#import body
+#import index
+#import sortable
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> bodies: array<Body>;
@@ -31,23 +17,16 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> aabbs: array<vec4<f32>>; // (min.xy, max.xy)
 @group(0) @binding(5) var<storage, read_write> bounds: array<atomic<u32>, 4>; // ~min.x, ~min.y, max.x, max.y (sortable)
 
-const WG: u32 = 64u;
 var<workgroup> wg_bounds: array<atomic<u32>, 4>;
 
-// Maps a float to a u32 whose unsigned order is the float order (-0.0 is folded onto +0.0).
-fn sortable(f: f32) -> u32 {
-    let b = bitcast<u32>(select(f, 0.0, f == 0.0));
-    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
-}
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     if lid < 4u {
         atomicStore(&wg_bounds[lid], 0u);
     }
     workgroupBarrier();
-    let i = gid.x + gid.y * nwg.x * WG;
+    let i = linear_index(gid, nwg);
     if i < params.n_bodies {
         let body = bodies[i];
         let t = transforms[i];
@@ -56,7 +35,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         var radius = 0.0;
         for (var k = 0u; k < body.count; k++) {
             let s = shapes[body.shape_start + k];
-            let p = vec2<f32>(t.z * s.x - t.w * s.y, t.w * s.x + t.z * s.y); // keep in sync with sat.wgsl
+            let p = rotate(t.zw, s.xy);
             lo = min(lo, p);
             hi = max(hi, p);
             radius = max(radius, max(abs(s.x), abs(s.y)));

@@ -118,16 +118,22 @@ pub enum Error {
         /// Bytes needed.
         needed: u64,
     },
-    /// The device reported an error (validation, out of memory, loss).
+    /// The device reported an error (validation, out of memory) for satgpu's own work. The
+    /// [`World`](crate::gpu::World) that returned it stays usable: its next step starts afresh.
     #[error("GPU device error: {0}")]
     Device(String),
-    /// The GPU did not finish in time.
-    #[error("GPU did not finish {what} within {seconds} s")]
+    /// The device is lost (driver reset, device destroyed). Nothing on it can run again:
+    /// recreate the [`Gpu`](crate::gpu::Gpu) and every [`World`](crate::gpu::World) on it.
+    #[error("GPU device lost: {0}; recreate the Gpu and its Worlds")]
+    DeviceLost(String),
+    /// The GPU did not finish in time. The [`World`](crate::gpu::World) that returned it stays
+    /// usable: its next step waits for the late work first.
+    #[error("GPU did not finish {what} within {timeout:?}")]
     Timeout {
         /// What was waited for.
         what: &'static str,
         /// The timeout.
-        seconds: u64,
+        timeout: std::time::Duration,
     },
 }
 

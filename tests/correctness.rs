@@ -12,22 +12,10 @@ use satgpu::validate::compare;
 use satgpu::{reference, Contact, Error, Polygon, PolygonError, Transform, MAX_VERTICES};
 
 fn gpu_contacts(gpu: &gpu::Gpu, polygons: &[Polygon]) -> Vec<Contact> {
-    World::from_polygons(gpu, polygons, &WorldOptions::default()).expect("world").step().expect("frame").contacts
+    common::gpu_contacts(gpu, polygons, &WorldOptions::default()).0
 }
 
-/// GPU and reference agree under the contract; returns (reference pairs, pairs inside the band).
-fn agree(gpu: &gpu::Gpu, polygons: &[Polygon], what: &str) -> (usize, usize) {
-    let got = gpu_contacts(gpu, polygons);
-    let want = reference::detect(polygons);
-    let report = compare(polygons, &got, &want);
-    assert!(
-        report.ok(),
-        "{what}: {} disagreements outside the band, first: {}",
-        report.disagreements.len(),
-        report.disagreements[0]
-    );
-    (want.len(), report.in_band)
-}
+use common::{agree, bits, small_device};
 
 /// A regular `k`-gon of radius `r` around `c`, starting at angle `phase`.
 fn ngon(k: usize, c: [f64; 2], r: f64, phase: f64) -> Polygon {
@@ -120,27 +108,6 @@ fn coordinates_f32_cannot_hold_are_typed_errors() {
     // The world is still usable.
     world.set_transforms(&[Transform::IDENTITY, Transform { x: 0.5, y: 0.0, angle: 0.0 }]).unwrap();
     assert_eq!(world.step().unwrap().contacts.len(), 1);
-}
-
-/// A device whose storage bindings hold only 1 MiB: 43,690 candidates per batch.
-fn small_device() -> gpu::Gpu {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter =
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).expect("adapter");
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: wgpu::Limits {
-            max_storage_buffers_per_shader_stage: 8,
-            max_storage_buffer_binding_size: 1 << 20,
-            ..wgpu::Limits::downlevel_defaults()
-        },
-        ..Default::default()
-    }))
-    .expect("device");
-    gpu::Gpu::from_device(device, queue, adapter.get_info(), std::time::Duration::from_secs(60)).unwrap()
-}
-
-fn bits(contacts: &[Contact]) -> Vec<(u32, u32, u64, u64, u64)> {
-    contacts.iter().map(|c| (c.a, c.b, c.normal[0].to_bits(), c.normal[1].to_bits(), c.depth.to_bits())).collect()
 }
 
 #[test]

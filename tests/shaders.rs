@@ -1,42 +1,111 @@
-//! Every shader in shaders/ parses and validates with naga, without a device, and every file
-//! on disk is one the pipeline loads.
+//! Every composed shader parses and validates with naga, without a device; every file in
+//! shaders/ is used; no definition is written twice; and the structs the Rust side mirrors have
+//! the same size on both sides by naga's own layout.
 
-use satgpu::gpu::SHADERS;
+use std::collections::BTreeMap;
+use std::path::Path;
 
-fn validate(name: &str, src: &str) {
+use satgpu::gpu::layout::{GpuBody, GpuContact, GpuParams};
+use satgpu::gpu::shader_sources;
+
+fn parse(name: &str, src: &str) -> naga::Module {
     let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(src)));
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
         .validate(&module)
         .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(src)));
-    assert!(
-        module.entry_points.iter().any(|e| e.name == "main" && e.stage == naga::ShaderStage::Compute),
-        "{name} has no compute entry point `main`"
-    );
+    module
 }
 
 #[test]
-fn every_shader_validates() {
-    for (name, src) in SHADERS {
-        validate(name, src);
+fn every_composed_shader_validates() {
+    for (name, src) in shader_sources() {
+        let module = parse(name, &src);
+        assert!(
+            module.entry_points.iter().any(|e| e.name == "main" && e.stage == naga::ShaderStage::Compute),
+            "{name} has no compute entry point `main`"
+        );
     }
 }
 
+fn wgsl_files(dir: &Path) -> BTreeMap<String, String> {
+    std::fs::read_dir(dir)
+        .expect("readable shader directory")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wgsl"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+        .collect()
+}
+
+fn root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders")
+}
+
 #[test]
-fn every_file_in_shaders_is_loaded() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
-    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
-        .expect("shaders/ exists")
-        .map(|e| e.expect("readable entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".wgsl"))
-        .collect();
-    on_disk.sort();
-    let mut loaded: Vec<String> = SHADERS.iter().map(|(n, _)| n.to_string()).collect();
+fn every_file_in_shaders_is_used() {
+    let kernels = wgsl_files(&root());
+    let loaded: Vec<&str> = shader_sources().iter().map(|(n, _)| *n).collect::<Vec<_>>();
+    let mut loaded: Vec<String> = loaded.iter().map(|s| s.to_string()).collect();
     loaded.sort();
-    assert_eq!(on_disk, loaded);
-    for (name, src) in SHADERS {
-        let file = std::fs::read_to_string(dir.join(name)).expect("readable shader");
-        assert_eq!(file, src, "{name} differs from the embedded copy");
+    assert_eq!(kernels.keys().cloned().collect::<Vec<_>>(), loaded, "a kernel on disk is not loaded, or vice versa");
+    let shared = wgsl_files(&root().join("shared"));
+    let every: Vec<&String> = kernels.values().chain(shared.values()).collect();
+    for module in shared.keys() {
+        let import = format!("#import {}", module.trim_end_matches(".wgsl"));
+        assert!(every.iter().any(|src| src.lines().any(|l| l.trim() == import)), "{module} is imported nowhere");
     }
+}
+
+/// The names a WGSL file defines at module scope (structs, constants, overrides, functions and
+/// module-scope variables).
+fn definitions(src: &str) -> Vec<String> {
+    let mut names = vec![];
+    for line in src.lines() {
+        let rest = ["struct ", "const ", "override ", "fn "].iter().find_map(|k| line.strip_prefix(k)).or_else(|| {
+            line.strip_prefix("var<").and_then(|r| r.split_once("> ")).map(|(_, name)| name)
+        });
+        if let Some(rest) = rest {
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            names.push(name);
+        }
+    }
+    names
+}
+
+#[test]
+fn no_definition_is_written_twice() {
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let files = wgsl_files(&root()).into_iter().chain(wgsl_files(&root().join("shared")));
+    let mut count = 0;
+    for (file, src) in files {
+        for name in definitions(&src) {
+            count += 1;
+            if name == "main" {
+                continue; // every kernel's entry point
+            }
+            if let Some(other) = seen.insert(name.clone(), file.clone()) {
+                panic!("{name} is defined in both {other} and {file}");
+            }
+        }
+    }
+    assert!(count > 40, "only {count} definitions found: the scan proves nothing");
+    assert!(definitions("struct Params {\nconst WG: u32 = 1u;\nvar<workgroup> low: u32;\n") == ["Params", "WG", "low"]);
+}
+
+/// Size of the struct `name` as naga lays it out in the composed kernel `file`.
+fn naga_size(file: &str, name: &str) -> u32 {
+    let src = shader_sources().into_iter().find(|(n, _)| *n == file).unwrap().1;
+    let module = parse(file, &src);
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    let (handle, _) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).unwrap();
+    layouter[handle].size
+}
+
+#[test]
+fn mirrored_structs_have_the_same_size_in_rust_and_wgsl() {
+    assert_eq!(naga_size("transform.wgsl", "Params") as usize, std::mem::size_of::<GpuParams>());
+    assert_eq!(naga_size("transform.wgsl", "Body") as usize, std::mem::size_of::<GpuBody>());
+    assert_eq!(naga_size("compact.wgsl", "Contact") as usize, std::mem::size_of::<GpuContact>());
 }
 
 #[test]
@@ -50,55 +119,4 @@ fn a_broken_shader_is_rejected() {
             .is_err(),
     };
     assert!(rejected, "naga accepted an ill-typed shader, so the validation test proves nothing");
-}
-
-/// The text of `struct NAME { ... }` or `fn NAME(...) ... { ... }` in `src`, if present.
-fn block(src: &str, head: &str) -> Option<String> {
-    let start = src.find(head)?;
-    let open = start + src[start..].find('{')?;
-    let mut depth = 0;
-    for (i, c) in src[open..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(src[start..=open + i].to_string());
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// WGSL has no includes, so shared structs, helpers and control-buffer offsets are copied between
-/// shaders ("keep in sync" comments). This makes a copy that drifts fail.
-#[test]
-fn shared_definitions_are_identical_across_shaders() {
-    for head in ["struct Params {", "struct Body {", "fn strip(", "fn key(", "fn one_hot(", "fn field(", "fn sortable("]
-    {
-        let copies: Vec<(&str, String)> =
-            SHADERS.iter().filter_map(|(name, src)| block(src, head).map(|b| (*name, b))).collect();
-        assert!(!copies.is_empty(), "{head} is defined nowhere");
-        for (name, text) in &copies {
-            assert_eq!(text, &copies[0].1, "{head} in {name} differs from {}", copies[0].0);
-        }
-    }
-    let mut checked = 0;
-    for (name, src) in SHADERS {
-        for (constant, words) in satgpu::gpu::testing::CONTROL_LAYOUT {
-            let decl = format!("const {constant}: u32 = ");
-            if let Some(at) = src.find(&decl) {
-                let value: String = src[at + decl.len()..].chars().take_while(|c| c.is_ascii_digit()).collect();
-                assert_eq!(
-                    value.parse::<u64>().ok(),
-                    Some(words),
-                    "{name}: {constant} differs from src/gpu/control.rs"
-                );
-                checked += 1;
-            }
-        }
-    }
-    assert!(checked >= 12, "only {checked} control offsets found in the shaders");
 }

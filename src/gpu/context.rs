@@ -1,7 +1,8 @@
-//! Adapter and device: choosing an adapter, requesting only what it has, and turning the
-//! device's asynchronous errors (validation, loss) into [`Error`]s at the next wait.
+//! Adapter and device: choosing an adapter, requesting only what it has, and catching the
+//! device's errors for satgpu's own work in error scopes, so each error comes back from the call
+//! that caused it and the caller's device keeps its own handlers.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
@@ -18,17 +19,17 @@ pub enum AdapterChoice {
     Software,
 }
 
-/// How to open a device.
+/// How to open a device: `GpuOptions::default().with_timeout(Duration::from_secs(5))`.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct GpuOptions {
     /// Which adapter to use. `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` narrow the choice further.
     pub adapter: AdapterChoice,
-    /// Longest time any single wait on the GPU may take before it is an [`Error::Timeout`].
+    /// Longest time any single wait on the GPU may take before it is an [`Error::Timeout`]
+    /// (default 60 s).
     pub timeout: Duration,
-    /// Tune the kernels as for this device type instead of the adapter's own, so tests on a CPU
-    /// adapter also cover the GPU tuning. Not part of the stable API.
-    #[doc(hidden)]
-    pub tune_as: Option<wgpu::DeviceType>,
+    /// Tune the kernels as for this device type instead of the adapter's own (tests).
+    pub(crate) tune_as: Option<wgpu::DeviceType>,
 }
 
 impl Default for GpuOptions {
@@ -37,18 +38,17 @@ impl Default for GpuOptions {
     }
 }
 
-#[derive(Default)]
-struct ErrorSink {
-    errors: Mutex<Vec<String>>,
-}
-
-impl ErrorSink {
-    fn push(&self, e: String) {
-        log::error!("{e}");
-        self.errors.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+impl GpuOptions {
+    /// With `adapter`.
+    pub fn with_adapter(mut self, adapter: AdapterChoice) -> Self {
+        self.adapter = adapter;
+        self
     }
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.errors.lock().unwrap_or_else(|p| p.into_inner()))
+
+    /// With `timeout` for every wait.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 }
 
@@ -57,16 +57,16 @@ struct Inner {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     timestamps: bool,
-    timeout: Duration,
-    sink: Arc<ErrorSink>,
-    tuning: Tuning,
-    kernels: OnceLock<Kernels>,
+    /// Set by the device-lost callback of a device satgpu opened itself.
+    lost: Arc<Mutex<Option<String>>>,
+    kernels: Kernels,
 }
 
 /// An open device with satgpu's compute pipelines. Cheap to clone (reference-counted).
 #[derive(Clone)]
 pub struct Gpu {
     inner: Arc<Inner>,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -173,16 +173,25 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|e| Error::Device(format!("request_device on {}: {e}", info.name)))?;
+        // satgpu owns this device: stray errors are logged rather than panicking, and loss is
+        // remembered so every later call says so.
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| log::error!("satgpu device: {e}")));
+        let lost = Arc::new(Mutex::new(None));
+        let flag = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{reason:?}: {msg}"));
+        });
         let tuning = Tuning::for_device(tune_as.unwrap_or(info.device_type));
-        Self::wrap(device, queue, info, timeout, tuning)
+        Self::wrap(device, queue, info, timeout, tuning, lost)
     }
 
     /// Wraps a device the caller already owns (a simulation's renderer, say). The device needs
     /// compute shaders, indirect dispatch and at least 7 storage buffers per stage; it is used
     /// as it is, with timestamps only if `TIMESTAMP_QUERY` was enabled on it.
     ///
-    /// satgpu installs an uncaptured-error handler on the device so that validation errors
-    /// become [`Error::Device`] instead of panics.
+    /// The device keeps the handlers the caller set (`on_uncaptured_error`, device lost):
+    /// satgpu catches the errors of its own work in error scopes, and returns them from the call
+    /// that caused them. Errors from the caller's own work stay the caller's.
     pub fn from_device(
         device: wgpu::Device,
         queue: wgpu::Queue,
@@ -198,7 +207,7 @@ impl Gpu {
             });
         }
         let tuning = Tuning::for_device(info.device_type);
-        Self::wrap(device, queue, info, timeout, tuning)
+        Self::wrap(device, queue, info, timeout, tuning, Arc::new(Mutex::new(None)))
     }
 
     fn wrap(
@@ -207,20 +216,14 @@ impl Gpu {
         info: wgpu::AdapterInfo,
         timeout: Duration,
         tuning: Tuning,
+        lost: Arc<Mutex<Option<String>>>,
     ) -> Result<Gpu> {
-        let sink = Arc::new(ErrorSink::default());
-        let s = sink.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| s.push(e.to_string())));
-        let s = sink.clone();
-        device.set_device_lost_callback(move |reason, msg| s.push(format!("device lost ({reason:?}): {msg}")));
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let gpu = Gpu {
-            inner: Arc::new(Inner { device, queue, info, timestamps, timeout, sink, tuning, kernels: OnceLock::new() }),
-        };
         // Compile every pipeline now, so the first frame does not pay for it and a driver that
         // rejects a shader fails here, with the device named.
-        gpu.kernels()?;
-        Ok(gpu)
+        let kernels = scoped(&device, || Kernels::new(&device, tuning))
+            .map_err(|e| Error::Device(format!("creating the pipelines on {}: {e}", describe_adapter(&info))))?;
+        Ok(Gpu { inner: Arc::new(Inner { device, queue, info, timestamps, lost, kernels }), timeout })
     }
 
     /// The device.
@@ -248,27 +251,57 @@ impl Gpu {
         self.inner.timestamps
     }
 
-    /// The wait timeout this device was opened with.
+    /// The longest any single wait on the GPU may take through this handle.
     pub fn timeout(&self) -> Duration {
-        self.inner.timeout
+        self.timeout
     }
 
-    pub(crate) fn kernels(&self) -> Result<&Kernels> {
-        if let Some(k) = self.inner.kernels.get() {
-            return Ok(k);
-        }
-        let k = Kernels::new(&self.inner.device, self.inner.tuning);
-        self.check()?;
-        Ok(self.inner.kernels.get_or_init(|| k))
+    /// A handle to the same device (same pipelines) whose waits time out after `timeout`.
+    pub fn with_timeout(&self, timeout: Duration) -> Gpu {
+        Gpu { inner: self.inner.clone(), timeout }
     }
 
-    /// Turns errors the device reported since the last check into an [`Error::Device`].
-    pub(crate) fn check(&self) -> Result<()> {
-        let errors = self.inner.sink.take();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::Device(errors.join("; ")))
+    pub(crate) fn kernels(&self) -> &Kernels {
+        &self.inner.kernels
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes on this thread, and returns the
+    /// first error they caught as [`Error::Device`] (or [`Error::DeviceLost`]).
+    pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        self.check_lost()?;
+        scoped(&self.inner.device, f).map_err(|e| self.lost_or(e))
+    }
+
+    /// [`Error::DeviceLost`] once the device is lost.
+    pub(crate) fn check_lost(&self) -> Result<()> {
+        match &*self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(why) => Err(Error::DeviceLost(why.clone())),
+            None => Ok(()),
         }
+    }
+
+    fn lost_or(&self, e: Error) -> Error {
+        self.check_lost().err().unwrap_or(e)
+    }
+
+    /// A failed wait as an [`Error`].
+    pub(crate) fn poll_error(&self, e: wgpu::PollError, what: &'static str) -> Error {
+        match e {
+            wgpu::PollError::Timeout => Error::Timeout { what, timeout: self.timeout },
+            other => self.lost_or(Error::Device(format!("waiting for {what}: {other}"))),
+        }
+    }
+}
+
+/// `f` inside validation and out-of-memory error scopes.
+fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T> {
+    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let value = f();
+    let invalid = pollster::block_on(validation.pop());
+    let oom = pollster::block_on(memory.pop());
+    match invalid.or(oom) {
+        Some(e) => Err(Error::Device(e.to_string())),
+        None => Ok(value),
     }
 }

@@ -1,6 +1,7 @@
 //! The control buffer: one small storage buffer holding every count and indirect dispatch argument
 //! that only the GPU knows during a frame, so a whole frame runs from one submission with no
-//! readback in the middle. Word offsets are shared with the shaders (each names this file).
+//! readback in the middle. The shaders get these offsets from the generated `constants` module
+//! (src/gpu/shaders.rs).
 //!
 //! Regions are 64 words (256 bytes, the largest storage offset alignment WebGPU allows), so a
 //! scan can bind its own region.
@@ -32,6 +33,10 @@ pub(crate) const PAIR_SCAN: u64 = 320;
 pub(crate) const WORDS: u64 = 384;
 /// Word of a scan or radix region holding the fold width (most workgroups per dispatch row).
 pub(crate) const FOLD: u64 = 15;
+/// Word of a scan region where level 0's (x, y, z) dispatch arguments start.
+pub(crate) const SCAN_ARGS: u64 = 16;
+/// Levels a scan region has room for: lengths in words 0..5, arguments in 16..31.
+pub(crate) const SCAN_LEVELS: u64 = 5;
 
 /// Initial contents: the fold width in every region that dispatches indirectly.
 pub(crate) fn initial(fold: u32) -> Vec<u32> {

@@ -1,5 +1,7 @@
-//! The compute pipelines, created once per device. Layouts are explicit so that a binding a
+//! The compute pipelines, created once per device from the composed shaders (shaders.rs). Layouts are explicit so that a binding a
 //! specialised pipeline does not touch (the count variant of the sweep) keeps its slot.
+
+use crate::gpu::shaders::{self, RADIX_WG, SCAN_WG};
 
 /// How a shader uses one binding.
 #[derive(Clone, Copy)]
@@ -106,9 +108,9 @@ impl Kernel {
 /// few, large workgroups; GPUs want many workgroups, so short chunks.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tuning {
-    /// Elements per invocation of scan_blocks.wgsl and scan_add.wgsl (256 invocations).
+    /// Elements per invocation of scan_blocks.wgsl and scan_add.wgsl (SCAN_WG invocations).
     pub scan_chunk: u32,
-    /// Keys per invocation of radix_hist.wgsl and radix_scatter.wgsl (128 invocations).
+    /// Keys per invocation of radix_hist.wgsl and radix_scatter.wgsl (RADIX_WG invocations).
     pub radix_chunk: u32,
 }
 
@@ -122,12 +124,12 @@ impl Tuning {
 
     /// Elements per scan block.
     pub fn scan_block(&self) -> u64 {
-        256 * u64::from(self.scan_chunk)
+        u64::from(SCAN_WG * self.scan_chunk)
     }
 
     /// Keys per radix tile.
     pub fn radix_tile(&self) -> u64 {
-        128 * u64::from(self.radix_chunk)
+        u64::from(RADIX_WG * self.radix_chunk)
     }
 }
 
@@ -155,39 +157,20 @@ pub(crate) struct Kernels {
     pub compact: Kernel,
 }
 
-/// The WGSL sources, one file per pass, by file name (used by the naga validation test too).
-pub const SHADERS: [(&str, &str); 16] = [
-    ("transform.wgsl", include_str!("../../shaders/transform.wgsl")),
-    ("control_grid.wgsl", include_str!("../../shaders/control_grid.wgsl")),
-    ("entries.wgsl", include_str!("../../shaders/entries.wgsl")),
-    ("control_entries.wgsl", include_str!("../../shaders/control_entries.wgsl")),
-    ("radix_setup.wgsl", include_str!("../../shaders/radix_setup.wgsl")),
-    ("radix_hist.wgsl", include_str!("../../shaders/radix_hist.wgsl")),
-    ("radix_scatter.wgsl", include_str!("../../shaders/radix_scatter.wgsl")),
-    ("gather.wgsl", include_str!("../../shaders/gather.wgsl")),
-    ("sweep.wgsl", include_str!("../../shaders/sweep.wgsl")),
-    ("allpairs.wgsl", include_str!("../../shaders/allpairs.wgsl")),
-    ("control_pairs.wgsl", include_str!("../../shaders/control_pairs.wgsl")),
-    ("scan_setup.wgsl", include_str!("../../shaders/scan_setup.wgsl")),
-    ("scan_blocks.wgsl", include_str!("../../shaders/scan_blocks.wgsl")),
-    ("scan_add.wgsl", include_str!("../../shaders/scan_add.wgsl")),
-    ("sat.wgsl", include_str!("../../shaders/sat.wgsl")),
-    ("compact.wgsl", include_str!("../../shaders/compact.wgsl")),
-];
-
 impl Kernels {
     pub fn new(device: &wgpu::Device, tuning: Tuning) -> Kernels {
         use Slot::*;
         let scan_chunk = [("CHUNK", f64::from(tuning.scan_chunk))];
         let radix_chunk = [("CHUNK", f64::from(tuning.radix_chunk))];
-        let src = |name: &str| SHADERS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).unwrap_or_default();
-        let k = |label: &str, file: &str, slots: &[Slot]| Kernel::new(device, label, src(file), slots, &[]);
+        let src = |name: &str| shaders::source(name);
+        let k = |label: &str, file: &str, slots: &[Slot]| Kernel::new(device, label, &src(file), slots, &[]);
         let tuned = |label: &str, file: &str, slots: &[Slot], constants: &[(&str, f64)]| {
-            Kernel::new(device, label, src(file), slots, constants)
+            Kernel::new(device, label, &src(file), slots, constants)
         };
         let pair = |label: &str, file: &str, slots: &[Slot]| {
-            let count = Kernel::new(device, &format!("{label}.count"), src(file), slots, &[("WRITE", 0.0)]);
-            let write = Kernel::sharing(device, &format!("{label}.write"), src(file), &count, &[("WRITE", 1.0)]);
+            let source = src(file);
+            let count = Kernel::new(device, &format!("{label}.count"), &source, slots, &[("WRITE", 0.0)]);
+            let write = Kernel::sharing(device, &format!("{label}.write"), &source, &count, &[("WRITE", 1.0)]);
             (count, write)
         };
         let (entries_count, entries_write) =
@@ -198,7 +181,7 @@ impl Kernels {
             pair("satgpu.allpairs", "allpairs.wgsl", &[Uniform, Read, ReadWrite, ReadWrite]);
         let scan_blocks =
             tuned("satgpu.scan.blocks", "scan_blocks.wgsl", &[Uniform, Read, ReadWrite, ReadWrite], &scan_chunk);
-        let scan_add = Kernel::sharing(device, "satgpu.scan.add", src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
+        let scan_add = Kernel::sharing(device, "satgpu.scan.add", &src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
         Kernels {
             tuning,
             transform: k("satgpu.transform", "transform.wgsl", &[Uniform, Read, Read, Read, ReadWrite, ReadWrite]),

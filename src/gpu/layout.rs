@@ -5,7 +5,7 @@ use bytemuck::{Pod, Zeroable};
 
 /// Where a body's shape lives (shaders: `Body`).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuBody {
     /// First vertex of the body's shape in the shape buffer.
     pub shape_start: u32,

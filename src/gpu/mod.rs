@@ -1,27 +1,67 @@
-//! The GPU pipeline: device context, one module per concern, and the persistent [`World`].
+//! The GPU pipeline: the device ([`Gpu`]), one module per stage of the frame, and the
+//! persistent [`World`] that runs them.
+//!
+//! Stages, in frame order, each owning its buffers, bind groups and `encode`:
+//! `transform` -> `entries` -> `sort` (with `radix`) -> `sweep` (or `allpairs`) -> `narrow`
+//! -> `compact` -> `readback` -> `order`. `pack` turns host polygons into the GPU layout
+//! (`layout`); `scan` is the prefix sum several stages use; `control` holds the counts and
+//! indirect arguments only the GPU knows during a frame; `pass` names the passes and times them.
 
+mod allpairs;
+mod broad;
+mod compact;
 mod context;
 mod control;
+mod entries;
 mod kernels;
 pub mod layout;
+mod narrow;
+mod order;
+mod pack;
+mod pass;
 mod radix;
 mod readback;
 mod scan;
+mod shaders;
+mod sort;
+mod sweep;
 #[doc(hidden)]
 pub mod testing;
-pub mod timing;
+mod transform;
 mod world;
 
+pub use broad::{BroadPhase, ALL_PAIRS_MAX};
 pub use context::{describe_adapter, list_adapters, AdapterChoice, Gpu, GpuOptions};
-pub use kernels::SHADERS;
-pub use timing::PassTime;
-pub use world::{detect, BroadPhase, Frame, FrameStats, World, WorldOptions, ALL_PAIRS_MAX, STRIP_HEIGHT_FACTOR};
+pub use pass::{Pass, PassTime};
+pub use shaders::shader_sources;
+pub use world::{detect, Frame, FrameStats, World, WorldOptions, STRIP_HEIGHT_FACTOR};
+
+/// Invocations per workgroup of the per-body, per-entry and per-pair kernels (WGSL: `WG`).
+pub(crate) const WG: u32 = 64;
 
 /// Dispatches `threads` invocations in workgroups of `wg`, folding into a 2D grid of at most
-/// `fold` workgroups per row; shaders recover the linear index as `gid.x + gid.y * nwg.x * wg`.
+/// `fold` workgroups per row; shaders recover the linear index with `linear_index` (shared WGSL).
 fn dispatch(pass: &mut wgpu::ComputePass<'_>, threads: u32, wg: u32, fold: u32) {
     let groups = threads.div_ceil(wg);
     if groups > 0 {
         pass.dispatch_workgroups(groups.min(fold), groups.div_ceil(fold), 1);
     }
+}
+
+/// A storage buffer of at least `size` bytes (at least 16, a multiple of 4), uninitialised.
+fn storage(device: &wgpu::Device, label: &str, size: u64, extra: wgpu::BufferUsages) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size.max(16).next_multiple_of(4),
+        usage: wgpu::BufferUsages::STORAGE | extra,
+        mapped_at_creation: false,
+    })
+}
+
+/// A buffer holding `contents`, padded to at least 16 bytes and a multiple of 4.
+fn init(device: &wgpu::Device, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    use wgpu::util::DeviceExt;
+    let mut bytes = contents.to_vec();
+    bytes.resize(bytes.len().max(16).next_multiple_of(4), 0);
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: &bytes, usage })
 }

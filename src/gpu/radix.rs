@@ -10,7 +10,7 @@ use crate::gpu::kernels::Kernels;
 use crate::gpu::scan::Scan;
 
 /// Digits per pass.
-const BINS: u64 = 16;
+const BINS: u64 = crate::gpu::shaders::RADIX_BINS as u64;
 /// Bits sorted per pass.
 const DIGIT_BITS: u32 = 4;
 

@@ -1,25 +1,135 @@
-//! Reading GPU buffers back: map, wait with a timeout, copy out. Never blocks past the timeout.
+//! Readback: the frame's totals and timestamps, then its contacts, copied to mappable buffers
+//! and read with a timeout. Every path out of a read, errors included, leaves the buffer
+//! unmapped, so a timeout or a device error never breaks the next frame.
 
 use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
+use crate::gpu::broad::Broad;
+use crate::gpu::compact::Compact;
+use crate::gpu::layout::GpuContact;
+use crate::gpu::pass::Timestamps;
+use crate::gpu::{storage, Gpu};
 
-/// Maps the first `size` bytes of `buffer` (MAP_READ) after `submission` completes and returns
-/// a copy. `what` names the work in a timeout error.
-pub(crate) fn read(
-    gpu: &Gpu,
-    buffer: &wgpu::Buffer,
-    size: u64,
-    submission: wgpu::SubmissionIndex,
-    what: &'static str,
-) -> Result<Vec<u8>> {
-    read_as(gpu, buffer, size, submission, what)
+/// Where the resolved timestamps sit in the status buffer.
+const TICKS_AT: u64 = 256;
+const STATUS_BYTES: u64 = TICKS_AT + Timestamps::BYTES;
+
+/// The three totals of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Totals {
+    pub entries: u64,
+    pub candidates: u64,
+    pub colliding: u64,
 }
 
-/// As [`read`], decoded as `T` records straight from the mapped range (one copy).
+pub(crate) struct Readback {
+    /// `[entries, candidates, colliding, 0]` after a frame.
+    pub totals: wgpu::Buffer,
+    status: wgpu::Buffer,
+    contacts: Option<wgpu::Buffer>,
+    pub timestamps: Option<Timestamps>,
+}
+
+impl Readback {
+    pub fn new(gpu: &Gpu) -> Readback {
+        use wgpu::BufferUsages as U;
+        let device = gpu.device();
+        Readback {
+            totals: storage(device, "satgpu.totals", 16, U::COPY_SRC | U::COPY_DST | U::INDIRECT),
+            status: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("satgpu.status.read"),
+                size: STATUS_BYTES,
+                usage: U::MAP_READ | U::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            contacts: None,
+            timestamps: gpu.has_timestamps().then(|| Timestamps::new(device, gpu.queue())),
+        }
+    }
+
+    /// Records the copies of the three totals into [`Readback::totals`].
+    pub fn encode_totals(&self, encoder: &mut wgpu::CommandEncoder, broad: &Broad, compact: &Compact) {
+        let (entries, candidates) = broad.totals();
+        match entries {
+            Some((buf, off)) => encoder.copy_buffer_to_buffer(buf, off, &self.totals, 0, 4),
+            None => encoder.clear_buffer(&self.totals, 0, Some(4)),
+        }
+        encoder.copy_buffer_to_buffer(candidates.0, candidates.1, &self.totals, 4, 4);
+        self.encode_colliding(encoder, compact);
+    }
+
+    /// Records the copy of the colliding total alone (a later batch).
+    pub fn encode_colliding(&self, encoder: &mut wgpu::CommandEncoder, compact: &Compact) {
+        let (buf, off) = compact.total();
+        encoder.copy_buffer_to_buffer(buf, off, &self.totals, 8, 4);
+    }
+
+    /// Records the copies the host reads after the frame: the totals, and the timestamps if
+    /// `timed`.
+    pub fn encode_status(&self, encoder: &mut wgpu::CommandEncoder, timed: bool) {
+        encoder.copy_buffer_to_buffer(&self.totals, 0, &self.status, 0, 16);
+        if let (Some(ts), true) = (&self.timestamps, timed) {
+            ts.resolve(encoder, &self.status, TICKS_AT);
+        }
+    }
+
+    /// Waits for `submission` and reads the totals, and the timestamps' bytes if `timed`.
+    pub fn status(
+        &self,
+        gpu: &Gpu,
+        submission: wgpu::SubmissionIndex,
+        timed: bool,
+        what: &'static str,
+    ) -> Result<(Totals, Vec<u8>)> {
+        let size = if timed && self.timestamps.is_some() { STATUS_BYTES } else { 16 };
+        let bytes: Vec<u8> = read_as(gpu, &self.status, size, submission, what)?;
+        let t: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[..12]);
+        let totals = Totals { entries: t[0].into(), candidates: t[1].into(), colliding: t[2].into() };
+        let ticks = bytes.get(TICKS_AT as usize..).unwrap_or_default().to_vec();
+        Ok((totals, ticks))
+    }
+
+    /// Copies the first `count` contacts of `src` to host memory.
+    pub fn contacts(&mut self, gpu: &Gpu, src: &wgpu::Buffer, count: u64) -> Result<Vec<GpuContact>> {
+        let bytes = count * std::mem::size_of::<GpuContact>() as u64;
+        if bytes == 0 {
+            return Ok(vec![]);
+        }
+        if self.contacts.as_ref().is_none_or(|b| b.size() < bytes) {
+            self.contacts = Some(gpu.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("satgpu.contacts.read"),
+                size: (bytes + bytes / 2).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let read = self.contacts.as_ref().expect("allocated above");
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(src, 0, read, 0, bytes);
+        let submission = gpu.queue().submit([encoder.finish()]);
+        read_as(gpu, read, bytes, submission, "contacts")
+    }
+}
+
+/// Unmaps the buffer when dropped, on every path out of a read: mapped, still pending after a
+/// timeout (the mapping is cancelled), or failed (nothing to unmap; the complaint is caught here).
+struct Unmap<'a>(&'a wgpu::Device, &'a wgpu::Buffer);
+
+impl Drop for Unmap<'_> {
+    fn drop(&mut self) {
+        let scope = self.0.push_error_scope(wgpu::ErrorFilter::Validation);
+        self.1.unmap();
+        let _ = pollster::block_on(scope.pop());
+    }
+}
+
+/// Maps the first `size` bytes of `buffer` (MAP_READ) after `submission` completes and returns
+/// them decoded as `T` records (one copy). `what` names the work in a timeout error. Waits at
+/// most the device's timeout in all.
 pub(crate) fn read_as<T: bytemuck::Pod>(
     gpu: &Gpu,
     buffer: &wgpu::Buffer,
@@ -34,29 +144,30 @@ pub(crate) fn read_as<T: bytemuck::Pod>(
     buffer.slice(..size).map_async(wgpu::MapMode::Read, move |r| {
         let _ = tx.send(r);
     });
+    let _unmap = Unmap(gpu.device(), buffer);
     let timeout = gpu.timeout();
-    gpu.device().poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(timeout) }).map_err(
-        |e| match e {
-            wgpu::PollError::Timeout => Error::Timeout { what, seconds: timeout.as_secs() },
-            other => Error::Device(format!("waiting for {what}: {other}")),
-        },
-    )?;
-    gpu.check()?;
-    // On native backends the callback has run once poll(Wait) returns; poll the receiver once
-    // instead of blocking on it, so a missing callback is an error, not a hang.
+    let deadline = Instant::now() + timeout;
+    gpu.device()
+        .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(timeout) })
+        .map_err(|e| gpu.poll_error(e, what))?;
+    // The callback runs inside some thread's poll. When another thread polls the same device at
+    // the same moment, it may be running our callback still: wait for it, up to the deadline.
     let mut receive = pin!(rx.receive());
-    let mapped = match receive.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(Some(r)) => r,
-        _ => return Err(Error::Device(format!("mapping the {what} readback never completed"))),
+    let mapped = loop {
+        match receive.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(Some(r)) => break r,
+            Poll::Ready(None) => return Err(Error::Device(format!("mapping the {what} readback was cancelled"))),
+            Poll::Pending if Instant::now() >= deadline => return Err(Error::Timeout { what, timeout }),
+            Poll::Pending => {
+                gpu.device().poll(wgpu::PollType::Poll).map_err(|e| gpu.poll_error(e, what))?;
+                std::thread::sleep(Duration::from_micros(50));
+            }
+        }
     };
     mapped.map_err(|e| Error::Device(format!("mapping the {what} readback failed: {e}")))?;
-    let records = {
-        let view = buffer
-            .slice(..size)
-            .get_mapped_range()
-            .map_err(|e| Error::Device(format!("reading the {what} readback: {e}")))?;
-        bytemuck::pod_collect_to_vec(&view)
-    };
-    buffer.unmap();
-    Ok(records)
+    let view = buffer
+        .slice(..size)
+        .get_mapped_range()
+        .map_err(|e| Error::Device(format!("reading the {what} readback: {e}")))?;
+    Ok(bytemuck::pod_collect_to_vec(&view))
 }

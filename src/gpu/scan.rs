@@ -11,10 +11,8 @@ use wgpu::util::DeviceExt;
 use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
 
-/// Word of the region where level 0's dispatch arguments start (scan_setup.wgsl: ARGS).
-const ARGS_WORD: u64 = 16;
-/// Levels scan_setup.wgsl computes (its LEVELS).
-const MAX_LEVELS: usize = 5;
+const ARGS_WORD: u64 = control::SCAN_ARGS;
+const MAX_LEVELS: usize = control::SCAN_LEVELS as usize;
 
 pub(crate) struct Scan {
     /// The control buffer; the scan's region holds its length, level lengths and dispatch args.

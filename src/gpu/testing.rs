@@ -1,12 +1,21 @@
-//! Single kernels run on their own, so tests can check them against CPU models on random and
-//! adversarial inputs. Not part of the stable API.
+//! Test hooks: single kernels run on their own against CPU models, the broad phase's candidates
+//! read back, and the GPU tuning forced on a CPU adapter. Hidden from the documentation and not
+//! part of the stable API.
 
 use wgpu::util::DeviceExt;
 
 use crate::error::Result;
 use crate::gpu::radix::RadixSort;
 use crate::gpu::scan::Scan;
-use crate::gpu::{control, readback, Gpu};
+use crate::gpu::{control, readback, Gpu, GpuOptions, World};
+
+/// Opens a device as [`Gpu::new`] does, with the kernels tuned as for `device_type` instead of
+/// the adapter's own type, so tests on a CPU adapter cover the GPU tuning too.
+pub fn open_tuned_as(options: &GpuOptions, device_type: wgpu::DeviceType) -> Result<Gpu> {
+    let mut options = options.clone();
+    options.tune_as = Some(device_type);
+    Gpu::new(&options)
+}
 
 fn upload(gpu: &Gpu, label: &str, bytes: &[u8]) -> wgpu::Buffer {
     let mut contents = bytes.to_vec();
@@ -33,62 +42,72 @@ fn download(gpu: &Gpu, encoder: wgpu::CommandEncoder, copies: &[(&wgpu::Buffer, 
         at += size;
     }
     let submission = gpu.queue().submit([encoder.finish()]);
-    readback::read(gpu, &read, total, submission, "test readback")
+    readback::read_as(gpu, &read, total, submission, "test readback")
 }
 
 /// Exclusive prefix sum of `data` on the GPU, with at most `fold` workgroups per dispatch row.
 /// Returns the scanned values and the total.
 pub fn exclusive_scan(gpu: &Gpu, data: &[u32], fold: u32) -> Result<(Vec<u32>, u32)> {
-    let kernels = gpu.kernels()?;
-    let buf = upload(gpu, "satgpu.testing.scan", bytemuck::cast_slice(data));
-    let control = control::buffer(gpu.device(), "satgpu.testing.control", fold);
-    let region = control::CAND_SCAN;
-    let scan = Scan::new(gpu.device(), kernels, &buf, data.len() as u64, &control, region, "satgpu.testing.scan");
-    gpu.queue().write_buffer(&control, 4 * region, bytemuck::bytes_of(&(data.len() as u32)));
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        scan.encode(kernels, &mut pass);
-    }
-    let (total_buf, total_off) = scan.total();
-    let bytes = download(gpu, encoder, &[(&buf, 0, 4 * data.len() as u64), (total_buf, total_off, 4)])?;
-    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+    let words = gpu.scoped(|| {
+        let kernels = gpu.kernels();
+        let buf = upload(gpu, "satgpu.testing.scan", bytemuck::cast_slice(data));
+        let control = control::buffer(gpu.device(), "satgpu.testing.control", fold);
+        let region = control::CAND_SCAN;
+        let scan = Scan::new(gpu.device(), kernels, &buf, data.len() as u64, &control, region, "satgpu.testing.scan");
+        gpu.queue().write_buffer(&control, 4 * region, bytemuck::bytes_of(&(data.len() as u32)));
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            scan.encode(kernels, &mut pass);
+        }
+        let (total_buf, total_off) = scan.total();
+        download(gpu, encoder, &[(&buf, 0, 4 * data.len() as u64), (total_buf, total_off, 4)])
+    })??;
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&words);
     Ok((words[..data.len()].to_vec(), words[data.len()]))
 }
 
 /// Stable radix sort of `(key, value)` pairs on the GPU by the low `key_bits` bits of the key (8,
 /// 16, 24 or 32), with at most `fold` workgroups per dispatch row. Equal keys keep their order.
 pub fn radix_sort(gpu: &Gpu, pairs: &[(u32, u32)], key_bits: u32, fold: u32) -> Result<Vec<(u32, u32)>> {
-    let kernels = gpu.kernels()?;
-    let keys: Vec<u32> = pairs.iter().map(|p| p.0).collect();
-    let values: Vec<u32> = pairs.iter().map(|p| p.1).collect();
-    let keys_buf = upload(gpu, "satgpu.testing.keys", bytemuck::cast_slice(&keys));
-    let values_buf = upload(gpu, "satgpu.testing.values", bytemuck::cast_slice(&values));
-    let control = control::buffer(gpu.device(), "satgpu.testing.control", fold);
-    let sort = RadixSort::new(gpu.device(), kernels, &keys_buf, &values_buf, pairs.len() as u64, key_bits, &control);
-    gpu.queue().write_buffer(&control, 4 * control::RADIX, bytemuck::bytes_of(&(pairs.len() as u32)));
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        sort.encode(kernels, &mut pass);
-    }
-    let n = 4 * pairs.len() as u64;
-    let bytes = download(gpu, encoder, &[(&keys_buf, 0, n), (&values_buf, 0, n)])?;
+    let bytes = gpu.scoped(|| {
+        let kernels = gpu.kernels();
+        let keys: Vec<u32> = pairs.iter().map(|p| p.0).collect();
+        let values: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+        let keys_buf = upload(gpu, "satgpu.testing.keys", bytemuck::cast_slice(&keys));
+        let values_buf = upload(gpu, "satgpu.testing.values", bytemuck::cast_slice(&values));
+        let control = control::buffer(gpu.device(), "satgpu.testing.control", fold);
+        let n = pairs.len() as u64;
+        let sort = RadixSort::new(gpu.device(), kernels, &keys_buf, &values_buf, n, key_bits, &control);
+        gpu.queue().write_buffer(&control, 4 * control::RADIX, bytemuck::bytes_of(&(pairs.len() as u32)));
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            sort.encode(kernels, &mut pass);
+        }
+        download(gpu, encoder, &[(&keys_buf, 0, 4 * n), (&values_buf, 0, 4 * n)])
+    })??;
     let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
     let (k, v) = words.split_at(pairs.len());
     Ok(k.iter().copied().zip(v.iter().copied()).collect())
 }
 
-/// The control buffer's word offsets as the Rust side lays them out, by the names the shaders
-/// use for them, so a test can check every shader's copy.
-pub const CONTROL_LAYOUT: [(&str, u64); 9] = [
-    ("GRID", control::GRID),
-    ("PAIRS", control::PAIRS),
-    ("PAIR_ARGS", control::PAIR_ARGS),
-    ("ENTRY_ARGS", control::ENTRY_ARGS),
-    ("ENTRIES", control::ENTRIES),
-    ("RADIX", control::RADIX),
-    ("HIST_SCAN", control::HIST_SCAN),
-    ("CAND_SCAN", control::CAND_SCAN),
-    ("PAIR_SCAN", control::PAIR_SCAN),
-];
+/// Runs a frame of `world` and reads back the broad phase's candidate pairs, in sweep order, for
+/// cross-checks against the reference broad phase. The frame must fit one batch.
+pub fn candidates(world: &mut World) -> Result<Vec<(u32, u32)>> {
+    let frame = world.step()?;
+    assert!(frame.stats.batches == 1, "candidates() reads one batch; reserve room for all candidates first");
+    let gpu = world.gpu().clone();
+    let bytes = 8 * frame.stats.candidates;
+    let raw = gpu.scoped(|| {
+        let encoder = gpu.device().create_command_encoder(&Default::default());
+        download(&gpu, encoder, &[(world.candidates_buffer(), 0, bytes)])
+    })??;
+    Ok(bytemuck::pod_collect_to_vec::<u8, [u32; 2]>(&raw).iter().map(|p| (p[0], p[1])).collect())
+}
+
+/// Makes the next frame of `world` record an invalid copy, so the device reports a validation
+/// error for satgpu's own work: the path a driver or wgpu bug would take.
+pub fn poison_next_frame(world: &mut World) {
+    world.poison = true;
+}

@@ -1,11 +1,15 @@
-//! Shared by the GPU tests: one device per test process, used by one test at a time.
-//! There is no skip: without an adapter every GPU test fails and says how to get one.
+//! Shared by the GPU tests: one device per test process, used by one test at a time, and the
+//! helpers every subject needs. There is no skip: without an adapter every GPU test fails and
+//! says how to get one.
 
 #![allow(dead_code)] // each test binary uses a different subset
 
 use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
-use satgpu::gpu::{Gpu, GpuOptions};
+use satgpu::gpu::{self, Gpu, GpuOptions, World, WorldOptions};
+use satgpu::validate::compare;
+use satgpu::{reference, Contact, Polygon};
 
 static GPU: OnceLock<Mutex<Gpu>> = OnceLock::new();
 
@@ -29,9 +33,83 @@ static GPU_TUNED: OnceLock<Mutex<Gpu>> = OnceLock::new();
 pub fn gpu_tuned_for_gpus() -> MutexGuard<'static, Gpu> {
     GPU_TUNED
         .get_or_init(|| {
-            let options = GpuOptions { tune_as: Some(wgpu::DeviceType::DiscreteGpu), ..GpuOptions::default() };
-            Mutex::new(Gpu::new(&options).unwrap_or_else(|e| panic!("GPU tests need an adapter and never skip: {e}")))
+            let tuned = gpu::testing::open_tuned_as(&GpuOptions::default(), wgpu::DeviceType::DiscreteGpu);
+            Mutex::new(tuned.unwrap_or_else(|e| panic!("GPU tests need an adapter and never skip: {e}")))
         })
         .lock()
         .unwrap_or_else(|p| p.into_inner())
+}
+
+/// A device the test owns, as an embedding program would make one, with `limits` over the
+/// downlevel defaults.
+pub fn caller_device(limits: wgpu::Limits) -> (wgpu::Device, wgpu::Queue, wgpu::AdapterInfo) {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).expect("adapter");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: limits,
+        required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+        ..Default::default()
+    }))
+    .expect("device");
+    (device, queue, adapter.get_info())
+}
+
+/// The limits satgpu needs: 8 storage buffers per stage.
+pub fn satgpu_limits() -> wgpu::Limits {
+    wgpu::Limits { max_storage_buffers_per_shader_stage: 8, ..wgpu::Limits::downlevel_defaults() }
+}
+
+/// A device whose storage bindings hold only 1 MiB: 43,690 candidates per batch.
+pub fn small_device() -> Gpu {
+    let (device, queue, info) =
+        caller_device(wgpu::Limits { max_storage_buffer_binding_size: 1 << 20, ..satgpu_limits() });
+    Gpu::from_device(device, queue, info, Duration::from_secs(60)).unwrap()
+}
+
+/// The pairs of one frame, and how often it was rerun.
+pub fn gpu_contacts(gpu: &Gpu, polygons: &[Polygon], options: &WorldOptions) -> (Vec<Contact>, u32) {
+    let mut world = World::from_polygons(gpu, polygons, options).expect("world");
+    let frame = world.step().expect("frame");
+    (frame.contacts, frame.stats.reruns)
+}
+
+/// Every field's bits, for bitwise comparisons.
+pub fn bits(contacts: &[Contact]) -> Vec<(u32, u32, u64, u64, u64)> {
+    contacts.iter().map(|c| (c.a, c.b, c.normal[0].to_bits(), c.normal[1].to_bits(), c.depth.to_bits())).collect()
+}
+
+/// GPU and reference agree under the contract on one scene; returns (reference pairs, pairs
+/// inside the band).
+pub fn agree(gpu: &Gpu, polygons: &[Polygon], what: &str) -> (usize, usize) {
+    let (contacts, _) = gpu_contacts(gpu, polygons, &WorldOptions::default());
+    let expected = reference::detect(polygons);
+    let report = compare(polygons, &contacts, &expected);
+    assert!(
+        report.ok(),
+        "{what}: {} disagreements outside the band, first: {}",
+        report.disagreements.len(),
+        report.disagreements[0]
+    );
+    (expected.len(), report.in_band)
+}
+
+/// The first `size` bytes of `buffer` (COPY_SRC), read with the test's own staging buffer.
+pub fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Vec<u8> {
+    let read = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test.read"),
+        size: size.max(4),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &read, 0, size.max(4));
+    let index = gpu.queue().submit([encoder.finish()]);
+    read.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    gpu.device()
+        .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: Some(Duration::from_secs(60)) })
+        .expect("poll");
+    let bytes = read.slice(..size).get_mapped_range().expect("mapped").to_vec();
+    read.unmap();
+    bytes
 }

@@ -54,7 +54,7 @@ impl DeviceArgs {
             AdapterArg::Auto => AdapterChoice::Auto,
             AdapterArg::Software => AdapterChoice::Software,
         };
-        Gpu::new(&GpuOptions { adapter, timeout: Duration::from_secs(self.timeout), ..GpuOptions::default() })
+        Gpu::new(&GpuOptions::default().with_adapter(adapter).with_timeout(Duration::from_secs(self.timeout)))
     }
 }
 
@@ -140,6 +140,7 @@ impl From<Error> for Failure {
             Error::NoAdapter { .. }
             | Error::UnsuitableAdapter { .. }
             | Error::Device(_)
+            | Error::DeviceLost(_)
             | Error::Timeout { .. }
             | Error::TooLarge { .. }
             | Error::HostMemory { .. } => 3,
@@ -324,19 +325,10 @@ fn bench(
             }
         }
     }
-    let order = [
-        "upload",
-        "transform",
-        "entries",
-        "sort",
-        "sweep_count",
-        "scan_candidates",
-        "sweep_write",
-        "sat",
-        "compact",
-        "gpu_total",
-        "readback",
-    ];
+    let order: Vec<&str> = std::iter::once("upload")
+        .chain(gpu::Pass::ALL.iter().map(|p| p.name()))
+        .chain(["gpu_total", "readback"])
+        .collect();
     names.sort_by_key(|n| order.iter().position(|o| o == n).unwrap_or(order.len()));
     print!("{:<10} {:>9} {:>10} {:>10}", "scene", "n", "candidates", "colliding");
     for n in &names {

@@ -1,0 +1,12 @@
+// Where a body's shape lives; twin of GpuBody in src/gpu/layout.rs.
+struct Body {
+    shape_start: u32, // first vertex of the shape in `shapes`
+    count: u32,       // vertices in the shape
+    radius: f32,      // largest distance of a vertex from the body's anchor (rounded up)
+    pad: u32,
+}
+
+// `v` rotated by the rotation (cos, sin) `r`: the one rotation every kernel uses.
+fn rotate(r: vec2<f32>, v: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(r.x * v.x - r.y * v.y, r.y * v.x + r.x * v.y);
+}

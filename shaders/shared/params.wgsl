@@ -1,0 +1,12 @@
+// Per-world constants; twin of GpuParams in src/gpu/layout.rs (the size check there and naga's
+// layout in tests/shaders.rs keep them equal).
+struct Params {
+    n_bodies: u32,
+    entry_capacity: u32,
+    candidate_capacity: u32,
+    fold_width: u32,
+    strip_height: f32,
+    candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
+    pad1: u32,
+    pad2: u32,
+}

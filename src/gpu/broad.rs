@@ -1,0 +1,121 @@
+//! The broad phase as the frame sees it: strips (entries, sort, sweep) or all pairs. Either one
+//! writes candidate pairs `(a, b)`, `a < b`, into the candidate buffer and leaves their total
+//! where the narrow phase's control kernel reads it.
+
+use crate::gpu::allpairs::AllPairs;
+use crate::gpu::entries::Entries;
+use crate::gpu::kernels::Kernels;
+use crate::gpu::pass::{Pass, Recorder};
+use crate::gpu::scan::Total;
+use crate::gpu::sort::Sort;
+use crate::gpu::sweep::Sweep;
+use crate::gpu::transform::TransformStage;
+use crate::gpu::Gpu;
+
+/// Which broad phase finds the candidate pairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum BroadPhase {
+    /// All pairs up to [`ALL_PAIRS_MAX`] bodies, strips above.
+    #[default]
+    Auto,
+    /// Sort and sweep within horizontal strips, over radix-sorted keys: about N log N plus the
+    /// pairs, whatever the mix of sizes.
+    Strips,
+    /// Every pair of AABBs tested: N^2 / 2, for small scenes and cross-checks.
+    AllPairs,
+}
+
+/// Largest scene [`BroadPhase::Auto`] tests all pairs for.
+pub const ALL_PAIRS_MAX: usize = 256;
+
+impl BroadPhase {
+    /// Whether `n` bodies use strips.
+    pub(crate) fn strips(self, n: usize) -> bool {
+        match self {
+            BroadPhase::Auto => n > ALL_PAIRS_MAX,
+            BroadPhase::Strips => true,
+            BroadPhase::AllPairs => false,
+        }
+    }
+}
+
+/// The buffers every broad phase binds.
+pub(crate) struct Inputs<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub control: &'a wgpu::Buffer,
+    pub bodies: &'a TransformStage,
+    pub candidates: &'a wgpu::Buffer,
+    pub n: u32,
+    pub fold: u32,
+}
+
+pub(crate) enum Broad {
+    Strips { entries: Entries, sort: Sort, sweep: Sweep },
+    AllPairs(AllPairs),
+}
+
+impl Broad {
+    /// Strips sized for `entry_capacity` entries, or all pairs.
+    pub fn new(gpu: &Gpu, strips: bool, entry_capacity: u32, i: &Inputs<'_>) -> Broad {
+        if strips {
+            let entries = Entries::new(gpu, i.params, i.control, i.bodies, i.n, entry_capacity, i.fold);
+            let sort = Sort::new(gpu, i.control, &entries, &i.bodies.aabbs, entry_capacity);
+            let sweep = Sweep::new(gpu, i.params, i.control, &entries, &sort, i.candidates, entry_capacity);
+            Broad::Strips { entries, sort, sweep }
+        } else {
+            Broad::AllPairs(AllPairs::new(gpu, i.params, i.control, i.bodies, i.candidates, i.n, i.fold))
+        }
+    }
+
+    /// `"strips"` or `"all_pairs"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Broad::Strips { .. } => "strips",
+            Broad::AllPairs(_) => "all_pairs",
+        }
+    }
+
+    /// The passes it records, in order.
+    pub fn passes(&self) -> &'static [Pass] {
+        match self {
+            Broad::Strips { .. } => &[Pass::Entries, Pass::Sort, Pass::SweepCount, Pass::ScanCandidates, Pass::SweepWrite],
+            Broad::AllPairs(_) => &[Pass::AllPairsCount, Pass::ScanAllPairs, Pass::AllPairsWrite],
+        }
+    }
+
+    pub fn encode(&self, rec: &mut Recorder<'_>) {
+        match self {
+            Broad::Strips { entries, sort, sweep } => {
+                entries.encode(rec);
+                sort.encode(rec);
+                sweep.encode(rec);
+            }
+            Broad::AllPairs(all) => all.encode(rec),
+        }
+    }
+
+    /// The candidate write alone, for a later batch.
+    pub fn encode_write(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+        match self {
+            Broad::Strips { sweep, .. } => sweep.encode_write(k, pass),
+            Broad::AllPairs(all) => all.encode_write(k, pass),
+        }
+    }
+
+    /// Where the entry total (strips) and the candidate total land.
+    pub fn totals(&self) -> (Option<(&wgpu::Buffer, u64)>, (&wgpu::Buffer, u64)) {
+        match self {
+            Broad::Strips { entries, sweep, .. } => (Some(entries.total()), sweep.total()),
+            Broad::AllPairs(all) => (None, all.total()),
+        }
+    }
+
+    /// The candidate total, for binding.
+    pub fn candidate_total(&self) -> Total {
+        match self {
+            Broad::Strips { sweep, .. } => sweep.total_slot(),
+            Broad::AllPairs(all) => all.total_slot(),
+        }
+    }
+}

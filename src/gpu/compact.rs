@@ -1,0 +1,58 @@
+//! Stage 8, compaction (`compact.wgsl`): an exclusive scan of the collision flags, then each
+//! colliding pair written at its offset as a `GpuContact`. The scan's total is the colliding
+//! count.
+
+use crate::gpu::control;
+use crate::gpu::kernels::Kernels;
+use crate::gpu::layout::GpuContact;
+use crate::gpu::narrow::NarrowPhase;
+use crate::gpu::scan::Scan;
+use crate::gpu::{storage, Gpu};
+
+pub(crate) struct Compact {
+    /// Colliding pairs, in candidate order.
+    pub contacts: wgpu::Buffer,
+    scan: Scan,
+    group: wgpu::BindGroup,
+    control: wgpu::Buffer,
+}
+
+impl Compact {
+    pub fn new(
+        gpu: &Gpu,
+        control: &wgpu::Buffer,
+        candidates: &wgpu::Buffer,
+        narrow: &NarrowPhase,
+        capacity: u32,
+    ) -> Compact {
+        let (device, kernels) = (gpu.device(), gpu.kernels());
+        let cap = u64::from(capacity);
+        let record = std::mem::size_of::<GpuContact>() as u64;
+        let contacts = storage(device, "satgpu.contacts", record * cap, wgpu::BufferUsages::COPY_SRC);
+        let scan = Scan::new(device, kernels, &narrow.flags, cap, control, control::PAIR_SCAN, "satgpu.scan_contacts");
+        let group = kernels.compact.bind(
+            device,
+            "satgpu.compact",
+            &[
+                control.as_entire_binding(),
+                candidates.as_entire_binding(),
+                narrow.results.as_entire_binding(),
+                narrow.flags.as_entire_binding(),
+                contacts.as_entire_binding(),
+            ],
+        );
+        Compact { contacts, scan, group, control: control.clone() }
+    }
+
+    /// Where the colliding total lands.
+    pub fn total(&self) -> (&wgpu::Buffer, u64) {
+        self.scan.total()
+    }
+
+    pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+        self.scan.encode(k, pass);
+        pass.set_pipeline(&k.compact.pipeline);
+        pass.set_bind_group(0, &self.group, &[]);
+        pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
+    }
+}

@@ -1,0 +1,183 @@
+//! Packing: the host's polygons and transforms in the layout the GPU reads (`layout.rs`).
+//! No device needed; the unit tests below check the layout without an adapter.
+
+use crate::error::{Error, Result};
+use crate::geometry::{Polygon, Transform, MAX_COORDINATE};
+use crate::gpu::layout::GpuBody;
+
+/// What the host uploads: shape vertices with their unit edge normals, where each body finds its
+/// shape, and the initial transforms.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Packed {
+    /// Per shape vertex: (x, y) relative to the shape's origin, then the unit outward normal of the
+    /// edge that starts at the vertex.
+    pub shape_data: Vec<[f32; 4]>,
+    /// Per body: where its shape starts, its vertex count and radius.
+    pub bodies: Vec<GpuBody>,
+    /// Per body: (x, y, cos, sin), see [`transform`].
+    pub transforms: Vec<[f32; 4]>,
+    /// Sum over bodies of their shape's AABB height (the default strip height comes from it).
+    pub height_sum: f64,
+}
+
+impl Packed {
+    /// Shared shapes, bodies at the identity transform.
+    pub fn from_shapes(shapes: &[Polygon], body_shapes: &[u32]) -> Result<Packed> {
+        let mut shape_start = Vec::with_capacity(shapes.len());
+        let mut shape_height = Vec::with_capacity(shapes.len());
+        let mut shape_data = vec![];
+        for shape in shapes {
+            shape_start.push(shape_data.len() as u32);
+            let b = shape.aabb();
+            shape_height.push(b.max[1] - b.min[1]);
+            shape_data.extend(
+                shape
+                    .vertices()
+                    .iter()
+                    .zip(shape.edge_normals())
+                    .map(|(v, n)| [v[0] as f32, v[1] as f32, n[0] as f32, n[1] as f32]),
+            );
+        }
+        let mut bodies = Vec::with_capacity(body_shapes.len());
+        let mut height_sum = 0.0;
+        for (i, &s) in body_shapes.iter().enumerate() {
+            let shape = shapes.get(s as usize).ok_or(Error::UnknownShape {
+                body: i,
+                shape: s as usize,
+                shapes: shapes.len(),
+            })?;
+            let start = shape_start[s as usize] as usize;
+            bodies.push(GpuBody::new(start as u32, &shape_data[start..start + shape.vertices().len()]));
+            height_sum += shape_height[s as usize];
+        }
+        let transforms = vec![[0.0, 0.0, 1.0, 0.0]; bodies.len()];
+        Ok(Packed { shape_data, bodies, transforms, height_sum })
+    }
+
+    /// One shape and one body per polygon; the shape is relative to the polygon's first vertex
+    /// rounded to f32, which becomes the body's translation. One pass, no allocation per polygon.
+    /// Packs on every core (the GPU is idle meanwhile); the result does not depend on how many.
+    pub fn from_polygons(polygons: &[Polygon]) -> Packed {
+        use rayon::prelude::*;
+        let n = polygons.len();
+        let mut bodies = Vec::with_capacity(n);
+        let mut start = 0u32;
+        for p in polygons {
+            let count = p.vertices().len() as u32;
+            bodies.push(GpuBody { shape_start: start, count, radius: 0.0, pad: 0 });
+            start += count;
+        }
+        let mut shape_data = vec![[0.0f32; 4]; start as usize];
+        let mut slices = Vec::with_capacity(n);
+        let mut rest = shape_data.as_mut_slice();
+        for b in &bodies {
+            let (mine, tail) = rest.split_at_mut(b.count as usize);
+            slices.push(mine);
+            rest = tail;
+        }
+        let mut transforms = vec![[0.0f32; 4]; n];
+        let mut heights = vec![0.0f64; n];
+        polygons.par_iter().zip(slices).zip(&mut transforms).zip(&mut heights).zip(&mut bodies).for_each(
+            |((((p, out), t), h), body)| {
+                let v = p.vertices();
+                let anchor = [f64::from(v[0][0] as f32), f64::from(v[0][1] as f32)];
+                *t = [anchor[0] as f32, anchor[1] as f32, 1.0, 0.0];
+                let (lo, hi) =
+                    v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[1]), hi.max(q[1])));
+                *h = hi - lo;
+                for ((o, v), n) in out.iter_mut().zip(v).zip(p.edge_normals()) {
+                    *o = [(v[0] - anchor[0]) as f32, (v[1] - anchor[1]) as f32, n[0] as f32, n[1] as f32];
+                }
+                *body = GpuBody::new(body.shape_start, out);
+            },
+        );
+        // Summed in order, so the strip height is the same whatever the number of threads.
+        let height_sum = heights.iter().sum();
+        Packed { shape_data, bodies, transforms, height_sum }
+    }
+
+    /// Whether `other` has the same bodies with the same vertex counts at the same places, so
+    /// its vertex data can overwrite this one's buffers.
+    pub fn same_layout(&self, other: &Packed) -> bool {
+        self.bodies.len() == other.bodies.len()
+            && self.bodies.iter().zip(&other.bodies).all(|(a, b)| (a.count, a.shape_start) == (b.count, b.shape_start))
+    }
+}
+
+/// A body's transform as the GPU reads it: `(x, y, cos, sin)` in f32, each rounded to nearest.
+/// This is the one place f64 transforms become f32: positions keep f32's 24 bits relative to
+/// their own magnitude, which is why each shape is stored relative to its own anchor.
+pub(crate) fn transform(body: usize, t: &Transform) -> Result<[f32; 4]> {
+    if !(t.x.is_finite() && t.y.is_finite() && t.angle.is_finite()) {
+        return Err(Error::NonFiniteTransform { body, x: t.x, y: t.y, angle: t.angle });
+    }
+    if t.x.abs() > MAX_COORDINATE || t.y.abs() > MAX_COORDINATE {
+        return Err(Error::TransformOutOfRange { body, x: t.x, y: t.y, max: MAX_COORDINATE });
+    }
+    let (s, c) = t.angle.sin_cos();
+    Ok([t.x as f32, t.y as f32, c as f32, s as f32])
+}
+
+/// Every transform packed, or the first bad one's error.
+pub(crate) fn transforms(transforms: &[Transform]) -> Result<Vec<[f32; 4]>> {
+    transforms.iter().enumerate().map(|(i, t)| transform(i, t)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn square(x: f64, y: f64, side: f64) -> Polygon {
+        Polygon::new(vec![[x, y], [x + side, y], [x + side, y + side], [x, y + side]]).unwrap()
+    }
+
+    #[test]
+    fn polygons_are_stored_relative_to_their_first_vertex() {
+        let polygons = [square(1e6, -3.0, 2.0), Polygon::new(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]).unwrap()];
+        let p = Packed::from_polygons(&polygons);
+        assert_eq!(p.bodies.len(), 2);
+        assert_eq!((p.bodies[0].shape_start, p.bodies[0].count), (0, 4));
+        assert_eq!((p.bodies[1].shape_start, p.bodies[1].count), (4, 3));
+        assert_eq!(p.transforms[0], [1e6, -3.0, 1.0, 0.0]);
+        assert_eq!(p.shape_data[0], [0.0, 0.0, 0.0, -1.0]);
+        assert_eq!(p.shape_data[2], [2.0, 2.0, 0.0, 1.0]);
+        assert_eq!(p.height_sum, 3.0);
+        // The radius bounds every vertex's distance from the anchor.
+        assert!(f64::from(p.bodies[0].radius) >= 8f64.sqrt());
+        assert!(f64::from(p.bodies[0].radius) < 8f64.sqrt() * 1.001);
+    }
+
+    #[test]
+    fn shared_shapes_and_unknown_shapes() {
+        let shapes = [square(-1.0, -1.0, 2.0)];
+        let p = Packed::from_shapes(&shapes, &[0, 0, 0]).unwrap();
+        assert_eq!(p.shape_data.len(), 4);
+        assert!(p.bodies.iter().all(|b| (b.shape_start, b.count) == (0, 4)));
+        assert_eq!(p.transforms, vec![[0.0, 0.0, 1.0, 0.0]; 3]);
+        assert_eq!(p.height_sum, 6.0);
+        match Packed::from_shapes(&shapes, &[0, 1]) {
+            Err(Error::UnknownShape { body: 1, shape: 1, shapes: 1 }) => {}
+            other => panic!("expected UnknownShape, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn packing_is_the_same_on_any_number_of_threads() {
+        let polygons: Vec<_> = (0..5000).map(|i| square(f64::from(i) * 0.37, f64::from(i % 17), 1.0 + f64::from(i % 5))).collect();
+        let many = Packed::from_polygons(&polygons);
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| Packed::from_polygons(&polygons));
+        assert_eq!(many, one);
+        assert!(many.same_layout(&one));
+        assert!(!many.same_layout(&Packed::from_polygons(&polygons[1..])));
+    }
+
+    #[test]
+    fn transforms_round_once_and_reject_what_f32_cannot_hold() {
+        let t = transform(0, &Transform { x: 0.1, y: -2.0, angle: 0.0 }).unwrap();
+        assert_eq!(t, [0.1f32, -2.0, 1.0, 0.0]);
+        let bad = [Transform { x: 1e39, y: 0.0, angle: 0.0 }];
+        assert!(matches!(transforms(&bad), Err(Error::TransformOutOfRange { body: 0, .. })));
+        let nan = [Transform { x: 0.0, y: 0.0, angle: 0.0 }, Transform { x: 0.0, y: f64::NAN, angle: 0.0 }];
+        assert!(matches!(transforms(&nan), Err(Error::NonFiniteTransform { body: 1, .. })));
+    }
+}

@@ -1,0 +1,84 @@
+//! Stages 4 to 6 of the strip broad phase (`sweep.wgsl`): per sorted entry, count the later
+//! entries of its strip whose boxes overlap it; scan the counts (the total is the candidate
+//! count); write each entry's pairs at its offset, inside the current batch's window of the
+//! candidate buffer.
+
+use crate::gpu::control;
+use crate::gpu::kernels::Kernels;
+use crate::gpu::entries::Entries;
+use crate::gpu::pass::{Pass, Recorder};
+use crate::gpu::scan::{Scan, Total};
+use crate::gpu::sort::Sort;
+use crate::gpu::{storage, Gpu};
+
+pub(crate) struct Sweep {
+    /// Over per-entry candidate counts; its total is the candidate count.
+    scan: Scan,
+    group: wgpu::BindGroup,
+    control: wgpu::Buffer,
+}
+
+impl Sweep {
+    pub fn new(
+        gpu: &Gpu,
+        params: &wgpu::Buffer,
+        control: &wgpu::Buffer,
+        entries: &Entries,
+        sort: &Sort,
+        candidates: &wgpu::Buffer,
+        capacity: u32,
+    ) -> Sweep {
+        let (device, kernels) = (gpu.device(), gpu.kernels());
+        let n = u64::from(capacity);
+        let counts = storage(device, "satgpu.sweep.counts", 4 * n, wgpu::BufferUsages::empty());
+        let scan = Scan::new(device, kernels, &counts, n, control, control::CAND_SCAN, "satgpu.scan_candidates");
+        let group = kernels.sweep_count.bind(
+            device,
+            "satgpu.sweep",
+            &[
+                params.as_entire_binding(),
+                control.as_entire_binding(),
+                entries.keys.as_entire_binding(),
+                entries.values.as_entire_binding(),
+                sort.boxes.as_entire_binding(),
+                counts.as_entire_binding(),
+                candidates.as_entire_binding(),
+            ],
+        );
+        Sweep { scan, group, control: control.clone() }
+    }
+
+    /// Where the candidate total lands.
+    pub fn total(&self) -> (&wgpu::Buffer, u64) {
+        self.scan.total()
+    }
+
+    /// The candidate total, for binding.
+    pub fn total_slot(&self) -> Total {
+        self.scan.total_slot()
+    }
+
+    /// Count, scan and write: three passes.
+    pub fn encode(&self, rec: &mut Recorder<'_>) {
+        let k = rec.kernels;
+        {
+            let mut pass = rec.pass(Pass::SweepCount);
+            pass.set_pipeline(&k.sweep_count.pipeline);
+            pass.set_bind_group(0, &self.group, &[]);
+            pass.dispatch_workgroups_indirect(&self.control, 4 * control::ENTRY_ARGS);
+        }
+        {
+            let mut pass = rec.pass(Pass::ScanCandidates);
+            self.scan.encode(k, &mut pass);
+        }
+        let mut pass = rec.pass(Pass::SweepWrite);
+        self.encode_write(k, &mut pass);
+    }
+
+    /// The write alone, for a later batch of candidates: the offsets are still on the GPU.
+    pub fn encode_write(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+        pass.set_pipeline(&k.sweep_write.pipeline);
+        pass.set_bind_group(0, &self.group, &[]);
+        pass.dispatch_workgroups_indirect(&self.control, 4 * control::ENTRY_ARGS);
+    }
+}

@@ -1,0 +1,222 @@
+//! The `World` API as an embedding program uses it: per-frame transforms, growth, results kept
+//! on the GPU, typed errors, and recovery after errors.
+
+mod common;
+
+use common::{bits, gpu_contacts, read_back};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use satgpu::gpu::{self, World, WorldOptions};
+use satgpu::scene::{generate, SceneKind};
+use satgpu::validate::compare;
+use satgpu::{reference, Contact, Error, Polygon, Transform};
+
+#[test]
+fn repeated_runs_are_bitwise_identical() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Clustered, 3000, 7);
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    let first = bits(&world.step().unwrap().contacts);
+    assert!(first.len() > 1000);
+    for _ in 0..3 {
+        assert_eq!(bits(&world.step().unwrap().contacts), first, "same world, next frame");
+    }
+    let (fresh, _) = gpu_contacts(&gpu, &polygons, &WorldOptions::default());
+    assert_eq!(bits(&fresh), first, "fresh world");
+    let sorted = first.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1));
+    assert!(sorted, "pairs are sorted by (a, b) and unique");
+}
+
+#[test]
+fn candidate_overflow_grows_the_buffers_and_loses_nothing() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Dense, 2000, 3);
+    let (want, reruns) = gpu_contacts(&gpu, &polygons, &WorldOptions::default());
+    assert_eq!(reruns, 0);
+    let small = WorldOptions::default().with_candidate_capacity(1);
+    let (got, reruns) = gpu_contacts(&gpu, &polygons, &small);
+    assert_eq!(reruns, 1, "a frame that overflows is rerun once, with room for every candidate");
+    assert_eq!(bits(&got), bits(&want));
+    let mut world = World::from_polygons(&gpu, &polygons, &small).unwrap();
+    world.step().unwrap();
+    assert!(world.candidate_capacity() > 1);
+    assert_eq!(world.step().unwrap().stats.reruns, 0, "the grown capacity is kept for later frames");
+}
+
+#[test]
+fn empty_and_single_polygon_scenes_have_no_pairs() {
+    let gpu = common::gpu();
+    assert!(gpu::detect(&gpu, &[]).unwrap().is_empty());
+    let one = generate(SceneKind::Crowd, 1, 0);
+    assert!(gpu::detect(&gpu, &one).unwrap().is_empty());
+    let mut world = World::from_polygons(&gpu, &[], &WorldOptions::default()).unwrap();
+    let frame = world.step().unwrap();
+    assert_eq!((frame.stats.candidates, frame.stats.colliding), (0, 0));
+}
+
+fn random_transforms(rng: &mut ChaCha8Rng, n: usize, side: f64) -> Vec<Transform> {
+    (0..n)
+        // Translations are f32 on the GPU; give the reference the same positions.
+        .map(|_| Transform {
+            x: f64::from(rng.random_range(0.0..side) as f32),
+            y: f64::from(rng.random_range(0.0..side) as f32),
+            angle: rng.random_range(-std::f64::consts::PI..std::f64::consts::PI),
+        })
+        .collect()
+}
+
+#[test]
+fn persistent_world_follows_per_frame_transforms() {
+    let gpu = common::gpu();
+    // Shapes centred on the origin, so a transform places and spins them.
+    let shapes: Vec<Polygon> = generate(SceneKind::Mixed, 12, 9)
+        .iter()
+        .map(|p| {
+            let c = p.vertices().iter().fold([0.0, 0.0], |s, v| [s[0] + v[0], s[1] + v[1]]);
+            let k = p.vertices().len() as f64;
+            p.transformed(&Transform { x: -c[0] / k, y: -c[1] / k, angle: 0.0 })
+        })
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(42);
+    let body_shapes: Vec<u32> = (0..800).map(|_| rng.random_range(0..shapes.len() as u32)).collect();
+    let mut world = World::new(&gpu, &shapes, &body_shapes, &WorldOptions::default()).unwrap();
+    let mut total = 0;
+    for frame in 0..6 {
+        let transforms = random_transforms(&mut rng, body_shapes.len(), 60.0);
+        world.set_transforms(&transforms).unwrap();
+        let got = world.step().unwrap().contacts;
+        let placed: Vec<Polygon> =
+            body_shapes.iter().zip(&transforms).map(|(&s, t)| shapes[s as usize].transformed(t)).collect();
+        let report = compare(&placed, &got, &reference::detect(&placed));
+        assert!(report.ok(), "frame {frame}: {}", report.disagreements[0]);
+        total += got.len();
+    }
+    assert!(total > 100, "the frames should collide ({total} pairs)");
+}
+
+#[test]
+fn bad_bodies_and_transforms_are_typed_errors() {
+    let gpu = common::gpu();
+    let shapes = generate(SceneKind::Crowd, 2, 1);
+    match World::new(&gpu, &shapes, &[0, 1, 5], &WorldOptions::default()) {
+        Err(Error::UnknownShape { body: 2, shape: 5, shapes: 2 }) => {}
+        other => panic!("expected UnknownShape for body 2, got {other:?}"),
+    }
+    let mut world = World::new(&gpu, &shapes, &[0, 1, 1], &WorldOptions::default()).unwrap();
+    match world.set_transforms(&[Transform::IDENTITY; 2]) {
+        Err(Error::TransformCount { got: 2, expected: 3 }) => {}
+        other => panic!("expected TransformCount, got {other:?}"),
+    }
+    let mut bad = [Transform::IDENTITY; 3];
+    bad[1].angle = f64::NAN;
+    match world.set_transforms(&bad) {
+        Err(Error::NonFiniteTransform { body: 1, .. }) => {}
+        other => panic!("expected NonFiniteTransform for body 1, got {other:?}"),
+    }
+}
+
+#[test]
+fn results_can_stay_on_the_gpu() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Crowd, 2000, 4);
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    let want = world.step().unwrap().contacts;
+    world.dispatch().unwrap();
+    let totals: Vec<u32> = bytemuck::pod_collect_to_vec(&read_back(&gpu, world.totals_buffer(), 12));
+    assert!(totals[0] <= world.entry_capacity() && totals[1] <= world.candidate_capacity());
+    assert_eq!(totals[2] as usize, want.len());
+    let raw = read_back(&gpu, world.contacts_buffer(), 24 * u64::from(totals[2]));
+    let mut got: Vec<Contact> = bytemuck::pod_collect_to_vec::<u8, gpu::layout::GpuContact>(&raw)
+        .iter()
+        .map(|c| Contact { a: c.a, b: c.b, normal: [c.normal_x.into(), c.normal_y.into()], depth: c.depth.into() })
+        .collect();
+    got.sort_by_key(|c| (c.a, c.b));
+    assert_eq!(bits(&got), bits(&want));
+}
+
+/// After any error the world works again: a timeout (then again at once, with the late frame
+/// still running), a validation error in satgpu's own submission, a capacity it cannot have, and
+/// bad transforms.
+#[test]
+fn the_world_recovers_from_every_error() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Crowd, 20_000, 8);
+    let want = reference::detect(&polygons);
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    let check = |world: &mut World, what: &str| {
+        let frame = world.step().unwrap_or_else(|e| panic!("step after {what}: {e}"));
+        assert!(compare(&polygons, &frame.contacts, &want).ok(), "wrong pairs after {what}");
+    };
+    check(&mut world, "nothing");
+
+    world.set_timeout(std::time::Duration::from_micros(1));
+    for round in 0..2 {
+        match world.step() {
+            Err(e @ Error::Timeout { .. }) => {
+                assert!(e.to_string().contains("1µs"), "the timeout is reported in its units: {e}");
+            }
+            other => panic!("round {round}: expected a timeout, got {:?}", other.map(|f| f.stats.colliding)),
+        }
+    }
+    world.set_timeout(std::time::Duration::from_secs(60));
+    check(&mut world, "two timeouts");
+
+    gpu::testing::poison_next_frame(&mut world);
+    match world.step() {
+        Err(Error::Device(message)) => assert!(!message.is_empty()),
+        other => panic!("expected a device error, got {:?}", other.map(|f| f.stats.colliding)),
+    }
+    check(&mut world, "a validation error");
+
+    match world.reserve(u64::MAX / 64, 0) {
+        Err(Error::TooLarge { what: "strip entries", .. }) => {}
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+    check(&mut world, "an impossible reservation");
+}
+
+#[test]
+fn transforms_f32_cannot_hold_are_refused_and_the_world_goes_on() {
+    let gpu = common::gpu();
+    let shapes = generate(SceneKind::Crowd, 1, 1);
+    let mut world = World::new(&gpu, &shapes, &[0, 0], &WorldOptions::default()).unwrap();
+    let mut t = [Transform::IDENTITY, Transform { x: 1e39, y: 0.0, angle: 0.0 }];
+    match world.set_transforms(&t) {
+        Err(Error::TransformOutOfRange { body: 1, .. }) => {}
+        other => panic!("expected TransformOutOfRange for body 1, got {other:?}"),
+    }
+    t[1].x = 0.25;
+    world.set_transforms(&t).unwrap();
+    assert_eq!(world.step().unwrap().contacts.len(), 1);
+}
+
+/// `step_into` reuses the caller's vector; `submit` then `collect_into` gives the same frame as
+/// `step`, with CPU work in between; reserving up front means no rerun and no new buffers.
+#[test]
+fn step_into_submit_collect_and_reserve() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Dense, 5000, 2);
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    let want = world.step().unwrap();
+    let mut contacts = Vec::with_capacity(want.contacts.len() + 10);
+    let before = contacts.as_ptr();
+    let stats = world.step_into(&mut contacts).unwrap();
+    assert_eq!(contacts.as_ptr(), before, "step_into allocated a new vector");
+    assert_eq!(bits(&contacts), bits(&want.contacts));
+    assert_eq!(stats.colliding as usize, contacts.len());
+
+    world.submit().unwrap();
+    let cpu_work: f64 = (0..10_000).map(|i| f64::from(i).sqrt()).sum();
+    assert!(cpu_work > 0.0);
+    world.collect_into(&mut contacts).unwrap();
+    assert_eq!(bits(&contacts), bits(&want.contacts));
+
+    let mut fresh = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_candidate_capacity(1)).unwrap();
+    let generation = fresh.generation();
+    fresh.reserve(u64::from(fresh.entry_capacity()), want.stats.candidates).unwrap();
+    assert_eq!(fresh.generation(), generation + 1, "reserving replaced the buffers");
+    let frame = fresh.step().unwrap();
+    assert_eq!(frame.stats.reruns, 0);
+    assert_eq!(fresh.generation(), generation + 1);
+    assert_eq!(bits(&frame.contacts), bits(&want.contacts));
+}
