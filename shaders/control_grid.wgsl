@@ -1,30 +1,81 @@
-// Grid control: one invocation, after the transform pass. Turns the scene bounds into the strip
-// grid of the broad phase: S horizontal strips of about the host's strip height, and the layout of
-// the 24-bit entry keys, strip index in the high bits and the quantised AABB min.x below it.
-// 24 bits sort in 6 radix passes; at most 4096 strips leaves at least 12 bits (4096 buckets
-// across the scene) for x, finer than a polygon at a million polygons.
+// Grid control: one workgroup, after the transform pass. Lays out the strip grid of the broad
+// phase: S horizontal strips of about the host's strip height, and the layout of the 24-bit
+// entry keys, strip index in the high bits and the quantised AABB min.x below it. 24 bits sort
+// in 6 radix passes; at most 4096 strips leaves at least 12 bits (4096 buckets across the grid)
+// for x, finer than a polygon at a million polygons.
+//
+// The grid covers a robust box, not the scene's bounds, so a few stray bodies far away cannot
+// stretch every strip and bucket: the box spans the 1.5th to 98.5th percentiles of a fixed
+// sample of AABB centres, widened by half that span on each side, and cut to the bounds. Bodies
+// outside it are clamped into the edge strips and buckets by strip() and key() (shared/grid.wgsl);
+// clamping keeps the keys in min.x order, so no pair is lost, and only the strays share a bucket.
 
 #import constants
 #import params
 #import sortable
 
 const MAX_STRIPS: f32 = 4096.0;
+const SAMPLES: u32 = 256u;      // AABB centres sampled at a fixed stride, one per invocation
+const LOW_RANK: u32 = 4u;       // the 1.5th percentile of SAMPLES
+const HIGH_RANK: u32 = 251u;    // the 98.5th
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> bounds: array<u32, 4>;
 @group(0) @binding(2) var<storage, read_write> control: array<u32>;
+@group(0) @binding(3) var<storage, read> aabbs: array<vec4<f32>>;
 
-@compute @workgroup_size(1)
-fn main() {
+var<workgroup> centres: array<vec2<f32>, SAMPLES>;
+var<workgroup> picked: array<f32, 4>; // x low, x high, y low, y high percentile
+
+@compute @workgroup_size(SAMPLES)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    let n = params.n_bodies;
+    if n > 0u {
+        // Body lid * n / SAMPLES, without overflow.
+        let body = (n / SAMPLES) * lid + (n % SAMPLES) * lid / SAMPLES;
+        let b = aabbs[body];
+        centres[lid] = b.xy * 0.5 + b.zw * 0.5;
+    }
+    workgroupBarrier();
+    if n > 0u {
+        // The rank of this sample along each axis; equal values share the ranks they span, so
+        // exactly one value is picked for each percentile (written by every sample holding it).
+        let own = centres[lid];
+        var less = vec2<u32>(0u);
+        var at_most = vec2<u32>(0u);
+        for (var m = 0u; m < SAMPLES; m++) {
+            let c = centres[m];
+            less += vec2<u32>(c < own);
+            at_most += vec2<u32>(c <= own);
+        }
+        if less.x <= LOW_RANK && LOW_RANK < at_most.x {
+            picked[0] = own.x;
+        }
+        if less.x <= HIGH_RANK && HIGH_RANK < at_most.x {
+            picked[1] = own.x;
+        }
+        if less.y <= LOW_RANK && LOW_RANK < at_most.y {
+            picked[2] = own.y;
+        }
+        if less.y <= HIGH_RANK && HIGH_RANK < at_most.y {
+            picked[3] = own.y;
+        }
+    }
+    workgroupBarrier();
+    if lid != 0u {
+        return;
+    }
     var y0 = 0.0;
     var x0 = 0.0;
     var height = 0.0;
     var width = 0.0;
-    if params.n_bodies > 0u {
-        x0 = unsortable(~bounds[0]);
-        y0 = unsortable(~bounds[1]);
-        width = unsortable(bounds[2]) - x0;
-        height = unsortable(bounds[3]) - y0;
+    if n > 0u {
+        let half_x = 0.5 * (picked[1] - picked[0]);
+        let half_y = 0.5 * (picked[3] - picked[2]);
+        x0 = max(unsortable(~bounds[0]), picked[0] - half_x);
+        y0 = max(unsortable(~bounds[1]), picked[2] - half_y);
+        width = max(min(unsortable(bounds[2]), picked[1] + half_x) - x0, 0.0);
+        height = max(min(unsortable(bounds[3]), picked[3] + half_y) - y0, 0.0);
     }
     var strips = 1u;
     var per_y = 0.0;

@@ -80,7 +80,11 @@ fn worlds_on_one_device_stepped_from_four_threads() {
         (0..n)
             .map(|i| {
                 let k = (i * 7 + world * 13 + step * 3) % 97;
-                Transform { x: (i % 20) as f64 * 2.1 + k as f64 * 0.01, y: (i / 20) as f64 * 2.1, angle: k as f64 * 0.05 }
+                Transform {
+                    x: (i % 20) as f64 * 2.1 + k as f64 * 0.01,
+                    y: (i / 20) as f64 * 2.1,
+                    angle: k as f64 * 0.05,
+                }
             })
             .collect()
     };

@@ -7,8 +7,8 @@ use common::{bits, gpu_contacts};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use satgpu::gpu::{self, WorldOptions};
-use satgpu::scene::{generate, SceneKind};
 use satgpu::reference;
+use satgpu::scene::{generate, SceneKind};
 use satgpu::validate::compare;
 
 #[test]

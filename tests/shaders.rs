@@ -60,9 +60,10 @@ fn every_file_in_shaders_is_used() {
 fn definitions(src: &str) -> Vec<String> {
     let mut names = vec![];
     for line in src.lines() {
-        let rest = ["struct ", "const ", "override ", "fn "].iter().find_map(|k| line.strip_prefix(k)).or_else(|| {
-            line.strip_prefix("var<").and_then(|r| r.split_once("> ")).map(|(_, name)| name)
-        });
+        let rest = ["struct ", "const ", "override ", "fn "]
+            .iter()
+            .find_map(|k| line.strip_prefix(k))
+            .or_else(|| line.strip_prefix("var<").and_then(|r| r.split_once("> ")).map(|(_, name)| name));
         if let Some(rest) = rest {
             let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
             names.push(name);

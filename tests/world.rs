@@ -149,11 +149,18 @@ fn the_world_recovers_from_every_error() {
     };
     check(&mut world, "nothing");
 
+    // GL runs a submission to the end inside `submit` on llvmpipe, so no wait can time out
+    // there; every other backend must report the timeout (CI runs Vulkan too).
+    let synchronous = gpu.adapter_info().backend == wgpu::Backend::Gl;
     world.set_timeout(std::time::Duration::from_micros(1));
     for round in 0..2 {
         match world.step() {
             Err(e @ Error::Timeout { .. }) => {
                 assert!(e.to_string().contains("1µs"), "the timeout is reported in its units: {e}");
+            }
+            Ok(frame) if synchronous => {
+                eprintln!("GL finished the frame inside submit: no timeout to recover from");
+                assert!(compare(&polygons, &frame.contacts, &want).ok());
             }
             other => panic!("round {round}: expected a timeout, got {:?}", other.map(|f| f.stats.colliding)),
         }

@@ -28,7 +28,8 @@ impl AllPairs {
     ) -> AllPairs {
         let (device, kernels) = (gpu.device(), gpu.kernels());
         let counts = storage(device, "satgpu.allpairs.counts", 4 * u64::from(n), wgpu::BufferUsages::empty());
-        let scan = Scan::new(device, kernels, &counts, u64::from(n), control, control::CAND_SCAN, "satgpu.scan_allpairs");
+        let scan =
+            Scan::new(device, kernels, &counts, u64::from(n), control, control::CAND_SCAN, "satgpu.scan_allpairs");
         gpu.queue().write_buffer(control, 4 * control::CAND_SCAN, bytemuck::bytes_of(&n));
         let group = kernels.allpairs_count.bind(
             device,

@@ -50,6 +50,7 @@ pub(crate) struct Inputs<'a> {
     pub fold: u32,
 }
 
+#[allow(clippy::large_enum_variant, reason = "one per world, built once and never moved in a loop")]
 pub(crate) enum Broad {
     Strips { entries: Entries, sort: Sort, sweep: Sweep },
     AllPairs(AllPairs),
@@ -79,7 +80,9 @@ impl Broad {
     /// The passes it records, in order.
     pub fn passes(&self) -> &'static [Pass] {
         match self {
-            Broad::Strips { .. } => &[Pass::Entries, Pass::Sort, Pass::SweepCount, Pass::ScanCandidates, Pass::SweepWrite],
+            Broad::Strips { .. } => {
+                &[Pass::Entries, Pass::Sort, Pass::SweepCount, Pass::ScanCandidates, Pass::SweepWrite]
+            }
             Broad::AllPairs(_) => &[Pass::AllPairsCount, Pass::ScanAllPairs, Pass::AllPairsWrite],
         }
     }

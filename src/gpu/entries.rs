@@ -1,4 +1,5 @@
-//! Stage 2 of the strip broad phase: the strip grid from the scene bounds (`control_grid.wgsl`),
+//! Stage 2 of the strip broad phase: the strip grid over a robust box of the bodies
+//! (`control_grid.wgsl`),
 //! then one entry per (strip, body) the body's AABB spans (`entries.wgsl`): counted per body,
 //! scanned, and written as (key = strip then quantised min.x, value = body).
 
@@ -44,7 +45,12 @@ impl Entries {
         let grid_group = kernels.control_grid.bind(
             device,
             "satgpu.control.grid",
-            &[params.as_entire_binding(), bodies.bounds.as_entire_binding(), control.as_entire_binding()],
+            &[
+                params.as_entire_binding(),
+                bodies.bounds.as_entire_binding(),
+                control.as_entire_binding(),
+                bodies.aabbs.as_entire_binding(),
+            ],
         );
         let entries_group = kernels.entries_count.bind(
             device,

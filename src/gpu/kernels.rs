@@ -185,7 +185,7 @@ impl Kernels {
         Kernels {
             tuning,
             transform: k("satgpu.transform", "transform.wgsl", &[Uniform, Read, Read, Read, ReadWrite, ReadWrite]),
-            control_grid: k("satgpu.control.grid", "control_grid.wgsl", &[Uniform, Read, ReadWrite]),
+            control_grid: k("satgpu.control.grid", "control_grid.wgsl", &[Uniform, Read, ReadWrite, Read]),
             entries_count,
             entries_write,
             control_entries: k("satgpu.control.entries", "control_entries.wgsl", &[Uniform, Read, ReadWrite]),

@@ -13,6 +13,7 @@ mod compact;
 mod context;
 mod control;
 mod entries;
+mod frame;
 mod kernels;
 pub mod layout;
 mod narrow;
@@ -23,6 +24,7 @@ mod radix;
 mod readback;
 mod scan;
 mod shaders;
+mod sized;
 mod sort;
 mod sweep;
 #[doc(hidden)]
@@ -32,9 +34,10 @@ mod world;
 
 pub use broad::{BroadPhase, ALL_PAIRS_MAX};
 pub use context::{describe_adapter, list_adapters, AdapterChoice, Gpu, GpuOptions};
+pub use frame::{Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 pub use pass::{Pass, PassTime};
 pub use shaders::shader_sources;
-pub use world::{detect, Frame, FrameStats, World, WorldOptions, STRIP_HEIGHT_FACTOR};
+pub use world::{detect, World};
 
 /// Invocations per workgroup of the per-body, per-entry and per-pair kernels (WGSL: `WG`).
 pub(crate) const WG: u32 = 64;

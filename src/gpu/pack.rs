@@ -16,8 +16,9 @@ pub(crate) struct Packed {
     pub bodies: Vec<GpuBody>,
     /// Per body: (x, y, cos, sin), see [`transform`].
     pub transforms: Vec<[f32; 4]>,
-    /// Sum over bodies of their shape's AABB height (the default strip height comes from it).
-    pub height_sum: f64,
+    /// A typical AABB height of the bodies' shapes (see [`typical_height`]); the default strip
+    /// height comes from it.
+    pub typical_height: f64,
 }
 
 impl Packed {
@@ -39,7 +40,7 @@ impl Packed {
             );
         }
         let mut bodies = Vec::with_capacity(body_shapes.len());
-        let mut height_sum = 0.0;
+        let mut heights = Vec::with_capacity(body_shapes.len());
         for (i, &s) in body_shapes.iter().enumerate() {
             let shape = shapes.get(s as usize).ok_or(Error::UnknownShape {
                 body: i,
@@ -48,10 +49,10 @@ impl Packed {
             })?;
             let start = shape_start[s as usize] as usize;
             bodies.push(GpuBody::new(start as u32, &shape_data[start..start + shape.vertices().len()]));
-            height_sum += shape_height[s as usize];
+            heights.push(shape_height[s as usize]);
         }
         let transforms = vec![[0.0, 0.0, 1.0, 0.0]; bodies.len()];
-        Ok(Packed { shape_data, bodies, transforms, height_sum })
+        Ok(Packed { shape_data, bodies, transforms, typical_height: typical_height(&heights) })
     }
 
     /// One shape and one body per polygon; the shape is relative to the polygon's first vertex
@@ -91,9 +92,7 @@ impl Packed {
                 *body = GpuBody::new(body.shape_start, out);
             },
         );
-        // Summed in order, so the strip height is the same whatever the number of threads.
-        let height_sum = heights.iter().sum();
-        Packed { shape_data, bodies, transforms, height_sum }
+        Packed { shape_data, bodies, transforms, typical_height: typical_height(&heights) }
     }
 
     /// Whether `other` has the same bodies with the same vertex counts at the same places, so
@@ -102,6 +101,25 @@ impl Packed {
         self.bodies.len() == other.bodies.len()
             && self.bodies.iter().zip(&other.bodies).all(|(a, b)| (a.count, a.shape_start) == (b.count, b.shape_start))
     }
+}
+
+/// Bodies sampled for [`typical_height`].
+const HEIGHT_SAMPLES: usize = 4096;
+
+/// The mean of `heights` over a fixed sample of at most 4096 bodies (all of them in smaller
+/// scenes), leaving out the sample's 8 largest (a sixteenth in very small scenes): a few huge
+/// stray bodies must not make every strip huge, while a heavy tail of sizes still counts.
+/// Deterministic: the sample and the sum follow the bodies' order.
+pub(crate) fn typical_height(heights: &[f64]) -> f64 {
+    let n = heights.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let m = n.min(HEIGHT_SAMPLES);
+    let mut sample: Vec<f64> = (0..m).map(|j| heights[j * n / m]).collect();
+    sample.sort_unstable_by(f64::total_cmp);
+    let kept = &sample[..m - (m / 16).min(8)];
+    kept.iter().sum::<f64>() / kept.len() as f64
 }
 
 /// A body's transform as the GPU reads it: `(x, y, cos, sin)` in f32, each rounded to nearest.
@@ -141,7 +159,7 @@ mod tests {
         assert_eq!(p.transforms[0], [1e6, -3.0, 1.0, 0.0]);
         assert_eq!(p.shape_data[0], [0.0, 0.0, 0.0, -1.0]);
         assert_eq!(p.shape_data[2], [2.0, 2.0, 0.0, 1.0]);
-        assert_eq!(p.height_sum, 3.0);
+        assert_eq!(p.typical_height, 1.5);
         // The radius bounds every vertex's distance from the anchor.
         assert!(f64::from(p.bodies[0].radius) >= 8f64.sqrt());
         assert!(f64::from(p.bodies[0].radius) < 8f64.sqrt() * 1.001);
@@ -154,7 +172,7 @@ mod tests {
         assert_eq!(p.shape_data.len(), 4);
         assert!(p.bodies.iter().all(|b| (b.shape_start, b.count) == (0, 4)));
         assert_eq!(p.transforms, vec![[0.0, 0.0, 1.0, 0.0]; 3]);
-        assert_eq!(p.height_sum, 6.0);
+        assert_eq!(p.typical_height, 2.0);
         match Packed::from_shapes(&shapes, &[0, 1]) {
             Err(Error::UnknownShape { body: 1, shape: 1, shapes: 1 }) => {}
             other => panic!("expected UnknownShape, got {other:?}"),
@@ -163,12 +181,35 @@ mod tests {
 
     #[test]
     fn packing_is_the_same_on_any_number_of_threads() {
-        let polygons: Vec<_> = (0..5000).map(|i| square(f64::from(i) * 0.37, f64::from(i % 17), 1.0 + f64::from(i % 5))).collect();
+        let polygons: Vec<_> =
+            (0..5000).map(|i| square(f64::from(i) * 0.37, f64::from(i % 17), 1.0 + f64::from(i % 5))).collect();
         let many = Packed::from_polygons(&polygons);
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| Packed::from_polygons(&polygons));
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| Packed::from_polygons(&polygons));
         assert_eq!(many, one);
         assert!(many.same_layout(&one));
         assert!(!many.same_layout(&Packed::from_polygons(&polygons[1..])));
+    }
+
+    #[test]
+    fn a_few_huge_bodies_do_not_set_the_typical_height() {
+        let mut heights = vec![2.0; 20_000];
+        assert_eq!(typical_height(&heights), 2.0);
+        for i in [0, 4_096 * 3, 19_999] {
+            heights[i] = 1e20;
+        }
+        // Sampled or not, the three strays are left out.
+        assert_eq!(typical_height(&heights), 2.0);
+        // A heavy tail of sizes still raises it.
+        for h in heights.iter_mut().step_by(10) {
+            *h = 100.0;
+        }
+        assert!(typical_height(&heights) > 10.0);
+        assert_eq!(typical_height(&[]), 0.0);
+        assert_eq!(typical_height(&[3.0]), 3.0);
     }
 
     #[test]

@@ -136,7 +136,11 @@ impl Timestamps {
             .iter()
             .map(|&p| {
                 let i = 2 * p.index() as usize;
-                PassTime { name: p.name(), ms: ticks[i + 1].wrapping_sub(ticks[i]) as f64 * self.period_ns / 1e6, clock: "gpu" }
+                PassTime {
+                    name: p.name(),
+                    ms: ticks[i + 1].wrapping_sub(ticks[i]) as f64 * self.period_ns / 1e6,
+                    clock: "gpu",
+                }
             })
             .collect()
     }
@@ -153,7 +157,11 @@ pub(crate) struct Recorder<'a> {
 }
 
 impl<'a> Recorder<'a> {
-    pub fn new(encoder: &'a mut wgpu::CommandEncoder, kernels: &'a Kernels, timestamps: Option<&'a Timestamps>) -> Self {
+    pub fn new(
+        encoder: &'a mut wgpu::CommandEncoder,
+        kernels: &'a Kernels,
+        timestamps: Option<&'a Timestamps>,
+    ) -> Self {
         Recorder { encoder, kernels, timestamps }
     }
 

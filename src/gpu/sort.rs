@@ -20,13 +20,7 @@ pub(crate) struct Sort {
 }
 
 impl Sort {
-    pub fn new(
-        gpu: &Gpu,
-        control: &wgpu::Buffer,
-        entries: &Entries,
-        aabbs: &wgpu::Buffer,
-        capacity: u32,
-    ) -> Sort {
+    pub fn new(gpu: &Gpu, control: &wgpu::Buffer, entries: &Entries, aabbs: &wgpu::Buffer, capacity: u32) -> Sort {
         let (device, kernels) = (gpu.device(), gpu.kernels());
         let n = u64::from(capacity);
         let boxes = storage(device, "satgpu.entries.boxes", 16 * n, wgpu::BufferUsages::empty());

@@ -4,8 +4,8 @@
 //! candidate buffer.
 
 use crate::gpu::control;
-use crate::gpu::kernels::Kernels;
 use crate::gpu::entries::Entries;
+use crate::gpu::kernels::Kernels;
 use crate::gpu::pass::{Pass, Recorder};
 use crate::gpu::scan::{Scan, Total};
 use crate::gpu::sort::Sort;

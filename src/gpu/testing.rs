@@ -111,3 +111,16 @@ pub fn candidates(world: &mut World) -> Result<Vec<(u32, u32)>> {
 pub fn poison_next_frame(world: &mut World) {
     world.poison = true;
 }
+
+/// The strip grid of `world`'s last frame: y0, strips per unit y, strips, key bits for x, x0, x
+/// buckets per unit x, x bits kept (floats as f64, counts as integers).
+pub fn strip_grid(world: &World) -> Result<[f64; 7]> {
+    let gpu = world.gpu().clone();
+    let raw = gpu.scoped(|| {
+        let encoder = gpu.device().create_command_encoder(&Default::default());
+        download(&gpu, encoder, &[(world.control_buffer(), 4 * control::GRID, 28)])
+    })??;
+    let w: Vec<u32> = bytemuck::pod_collect_to_vec(&raw);
+    let f = |i: usize| f64::from(f32::from_bits(w[i]));
+    Ok([f(0), f(1), w[2].into(), w[3].into(), f(4), f(5), w[6].into()])
+}

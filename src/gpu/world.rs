@@ -15,123 +15,15 @@ use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::geometry::{Contact, Polygon, Transform};
-use crate::gpu::broad::{self, Broad, BroadPhase};
-use crate::gpu::compact::Compact;
+use crate::gpu::broad::Broad;
+use crate::gpu::frame::{Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 use crate::gpu::layout::{GpuContact, GpuParams};
-use crate::gpu::narrow::NarrowPhase;
 use crate::gpu::pack::{self, Packed};
 use crate::gpu::pass::{Pass, PassTime, Recorder};
 use crate::gpu::readback::{Readback, Totals};
+use crate::gpu::sized::{Capacity, Sized};
 use crate::gpu::transform::TransformStage;
-use crate::gpu::{control, init, order, storage, Gpu};
-
-/// Default strip height in mean AABB heights of the bodies' shapes. Taller strips mean fewer
-/// entries to sort but longer sweeps; on lavapipe at 100,000 polygons of every scene kind, frames
-/// were fastest between 4 and 6 (1.3 entries per body instead of 2 at 1), see BENCHMARKS.md.
-pub const STRIP_HEIGHT_FACTOR: f64 = 4.0;
-
-/// Options for a [`World`]: `WorldOptions::default().with_candidate_capacity(1 << 20)`.
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct WorldOptions {
-    /// Candidate pairs to make room for up front (default: 6 per body, at least 1024, at most
-    /// what one buffer binding holds). Buffers grow by themselves when a frame needs more;
-    /// reserving avoids that frame's rerun.
-    pub candidate_capacity: Option<u32>,
-    /// Strip entries to make room for up front (default: 3 per body plus 1024).
-    pub entry_capacity: Option<u32>,
-    /// Most workgroups per dispatch dimension (default: the device limit). Larger dispatches
-    /// fold into a 2D grid; tests lower this to exercise the folding at small sizes.
-    pub max_workgroups_per_dimension: Option<u32>,
-    /// The broad phase.
-    pub broad_phase: BroadPhase,
-    /// Height of a broad-phase strip (default: [`STRIP_HEIGHT_FACTOR`] times the mean AABB height
-    /// of the shapes over all bodies). Smaller strips mean more entries and shorter sweeps.
-    pub strip_height: Option<f64>,
-}
-
-impl WorldOptions {
-    /// With room for `candidates` candidate pairs up front.
-    pub fn with_candidate_capacity(mut self, candidates: u32) -> Self {
-        self.candidate_capacity = Some(candidates);
-        self
-    }
-
-    /// With room for `entries` strip entries up front.
-    pub fn with_entry_capacity(mut self, entries: u32) -> Self {
-        self.entry_capacity = Some(entries);
-        self
-    }
-
-    /// With at most `groups` workgroups per dispatch dimension.
-    pub fn with_max_workgroups_per_dimension(mut self, groups: u32) -> Self {
-        self.max_workgroups_per_dimension = Some(groups);
-        self
-    }
-
-    /// With `broad_phase`.
-    pub fn with_broad_phase(mut self, broad_phase: BroadPhase) -> Self {
-        self.broad_phase = broad_phase;
-        self
-    }
-
-    /// With strips `height` world units tall.
-    pub fn with_strip_height(mut self, height: f64) -> Self {
-        self.strip_height = Some(height);
-        self
-    }
-}
-
-/// Counts and timings of one frame.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct FrameStats {
-    /// Broad phase used: `"strips"` or `"all_pairs"`.
-    pub broad_phase: &'static str,
-    /// Strip entries (bodies counted once per strip they span; 0 for all pairs).
-    pub entries: u64,
-    /// Broad-phase candidate pairs (AABB overlaps).
-    pub candidates: u64,
-    /// Colliding pairs.
-    pub colliding: u64,
-    /// Per-pass times: GPU timestamps for the compute passes ([`Pass::name`]) when the device
-    /// has them, otherwise one wall-clock `gpu_total`; `readback` is always wall clock.
-    pub passes: Vec<PassTime>,
-    /// Wall-clock time of the whole frame, from encoding to contacts in host memory.
-    pub frame_ms: f64,
-    /// Times the frame was rerun because a buffer had to grow.
-    pub reruns: u32,
-    /// Batches the narrow phase ran in: 1, or more when the candidates outgrew what one buffer
-    /// binding of the device holds.
-    pub batches: u32,
-}
-
-/// The result of [`World::step`].
-#[derive(Debug, Clone)]
-pub struct Frame {
-    /// Colliding pairs, sorted by (a, b).
-    pub contacts: Vec<Contact>,
-    /// Counts and timings.
-    pub stats: FrameStats,
-}
-
-/// Room in the entry and candidate buffers, and the most one binding allows.
-#[derive(Debug, Clone, Copy)]
-struct Capacity {
-    entries: u32,
-    candidates: u32,
-    max_entries: u64,
-    max_candidates: u64,
-}
-
-/// The stages and buffers sized by the capacities, rebuilt together when they grow.
-struct Sized {
-    capacity: Capacity,
-    /// Candidate pairs `(a, b)`: written by the broad phase, read by the narrow phase.
-    candidates: wgpu::Buffer,
-    broad: Broad,
-    narrow: NarrowPhase,
-    compact: Compact,
-}
+use crate::gpu::{control, init, order, Gpu};
 
 /// A frame submitted by [`World::submit`] and not yet collected.
 struct InFlight {
@@ -229,12 +121,10 @@ impl World {
             .unwrap_or(limits.max_compute_workgroups_per_dimension)
             .clamp(1, limits.max_compute_workgroups_per_dimension);
         let strips = options.broad_phase.strips(n);
-        let strip_height =
-            options.strip_height.unwrap_or(STRIP_HEIGHT_FACTOR * packed.height_sum / n.max(1) as f64) as f32;
+        let strip_height = options.strip_height.unwrap_or(STRIP_HEIGHT_FACTOR * packed.typical_height) as f32;
         // The largest per-entry buffer is the gathered AABBs, 16 bytes each.
         let max_entries = (binding_limit / 16).min(u64::from(u32::MAX / 2));
-        let max_candidates =
-            (binding_limit / std::mem::size_of::<GpuContact>() as u64).min(u64::from(u32::MAX / 2));
+        let max_candidates = (binding_limit / std::mem::size_of::<GpuContact>() as u64).min(u64::from(u32::MAX / 2));
         let candidates = options.candidate_capacity.unwrap_or((6 * n as u32).max(1024));
         let entries = options.entry_capacity.unwrap_or((3 * n as u32).saturating_add(1024));
         let capacity = Capacity {
@@ -247,7 +137,8 @@ impl World {
             use wgpu::BufferUsages as U;
             let device = gpu.device();
             let control = control::buffer(device, "satgpu.control", fold);
-            let params = init(device, "satgpu.params", &[0; std::mem::size_of::<GpuParams>()], U::UNIFORM | U::COPY_DST);
+            let params =
+                init(device, "satgpu.params", &[0; std::mem::size_of::<GpuParams>()], U::UNIFORM | U::COPY_DST);
             let transform = TransformStage::new(gpu, &params, &packed, fold);
             let sized = Sized::new(gpu, &params, &control, &transform, strips, capacity, fold);
             let world = World {
@@ -311,25 +202,12 @@ impl World {
     /// Makes room for at least `entries` strip entries and `candidates` candidate pairs (and as
     /// many contacts), so that no frame up to that size pays for a rerun.
     pub fn reserve(&mut self, entries: u64, candidates: u64) -> Result<()> {
-        let grow = |needed: u64, have: u32, max: u64, what: &'static str, bytes: u64| {
-            if needed <= u64::from(have) {
-                Ok(have)
-            } else if needed > max {
-                Err(Error::TooLarge { what, needed: needed * bytes, limit: max * bytes })
-            } else {
-                Ok((needed + needed / 4 + 1024).min(max) as u32)
-            }
-        };
         let c = self.sized.capacity;
         let strips = matches!(self.sized.broad, Broad::Strips { .. });
-        let entries = if strips { grow(entries, c.entries, c.max_entries, "strip entries", 16)? } else { c.entries };
-        // Past what one binding holds, the frame runs in batches of the largest capacity.
-        let candidates =
-            grow(candidates.min(c.max_candidates), c.candidates, c.max_candidates, "candidate pairs", 24)?;
-        if (entries, candidates) == (c.entries, c.candidates) {
+        let capacity = c.grown(entries, candidates, strips)?;
+        if (capacity.entries, capacity.candidates) == (c.entries, c.candidates) {
             return Ok(());
         }
-        let capacity = Capacity { entries, candidates, ..c };
         self.sized = self.gpu.scoped(|| {
             Sized::new(&self.gpu, &self.params, &self.control, &self.transform, strips, capacity, self.fold)
         })?;
@@ -592,38 +470,15 @@ impl World {
         &self.transform.transforms
     }
 
+    /// The control buffer (test hooks read the strip grid from it).
+    pub(crate) fn control_buffer(&self) -> &wgpu::Buffer {
+        &self.control
+    }
+
     /// World-space AABBs per body as `vec4<f32>` (min.x, min.y, max.x, max.y) (STORAGE |
     /// COPY_SRC). Lives as long as the world.
     pub fn aabbs_buffer(&self) -> &wgpu::Buffer {
         &self.transform.aabbs
-    }
-}
-
-impl Sized {
-    fn new(
-        gpu: &Gpu,
-        params: &wgpu::Buffer,
-        control: &wgpu::Buffer,
-        transform: &TransformStage,
-        strips: bool,
-        capacity: Capacity,
-        fold: u32,
-    ) -> Sized {
-        let pairs = u64::from(capacity.candidates);
-        let candidates = storage(gpu.device(), "satgpu.candidates", 8 * pairs, wgpu::BufferUsages::COPY_SRC);
-        let inputs = broad::Inputs {
-            params,
-            control,
-            bodies: transform,
-            candidates: &candidates,
-            n: transform.len(),
-            fold,
-        };
-        let broad = Broad::new(gpu, strips, capacity.entries, &inputs);
-        let narrow =
-            NarrowPhase::new(gpu, params, control, transform, &candidates, &broad.candidate_total(), capacity.candidates);
-        let compact = Compact::new(gpu, control, &candidates, &narrow, capacity.candidates);
-        Sized { capacity, candidates, broad, narrow, compact }
     }
 }
 

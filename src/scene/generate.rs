@@ -7,7 +7,6 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
 
-
 use crate::geometry::Polygon;
 
 /// The built-in scene families, each stressing a different part of the pipeline.
@@ -42,11 +41,17 @@ pub enum SceneKind {
     /// 2^-96 (about 1e-29) to 2^99 (about 6e29) and placed a thousand of its own sizes from the
     /// origin; coordinates are exact f32 values. Stresses scale invariance over the f32 range.
     Scales,
+    /// A crowd with three stray bodies at 1e3, 1e6 and 1e20 times the crowd's width from it: a
+    /// parked agent, a spawn queue, a projectile that flew off. The first two are crowd sized;
+    /// the farthest is a billionth of its distance across (about 1e14 at a million bodies), so
+    /// that it is well formed in f64. Stresses a broad phase laid out from the scene's bounds
+    /// and sizes.
+    Outliers,
 }
 
 impl SceneKind {
     /// Every kind, in a fixed order, for loops in tests and benchmarks.
-    pub const ALL: [SceneKind; 8] = [
+    pub const ALL: [SceneKind; 9] = [
         SceneKind::Crowd,
         SceneKind::Dense,
         SceneKind::Mixed,
@@ -55,6 +60,7 @@ impl SceneKind {
         SceneKind::Round,
         SceneKind::Pile,
         SceneKind::Scales,
+        SceneKind::Outliers,
     ];
 
     /// The lower-case name used on the command line and in file names.
@@ -68,6 +74,7 @@ impl SceneKind {
             SceneKind::Round => "round",
             SceneKind::Pile => "pile",
             SceneKind::Scales => "scales",
+            SceneKind::Outliers => "outliers",
         }
     }
 }
@@ -205,6 +212,8 @@ const CLUSTER_VARIANCE_PER_POLYGON: f64 = 0.15;
 const CLUSTERED_AREA: f64 = 40.0;
 /// World area per polygon for [`SceneKind::Pile`]: 40 times denser than a crowd.
 const PILE_AREA: f64 = CROWD_AREA / 40.0;
+/// Distances of the stray bodies of [`SceneKind::Outliers`], in crowd widths.
+const OUTLIER_DISTANCES: [f64; 3] = [1e3, 1e6, 1e20];
 /// Polygons per group in [`SceneKind::Scales`].
 const SCALES_GROUP: usize = 8;
 /// Fraction of occupied cells in [`SceneKind::Grid`].
@@ -220,16 +229,26 @@ pub fn generate(kind: SceneKind, n: usize, seed: u64) -> Vec<Polygon> {
     let uniform = |rng: &mut ChaCha8Rng, side: f64| [rng.random::<f64>() * side, rng.random::<f64>() * side];
     let jittered = |rng: &mut ChaCha8Rng| 0.8 + 0.4 * rng.random::<f64>();
     match kind {
-        SceneKind::Crowd | SceneKind::Dense => {
-            let area = if kind == SceneKind::Crowd { CROWD_AREA } else { DENSE_AREA };
-            let side = (n as f64 * area).sqrt();
-            (0..n)
+        SceneKind::Crowd | SceneKind::Dense | SceneKind::Pile | SceneKind::Outliers => {
+            let area = match kind {
+                SceneKind::Dense => DENSE_AREA,
+                SceneKind::Pile => PILE_AREA,
+                _ => CROWD_AREA,
+            };
+            let strays = if kind == SceneKind::Outliers { OUTLIER_DISTANCES.len().min(n) } else { 0 };
+            let side = ((n - strays) as f64 * area).sqrt();
+            let mut out: Vec<Polygon> = (0..n - strays)
                 .map(|_| {
                     let c = uniform(&mut rng, side);
                     let r = jittered(&mut rng);
                     regular_ish(&mut rng, c, r)
                 })
-                .collect()
+                .collect();
+            for &f in &OUTLIER_DISTANCES[..strays] {
+                let d = side.max(1.0) * f;
+                out.push(regular_ish(&mut rng, [d, d], (d * 1e-9).max(1.0)));
+            }
+            out
         }
         SceneKind::Mixed => {
             let side = (n as f64 * MIXED_AREA).sqrt();
@@ -272,16 +291,6 @@ pub fn generate(kind: SceneKind, n: usize, seed: u64) -> Vec<Polygon> {
                 out.extend(squashed_regular(&mut rng, k, c, r, quantise));
             }
             out
-        }
-        SceneKind::Pile => {
-            let side = (n as f64 * PILE_AREA).sqrt();
-            (0..n)
-                .map(|_| {
-                    let c = uniform(&mut rng, side);
-                    let r = jittered(&mut rng);
-                    regular_ish(&mut rng, c, r)
-                })
-                .collect()
         }
         SceneKind::Scales => {
             let mut out = Vec::with_capacity(n);

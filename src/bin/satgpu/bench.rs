@@ -9,10 +9,10 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use satgpu::Result;
-use satgpu::{Polygon, Transform};
 use satgpu::gpu::{Gpu, World, WorldOptions};
+use satgpu::Result;
 use satgpu::{reference, validate};
+use satgpu::{Polygon, Transform};
 
 /// Figures for one scene.
 #[derive(Debug, Clone, serde::Serialize)]

@@ -310,8 +310,7 @@ fn bench(
         };
         bar.set_message(format!("{name} n={}", polygons.len()));
         let base = bar.position();
-        let result =
-            bench::run(&gpu, &name, &polygons, 2, frames, |done, _| bar.set_position(base + done as u64))?;
+        let result = bench::run(&gpu, &name, &polygons, 2, frames, |done, _| bar.set_position(base + done as u64))?;
         results.push(result);
     }
     bar.finish_and_clear();

@@ -1,0 +1,96 @@
+//! What a caller passes to a [`World`](super::World) and gets back from a frame: options,
+//! counts and timings.
+
+use crate::geometry::Contact;
+use crate::gpu::broad::BroadPhase;
+use crate::gpu::pass::PassTime;
+
+/// Default strip height in typical AABB heights of the bodies' shapes (a mean that leaves out
+/// the few largest, see `pack::typical_height`). Taller strips mean fewer
+/// entries to sort but longer sweeps; on lavapipe at 100,000 polygons of every scene kind, frames
+/// were fastest between 4 and 6 (1.3 entries per body instead of 2 at 1), see BENCHMARKS.md.
+pub const STRIP_HEIGHT_FACTOR: f64 = 4.0;
+
+/// Options for a [`World`]: `WorldOptions::default().with_candidate_capacity(1 << 20)`.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct WorldOptions {
+    /// Candidate pairs to make room for up front (default: 6 per body, at least 1024, at most
+    /// what one buffer binding holds). Buffers grow by themselves when a frame needs more;
+    /// reserving avoids that frame's rerun.
+    pub candidate_capacity: Option<u32>,
+    /// Strip entries to make room for up front (default: 3 per body plus 1024).
+    pub entry_capacity: Option<u32>,
+    /// Most workgroups per dispatch dimension (default: the device limit). Larger dispatches
+    /// fold into a 2D grid; tests lower this to exercise the folding at small sizes.
+    pub max_workgroups_per_dimension: Option<u32>,
+    /// The broad phase.
+    pub broad_phase: BroadPhase,
+    /// Height of a broad-phase strip (default: [`STRIP_HEIGHT_FACTOR`] times the typical AABB height
+    /// of the shapes over all bodies). Smaller strips mean more entries and shorter sweeps.
+    pub strip_height: Option<f64>,
+}
+
+impl WorldOptions {
+    /// With room for `candidates` candidate pairs up front.
+    pub fn with_candidate_capacity(mut self, candidates: u32) -> Self {
+        self.candidate_capacity = Some(candidates);
+        self
+    }
+
+    /// With room for `entries` strip entries up front.
+    pub fn with_entry_capacity(mut self, entries: u32) -> Self {
+        self.entry_capacity = Some(entries);
+        self
+    }
+
+    /// With at most `groups` workgroups per dispatch dimension.
+    pub fn with_max_workgroups_per_dimension(mut self, groups: u32) -> Self {
+        self.max_workgroups_per_dimension = Some(groups);
+        self
+    }
+
+    /// With `broad_phase`.
+    pub fn with_broad_phase(mut self, broad_phase: BroadPhase) -> Self {
+        self.broad_phase = broad_phase;
+        self
+    }
+
+    /// With strips `height` world units tall.
+    pub fn with_strip_height(mut self, height: f64) -> Self {
+        self.strip_height = Some(height);
+        self
+    }
+}
+
+/// Counts and timings of one frame.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct FrameStats {
+    /// Broad phase used: `"strips"` or `"all_pairs"`.
+    pub broad_phase: &'static str,
+    /// Strip entries (bodies counted once per strip they span; 0 for all pairs).
+    pub entries: u64,
+    /// Broad-phase candidate pairs (AABB overlaps).
+    pub candidates: u64,
+    /// Colliding pairs.
+    pub colliding: u64,
+    /// Per-pass times: GPU timestamps for the compute passes ([`Pass::name`](crate::gpu::Pass::name)) when the device
+    /// has them, otherwise one wall-clock `gpu_total`; `readback` is always wall clock.
+    pub passes: Vec<PassTime>,
+    /// Wall-clock time of the whole frame, from encoding to contacts in host memory.
+    pub frame_ms: f64,
+    /// Times the frame was rerun because a buffer had to grow.
+    pub reruns: u32,
+    /// Batches the narrow phase ran in: 1, or more when the candidates outgrew what one buffer
+    /// binding of the device holds.
+    pub batches: u32,
+}
+
+/// The result of [`World::step`].
+#[derive(Debug, Clone)]
+pub struct Frame {
+    /// Colliding pairs, sorted by (a, b).
+    pub contacts: Vec<Contact>,
+    /// Counts and timings.
+    pub stats: FrameStats,
+}

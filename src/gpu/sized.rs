@@ -1,0 +1,107 @@
+//! The stages and buffers whose size follows the entry and candidate capacities, built and
+//! replaced together: the candidate buffer, the broad phase, the narrow phase and the compaction.
+
+use crate::error::{Error, Result};
+use crate::gpu::broad::{self, Broad};
+use crate::gpu::compact::Compact;
+use crate::gpu::narrow::NarrowPhase;
+use crate::gpu::transform::TransformStage;
+use crate::gpu::{storage, Gpu};
+
+/// Room in the entry and candidate buffers, and the most one binding allows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Capacity {
+    pub entries: u32,
+    pub candidates: u32,
+    pub max_entries: u64,
+    pub max_candidates: u64,
+}
+
+/// The stages and buffers sized by the capacities, rebuilt together when they grow.
+pub(crate) struct Sized {
+    pub capacity: Capacity,
+    /// Candidate pairs `(a, b)`: written by the broad phase, read by the narrow phase.
+    pub candidates: wgpu::Buffer,
+    pub broad: Broad,
+    pub narrow: NarrowPhase,
+    pub compact: Compact,
+}
+
+impl Capacity {
+    /// Room for at least `entries` entries (strips only) and `candidates` candidates, with a
+    /// quarter to spare, or [`Error::TooLarge`] past what one binding holds. Candidates past
+    /// that are not an error: the frame runs in batches of the largest capacity.
+    pub fn grown(self, entries: u64, candidates: u64, strips: bool) -> Result<Capacity> {
+        let grow = |needed: u64, have: u32, max: u64, what: &'static str, bytes: u64| {
+            if needed <= u64::from(have) {
+                Ok(have)
+            } else if needed > max {
+                Err(Error::TooLarge { what, needed: needed.saturating_mul(bytes), limit: max * bytes })
+            } else {
+                Ok((needed + needed / 4 + 1024).min(max) as u32)
+            }
+        };
+        let entries =
+            if strips { grow(entries, self.entries, self.max_entries, "strip entries", 16)? } else { self.entries };
+        let candidates =
+            grow(candidates.min(self.max_candidates), self.candidates, self.max_candidates, "candidate pairs", 24)?;
+        Ok(Capacity { entries, candidates, ..self })
+    }
+}
+
+impl Sized {
+    pub fn new(
+        gpu: &Gpu,
+        params: &wgpu::Buffer,
+        control: &wgpu::Buffer,
+        transform: &TransformStage,
+        strips: bool,
+        capacity: Capacity,
+        fold: u32,
+    ) -> Sized {
+        let pairs = u64::from(capacity.candidates);
+        let candidates = storage(gpu.device(), "satgpu.candidates", 8 * pairs, wgpu::BufferUsages::COPY_SRC);
+        let inputs =
+            broad::Inputs { params, control, bodies: transform, candidates: &candidates, n: transform.len(), fold };
+        let broad = Broad::new(gpu, strips, capacity.entries, &inputs);
+        let narrow = NarrowPhase::new(
+            gpu,
+            params,
+            control,
+            transform,
+            &candidates,
+            &broad.candidate_total(),
+            capacity.candidates,
+        );
+        let compact = Compact::new(gpu, control, &candidates, &narrow, capacity.candidates);
+        Sized { capacity, candidates, broad, narrow, compact }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const C: Capacity = Capacity { entries: 100, candidates: 200, max_entries: 10_000, max_candidates: 5_000 };
+
+    #[test]
+    fn growth_spares_a_quarter_and_never_shrinks() {
+        let same = C.grown(50, 150, true).unwrap();
+        assert_eq!((same.entries, same.candidates), (100, 200));
+        let more = C.grown(1000, 2000, true).unwrap();
+        assert_eq!((more.entries, more.candidates), (1000 + 250 + 1024, 2000 + 500 + 1024));
+        // All pairs has one entry, whatever is asked.
+        assert_eq!(C.grown(1000, 0, false).unwrap().entries, 100);
+    }
+
+    #[test]
+    fn past_one_binding_entries_fail_and_candidates_batch() {
+        match C.grown(10_001, 0, true) {
+            Err(Error::TooLarge { what: "strip entries", needed, limit }) => {
+                assert_eq!((needed, limit), (16 * 10_001, 16 * 10_000));
+            }
+            other => panic!("expected TooLarge, got {other:?}"),
+        }
+        assert_eq!(C.grown(0, 1 << 40, true).unwrap().candidates, 5_000);
+    }
+}
