@@ -261,6 +261,17 @@ impl Gpu {
         Gpu { inner: self.inner.clone(), timeout }
     }
 
+    /// Blocks until `submission` (from [`World::dispatch`](crate::gpu::World::dispatch), say)
+    /// has finished on the GPU, at most this handle's timeout.
+    pub fn wait(&self, submission: wgpu::SubmissionIndex) -> Result<()> {
+        self.check_lost()?;
+        self.inner
+            .device
+            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(self.timeout) })
+            .map(|_| ())
+            .map_err(|e| self.poll_error(e, "a dispatched frame"))
+    }
+
     pub(crate) fn kernels(&self) -> &Kernels {
         &self.inner.kernels
     }

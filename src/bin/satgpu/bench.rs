@@ -4,7 +4,9 @@
 //! memory: packing and upload of the vertex data ([`World::set_polygons`]), every GPU pass, and
 //! readback, so it compares fairly with a CPU library given the same polygons. The *simulation
 //! frame* is the persistent case: shapes uploaded once, only 16 bytes of transform per body per
-//! frame ([`World::set_transforms`]), then the same passes and readback.
+//! frame ([`World::set_transforms`]), then the same passes and readback. The *resident frame*
+//! keeps everything on the GPU: the passes alone, nothing read back, as a simulation that
+//! consumes the contacts in its own GPU pass runs them.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -39,6 +41,9 @@ pub struct BenchResult {
     pub frame_ms_median: f64,
     /// Median simulation-frame wall time (transforms only, passes, readback), milliseconds.
     pub sim_frame_ms_median: f64,
+    /// Median wall time of a GPU-resident frame, milliseconds: `World::dispatch` (every pass,
+    /// results left on the GPU, nothing read back) and the wait for it to finish.
+    pub resident_frame_ms_median: f64,
     /// Median time of each pass, milliseconds: GPU passes from timestamp queries (or one
     /// wall-clock `gpu_total`), `upload` and `readback` on the host wall clock.
     pub passes: BTreeMap<String, f64>,
@@ -73,7 +78,7 @@ pub fn run(
     frames: usize,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<BenchResult> {
-    let total = 2 * (warmup + frames);
+    let total = 3 * (warmup + frames);
     let mut done = 0;
     let mut world = World::from_polygons(gpu, polygons, &WorldOptions::default())?;
     let mut frame_ms = vec![];
@@ -121,6 +126,18 @@ pub fn run(
         progress(done, total);
     }
 
+    let mut resident_ms = vec![];
+    for i in 0..warmup + frames {
+        let start = Instant::now();
+        let submission = world.dispatch()?;
+        gpu.wait(submission)?;
+        if i >= warmup {
+            resident_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        done += 1;
+        progress(done, total);
+    }
+
     let start = Instant::now();
     let expected = reference::detect(polygons);
     let reference_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -138,6 +155,7 @@ pub fn run(
         frames,
         frame_ms_median: median(frame_ms),
         sim_frame_ms_median: median(sim_ms),
+        resident_frame_ms_median: median(resident_ms),
         passes: passes.into_iter().map(|(k, v)| (k, median(v))).collect(),
         pass_clock: pass_clock.to_string(),
         reference_ms,

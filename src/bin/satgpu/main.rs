@@ -297,7 +297,7 @@ fn bench(
         Some(path) => vec![(path.display().to_string(), None)],
         None => kinds.iter().flat_map(|&k| sizes.iter().map(move |&n| (format!("{k}"), Some((k, n))))).collect(),
     };
-    let bar = indicatif::ProgressBar::new((scenes.len() * 2 * (frames + 2)) as u64);
+    let bar = indicatif::ProgressBar::new((scenes.len() * 3 * (frames + 2)) as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -333,7 +333,7 @@ fn bench(
     for n in &names {
         print!(" {:>9}", truncate(n, 9));
     }
-    println!(" {:>9} {:>9} {:>9} {:>6}", "frame", "sim", "cpu ref", "agree");
+    println!(" {:>9} {:>9} {:>9} {:>9} {:>6}", "frame", "sim", "resident", "cpu ref", "agree");
     for r in &results {
         print!("{:<10} {:>9} {:>10} {:>10}", truncate(&r.scene, 10), r.n, r.candidates, r.colliding);
         for n in &names {
@@ -342,7 +342,10 @@ fn bench(
                 None => print!(" {:>9}", "-"),
             }
         }
-        println!(" {:>9.2} {:>9.2} {:>9.1} {:>6}", r.frame_ms_median, r.sim_frame_ms_median, r.reference_ms, r.agrees);
+        println!(
+            " {:>9.2} {:>9.2} {:>9.2} {:>9.1} {:>6}",
+            r.frame_ms_median, r.sim_frame_ms_median, r.resident_frame_ms_median, r.reference_ms, r.agrees
+        );
     }
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&results).map_err(|e| Failure(2, e.to_string()))?;
