@@ -3,6 +3,10 @@
 
 mod common;
 
+#[allow(dead_code, reason = "the example's main is not called here")]
+#[path = "../examples/simulation.rs"]
+mod simulation;
+
 use common::{bits, gpu_contacts, read_back};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -122,9 +126,11 @@ fn results_can_stay_on_the_gpu() {
     let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
     let want = world.step().unwrap().contacts;
     world.dispatch().unwrap();
-    let totals: Vec<u32> = bytemuck::pod_collect_to_vec(&read_back(&gpu, world.totals_buffer(), 12));
+    let totals: Vec<u32> = bytemuck::pod_collect_to_vec(&read_back(&gpu, world.totals_buffer(), 32));
     assert!(totals[0] <= world.entry_capacity() && totals[1] <= world.candidate_capacity());
     assert_eq!(totals[2] as usize, want.len());
+    // Indirect arguments of a 64-wide pass over the colliding pairs.
+    assert_eq!(totals[4..7], [totals[2].div_ceil(64), 1, 1]);
     let raw = read_back(&gpu, world.contacts_buffer(), 24 * u64::from(totals[2]));
     let mut got: Vec<Contact> = bytemuck::pod_collect_to_vec::<u8, gpu::layout::GpuContact>(&raw)
         .iter()
@@ -226,4 +232,25 @@ fn step_into_submit_collect_and_reserve() {
     assert_eq!(frame.stats.reruns, 0);
     assert_eq!(fresh.generation(), generation + 1);
     assert_eq!(bits(&frame.contacts), bits(&want.contacts));
+}
+
+/// The GPU-resident loop of examples/simulation.rs: the caller's pass moves bodies through
+/// `transforms_buffer`, dispatched over the colliding pairs from `totals_buffer`, with no
+/// readback per frame. It must reduce the overlaps, and give the same positions every run.
+#[test]
+fn gpu_resident_loop_pushes_bodies_apart_deterministically() {
+    let gpu = common::gpu();
+    let first = simulation::run(&gpu, 3000, 25).unwrap();
+    assert!(first.colliding_before > 1000, "the crowd must start jammed: {}", first.colliding_before);
+    assert!(
+        first.depth_after < first.depth_before && first.colliding_after < first.colliding_before,
+        "push-out did not help: {} pairs deepest {} -> {} pairs deepest {}",
+        first.colliding_before,
+        first.depth_before,
+        first.colliding_after,
+        first.depth_after
+    );
+    let second = simulation::run(&gpu, 3000, 25).unwrap();
+    let bits = |p: &[[f32; 2]]| p.iter().map(|q| (q[0].to_bits(), q[1].to_bits())).collect::<Vec<_>>();
+    assert_eq!(bits(&first.positions), bits(&second.positions), "two runs moved the bodies differently");
 }

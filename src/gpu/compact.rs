@@ -1,6 +1,7 @@
 //! Stage 8, compaction (`compact.wgsl`): an exclusive scan of the collision flags, then each
 //! colliding pair written at its offset as a `GpuContact`. The scan's total is the colliding
-//! count.
+//! count, and the last invocation writes the dispatch arguments of a pass over the colliding
+//! pairs.
 
 use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
@@ -12,6 +13,9 @@ use crate::gpu::{storage, Gpu};
 pub(crate) struct Compact {
     /// Colliding pairs, in candidate order.
     pub contacts: wgpu::Buffer,
+    /// Indirect arguments (x, y, z) of a 64-wide pass over the colliding pairs; cleared (no
+    /// dispatch) before the pass, written by its last invocation.
+    pub args: wgpu::Buffer,
     scan: Scan,
     group: wgpu::BindGroup,
     control: wgpu::Buffer,
@@ -29,6 +33,8 @@ impl Compact {
         let cap = u64::from(capacity);
         let record = std::mem::size_of::<GpuContact>() as u64;
         let contacts = storage(device, "satgpu.contacts", record * cap, wgpu::BufferUsages::COPY_SRC);
+        let args =
+            storage(device, "satgpu.contacts.args", 16, wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST);
         let scan = Scan::new(device, kernels, &narrow.flags, cap, control, control::PAIR_SCAN, "satgpu.scan_contacts");
         let group = kernels.compact.bind(
             device,
@@ -39,9 +45,10 @@ impl Compact {
                 narrow.results.as_entire_binding(),
                 narrow.flags.as_entire_binding(),
                 contacts.as_entire_binding(),
+                args.as_entire_binding(),
             ],
         );
-        Compact { contacts, scan, group, control: control.clone() }
+        Compact { contacts, args, scan, group, control: control.clone() }
     }
 
     /// Where the colliding total lands.

@@ -222,7 +222,7 @@ impl Kernels {
             scan_blocks,
             scan_add,
             sat: k("satgpu.sat", "sat.wgsl", &[Read, Read, Read, Read, Read, ReadWrite, ReadWrite]),
-            compact: k("satgpu.compact", "compact.wgsl", &[Read, Read, Read, Read, ReadWrite]),
+            compact: k("satgpu.compact", "compact.wgsl", &[Read, Read, Read, Read, ReadWrite, ReadWrite]),
         }
     }
 }

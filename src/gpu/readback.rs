@@ -27,7 +27,8 @@ pub(crate) struct Totals {
 }
 
 pub(crate) struct Readback {
-    /// `[entries, candidates, colliding, 0]` after a frame.
+    /// `[entries, candidates, colliding, 0, x, y, z, 0]` after a frame: the totals, then the
+    /// indirect arguments of a 64-wide pass over the colliding pairs.
     pub totals: wgpu::Buffer,
     status: wgpu::Buffer,
     contacts: Option<wgpu::Buffer>,
@@ -39,7 +40,7 @@ impl Readback {
         use wgpu::BufferUsages as U;
         let device = gpu.device();
         Readback {
-            totals: storage(device, "satgpu.totals", 16, U::COPY_SRC | U::COPY_DST | U::INDIRECT),
+            totals: storage(device, "satgpu.totals", 32, U::COPY_SRC | U::COPY_DST | U::INDIRECT),
             status: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("satgpu.status.read"),
                 size: STATUS_BYTES,
@@ -51,7 +52,8 @@ impl Readback {
         }
     }
 
-    /// Records the copies of the three totals into [`Readback::totals`].
+    /// Records the copies of the three totals and the colliding pairs' dispatch arguments into
+    /// [`Readback::totals`].
     pub fn encode_totals(&self, encoder: &mut wgpu::CommandEncoder, broad: &Broad, compact: &Compact) {
         let (entries, candidates) = broad.totals();
         match entries {
@@ -60,6 +62,7 @@ impl Readback {
         }
         encoder.copy_buffer_to_buffer(candidates.0, candidates.1, &self.totals, 4, 4);
         self.encode_colliding(encoder, compact);
+        encoder.copy_buffer_to_buffer(&compact.args, 0, &self.totals, 16, 12);
     }
 
     /// Records the copy of the colliding total alone (a later batch).

@@ -269,6 +269,7 @@ impl World {
             let mut pass = rec.pass(Pass::Sat);
             s.narrow.encode(k, &mut pass);
         }
+        rec.encoder.clear_buffer(&s.compact.args, 0, None);
         {
             let mut pass = rec.pass(Pass::Compact);
             s.compact.encode(k, &mut pass);
@@ -442,8 +443,11 @@ impl World {
         self.readback.contacts(&self.gpu, &self.sized.compact.contacts, totals.colliding)
     }
 
-    /// `[entries, candidates, colliding, 0]` as u32 after a frame (STORAGE | COPY_SRC |
-    /// INDIRECT). Lives as long as the world.
+    /// Eight u32 after a frame (STORAGE | COPY_SRC | INDIRECT): `[entries, candidates,
+    /// colliding, 0]`, then at byte 16 the indirect arguments `(x, y, z)` of a pass over the
+    /// colliding pairs with `@workgroup_size(64)`: `dispatch_workgroups_indirect(totals, 16)`.
+    /// Large counts fold into y, so the pair index is `gid.x + gid.y * nwg.x * 64`, and pairs
+    /// at or past `totals[2]` must be skipped. Lives as long as the world.
     pub fn totals_buffer(&self) -> &wgpu::Buffer {
         &self.readback.totals
     }
@@ -462,7 +466,7 @@ impl World {
         &self.sized.candidates
     }
 
-    /// Per body `(x, y, cos, sin)` as `vec4<f32>` (STORAGE | COPY_DST), read by the next frame.
+    /// Per body `(x, y, cos, sin)` as `vec4<f32>` (STORAGE | COPY_DST | COPY_SRC), read by the next frame.
     /// A caller's own pass may write it on the GPU instead of calling
     /// [`set_transforms`](World::set_transforms); it must keep |x|, |y| <= 1e37. Lives as long as
     /// the world.
