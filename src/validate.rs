@@ -87,7 +87,9 @@ pub struct Report {
     pub reference_pairs: usize,
     /// Pairs reported by only one side but inside the band: allowed by the contract.
     pub in_band: usize,
-    /// Pairs both sides reported where the depth or normal differs, but inside the band.
+    /// Disagreements outside the band, which the contract does not allow: a pair only one side
+    /// reported whose separation lies outside the band, or a pair both reported whose depth
+    /// differs by more than the band or whose normal is not a minimum direction.
     pub disagreements: Vec<Disagreement>,
 }
 
