@@ -5,14 +5,14 @@
 //!
 //! ```text
 //! polygons -> Polygon::new (validate, counter-clockwise, unit normals)      geometry
-//!          -> pack shapes, bodies, transforms                                gpu::World
-//!          -> GPU: transform + AABBs -> strip entries -> radix sort -> sweep gpu, shaders/
-//!             -> candidate pairs -> SAT -> compaction
-//!          -> readback, sorted by (a, b)                                     gpu::World::step
-//!          -> CLI or your code
+//!          -> pack shapes, bodies, transforms                                gpu/pack.rs
+//!          -> GPU: transform + AABBs -> strip entries -> radix sort -> sweep gpu/<stage>.rs,
+//!             -> candidate pairs -> SAT -> compaction                       shaders/
+//!          -> readback, sorted by (a, b)                                     gpu/readback.rs, order.rs
+//!          -> CLI (feature `cli`) or your code
 //! ```
 //!
-//! The CPU reference ([`reference`]) is written separately from the mathematics, and
+//! The CPU reference ([`reference`](mod@reference)) is written separately from the mathematics, and
 //! [`validate::compare`] checks GPU results against it under the numerics contract described in
 //! the README (exact for small integer coordinates, a documented f32 band elsewhere).
 //!

@@ -11,7 +11,7 @@ use crate::gpu::pass::PassTime;
 /// were fastest between 4 and 6 (1.3 entries per body instead of 2 at 1), see BENCHMARKS.md.
 pub const STRIP_HEIGHT_FACTOR: f64 = 4.0;
 
-/// Options for a [`World`]: `WorldOptions::default().with_candidate_capacity(1 << 20)`.
+/// Options for a [`World`](super::World): `WorldOptions::default().with_candidate_capacity(1 << 20)`.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct WorldOptions {
@@ -86,7 +86,7 @@ pub struct FrameStats {
     pub batches: u32,
 }
 
-/// The result of [`World::step`].
+/// The result of [`World::step`](super::World::step).
 #[derive(Debug, Clone)]
 pub struct Frame {
     /// Colliding pairs, sorted by (a, b).

@@ -28,8 +28,12 @@ impl TransformStage {
         use wgpu::BufferUsages as U;
         let n = packed.bodies.len();
         let bodies = init(device, "satgpu.bodies", bytemuck::cast_slice::<GpuBody, u8>(&packed.bodies), U::STORAGE);
-        let transforms =
-            init(device, "satgpu.transforms", bytemuck::cast_slice(&packed.transforms), U::STORAGE | U::COPY_DST | U::COPY_SRC);
+        let transforms = init(
+            device,
+            "satgpu.transforms",
+            bytemuck::cast_slice(&packed.transforms),
+            U::STORAGE | U::COPY_DST | U::COPY_SRC,
+        );
         let shapes = init(device, "satgpu.shapes", bytemuck::cast_slice(&packed.shape_data), U::STORAGE | U::COPY_DST);
         let aabbs = storage(device, "satgpu.aabbs", 16 * n as u64, U::COPY_SRC);
         let bounds = storage(device, "satgpu.bounds", 16, U::COPY_DST);
