@@ -281,3 +281,100 @@ pub struct Contact {
     /// Penetration depth along `normal`, never negative.
     pub depth: f64,
 }
+
+/// The validation rules, one test each, on `Polygon::new` directly (tests/scene.rs checks that
+/// a scene file names the failing polygon's index).
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn regular(k: usize) -> Vec<[f64; 2]> {
+        (0..k)
+            .map(|i| {
+                let t = i as f64 * std::f64::consts::TAU / k as f64;
+                [100.0 * t.cos(), 100.0 * t.sin()]
+            })
+            .collect()
+    }
+
+    fn reason(vertices: &[[f64; 2]]) -> PolygonError {
+        Polygon::new(vertices.to_vec()).expect_err("invalid polygon accepted")
+    }
+
+    #[test]
+    fn too_few_vertices() {
+        assert_eq!(reason(&[[0.0, 0.0], [1.0, 0.0]]), PolygonError::TooFewVertices { count: 2 });
+        assert_eq!(reason(&[]), PolygonError::TooFewVertices { count: 0 });
+    }
+
+    #[test]
+    fn nan_and_infinite_coordinates() {
+        assert!(matches!(
+            reason(&[[0.0, 0.0], [f64::NAN, 0.0], [0.0, 1.0]]),
+            PolygonError::NonFinite { vertex: 1, .. }
+        ));
+        assert_eq!(
+            reason(&[[0.0, 0.0], [1.0, 0.0], [0.0, f64::INFINITY]]),
+            PolygonError::NonFinite { vertex: 2, x: 0.0, y: f64::INFINITY }
+        );
+        assert!(matches!(
+            reason(&[[f64::NEG_INFINITY, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+            PolygonError::NonFinite { vertex: 0, .. }
+        ));
+    }
+
+    #[test]
+    fn duplicate_points() {
+        let dup = reason(&[[0.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]);
+        assert_eq!(dup, PolygonError::DuplicateVertex { vertex: 2, x: 1.0, y: 0.0 });
+        // Repeating the first vertex at the end (closing the ring) is a duplicate too.
+        let closed = reason(&[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]);
+        assert_eq!(closed, PolygonError::DuplicateVertex { vertex: 0, x: 0.0, y: 0.0 });
+    }
+
+    #[test]
+    fn collinear_points() {
+        let square_with_midpoint = [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]];
+        assert_eq!(reason(&square_with_midpoint), PolygonError::Collinear { vertex: 1 });
+    }
+
+    #[test]
+    fn zero_area() {
+        assert_eq!(reason(&[[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]), PolygonError::ZeroArea);
+        assert_eq!(reason(&[[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [2.0, 0.0]]), PolygonError::ZeroArea);
+    }
+
+    #[test]
+    fn non_convex_l_shape_and_pentagram() {
+        let l_shape = [[0.0, 0.0], [2.0, 0.0], [2.0, 1.0], [1.0, 1.0], [1.0, 2.0], [0.0, 2.0]];
+        assert_eq!(reason(&l_shape), PolygonError::NonConvex { vertex: 3 });
+        // A pentagram turns the same way at every vertex but winds around twice.
+        let pentagon = regular(5);
+        let star: Vec<_> = (0..5).map(|i| pentagon[(2 * i) % 5]).collect();
+        assert!(matches!(reason(&star), PolygonError::NonConvex { .. }));
+        assert!(Polygon::new(pentagon).is_ok());
+    }
+
+    #[test]
+    fn vertex_count_limit() {
+        assert_eq!(
+            reason(&regular(MAX_VERTICES + 1)),
+            PolygonError::TooManyVertices { count: MAX_VERTICES + 1, max: MAX_VERTICES }
+        );
+        assert_eq!(Polygon::new(regular(MAX_VERTICES)).unwrap().vertices().len(), MAX_VERTICES);
+    }
+
+    #[test]
+    fn clockwise_input_is_stored_counter_clockwise() {
+        let p = Polygon::new(vec![[0.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0]]).unwrap();
+        let v = p.vertices();
+        assert_eq!(v, &[[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]);
+        let area2: f64 = (0..v.len())
+            .map(|i| {
+                let (a, b) = (v[i], v[(i + 1) % v.len()]);
+                a[0] * b[1] - a[1] * b[0]
+            })
+            .sum();
+        assert_eq!(area2, 2.0);
+    }
+}

@@ -1,5 +1,6 @@
-//! Tests of scene parsing (every bad input gives its typed error), the generators and the
-//! output writers.
+//! Tests of scene parsing (every bad input gives its typed error, naming the polygon), the
+//! generators and the output writers. The polygon rules themselves are tested beside the
+//! geometry, in src/geometry.rs.
 
 use std::path::{Path, PathBuf};
 
@@ -26,31 +27,6 @@ fn reason_for_second(bad: &str) -> PolygonError {
     }
 }
 
-fn regular(k: usize) -> Vec<[f64; 2]> {
-    (0..k)
-        .map(|i| {
-            let t = i as f64 * std::f64::consts::TAU / k as f64;
-            [100.0 * t.cos(), 100.0 * t.sin()]
-        })
-        .collect()
-}
-
-#[test]
-fn too_few_vertices() {
-    assert_eq!(reason_for_second("[[0, 0], [1, 0]]"), PolygonError::TooFewVertices { count: 2 });
-    assert_eq!(reason_for_second("[]"), PolygonError::TooFewVertices { count: 0 });
-}
-
-#[test]
-fn nan_and_infinite_coordinates_are_rejected() {
-    let nan = Polygon::new(vec![[0.0, 0.0], [f64::NAN, 0.0], [0.0, 1.0]]);
-    assert!(matches!(nan, Err(PolygonError::NonFinite { vertex: 1, .. })), "{nan:?}");
-    let inf = Polygon::new(vec![[0.0, 0.0], [1.0, 0.0], [0.0, f64::INFINITY]]);
-    assert_eq!(inf, Err(PolygonError::NonFinite { vertex: 2, x: 0.0, y: f64::INFINITY }));
-    let neg = Polygon::new(vec![[f64::NEG_INFINITY, 0.0], [1.0, 0.0], [0.0, 1.0]]);
-    assert!(matches!(neg, Err(PolygonError::NonFinite { vertex: 0, .. })));
-}
-
 #[test]
 fn overflowing_json_number_is_a_json_error_with_position() {
     // serde_json refuses to turn 1e999 into infinity: it reports "number out of range" at the
@@ -65,51 +41,6 @@ fn overflowing_json_number_is_a_json_error_with_position() {
         }
         other => panic!("expected a JSON error, got {other:?}"),
     }
-}
-
-#[test]
-fn duplicate_points() {
-    let reason = reason_for_second("[[0, 0], [1, 0], [1, 0], [0, 1]]");
-    assert_eq!(reason, PolygonError::DuplicateVertex { vertex: 2, x: 1.0, y: 0.0 });
-    // Repeating the first vertex at the end (closing the ring) is a duplicate too.
-    let closed = reason_for_second("[[0, 0], [1, 0], [0, 1], [0, 0]]");
-    assert_eq!(closed, PolygonError::DuplicateVertex { vertex: 0, x: 0.0, y: 0.0 });
-}
-
-#[test]
-fn collinear_points() {
-    let reason = reason_for_second("[[0, 0], [1, 0], [2, 0], [2, 2], [0, 2]]");
-    assert_eq!(reason, PolygonError::Collinear { vertex: 1 });
-}
-
-#[test]
-fn zero_area() {
-    assert_eq!(reason_for_second("[[0, 0], [1, 1], [2, 2]]"), PolygonError::ZeroArea);
-    assert_eq!(reason_for_second("[[0, 0], [1, 0], [3, 0], [2, 0]]"), PolygonError::ZeroArea);
-}
-
-#[test]
-fn non_convex_l_shape_and_pentagram() {
-    let l_shape = reason_for_second("[[0, 0], [2, 0], [2, 1], [1, 1], [1, 2], [0, 2]]");
-    assert_eq!(l_shape, PolygonError::NonConvex { vertex: 3 });
-    // A pentagram turns the same way at every vertex but winds around twice.
-    let pentagon = regular(5);
-    let star: Vec<_> = (0..5).map(|i| pentagon[(2 * i) % 5]).collect();
-    let json = serde_json::to_string(&star).unwrap();
-    assert!(matches!(reason_for_second(&json), PolygonError::NonConvex { .. }));
-    assert!(Polygon::new(pentagon).is_ok());
-}
-
-#[test]
-fn vertex_count_limit() {
-    let too_many = serde_json::to_string(&regular(MAX_VERTICES + 1)).unwrap();
-    assert_eq!(
-        reason_for_second(&too_many),
-        PolygonError::TooManyVertices { count: MAX_VERTICES + 1, max: MAX_VERTICES }
-    );
-    let at_limit = serde_json::to_string(&regular(MAX_VERTICES)).unwrap();
-    let scene = parse(&with_bad_second(&at_limit)).expect("MAX_VERTICES-gon is accepted");
-    assert_eq!(scene.polygons[1].vertices().len(), MAX_VERTICES);
 }
 
 #[test]
@@ -148,17 +79,19 @@ fn missing_polygons_array() {
 }
 
 #[test]
-fn clockwise_input_is_stored_counter_clockwise() {
-    let scene = parse(r#"{"polygons": [{"vertices": [[0, 0], [0, 1], [1, 1], [1, 0]]}]}"#).unwrap();
-    let v = scene.polygons[0].vertices();
-    assert_eq!(v, &[[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]);
-    let area2: f64 = (0..v.len())
+fn a_bad_polygon_is_named_by_its_index_and_clockwise_input_is_turned() {
+    assert_eq!(reason_for_second("[[0, 0], [1, 0]]"), PolygonError::TooFewVertices { count: 2 });
+    assert_eq!(reason_for_second("[[0, 0], [1, 1], [2, 2]]"), PolygonError::ZeroArea);
+    let too_many: Vec<[f64; 2]> = (0..=MAX_VERTICES)
         .map(|i| {
-            let (a, b) = (v[i], v[(i + 1) % v.len()]);
-            a[0] * b[1] - a[1] * b[0]
+            let t = i as f64 * std::f64::consts::TAU / (MAX_VERTICES + 1) as f64;
+            [100.0 * t.cos(), 100.0 * t.sin()]
         })
-        .sum();
-    assert_eq!(area2, 2.0);
+        .collect();
+    let json = serde_json::to_string(&too_many).unwrap();
+    assert_eq!(reason_for_second(&json), PolygonError::TooManyVertices { count: MAX_VERTICES + 1, max: MAX_VERTICES });
+    let scene = parse(r#"{"polygons": [{"vertices": [[0, 0], [0, 1], [1, 1], [1, 0]]}]}"#).unwrap();
+    assert_eq!(scene.polygons[0].vertices(), &[[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]);
 }
 
 #[test]
