@@ -104,6 +104,21 @@ fn support_scan(q: Side, axis: vec2<f32>) -> u32 {
     return best;
 }
 
+// Records edge e, whose separation along its unnormalised outward normal `axis` is s, in the
+// best face so far; true when the edge separates the pair (then nothing else matters).
+fn consider(face: ptr<function, Face>, s: f32, axis: vec2<f32>, e: u32) -> bool {
+    if s > 0.0 {
+        (*face).apart = true;
+        return true;
+    }
+    let unit = s / length(axis);
+    if unit > (*face).separation {
+        (*face).separation = unit;
+        (*face).edge = e;
+    }
+    return false;
+}
+
 fn best_face(p: Side, q: Side) -> Face {
     var face = Face(-3.0e38, 0u, false);
     var j = 0u;
@@ -126,15 +141,8 @@ fn best_face(p: Side, q: Side) -> Face {
             }
         }
         previous = n;
-        let s = dot(axis, vertex(q, j) - v);
-        if s > 0.0 {
-            face.apart = true;
+        if consider(&face, dot(axis, vertex(q, j) - v), axis, e) {
             return face;
-        }
-        let unit = s / length(axis);
-        if unit > face.separation {
-            face.separation = unit;
-            face.edge = e;
         }
         v = w;
     }
@@ -166,14 +174,8 @@ fn best_face_small(p_is_a: bool, p: Side) -> Face {
             }
             s = min(s, dot(axis, q - v));
         }
-        if s > 0.0 {
-            face.apart = true;
+        if consider(&face, s, axis, e) {
             return face;
-        }
-        let unit = s / length(axis);
-        if unit > face.separation {
-            face.separation = unit;
-            face.edge = e;
         }
     }
     return face;

@@ -238,3 +238,29 @@ proptest! {
         }
     }
 }
+
+/// Strays far outside the strip grid's robust box are clamped into its edge strips and buckets:
+/// pairs among them, and between a stray and the crowd's edge, must still all be found.
+#[test]
+fn pairs_among_clamped_strays_are_all_found() {
+    let gpu = common::gpu();
+    let mut polygons = generate(SceneKind::Crowd, 3000, 6);
+    // Piles of overlapping squares far out in every direction, and one long bar from the crowd
+    // out to 1e6 that overlaps crowd polygons and a far pile.
+    for (x, y) in [(1e6, 1e6), (-1e5, 30.0), (50.0, -3e7), (2e4, 2e4)] {
+        for k in 0..6 {
+            polygons.push(square(x + 0.3 * f64::from(k), y + 0.2 * f64::from(k), 1.0));
+        }
+    }
+    polygons.push(Polygon::new(vec![[100.0, 100.0], [1e6 + 1.0, 1e6], [1e6, 1e6 + 1.0], [100.0, 101.0]]).unwrap());
+    let (pairs, _) = agree(&gpu, &polygons, "clamped strays");
+    // The strays really lie outside the grid: it spans the crowd, not the scene's bounds.
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    world.step().unwrap();
+    let [y0, per_y, strips, _, x0, per_x, kept] = gpu::testing::strip_grid(&world).unwrap();
+    let (width, height) = (2f64.powf(kept) / per_x, strips / per_y);
+    assert!(x0 > -1e3 && x0 + width < 1e4 && y0 > -1e3 && y0 + height < 1e4, "grid {x0} {width} {y0} {height}");
+    let strays = reference::detect(&polygons).iter().filter(|c| c.b as usize >= 3000).count();
+    assert!(strays >= 4 * 15, "the far piles must collide among themselves: {strays} pairs");
+    assert!(pairs > strays);
+}

@@ -2,6 +2,7 @@
 //! bodies whose AABBs overlap it; scan the counts; write each body's pairs at its offset, inside
 //! the current batch's window of the candidate buffer.
 
+use crate::gpu::broad::count_scan_write;
 use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
 use crate::gpu::pass::{Pass, Recorder};
@@ -54,24 +55,19 @@ impl AllPairs {
 
     /// Count, scan and write: three passes.
     pub fn encode(&self, rec: &mut Recorder<'_>) {
-        let k = rec.kernels;
-        {
-            let mut pass = rec.pass(Pass::AllPairsCount);
-            pass.set_pipeline(&k.allpairs_count.pipeline);
-            pass.set_bind_group(0, &self.group, &[]);
-            dispatch(&mut pass, self.n, WG, self.fold);
-        }
-        {
-            let mut pass = rec.pass(Pass::ScanAllPairs);
-            self.scan.encode(k, &mut pass);
-        }
-        let mut pass = rec.pass(Pass::AllPairsWrite);
-        self.encode_write(k, &mut pass);
+        let passes = [Pass::AllPairsCount, Pass::ScanAllPairs, Pass::AllPairsWrite];
+        count_scan_write(rec, passes, &self.scan, |k, pass, write| self.record(k, pass, write));
     }
 
     /// The write alone, for a later batch of candidates.
     pub fn encode_write(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
-        pass.set_pipeline(&k.allpairs_write.pipeline);
+        self.record(k, pass, true);
+    }
+
+    /// The count or, with `write`, the write kernel over every body.
+    fn record(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, write: bool) {
+        let kernel = if write { &k.allpairs_write } else { &k.allpairs_count };
+        pass.set_pipeline(&kernel.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
         dispatch(pass, self.n, WG, self.fold);
     }

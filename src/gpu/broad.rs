@@ -6,7 +6,7 @@ use crate::gpu::allpairs::AllPairs;
 use crate::gpu::entries::Entries;
 use crate::gpu::kernels::Kernels;
 use crate::gpu::pass::{Pass, Recorder};
-use crate::gpu::scan::Total;
+use crate::gpu::scan::{Scan, Total};
 use crate::gpu::sort::Sort;
 use crate::gpu::sweep::Sweep;
 use crate::gpu::transform::TransformStage;
@@ -38,6 +38,21 @@ impl BroadPhase {
             BroadPhase::AllPairs => false,
         }
     }
+}
+
+/// The count, scan and write passes both broad phases run: `record(kernels, pass, write)` records
+/// the count kernel (`write` false) or the write kernel with its bind group and dispatch; the scan
+/// turns the counts into offsets in between.
+pub(crate) fn count_scan_write(
+    rec: &mut Recorder<'_>,
+    passes: [Pass; 3],
+    scan: &Scan,
+    record: impl Fn(&Kernels, &mut wgpu::ComputePass<'_>, bool),
+) {
+    let k = rec.kernels;
+    record(k, &mut rec.pass(passes[0]), false);
+    scan.encode(k, &mut rec.pass(passes[1]));
+    record(k, &mut rec.pass(passes[2]), true);
 }
 
 /// The buffers every broad phase binds.

@@ -108,22 +108,20 @@ fn compose(source: &str, done: &mut Vec<String>, out: &mut String) -> Result<(),
 
 /// Every kernel, composed, by file name: what the pipelines are built from.
 pub fn shader_sources() -> Vec<(&'static str, String)> {
-    KERNELS
-        .iter()
-        .map(|(name, source)| {
-            let mut out = String::new();
-            if let Err(e) = compose(source, &mut vec![], &mut out) {
-                // Every import is resolved in tests/shaders.rs; an unknown one fails there.
-                out = format!("// {name}: {e}\n");
-            }
-            (*name, out)
-        })
-        .collect()
+    KERNELS.iter().map(|(name, _)| (*name, source(name))).collect()
 }
 
-/// The composed kernel `file`.
+/// The composed kernel `file` (empty if there is none, which pipeline creation then reports).
 pub(crate) fn source(file: &str) -> String {
-    shader_sources().into_iter().find(|(n, _)| *n == file).map(|(_, s)| s).unwrap_or_default()
+    let Some((name, text)) = KERNELS.iter().find(|(n, _)| *n == file) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    if let Err(e) = compose(text, &mut vec![], &mut out) {
+        // Every import is resolved in tests/shaders.rs; an unknown one fails there.
+        out = format!("// {name}: {e}\n");
+    }
+    out
 }
 
 #[cfg(test)]

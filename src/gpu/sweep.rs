@@ -3,6 +3,7 @@
 //! count); write each entry's pairs at its offset, inside the current batch's window of the
 //! candidate buffer.
 
+use crate::gpu::broad::count_scan_write;
 use crate::gpu::control;
 use crate::gpu::entries::Entries;
 use crate::gpu::kernels::Kernels;
@@ -60,24 +61,19 @@ impl Sweep {
 
     /// Count, scan and write: three passes.
     pub fn encode(&self, rec: &mut Recorder<'_>) {
-        let k = rec.kernels;
-        {
-            let mut pass = rec.pass(Pass::SweepCount);
-            pass.set_pipeline(&k.sweep_count.pipeline);
-            pass.set_bind_group(0, &self.group, &[]);
-            pass.dispatch_workgroups_indirect(&self.control, 4 * control::ENTRY_ARGS);
-        }
-        {
-            let mut pass = rec.pass(Pass::ScanCandidates);
-            self.scan.encode(k, &mut pass);
-        }
-        let mut pass = rec.pass(Pass::SweepWrite);
-        self.encode_write(k, &mut pass);
+        let passes = [Pass::SweepCount, Pass::ScanCandidates, Pass::SweepWrite];
+        count_scan_write(rec, passes, &self.scan, |k, pass, write| self.record(k, pass, write));
     }
 
     /// The write alone, for a later batch of candidates: the offsets are still on the GPU.
     pub fn encode_write(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
-        pass.set_pipeline(&k.sweep_write.pipeline);
+        self.record(k, pass, true);
+    }
+
+    /// The count or, with `write`, the write kernel over every sorted entry.
+    fn record(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, write: bool) {
+        let kernel = if write { &k.sweep_write } else { &k.sweep_count };
+        pass.set_pipeline(&kernel.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::ENTRY_ARGS);
     }

@@ -315,9 +315,9 @@ impl World {
     /// starts a new frame in place of the first.
     pub fn submit(&mut self) -> Result<()> {
         let start = Instant::now();
-        let submission = self.submit_frame();
         self.in_flight = None;
-        self.in_flight = Some(InFlight { submission: submission?, start, reruns: 0 });
+        let submission = self.submit_frame()?;
+        self.in_flight = Some(InFlight { submission, start, reruns: 0 });
         Ok(())
     }
 
