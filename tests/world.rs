@@ -254,3 +254,51 @@ fn gpu_resident_loop_pushes_bodies_apart_deterministically() {
     let bits = |p: &[[f32; 2]]| p.iter().map(|q| (q[0].to_bits(), q[1].to_bits())).collect::<Vec<_>>();
     assert_eq!(bits(&first.positions), bits(&second.positions), "two runs moved the bodies differently");
 }
+
+/// A frame copies as many contacts as the last one had (plus an eighth and 256) in its own
+/// submission; a frame with more must copy the rest and lose nothing, one with fewer reads the
+/// early copy. Bodies go from apart to piled up and back, checked against the reference.
+#[test]
+fn contacts_growing_and_shrinking_between_frames_are_all_read() {
+    let gpu = common::gpu();
+    let square = Polygon::new(vec![[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]).unwrap();
+    let n = 600;
+    let mut world = World::new(&gpu, std::slice::from_ref(&square), &vec![0; n], &WorldOptions::default()).unwrap();
+    let apart: Vec<Transform> = (0..n).map(|i| Transform { x: 3.0 * i as f64, y: 0.0, angle: 0.0 }).collect();
+    // Piles of 20 bodies each, slightly offset so that every pair in a pile collides: 190 pairs a
+    // pile, 5,700 in all, far more than the 256 the first guess copies. Offsets are multiples of
+    // 1/64, so the f32 translations the GPU gets are exactly the reference's.
+    let piled: Vec<Transform> =
+        (0..n).map(|i| Transform { x: 10.0 * (i / 20) as f64 + (i % 20) as f64 / 64.0, y: 0.0, angle: 0.3 }).collect();
+    let few: Vec<Transform> = (0..n).map(|i| if i < 40 { piled[i] } else { apart[i] }).collect();
+    for (what, transforms, pairs) in
+        [("apart", &apart, 0), ("piled", &piled, 5700), ("few", &few, 380), ("piled again", &piled, 5700)]
+    {
+        world.set_transforms(transforms).unwrap();
+        let frame = world.step().unwrap();
+        let polygons: Vec<Polygon> = transforms.iter().map(|t| square.transformed(t)).collect();
+        let expected = reference::detect(&polygons);
+        assert_eq!(expected.len(), pairs, "{what}: the scene is what the test means");
+        let report = compare(&polygons, &frame.contacts, &expected);
+        assert!(report.ok(), "{what}: {:?}", report.disagreements.first());
+        assert_eq!(frame.contacts.len(), pairs, "{what}: every pair read back");
+    }
+}
+
+#[test]
+fn timestamps_only_when_asked() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Crowd, 2000, 5);
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    let untimed = world.step().unwrap();
+    let names: Vec<_> = untimed.stats.passes.iter().map(|p| (p.name, p.clock)).collect();
+    assert_eq!(names, [("gpu_total", "wall"), ("readback", "wall")], "untimed frames report wall clock only");
+    world.set_timestamps(true);
+    let timed = world.step().unwrap();
+    assert_eq!(bits(&timed.contacts), bits(&untimed.contacts), "timing changes nothing in the result");
+    if gpu.has_timestamps() {
+        let gpu_passes: Vec<_> = timed.stats.passes.iter().filter(|p| p.clock == "gpu").map(|p| p.name).collect();
+        let want: Vec<_> = world.passes().iter().map(|p| p.name()).collect();
+        assert_eq!(gpu_passes, want, "one timed pass per stage, in frame order");
+    }
+}

@@ -50,9 +50,9 @@ pub(crate) fn count_scan_write(
     record: impl Fn(&Kernels, &mut wgpu::ComputePass<'_>, bool),
 ) {
     let k = rec.kernels;
-    record(k, &mut rec.pass(passes[0]), false);
-    scan.encode(k, &mut rec.pass(passes[1]));
-    record(k, &mut rec.pass(passes[2]), true);
+    record(k, rec.pass(passes[0]), false);
+    scan.encode(k, rec.pass(passes[1]));
+    record(k, rec.pass(passes[2]), true);
 }
 
 /// The buffers every broad phase binds.

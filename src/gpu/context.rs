@@ -90,8 +90,15 @@ fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
     (ty, backend)
 }
 
+/// wgpu's defaults and environment variables, except that indirect dispatches are not validated
+/// unless `WGPU_VALIDATION_INDIRECT_CALL=1` asks for it. That validation runs an extra dispatch
+/// before each of ours (about 70 us each on lavapipe, `cargo bench --bench overhead`), and
+/// satgpu's indirect arguments come only from its own kernels, which fold every count to at most
+/// the device's workgroups per dimension (`index.wgsl`, `folded`).
 fn instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle();
+    descriptor.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    wgpu::Instance::new(descriptor.with_env())
 }
 
 /// Every adapter wgpu sees (after `WGPU_BACKEND`), best first.

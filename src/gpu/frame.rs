@@ -29,6 +29,10 @@ pub struct WorldOptions {
     /// Height of a broad-phase strip (default: [`STRIP_HEIGHT_FACTOR`] times the typical AABB height
     /// of the shapes over all bodies). Smaller strips mean more entries and shorter sweeps.
     pub strip_height: Option<f64>,
+    /// Time every pass with GPU timestamps, reported in [`FrameStats::passes`] (default off: each
+    /// timed pass is a compute pass of its own, while an untimed frame records one compute pass).
+    /// Needs an adapter with timestamp queries; without them the option reports wall clock.
+    pub timestamps: bool,
 }
 
 impl WorldOptions {
@@ -56,6 +60,12 @@ impl WorldOptions {
         self
     }
 
+    /// With per-pass GPU timestamps (see [`timestamps`](WorldOptions::timestamps)).
+    pub fn with_timestamps(mut self, timestamps: bool) -> Self {
+        self.timestamps = timestamps;
+        self
+    }
+
     /// With strips `height` world units tall.
     pub fn with_strip_height(mut self, height: f64) -> Self {
         self.strip_height = Some(height);
@@ -74,8 +84,9 @@ pub struct FrameStats {
     pub candidates: u64,
     /// Colliding pairs.
     pub colliding: u64,
-    /// Per-pass times: GPU timestamps for the compute passes ([`Pass::name`](crate::gpu::Pass::name)) when the device
-    /// has them, otherwise one wall-clock `gpu_total`; `readback` is always wall clock.
+    /// Per-pass times: GPU timestamps for the compute passes ([`Pass::name`](crate::gpu::Pass::name))
+    /// when [`WorldOptions::timestamps`] asks and the device has them, otherwise one wall-clock
+    /// `gpu_total`; `readback` is always wall clock.
     pub passes: Vec<PassTime>,
     /// Wall-clock time of the whole frame, from encoding to contacts in host memory.
     pub frame_ms: f64,

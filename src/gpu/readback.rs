@@ -32,6 +32,11 @@ pub(crate) struct Readback {
     pub totals: wgpu::Buffer,
     status: wgpu::Buffer,
     contacts: Option<wgpu::Buffer>,
+    /// Contacts the submitted frame copies into `contacts` itself, so that a frame with no more
+    /// colliding pairs than that is read back after one wait (see `encode_contacts`).
+    copied: u64,
+    /// Colliding pairs of the last frame read back: the next frame's guess.
+    last_colliding: u64,
     pub timestamps: Option<Timestamps>,
 }
 
@@ -48,6 +53,8 @@ impl Readback {
                 mapped_at_creation: false,
             }),
             contacts: None,
+            copied: 0,
+            last_colliding: 0,
             timestamps: gpu.has_timestamps().then(|| Timestamps::new(device, gpu.queue())),
         }
     }
@@ -96,12 +103,25 @@ impl Readback {
         Ok((totals, ticks))
     }
 
-    /// Copies the first `count` contacts of `src` to host memory.
-    pub fn contacts(&mut self, gpu: &Gpu, src: &wgpu::Buffer, count: u64) -> Result<Vec<GpuContact>> {
+    /// Records, into the frame's own submission, the copy of as many contacts as the last frame
+    /// had (plus an eighth and 256, at most `capacity`) to the mappable buffer, so that a frame
+    /// like the last is read back after a single wait. A frame with more colliding pairs copies
+    /// the rest in a second submission.
+    pub fn encode_contacts(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        capacity: u64,
+    ) {
+        let count = (self.last_colliding + self.last_colliding / 8 + 256).min(capacity);
         let bytes = count * std::mem::size_of::<GpuContact>() as u64;
-        if bytes == 0 {
-            return Ok(vec![]);
-        }
+        self.reserve(gpu, bytes);
+        encoder.copy_buffer_to_buffer(src, 0, self.contacts.as_ref().expect("reserved"), 0, bytes);
+        self.copied = count;
+    }
+
+    fn reserve(&mut self, gpu: &Gpu, bytes: u64) {
         if self.contacts.as_ref().is_none_or(|b| b.size() < bytes) {
             self.contacts = Some(gpu.device().create_buffer(&wgpu::BufferDescriptor {
                 label: Some("satgpu.contacts.read"),
@@ -110,11 +130,37 @@ impl Readback {
                 mapped_at_creation: false,
             }));
         }
-        let read = self.contacts.as_ref().expect("allocated above");
-        let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(src, 0, read, 0, bytes);
-        let submission = gpu.queue().submit([encoder.finish()]);
-        read_as(gpu, read, bytes, submission, "contacts")
+    }
+
+    /// The first `count` contacts of `src` in host memory: from the copy the frame `submission`
+    /// made when it holds them all, otherwise copied now. Forgets the frame's copy either way.
+    pub fn contacts(
+        &mut self,
+        gpu: &Gpu,
+        src: &wgpu::Buffer,
+        count: u64,
+        submission: Option<wgpu::SubmissionIndex>,
+    ) -> Result<Vec<GpuContact>> {
+        let copied = std::mem::take(&mut self.copied);
+        let bytes = count * std::mem::size_of::<GpuContact>() as u64;
+        if bytes == 0 {
+            return Ok(vec![]);
+        }
+        let submission = match submission.filter(|_| count <= copied) {
+            Some(frame) => frame,
+            None => {
+                self.reserve(gpu, bytes);
+                let mut encoder = gpu.device().create_command_encoder(&Default::default());
+                encoder.copy_buffer_to_buffer(src, 0, self.contacts.as_ref().expect("reserved"), 0, bytes);
+                gpu.queue().submit([encoder.finish()])
+            }
+        };
+        read_as(gpu, self.contacts.as_ref().expect("reserved"), bytes, submission, "contacts")
+    }
+
+    /// Remembers how many pairs a frame had, for the next frame's copy.
+    pub fn set_last_colliding(&mut self, colliding: u64) {
+        self.last_colliding = colliding;
     }
 }
 

@@ -40,8 +40,8 @@ impl Sort {
 
     pub fn encode(&self, rec: &mut Recorder<'_>) {
         let k = rec.kernels;
-        let mut pass = rec.pass(Pass::Sort);
-        self.radix.encode(k, &mut pass);
+        let pass = rec.pass(Pass::Sort);
+        self.radix.encode(k, pass);
         pass.set_pipeline(&k.gather.pipeline);
         pass.set_bind_group(0, &self.gather_group, &[]);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::ENTRY_ARGS);

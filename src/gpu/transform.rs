@@ -64,11 +64,11 @@ impl TransformStage {
     }
 
     pub fn encode(&self, rec: &mut Recorder<'_>) {
-        rec.encoder.clear_buffer(&self.bounds, 0, None);
+        rec.encoder().clear_buffer(&self.bounds, 0, None);
         let k = rec.kernels;
-        let mut pass = rec.pass(Pass::Transform);
+        let pass = rec.pass(Pass::Transform);
         pass.set_pipeline(&k.transform.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
-        dispatch(&mut pass, self.n, WG, self.fold);
+        dispatch(pass, self.n, WG, self.fold);
     }
 }

@@ -7,9 +7,10 @@
 //! ```
 //!
 //! One module per stage owns its buffers, bind groups and `encode`; this file only wires them
-//! and runs the frame: one submission, one wait for the totals, then growth and rerun (a buffer
-//! was too small) or batches (the candidates outgrow what one binding holds), so no pair is
-//! ever dropped.
+//! and runs the frame: one submission (one compute pass unless timestamps are asked for) that
+//! also copies the totals and as many contacts as the last frame had to mappable buffers, one
+//! wait, then growth and rerun (a buffer was too small), a second copy (more pairs than the last
+//! frame) or batches (the candidates outgrow what one binding holds), so no pair is ever dropped.
 
 use std::time::Instant;
 
@@ -191,6 +192,12 @@ impl World {
         self.gpu = self.gpu.with_timeout(timeout);
     }
 
+    /// Turns per-pass GPU timestamps on or off from the next frame (see
+    /// [`WorldOptions::timestamps`]).
+    pub fn set_timestamps(&mut self, on: bool) {
+        self.options.timestamps = on;
+    }
+
     /// How many times the sized buffers ([`contacts_buffer`](World::contacts_buffer),
     /// [`candidates_buffer`](World::candidates_buffer)) were replaced since the world was made.
     /// A caller that binds them rebuilds its bind groups when this changes. The other buffers
@@ -263,18 +270,14 @@ impl World {
         let timestamps = self.readback.timestamps.as_ref().filter(|_| timed);
         let mut rec = Recorder::new(encoder, self.gpu.kernels(), timestamps);
         let (s, k) = (&self.sized, rec.kernels);
+        // Compaction's last invocation writes the colliding pairs' dispatch arguments; a frame
+        // without candidates runs none, and must read zeros.
+        rec.encoder().clear_buffer(&s.compact.args, 0, None);
         self.transform.encode(&mut rec);
         s.broad.encode(&mut rec);
-        {
-            let mut pass = rec.pass(Pass::Sat);
-            s.narrow.encode(k, &mut pass);
-        }
-        rec.encoder.clear_buffer(&s.compact.args, 0, None);
-        {
-            let mut pass = rec.pass(Pass::Compact);
-            s.compact.encode(k, &mut pass);
-        }
-        self.readback.encode_totals(rec.encoder, &s.broad, &s.compact);
+        s.narrow.encode(k, rec.pass(Pass::Sat));
+        s.compact.encode(k, rec.pass(Pass::Compact));
+        self.readback.encode_totals(rec.encoder(), &s.broad, &s.compact);
     }
 
     /// The passes a frame of this world runs, in order.
@@ -323,10 +326,13 @@ impl World {
 
     fn submit_frame(&mut self) -> Result<wgpu::SubmissionIndex> {
         let poison = std::mem::take(&mut self.poison);
-        self.gpu.scoped(|| {
+        let gpu = self.gpu.clone();
+        gpu.scoped(|| {
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-            self.record(&mut encoder, true);
-            self.readback.encode_status(&mut encoder, true);
+            self.record(&mut encoder, self.options.timestamps);
+            let capacity = u64::from(self.sized.capacity.candidates);
+            self.readback.encode_contacts(&self.gpu, &mut encoder, &self.sized.compact.contacts, capacity);
+            self.readback.encode_status(&mut encoder, self.options.timestamps);
             if poison {
                 // An unaligned copy: a validation error in satgpu's own submission.
                 encoder.copy_buffer_to_buffer(&self.readback.totals, 1, &self.readback.totals, 8, 3);
@@ -355,9 +361,9 @@ impl World {
     fn finish(&mut self, contacts: &mut Vec<Contact>) -> Result<FrameStats> {
         loop {
             let flight = self.in_flight.as_ref().expect("a frame is in flight");
-            let (start, reruns) = (flight.start, flight.reruns);
+            let (start, reruns, submission) = (flight.start, flight.reruns, flight.submission.clone());
             let (totals, ticks) =
-                self.readback.status(&self.gpu, flight.submission.clone(), true, "collision frame")?;
+                self.readback.status(&self.gpu, submission.clone(), self.options.timestamps, "collision frame")?;
             let gpu_ms = start.elapsed().as_secs_f64() * 1e3;
             let c = self.sized.capacity;
             let room = u64::from(c.candidates);
@@ -377,12 +383,13 @@ impl World {
                 self.in_flight = Some(InFlight { submission, start, reruns: reruns + 1 });
                 continue;
             }
-            let mut passes = match &self.readback.timestamps {
+            let mut passes = match self.readback.timestamps.as_ref().filter(|_| self.options.timestamps) {
                 Some(ts) => ts.times(&ticks, &self.passes()),
                 None => vec![PassTime { name: "gpu_total", ms: gpu_ms, clock: "wall" }],
             };
             let read_start = Instant::now();
-            let (raw, colliding, batches) = self.read_contacts(totals)?;
+            let (raw, colliding, batches) = self.read_contacts(totals, submission)?;
+            self.readback.set_last_colliding(totals.colliding);
             order::sorted_contacts_into(&raw, self.len(), contacts)?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             return Ok(FrameStats {
@@ -401,8 +408,8 @@ impl World {
     /// The frame's contacts, then, when there were more candidates than one binding holds, the
     /// rest in batches of the capacity. The sweep's offsets are still on the GPU, so each batch
     /// reruns only the candidate write, the narrow phase and the compaction for its window.
-    fn read_contacts(&mut self, totals: Totals) -> Result<(Vec<GpuContact>, u64, u32)> {
-        let mut raw = self.readback.contacts(&self.gpu, &self.sized.compact.contacts, totals.colliding)?;
+    fn read_contacts(&mut self, totals: Totals, frame: wgpu::SubmissionIndex) -> Result<(Vec<GpuContact>, u64, u32)> {
+        let mut raw = self.readback.contacts(&self.gpu, &self.sized.compact.contacts, totals.colliding, Some(frame))?;
         let mut colliding = totals.colliding;
         let capacity = u64::from(self.sized.capacity.candidates);
         let mut batches = 1;
@@ -440,7 +447,7 @@ impl World {
         self.readback.encode_status(&mut encoder, false);
         let submission = self.gpu.queue().submit([encoder.finish()]);
         let (totals, _) = self.readback.status(&self.gpu, submission, false, "collision batch")?;
-        self.readback.contacts(&self.gpu, &self.sized.compact.contacts, totals.colliding)
+        self.readback.contacts(&self.gpu, &self.sized.compact.contacts, totals.colliding, None)
     }
 
     /// Eight u32 after a frame (STORAGE | COPY_SRC | INDIRECT): `[entries, candidates,

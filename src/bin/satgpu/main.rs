@@ -201,7 +201,7 @@ fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), 
     let gpu = device.open()?;
     println!("adapter    {}", gpu.describe());
     let t = Instant::now();
-    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default())?;
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_timestamps(true))?;
     let upload_ms = ms(t);
     // The first frame compiles shaders in the driver and sizes the buffers; time the second.
     world.step()?;
