@@ -36,7 +36,6 @@ struct Rig {
 struct Shape {
     passes: u32,
     dispatches_per_pass: u32,
-    workgroups: u32,
     indirect: bool,
     timestamps: bool,
     readback: bool,
@@ -44,7 +43,7 @@ struct Shape {
 
 impl Shape {
     const NONE: Shape =
-        Shape { passes: 0, dispatches_per_pass: 0, workgroups: 1, indirect: false, timestamps: false, readback: false };
+        Shape { passes: 0, dispatches_per_pass: 0, indirect: false, timestamps: false, readback: false };
 }
 
 impl Rig {
@@ -120,7 +119,7 @@ impl Rig {
                 if s.indirect {
                     pass.dispatch_workgroups_indirect(&self.args, 0);
                 } else {
-                    pass.dispatch_workgroups(s.workgroups, 1, 1);
+                    pass.dispatch_workgroups(1, 1, 1);
                 }
             }
         }
@@ -132,24 +131,29 @@ impl Rig {
         }
         let index = queue.submit([encoder.finish()]);
         if s.readback {
-            let (tx, rx) = std::sync::mpsc::channel();
-            self.read.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-                let _ = tx.send(r);
-            });
-            device
-                .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: Some(Duration::from_secs(60)) })
-                .expect("poll");
-            rx.recv().expect("map callback").expect("map");
-            let value =
-                u32::from_le_bytes(self.read.slice(..4).get_mapped_range().expect("mapped")[..4].try_into().unwrap());
-            std::hint::black_box(value);
-            self.read.unmap();
+            std::hint::black_box(self.read_word(index));
         } else {
-            device
-                .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: Some(Duration::from_secs(60)) })
-                .expect("poll");
+            self.wait(index);
         }
         start.elapsed()
+    }
+
+    fn wait(&self, index: wgpu::SubmissionIndex) {
+        let wait = wgpu::PollType::Wait { submission_index: Some(index), timeout: Some(Duration::from_secs(60)) };
+        self.gpu.device().poll(wait).expect("poll");
+    }
+
+    /// Maps `read` after `index` (which copied into it) and returns its first word.
+    fn read_word(&self, index: wgpu::SubmissionIndex) -> u32 {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.read.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait(index);
+        rx.recv().expect("map callback").expect("map");
+        let v = u32::from_le_bytes(self.read.slice(..4).get_mapped_range().expect("mapped")[..4].try_into().unwrap());
+        self.read.unmap();
+        v
     }
 
     /// Median wall time of `reps` submissions of the shape, in microseconds.
@@ -162,18 +166,9 @@ impl Rig {
 
     /// The counter the kernel increments once per dispatch.
     fn counter(&self) -> u32 {
-        let queue = self.gpu.queue();
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(&self.out, 0, &self.read, 0, 16);
-        let index = queue.submit([encoder.finish()]);
-        self.read.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-        self.gpu
-            .device()
-            .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: Some(Duration::from_secs(60)) })
-            .expect("poll");
-        let v = u32::from_le_bytes(self.read.slice(..4).get_mapped_range().expect("mapped")[..4].try_into().unwrap());
-        self.read.unmap();
-        v
+        self.read_word(self.gpu.queue().submit([encoder.finish()]))
     }
 }
 
@@ -196,8 +191,6 @@ fn main() {
     let dispatch_k = rig.median_us(one(1, k), reps);
     let passes_k = rig.median_us(one(k, 1), reps);
     let indirect_k = rig.median_us(Shape { indirect: true, ..one(1, k) }, reps);
-    let wide = rig.median_us(Shape { workgroups: 64, ..one(1, 1) }, reps);
-    let wide_k = rig.median_us(Shape { workgroups: 64, ..one(1, k) }, reps);
     let per = |many: f64| (many - pass1) / f64::from(k - 1);
     println!("item                                          us (median of {reps})");
     println!("empty submission + host wait                  {wait:10.1}");
@@ -205,9 +198,9 @@ fn main() {
     println!("one pass, one dispatch (beyond the wait)      {:10.1}", pass1 - wait);
     println!("each further dispatch in the same pass        {:10.1}", per(dispatch_k));
     println!("each further indirect dispatch                {:10.1}", per(indirect_k));
+    let validated = std::env::var("WGPU_VALIDATION_INDIRECT_CALL").is_ok_and(|v| v != "0");
+    println!("  (wgpu's indirect-call validation {})", if validated { "on" } else { "off, satgpu's default" });
     println!("each further pass of one dispatch             {:10.1}", per(passes_k));
-    println!("one dispatch of 64 workgroups (vs 1)          {:10.1}", wide - pass1);
-    println!("each further dispatch of 64 workgroups        {:10.1}", (wide_k - wide) / f64::from(k - 1));
     if rig.queries.is_some() {
         let ts_k = rig.median_us(Shape { timestamps: true, ..one(k, 1) }, reps);
         println!("each pass's timestamp pair and its resolve    {:10.1}", (ts_k - passes_k) / f64::from(k));

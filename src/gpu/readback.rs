@@ -133,7 +133,8 @@ impl Readback {
     }
 
     /// The first `count` contacts of `src` in host memory: from the copy the frame `submission`
-    /// made when it holds them all, otherwise copied now. Forgets the frame's copy either way.
+    /// made when it holds them all, otherwise copied now. Forgets the frame's copy either way; a
+    /// frame's count is the next frame's guess.
     pub fn contacts(
         &mut self,
         gpu: &Gpu,
@@ -142,6 +143,9 @@ impl Readback {
         submission: Option<wgpu::SubmissionIndex>,
     ) -> Result<Vec<GpuContact>> {
         let copied = std::mem::take(&mut self.copied);
+        if submission.is_some() {
+            self.last_colliding = count;
+        }
         let bytes = count * std::mem::size_of::<GpuContact>() as u64;
         if bytes == 0 {
             return Ok(vec![]);
@@ -156,11 +160,6 @@ impl Readback {
             }
         };
         read_as(gpu, self.contacts.as_ref().expect("reserved"), bytes, submission, "contacts")
-    }
-
-    /// Remembers how many pairs a frame had, for the next frame's copy.
-    pub fn set_last_colliding(&mut self, colliding: u64) {
-        self.last_colliding = colliding;
     }
 }
 

@@ -389,7 +389,6 @@ impl World {
             };
             let read_start = Instant::now();
             let (raw, colliding, batches) = self.read_contacts(totals, submission)?;
-            self.readback.set_last_colliding(totals.colliding);
             order::sorted_contacts_into(&raw, self.len(), contacts)?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             return Ok(FrameStats {
