@@ -33,7 +33,8 @@
 //! * **parry2d**: everything a parry2d user needs for the same answer, single-threaded:
 //!   a `ConvexPolygon` per polygon (`from_convex_polyline_unmodified`, which neither recomputes
 //!   the hull nor drops vertices; satgpu polygons are already validated convex and
-//!   counter-clockwise), the AABBs, `Bvh::from_leaves` (binned SAH build), the BVH's
+//!   counter-clockwise), a `Ball` per circle, a `Capsule` per capsule and a
+//!   `RoundShape<ConvexPolygon>` per rounded polygon, the AABBs, `Bvh::from_leaves` (binned SAH build), the BVH's
 //!   self-traversal for overlapping leaf pairs (`traverse_bvtt_single_tree`), and
 //!   `parry2d::query::intersection_test` (GJK for two polygons) on each candidate, then a sort
 //!   of the pairs so that all three produce the same sorted list. parry2d only answers yes or
@@ -55,10 +56,10 @@ use parry2d::bounding_volume::Aabb as ParryAabb;
 use parry2d::math::{Pose, Vector};
 use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry2d::query::intersection_test;
-use parry2d::shape::ConvexPolygon;
+use parry2d::shape::{Ball, Capsule, ConvexPolygon, RoundShape, Shape};
 use satgpu::gpu::{Gpu, GpuOptions, World, WorldOptions};
 use satgpu::scene::{self, SceneKind};
-use satgpu::{reference, validate, Contact, Polygon};
+use satgpu::{reference, validate, Contact, Polygon, ShapeKind};
 
 /// Polygons per scene in test mode.
 const TEST_N: usize = 300;
@@ -150,7 +151,7 @@ fn parry_detect(polygons: &[Polygon]) -> ParryOut {
     for (i, p) in polygons.iter().enumerate() {
         let o = p.vertices()[0];
         let (mut lo, mut hi) = (o, o);
-        let local = p
+        let local: Vec<Vector> = p
             .vertices()
             .iter()
             .map(|v| {
@@ -159,13 +160,27 @@ fn parry_detect(polygons: &[Polygon]) -> ParryOut {
                 Vector::new((v[0] - o[0]) as f32, (v[1] - o[1]) as f32)
             })
             .collect();
-        let shape = ConvexPolygon::from_convex_polyline_unmodified(local)
-            .unwrap_or_else(|| panic!("polygon {i} degenerates in f32"));
+        // What a parry2d user would pick for each shape: Ball, Capsule, a round or plain
+        // ConvexPolygon.
+        let r = p.radius();
+        let shape: Box<dyn Shape> = match p.kind() {
+            ShapeKind::Circle => Box::new(Ball::new(r as f32)),
+            ShapeKind::Capsule => Box::new(Capsule::new(local[0], local[1], r as f32)),
+            kind => {
+                let polygon = ConvexPolygon::from_convex_polyline_unmodified(local)
+                    .unwrap_or_else(|| panic!("polygon {i} degenerates in f32"));
+                if kind == ShapeKind::RoundedPolygon {
+                    Box::new(RoundShape { inner_shape: polygon, border_radius: r as f32 })
+                } else {
+                    Box::new(polygon)
+                }
+            }
+        };
         anchors.push(o);
         shapes.push(shape);
         aabbs.push(ParryAabb::new(
-            Vector::new(f32_down(lo[0]), f32_down(lo[1])),
-            Vector::new(f32_up(hi[0]), f32_up(hi[1])),
+            Vector::new(f32_down(lo[0] - r), f32_down(lo[1] - r)),
+            Vector::new(f32_up(hi[0] + r), f32_up(hi[1] + r)),
         ));
     }
     let shapes_ms = ms_since(t);
@@ -183,8 +198,8 @@ fn parry_detect(polygons: &[Polygon]) -> ParryOut {
         let (a, b) = (i.min(j), i.max(j));
         let (oa, ob) = (anchors[a as usize], anchors[b as usize]);
         let pos12 = Pose::from_translation(Vector::new((ob[0] - oa[0]) as f32, (ob[1] - oa[1]) as f32));
-        let hit = intersection_test(&Pose::IDENTITY, &shapes[a as usize], &pos12, &shapes[b as usize])
-            .expect("parry2d supports polygon-polygon intersection tests");
+        let hit = intersection_test(&Pose::IDENTITY, &*shapes[a as usize], &pos12, &*shapes[b as usize])
+            .expect("parry2d supports intersection tests between these shapes");
         if hit.intersecting {
             pairs.push((a, b));
         }

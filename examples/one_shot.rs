@@ -1,22 +1,36 @@
-//! The one-shot call: polygons in, sorted colliding pairs out.
+//! The one-shot call: shapes in, sorted colliding pairs out; then the same scene with collision
+//! filters, as Box2D's `b2Filter`.
 //!
 //! cargo run --release --example one_shot
 
-use satgpu::gpu::{detect, Gpu, GpuOptions};
-use satgpu::Polygon;
+use satgpu::gpu::{detect, detect_filtered, Gpu, GpuOptions};
+use satgpu::{Filter, Polygon};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Either winding is accepted; polygons are validated here, once.
-    let polygons = vec![
-        Polygon::new(vec![[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]])?,
-        Polygon::new(vec![[1.5, 0.5], [3.0, 1.0], [1.5, 1.5]])?,
-        Polygon::new(vec![[2.0, 2.0], [3.0, 2.0], [3.0, 3.0], [2.0, 3.0]])?, // touches the first at a corner
-        Polygon::new(vec![[10.0, 10.0], [11.0, 10.0], [10.5, 11.0]])?,
+    // Every shape is a convex core plus a radius; each is validated here, once. Either winding
+    // is accepted for polygons.
+    let shapes = vec![
+        Polygon::new(vec![[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]])?, // 0: a square
+        Polygon::new(vec![[1.5, 0.5], [3.0, 1.0], [1.5, 1.5]])?,             // 1: a triangle into it
+        Polygon::new(vec![[2.0, 2.0], [3.0, 2.0], [3.0, 3.0], [2.0, 3.0]])?, // 2: touches 0 at a corner
+        Polygon::circle([3.5, 1.0], 0.75)?,                                  // 3: an agent
+        Polygon::capsule([-1.0, 1.0], [0.5, 1.0], 0.25)?,                    // 4: a capsule into 0
+        Polygon::rounded(vec![[10.0, 10.0], [11.0, 10.0], [10.5, 11.0]], 0.1)?, // 5: alone
     ];
     let gpu = Gpu::new(&GpuOptions::default())?;
     println!("adapter: {}", gpu.describe());
-    for c in detect(&gpu, &polygons)? {
-        println!("{} - {}: normal ({:+.3}, {:+.3}) depth {:.3}", c.a, c.b, c.normal[0], c.normal[1], c.depth);
-    }
+    let print = |c: &satgpu::Contact| {
+        println!("  {} - {}: normal ({:+.3}, {:+.3}) depth {:.3}", c.a, c.b, c.normal[0], c.normal[1], c.depth)
+    };
+    println!("every pair:");
+    detect(&gpu, &shapes)?.iter().for_each(print);
+
+    // Agents (category 2) ignore one another but still hit walls (category 1); the square and
+    // the capsule share group -1, so they never collide with each other.
+    let wall = Filter { category: 1, ..Filter::DEFAULT };
+    let agent = Filter { category: 2, mask: 1, group: 0 };
+    let filters = vec![Filter { group: -1, ..wall }, agent, wall, agent, Filter { group: -1, ..wall }, wall];
+    println!("with filters:");
+    detect_filtered(&gpu, &shapes, &filters)?.iter().for_each(print);
     Ok(())
 }

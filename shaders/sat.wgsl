@@ -18,6 +18,17 @@
 // a face normal of the Minkowski difference never gives less. Ties go to the first face (a's
 // edges, then b's, counter-clockwise), so results are deterministic.
 //
+// Rounded shapes (a convex core plus a radius; circles and capsules are cores of 1 and 2 points):
+// the faces are the cores' edges, and with reach = r_a + r_b a face separates the pair only when
+// its separation exceeds the reach. Where the cores meet, depth = reach - separation along the
+// best face's normal. Where they are apart (best separation > 0), the closest points of the cores
+// lie on the best face and the other core's support feature (a point of a convex set outside a
+// convex polygon is nearest to the face of largest separation), so the distance d between that
+// edge and the two edges at the support vertex is the cores' distance: depth = reach - d along the
+// line between the closest points. Where neither core has area (point and point, point and
+// segment, two segments), the faces need not bound the difference of the cores, so unless two
+// segments cross, the distance between the whole cores is used instead.
+//
 // The verdict uses unnormalised edge normals computed from the vertices: with small integer
 // coordinates every product and sum is exact in f32, so touching polygons are found exactly. Each
 // pair is first scaled by a power of two chosen from its size (exact, so integers stay exact), so
@@ -88,7 +99,17 @@ fn pow2(k: i32) -> f32 {
 struct Face {
     separation: f32,
     edge: u32,
+    support: u32, // Q's support vertex against that edge
     apart: bool,
+}
+
+// A core of one point (a circle's) has no edge.
+fn faces(count: u32) -> u32 {
+    return select(count, 0u, count == 1u);
+}
+
+fn prev(k: u32, n: u32) -> u32 {
+    return select(k - 1u, n - 1u, k == 0u);
 }
 
 fn support_scan(q: Side, axis: vec2<f32>) -> u32 {
@@ -104,10 +125,11 @@ fn support_scan(q: Side, axis: vec2<f32>) -> u32 {
     return best;
 }
 
-// Records edge e, whose separation along its unnormalised outward normal `axis` is s, in the
-// best face so far; true when the edge separates the pair (then nothing else matters).
-fn consider(face: ptr<function, Face>, s: f32, axis: vec2<f32>, e: u32) -> bool {
-    if s > 0.0 {
+// Records edge e, whose separation along its unnormalised outward normal `axis` is s with Q's
+// support vertex j, in the best face so far; true when the edge separates the pair by more than
+// the reach (then nothing else matters). Squared, so that it stays exact on small integers.
+fn consider(face: ptr<function, Face>, s: f32, axis: vec2<f32>, e: u32, j: u32, reach: f32) -> bool {
+    if s > 0.0 && (reach == 0.0 || s * s > reach * reach * dot(axis, axis)) {
         (*face).apart = true;
         return true;
     }
@@ -115,16 +137,17 @@ fn consider(face: ptr<function, Face>, s: f32, axis: vec2<f32>, e: u32) -> bool 
     if unit > (*face).separation {
         (*face).separation = unit;
         (*face).edge = e;
+        (*face).support = j;
     }
     return false;
 }
 
-fn best_face(p: Side, q: Side) -> Face {
-    var face = Face(-3.0e38, 0u, false);
+fn best_face(p: Side, q: Side, reach: f32) -> Face {
+    var face = Face(-3.0e38, 0u, 0u, false);
     var j = 0u;
     var previous = vec2<f32>(0.0);
     var v = vertex(p, 0u);
-    for (var e = 0u; e < p.count; e++) {
+    for (var e = 0u; e < faces(p.count); e++) {
         let w = vertex(p, next(e, p.count));
         let axis = vec2<f32>(w.y - v.y, v.x - w.x);
         let n = normal(p, e);
@@ -141,7 +164,7 @@ fn best_face(p: Side, q: Side) -> Face {
             }
         }
         previous = n;
-        if consider(&face, dot(axis, vertex(q, j) - v), axis, e) {
+        if consider(&face, dot(axis, vertex(q, j) - v), axis, e, j, reach) {
             return face;
         }
         v = w;
@@ -151,9 +174,9 @@ fn best_face(p: Side, q: Side) -> Face {
 
 // The small path: both polygons in private arrays, brute force over fixed-length loops. The same
 // quantities as best_face, so the two paths agree wherever both apply.
-fn best_face_small(p_is_a: bool, p: Side) -> Face {
-    var face = Face(-3.0e38, 0u, false);
-    for (var e = 0u; e < p.count; e++) {
+fn best_face_small(p_is_a: bool, p: Side, reach: f32) -> Face {
+    var face = Face(-3.0e38, 0u, 0u, false);
+    for (var e = 0u; e < faces(p.count); e++) {
         var v: vec2<f32>;
         var w: vec2<f32>;
         if p_is_a {
@@ -164,7 +187,9 @@ fn best_face_small(p_is_a: bool, p: Side) -> Face {
             w = cache_b[next(e, p.count)];
         }
         let axis = vec2<f32>(w.y - v.y, v.x - w.x);
+        // Padding repeats vertex 0 and never wins a strict comparison, so j < Q's count.
         var s = 3.0e38;
+        var j = 0u;
         for (var k = 0u; k < SMALL; k++) {
             var q: vec2<f32>;
             if p_is_a {
@@ -172,13 +197,114 @@ fn best_face_small(p_is_a: bool, p: Side) -> Face {
             } else {
                 q = cache_a[k];
             }
-            s = min(s, dot(axis, q - v));
+            let d = dot(axis, q - v);
+            if d < s {
+                s = d;
+                j = k;
+            }
         }
-        if consider(&face, s, axis, e) {
+        if consider(&face, s, axis, e, j, reach) {
             return face;
         }
     }
     return face;
+}
+
+// The closest pair of points between a point and a segment, and the segment and another, as
+// the narrow phase compares them: `d2` the squared distance (for choosing), `within` whether the
+// distance is at most the reach, decided on squared quantities (exact on small integers).
+struct Near {
+    d2: f32,
+    on_a: vec2<f32>,
+    on_b: vec2<f32>,
+    within: bool,
+    // Where the nearest point lies inside an edge: that edge's unit normal, from a to b. The
+    // normal then comes from the edge, not from the difference of two nearby points, whose
+    // direction rounding spoils when they are close. Zero where both nearest points are vertices.
+    dir: vec2<f32>,
+}
+
+// The Near with a and b swapped (the normal flips).
+fn swapped(x: Near) -> Near {
+    return Near(x.d2, x.on_b, x.on_a, x.within, -x.dir);
+}
+
+// Point p against the segment [u, v] (u == v for a point).
+fn point_segment(p: vec2<f32>, u: vec2<f32>, v: vec2<f32>, reach: f32) -> Near {
+    let e = v - u;
+    let w = p - u;
+    let ee = dot(e, e);
+    let t = dot(w, e);
+    var c: vec2<f32>;
+    var within: bool;
+    var dir = vec2<f32>(0.0);
+    if ee == 0.0 || t <= 0.0 {
+        c = u;
+        within = dot(w, w) <= reach * reach;
+    } else if t >= ee {
+        c = v;
+        within = dot(p - v, p - v) <= reach * reach;
+    } else {
+        c = u + e * (t / ee);
+        let x = e.x * w.y - e.y * w.x;
+        within = x * x <= reach * reach * ee;
+        // The edge's normal on p's side (p is never on the edge: the cores do not meet here).
+        dir = select(vec2<f32>(e.y, -e.x), vec2<f32>(-e.y, e.x), x > 0.0) / sqrt(ee);
+    }
+    let d = p - c;
+    return Near(dot(d, d), c, p, within, dir);
+}
+
+// Below this distance (in the pair's scaled frame, where the pair's size is 1 to 2) two nearest
+// vertices do not give their direction to within the band.
+const NEAR_VERTICES: f32 = 1.0e-6;
+
+// Keeps the nearer of two candidates; `within` is true if either is. Candidates whose distances
+// differ by rounding only (NEAR_VERTICES) prefer one inside an edge, whose edge normal is exact:
+// there the nearest point lies at an edge's end, where the edge's normal and the direction
+// between the vertices agree up to rounding, but that direction's rounding error tilts the
+// normal against the other shape's face. Otherwise the first wins ties.
+fn nearer(x: Near, y: Near) -> Near {
+    var out = x;
+    let tie = abs(y.d2 - x.d2) <= 2.0 * NEAR_VERTICES * sqrt(max(x.d2, y.d2));
+    let y_on_edge = any(y.dir != vec2<f32>(0.0)) && all(x.dir == vec2<f32>(0.0));
+    if (tie && y_on_edge) || (!tie && y.d2 < x.d2) {
+        out = y;
+    }
+    out.within = x.within || y.within;
+    return out;
+}
+
+// Two segments that do not cross (or are collinear): the nearest of the four endpoint-to-segment
+// distances. `on_a` lies on [a0, a1] and `on_b` on [b0, b1].
+fn segment_segment(a0: vec2<f32>, a1: vec2<f32>, b0: vec2<f32>, b1: vec2<f32>, reach: f32) -> Near {
+    var best = point_segment(b0, a0, a1, reach);
+    best = nearer(best, point_segment(b1, a0, a1, reach));
+    // Here the point lies on a: swap the roles back.
+    best = nearer(best, swapped(point_segment(a0, b0, b1, reach)));
+    return nearer(best, swapped(point_segment(a1, b0, b1, reach)));
+}
+
+// Whether the segments [p, q] and [u, v] cross at a point inside both (strict orientations).
+fn segments_cross(p: vec2<f32>, q: vec2<f32>, u: vec2<f32>, v: vec2<f32>) -> bool {
+    let e = q - p;
+    let f = v - u;
+    let d1 = e.x * (u.y - p.y) - e.y * (u.x - p.x);
+    let d2 = e.x * (v.y - p.y) - e.y * (v.x - p.x);
+    let d3 = f.x * (p.y - u.y) - f.y * (p.x - u.x);
+    let d4 = f.x * (q.y - u.y) - f.y * (q.x - u.x);
+    return ((d1 > 0.0 && d2 < 0.0) || (d1 < 0.0 && d2 > 0.0)) && ((d3 > 0.0 && d4 < 0.0) || (d3 < 0.0 && d4 > 0.0));
+}
+
+// The nearest points between P's edge e and Q's two edges at its support vertex j, with the
+// points of P in `on_a` and those of Q in `on_b`.
+fn face_distance(p: Side, e: u32, q: Side, j: u32, reach: f32) -> Near {
+    let p0 = vertex(p, e);
+    let p1 = vertex(p, next(e, p.count));
+    let q0 = vertex(q, prev(j, q.count));
+    let q1 = vertex(q, j);
+    let q2 = vertex(q, next(j, q.count));
+    return nearer(segment_segment(p0, p1, q0, q1, reach), segment_segment(p0, p1, q1, q2, reach));
 }
 
 @compute @workgroup_size(WG)
@@ -193,26 +319,27 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let ta = transforms[pair.x];
     let tb = transforms[pair.y];
     let shift = tb.xy - ta.xy; // b's anchor in a's frame
-    let extent = max(ba.radius, bb.radius + max(abs(shift.x), abs(shift.y)));
+    let extent = max(ba.radius + ba.round, bb.radius + bb.round + max(abs(shift.x), abs(shift.y)));
     let k = scale_exponent(extent);
     let scale = pow2(k);
+    let reach = (ba.round + bb.round) * scale;
     let a = Side(ba.shape_start, ba.count, ta.zw, vec2<f32>(0.0), scale);
     let b = Side(bb.shape_start, bb.count, tb.zw, shift, scale);
-    var fa: Face;
-    var fb: Face;
+    var fa = Face(-3.0e38, 0u, 0u, false);
+    var fb = Face(-3.0e38, 0u, 0u, false);
     if ba.count <= SMALL && bb.count <= SMALL {
         for (var k = 0u; k < SMALL; k++) {
             cache_a[k] = vertex(a, select(0u, k, k < ba.count));
             cache_b[k] = vertex(b, select(0u, k, k < bb.count));
         }
-        fa = best_face_small(true, a);
+        fa = best_face_small(true, a, reach);
         if !fa.apart {
-            fb = best_face_small(false, b);
+            fb = best_face_small(false, b, reach);
         }
     } else {
-        fa = best_face(a, b);
+        fa = best_face(a, b, reach);
         if !fa.apart {
-            fb = best_face(b, a);
+            fb = best_face(b, a, reach);
         }
     }
     if fa.apart || fb.apart {
@@ -223,12 +350,50 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     // Ties go to a's faces: b's face wins only with a strictly larger separation.
     var best_normal = normal(a, fa.edge);
     var best = fa.separation;
+    var from_b = false;
     if fb.separation > best {
         best = fb.separation;
         best_normal = -normal(b, fb.edge);
+        from_b = true;
+    }
+    // Neither core has area (points and segments): unless two segments cross, the cores' distance
+    // is that of the whole cores. Deciding this on orientations rather than on the faces also keeps
+    // nearly collinear segments right, whose faces are nearly parallel lines.
+    var flat = ba.count <= 2u && bb.count <= 2u;
+    if flat && ba.count == 2u && bb.count == 2u {
+        flat = !segments_cross(vertex(a, 0u), vertex(a, 1u), vertex(b, 0u), vertex(b, 1u));
+    }
+    var depth = reach - best;
+    if flat || best > 0.0 {
+        var near: Near;
+        if flat {
+            near = segment_segment(vertex(a, 0u), vertex(a, ba.count - 1u), vertex(b, 0u), vertex(b, bb.count - 1u), reach);
+        } else if from_b {
+            near = swapped(face_distance(b, fb.edge, a, fb.support, reach));
+        } else {
+            near = face_distance(a, fa.edge, b, fa.support, reach);
+        }
+        if !near.within {
+            results[i] = vec4<f32>(0.0);
+            flags[i] = 0u;
+            return;
+        }
+        let d = sqrt(near.d2);
+        depth = reach - d;
+        // The normal: an edge's where a nearest point lies inside an edge; else the direction
+        // between two vertices, unless they are too close for rounding to leave it accurate: then
+        // the best face's normal, whose depth differs by at most d (far inside the band), or for
+        // two circles (no face) (1, 0) by convention.
+        if any(near.dir != vec2<f32>(0.0)) {
+            best_normal = near.dir;
+        } else if d > NEAR_VERTICES {
+            best_normal = (near.on_b - near.on_a) / d;
+        } else if ba.count == 1u && bb.count == 1u {
+            best_normal = vec2<f32>(1.0, 0.0);
+        }
     }
     // Back from the scaled frame, exactly.
-    let depth = max(-best, 0.0) * pow2(-k);
+    depth = max(depth, 0.0) * pow2(-k);
     results[i] = vec4<f32>(best_normal, depth, 1.0);
     flags[i] = 1u;
 }

@@ -43,7 +43,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         // Round outward by far more than the rounding of the input to f32, of the rotation and of
         // the translation, so every pair whose exact (f64) boxes overlap is a candidate. Extra
         // candidates cost only time.
-        let margin = (abs(t.x) + abs(t.y) + radius) * 2.0e-6;
+        // A rounded shape reaches its radius beyond the core.
+        let margin = (abs(t.x) + abs(t.y) + radius + body.round) * 2.0e-6 + body.round;
         lo += t.xy - vec2<f32>(margin);
         hi += t.xy + vec2<f32>(margin);
         aabbs[i] = vec4<f32>(lo, hi);

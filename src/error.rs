@@ -59,6 +59,14 @@ pub enum Error {
         /// Bodies in the world.
         expected: usize,
     },
+    /// The number of filters given does not match the number of bodies.
+    #[error("got {got} collision filters for {expected} bodies")]
+    FilterCount {
+        /// Filters given.
+        got: usize,
+        /// Bodies in the world.
+        expected: usize,
+    },
     /// A scene file could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -93,6 +93,33 @@ pub enum PolygonError {
         /// Input index of the offending vertex.
         vertex: usize,
     },
+    /// The radius is NaN, infinite, negative, too large, or zero where a positive radius is
+    /// required (circles and capsules).
+    #[error("has radius {radius}; {requirement}")]
+    BadRadius {
+        /// The radius given.
+        radius: f64,
+        /// What the radius must be.
+        requirement: &'static str,
+    },
+    /// A scene entry gives none of `vertices`, `circle` and `capsule`.
+    #[error("gives no shape: an entry needs one of \"vertices\", \"circle\" or \"capsule\"")]
+    MissingShape,
+    /// A scene entry gives more than one of `vertices`, `circle` and `capsule`, or a top-level
+    /// `radius` beside a circle or capsule (whose radius goes inside them).
+    #[error("gives more than one shape ({fields}); an entry needs exactly one of \"vertices\" (with an optional \"radius\"), \"circle\" or \"capsule\"")]
+    ConflictingShapes {
+        /// The fields given, comma separated.
+        fields: String,
+    },
+    /// A capsule whose two end points are equal (use a circle instead).
+    #[error("is a capsule whose two points are equal ({x}, {y}); use a circle")]
+    DegenerateCapsule {
+        /// x of the repeated point.
+        x: f64,
+        /// y of the repeated point.
+        y: f64,
+    },
 }
 
 /// An axis-aligned bounding box with closed intervals: boxes that touch overlap.
@@ -136,16 +163,100 @@ impl Transform {
     }
 }
 
-/// A validated convex polygon, vertices stored counter-clockwise, each with the unit outward
-/// normal of the edge that starts at it (computed once here, as Box2D does, so every consumer
-/// downstream reads them instead of recomputing).
+/// A validated convex shape: a convex core plus a radius `r >= 0`, the shape being every point
+/// within `r` of the core (Box2D's rounded polygon). The core is one point (a circle), two points
+/// (a capsule) or a convex polygon of 3 to [`MAX_VERTICES`] vertices stored counter-clockwise; a
+/// plain polygon has radius 0.
+///
+/// Each core vertex carries the unit outward normal of the edge that starts at it (computed once
+/// here, as Box2D does, so every consumer downstream reads them instead of recomputing). A
+/// capsule's core is the 2-gon `a -> b -> a`, whose two edges have opposite normals; a circle's
+/// core has no edge and its one normal is `(0, 0)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Polygon {
     vertices: Vec<[f64; 2]>,
     normals: Vec<[f64; 2]>,
+    radius: f64,
+}
+
+/// Which pairs may collide, as Box2D's `b2Filter`: every body has a category (bits), a mask
+/// (bits) and a group.
+///
+/// Two bodies of the same nonzero group always collide if the group is positive and never if it
+/// is negative; otherwise they collide when each one's category is in the other's mask. The
+/// default (category 1, mask all ones, group 0) collides with every default body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Filter {
+    /// The body's category bits.
+    pub category: u32,
+    /// The categories the body collides with.
+    pub mask: u32,
+    /// Same nonzero group: positive always collide, negative never.
+    pub group: i32,
+}
+
+impl Default for Filter {
+    fn default() -> Self {
+        Filter::DEFAULT
+    }
+}
+
+impl Filter {
+    /// Category 1, mask all ones, group 0.
+    pub const DEFAULT: Filter = Filter { category: 1, mask: u32::MAX, group: 0 };
+
+    /// Whether a body with this filter may collide with one with `other`.
+    pub fn should_collide(&self, other: &Filter) -> bool {
+        if self.group == other.group && self.group != 0 {
+            return self.group > 0;
+        }
+        (self.category & other.mask) != 0 && (other.category & self.mask) != 0
+    }
+}
+
+/// What kind of shape a [`Polygon`] is, from its core's vertex count and its radius.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeKind {
+    /// A one-point core with a positive radius.
+    Circle,
+    /// A two-point core with a positive radius.
+    Capsule,
+    /// A convex polygon core with a positive radius.
+    RoundedPolygon,
+    /// A convex polygon with radius 0.
+    Polygon,
+}
+
+/// Checks one point of a circle or capsule core.
+fn check_point(vertex: usize, v: [f64; 2]) -> Result<(), PolygonError> {
+    if !v[0].is_finite() || !v[1].is_finite() {
+        return Err(PolygonError::NonFinite { vertex, x: v[0], y: v[1] });
+    }
+    if v[0].abs() > MAX_COORDINATE || v[1].abs() > MAX_COORDINATE {
+        return Err(PolygonError::OutOfRange { vertex, x: v[0], y: v[1], max: MAX_COORDINATE });
+    }
+    Ok(())
+}
+
+/// Checks a radius: finite, at most [`MAX_COORDINATE`], and positive when `positive`, else >= 0.
+fn check_radius(radius: f64, positive: bool) -> Result<(), PolygonError> {
+    let requirement = if positive {
+        "a circle or capsule needs a finite radius above 0 and at most 1e37"
+    } else {
+        "a rounded polygon needs a finite radius of at least 0 and at most 1e37"
+    };
+    let ok = radius.is_finite() && radius <= MAX_COORDINATE && if positive { radius > 0.0 } else { radius >= 0.0 };
+    if ok {
+        Ok(())
+    } else {
+        Err(PolygonError::BadRadius { radius, requirement })
+    }
 }
 
 fn unit_normals(v: &[[f64; 2]]) -> Vec<[f64; 2]> {
+    if v.len() == 1 {
+        return vec![[0.0, 0.0]];
+    }
     (0..v.len())
         .map(|i| {
             let (a, b) = (v[i], v[(i + 1) % v.len()]);
@@ -230,10 +341,76 @@ impl Polygon {
             vertices.reverse();
         }
         let normals = unit_normals(&vertices);
-        Ok(Polygon { vertices, normals })
+        Ok(Polygon { vertices, normals, radius: 0.0 })
     }
 
-    /// The vertices, counter-clockwise.
+    /// A convex polygon with rounded corners: every point within `radius` of the polygon that
+    /// [`Polygon::new`] would build from `vertices`. `radius` must be finite and in
+    /// `[0, MAX_COORDINATE]`; 0 gives the plain polygon.
+    pub fn rounded(vertices: Vec<[f64; 2]>, radius: f64) -> Result<Polygon, PolygonError> {
+        let mut p = Polygon::new(vertices)?;
+        check_radius(radius, false)?;
+        p.radius = radius + 0.0;
+        Ok(p)
+    }
+
+    /// A circle (a one-point core with a radius). `radius` must be finite, above 0 and at most
+    /// [`MAX_COORDINATE`]; a circle smaller than [`MIN_SIZE`] across is rejected as too small.
+    pub fn circle(center: [f64; 2], radius: f64) -> Result<Polygon, PolygonError> {
+        check_point(0, center)?;
+        check_radius(radius, true)?;
+        if 2.0 * radius < MIN_SIZE {
+            return Err(PolygonError::TooSmall { size: 2.0 * radius, min: MIN_SIZE });
+        }
+        Ok(Polygon { vertices: vec![center], normals: vec![[0.0, 0.0]], radius })
+    }
+
+    /// A capsule: every point within `radius` of the segment from `a` to `b`. The points must
+    /// differ and `radius` must be finite, above 0 and at most [`MAX_COORDINATE`]; a capsule
+    /// smaller than [`MIN_SIZE`] (its segment and its diameter both) is rejected as too small.
+    pub fn capsule(a: [f64; 2], b: [f64; 2], radius: f64) -> Result<Polygon, PolygonError> {
+        check_point(0, a)?;
+        check_point(1, b)?;
+        if a == b {
+            return Err(PolygonError::DegenerateCapsule { x: a[0], y: a[1] });
+        }
+        check_radius(radius, true)?;
+        let size = (a[0] - b[0]).abs().max((a[1] - b[1]).abs()).max(2.0 * radius);
+        if size < MIN_SIZE {
+            return Err(PolygonError::TooSmall { size, min: MIN_SIZE });
+        }
+        let vertices = vec![a, b];
+        let normals = unit_normals(&vertices);
+        Ok(Polygon { vertices, normals, radius })
+    }
+
+    /// The shape with this core and radius: one point gives [`Polygon::circle`], two give
+    /// [`Polygon::capsule`], more give [`Polygon::rounded`]. `from_core(p.vertices().to_vec(),
+    /// p.radius())` rebuilds any shape `p`.
+    pub fn from_core(core: Vec<[f64; 2]>, radius: f64) -> Result<Polygon, PolygonError> {
+        match core.len() {
+            1 => Polygon::circle(core[0], radius),
+            2 => Polygon::capsule(core[0], core[1], radius),
+            _ => Polygon::rounded(core, radius),
+        }
+    }
+
+    /// The radius around the core (0 for a plain polygon).
+    pub fn radius(&self) -> f64 {
+        self.radius
+    }
+
+    /// Which kind of shape this is.
+    pub fn kind(&self) -> ShapeKind {
+        match (self.vertices.len(), self.radius > 0.0) {
+            (1, _) => ShapeKind::Circle,
+            (2, _) => ShapeKind::Capsule,
+            (_, true) => ShapeKind::RoundedPolygon,
+            (_, false) => ShapeKind::Polygon,
+        }
+    }
+
+    /// The core's vertices, counter-clockwise (one point for a circle, two for a capsule).
     pub fn vertices(&self) -> &[[f64; 2]] {
         &self.vertices
     }
@@ -244,7 +421,7 @@ impl Polygon {
         &self.normals
     }
 
-    /// The tight bounding box.
+    /// The tight bounding box of the shape (the core's box grown by the radius).
     pub fn aabb(&self) -> Aabb {
         let mut min = [f64::INFINITY; 2];
         let mut max = [f64::NEG_INFINITY; 2];
@@ -254,14 +431,15 @@ impl Polygon {
                 max[k] = max[k].max(v[k]);
             }
         }
-        Aabb { min, max }
+        let r = self.radius;
+        Aabb { min: [min[0] - r, min[1] - r], max: [max[0] + r, max[1] + r] }
     }
 
     /// The polygon moved by `t` (a rigid motion keeps it valid and counter-clockwise).
     pub fn transformed(&self, t: &Transform) -> Polygon {
         let vertices: Vec<[f64; 2]> = self.vertices.iter().map(|&v| t.apply(v)).collect();
         let normals = if t.angle == 0.0 { self.normals.clone() } else { unit_normals(&vertices) };
-        Polygon { vertices, normals }
+        Polygon { vertices, normals, radius: self.radius }
     }
 }
 

@@ -1,4 +1,5 @@
-//! Finds every colliding pair among large sets of 2D convex polygons on the GPU (wgpu + WGSL),
+//! Finds every colliding pair among large sets of 2D convex shapes (polygons, rounded polygons,
+//! circles, capsules) on the GPU (wgpu + WGSL),
 //! and proves it against an independent f64 CPU reference.
 //!
 //! Data flows one way:
@@ -47,4 +48,6 @@ pub mod scene;
 pub mod validate;
 
 pub use error::{Error, Result};
-pub use geometry::{Aabb, Contact, Polygon, PolygonError, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE};
+pub use geometry::{
+    Aabb, Contact, Filter, Polygon, PolygonError, ShapeKind, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE,
+};

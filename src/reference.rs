@@ -5,11 +5,17 @@
 //! their projections (the separating axis theorem). Polygons are closed sets, so projections
 //! that merely touch still overlap: touching edges and corners collide with depth 0.
 //!
+//! Rounded shapes (circles, capsules, rounded polygons: a convex core plus a radius, see
+//! [`Polygon`]) follow the same contract on their cores: where the cores meet, the depth is the
+//! cores' SAT depth plus `r_a + r_b`; where they are apart, it is `r_a + r_b` minus the distance
+//! between the cores, along the line between their closest points, found here by brute force over
+//! every vertex and edge.
+//!
 //! Everything here is deliberately plain loops with no shared state and no tolerances, so that
 //! a disagreement with the GPU points at the GPU. The only speed concession is the sort-and-sweep
 //! broad phase, which keeps 100,000 polygons well under a second.
 
-use crate::geometry::{Aabb, Contact, Polygon};
+use crate::geometry::{Aabb, Contact, Filter, Polygon};
 
 /// Unnormalised outward normal `(e.y, -e.x)` of edge `i` (from vertex `i` to vertex `i + 1`).
 ///
@@ -34,15 +40,151 @@ fn project(p: &Polygon, axis: [f64; 2]) -> (f64, f64) {
     (min, max)
 }
 
-/// Every candidate axis of the pair: the unnormalised edge normals of `a`, then those of `b`.
+/// Every candidate axis of the pair: the unnormalised edge normals of `a`, then those of `b`
+/// (a circle's one-point core has no edge and adds none).
 fn axes(a: &Polygon, b: &Polygon) -> Vec<[f64; 2]> {
     let mut out = Vec::with_capacity(a.vertices().len() + b.vertices().len());
     for p in [a, b] {
-        for i in 0..p.vertices().len() {
-            out.push(raw_normal(p, i));
+        if p.vertices().len() > 1 {
+            for i in 0..p.vertices().len() {
+                out.push(raw_normal(p, i));
+            }
         }
     }
     out
+}
+
+fn sub(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    [a[0] - b[0], a[1] - b[1]]
+}
+
+fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+fn cross(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[1] - a[1] * b[0]
+}
+
+/// The core's edges as segments: none for a point, one for a capsule's segment, every edge of a
+/// polygon.
+fn edges(p: &Polygon) -> Vec<([f64; 2], [f64; 2])> {
+    let v = p.vertices();
+    match v.len() {
+        1 => vec![],
+        2 => vec![(v[0], v[1])],
+        n => (0..n).map(|i| (v[i], v[(i + 1) % n])).collect(),
+    }
+}
+
+/// Whether point `p` lies in the closed core of `q`: equal to a point, on a segment, inside or on
+/// a counter-clockwise polygon. Exact for integer coordinates.
+fn core_contains(q: &Polygon, p: [f64; 2]) -> bool {
+    let v = q.vertices();
+    match v.len() {
+        1 => v[0] == p,
+        2 => on_segment(p, v[0], v[1]),
+        n => (0..n).all(|i| cross(sub(v[(i + 1) % n], v[i]), sub(p, v[i])) >= 0.0),
+    }
+}
+
+/// Whether `p` lies on the closed segment `[u, v]`.
+fn on_segment(p: [f64; 2], u: [f64; 2], v: [f64; 2]) -> bool {
+    cross(sub(v, u), sub(p, u)) == 0.0
+        && p[0] >= u[0].min(v[0])
+        && p[0] <= u[0].max(v[0])
+        && p[1] >= u[1].min(v[1])
+        && p[1] <= u[1].max(v[1])
+}
+
+/// Whether the closed segments `[p, q]` and `[u, v]` share a point.
+fn segments_meet(p: [f64; 2], q: [f64; 2], u: [f64; 2], v: [f64; 2]) -> bool {
+    let d1 = cross(sub(q, p), sub(u, p));
+    let d2 = cross(sub(q, p), sub(v, p));
+    let d3 = cross(sub(v, u), sub(p, u));
+    let d4 = cross(sub(v, u), sub(q, u));
+    if ((d1 > 0.0 && d2 < 0.0) || (d1 < 0.0 && d2 > 0.0)) && ((d3 > 0.0 && d4 < 0.0) || (d3 < 0.0 && d4 > 0.0)) {
+        return true;
+    }
+    on_segment(u, p, q) || on_segment(v, p, q) || on_segment(p, u, v) || on_segment(q, u, v)
+}
+
+/// Whether the two closed convex cores share a point: two convex sets meet exactly when one
+/// contains a vertex of the other or an edge of one crosses an edge of the other. Polygon cores
+/// use the separating axis test of [`colliding_cores`], which decides the same question.
+fn cores_meet(a: &Polygon, b: &Polygon) -> bool {
+    if a.vertices().len() >= 3 && b.vertices().len() >= 3 {
+        return colliding_cores(a, b);
+    }
+    a.vertices().iter().any(|&p| core_contains(b, p))
+        || b.vertices().iter().any(|&p| core_contains(a, p))
+        || edges(a).iter().any(|&(p, q)| edges(b).iter().any(|&(u, v)| segments_meet(p, q, u, v)))
+}
+
+/// The closest point to `p` on the closed segment `[u, v]`.
+fn closest_on_segment(p: [f64; 2], u: [f64; 2], v: [f64; 2]) -> [f64; 2] {
+    let e = sub(v, u);
+    let ee = dot(e, e);
+    let t = if ee == 0.0 { 0.0 } else { (dot(sub(p, u), e) / ee).clamp(0.0, 1.0) };
+    [u[0] + t * e[0], u[1] + t * e[1]]
+}
+
+/// Whether `p` lies within distance `r` of the closed segment `[u, v]`, decided on squared
+/// quantities so that it is exact for integer coordinates and radii.
+fn within(p: [f64; 2], u: [f64; 2], v: [f64; 2], r: f64) -> bool {
+    let e = sub(v, u);
+    let w = sub(p, u);
+    let ee = dot(e, e);
+    let t = dot(w, e);
+    if ee == 0.0 || t <= 0.0 {
+        dot(w, w) <= r * r
+    } else if t >= ee {
+        let w = sub(p, v);
+        dot(w, w) <= r * r
+    } else {
+        let c = cross(e, w);
+        c * c <= r * r * ee
+    }
+}
+
+/// A vertex of one core against a segment of the other: (point, segment start, segment end,
+/// whether the point belongs to `a`).
+type VertexSegment = ([f64; 2], [f64; 2], [f64; 2], bool);
+
+/// Every (vertex of one core, segment of the other) pair. A point core's segment is the point
+/// itself.
+fn vertex_segment_pairs(a: &Polygon, b: &Polygon) -> Vec<VertexSegment> {
+    let segments = |p: &Polygon| {
+        let e = edges(p);
+        if e.is_empty() {
+            vec![(p.vertices()[0], p.vertices()[0])]
+        } else {
+            e
+        }
+    };
+    let mut out = vec![];
+    for (from, to, from_a) in [(a, b, true), (b, a, false)] {
+        for &p in from.vertices() {
+            for (u, v) in segments(to) {
+                out.push((p, u, v, from_a));
+            }
+        }
+    }
+    out
+}
+
+/// The closest points of two disjoint cores, `(on a, on b, distance)`, by brute force over
+/// every vertex of one against every edge of the other.
+fn closest_points(a: &Polygon, b: &Polygon) -> ([f64; 2], [f64; 2], f64) {
+    let mut best = ([0.0; 2], [0.0; 2], f64::INFINITY);
+    for (p, u, v, from_a) in vertex_segment_pairs(a, b) {
+        let q = closest_on_segment(p, u, v);
+        let d = sub(q, p)[0].hypot(sub(q, p)[1]);
+        if d < best.2 {
+            best = if from_a { (p, q, d) } else { (q, p, d) };
+        }
+    }
+    best
 }
 
 /// All pairs `(a, b)`, `a < b`, whose closed bounding boxes overlap (touching boxes count),
@@ -72,11 +214,22 @@ pub fn broad_phase(polygons: &[Polygon]) -> Vec<(u32, u32)> {
     pairs
 }
 
-/// Whether the two closed polygons share at least one point.
+/// Whether the two closed shapes share at least one point: their cores meet, or some vertex of
+/// one core lies within `r_a + r_b` of the other core.
 ///
-/// Uses the unnormalised edge normals so that scenes with small integer coordinates (where
-/// polygons touch exactly) are decided without any rounding error.
+/// Decided on unnormalised edge normals and squared distances, so that scenes with small integer
+/// coordinates and radii (where shapes touch exactly) are decided without any rounding error.
 pub fn colliding(a: &Polygon, b: &Polygon) -> bool {
+    // Shapes whose closed boxes do not even touch are apart; this only saves the brute force.
+    if !a.aabb().overlaps(&b.aabb()) {
+        return false;
+    }
+    let r = a.radius() + b.radius();
+    cores_meet(a, b) || (r > 0.0 && vertex_segment_pairs(a, b).into_iter().any(|(p, u, v, _)| within(p, u, v, r)))
+}
+
+/// The separating axis test on two polygon cores (3 or more vertices each).
+fn colliding_cores(a: &Polygon, b: &Polygon) -> bool {
     axes(a, b).into_iter().all(|axis| {
         let (min_a, max_a) = project(a, axis);
         let (min_b, max_b) = project(b, axis);
@@ -90,7 +243,12 @@ pub fn colliding(a: &Polygon, b: &Polygon) -> bool {
 /// The penetration is computed on the unnormalised normal and divided by its length
 /// afterwards: the same quantity as projecting on the unit normal, but exact (and exactly 0 for
 /// touching polygons) when the coordinates are small integers.
+///
+/// Two point cores have no axis; their least penetration is 0 along `(1, 0)` by convention.
 fn least_penetration(a: &Polygon, b: &Polygon) -> ([f64; 2], f64) {
+    if a.vertices().len() == 1 && b.vertices().len() == 1 {
+        return ([1.0, 0.0], 0.0);
+    }
     let mut best = ([0.0, 0.0], f64::INFINITY);
     for axis in axes(a, b) {
         let len = axis[0].hypot(axis[1]);
@@ -114,34 +272,54 @@ fn least_penetration(a: &Polygon, b: &Polygon) -> ([f64; 2], f64) {
 ///
 /// The verdict comes from [`colliding`], so `contact` and `colliding` never disagree; the depth
 /// is clamped at 0 so that float rounding on a touching pair cannot make it negative.
+///
+/// Rounded shapes: where the cores meet, the cores' least penetration plus `r_a + r_b` along the
+/// same normal; where they are apart, `r_a + r_b - distance` along the line from a's closest
+/// point to b's.
 pub fn contact(a: &Polygon, b: &Polygon) -> Option<([f64; 2], f64)> {
     if !colliding(a, b) {
         return None;
     }
-    let (normal, depth) = least_penetration(a, b);
+    let r = a.radius() + b.radius();
+    let (normal, depth) = if cores_meet(a, b) {
+        let (normal, depth) = least_penetration(a, b);
+        (normal, depth + r)
+    } else {
+        let (pa, pb, d) = closest_points(a, b);
+        let n = sub(pb, pa);
+        ([n[0] / d, n[1] / d], r - d)
+    };
     // `+ 0.0` turns -0.0 into 0.0, so output files never show "-0".
     Some(([normal[0] + 0.0, normal[1] + 0.0], depth.max(0.0)))
 }
 
-/// The signed SAT separation over the unit edge normals of both polygons: the largest gap
-/// between their projections on any axis.
+/// The signed separation of the pair. For two polygons it is the SAT separation over the unit
+/// edge normals of both: the largest gap between their projections on any axis. With a circle or
+/// a capsule or a radius in the pair it is the distance between the cores minus `r_a + r_b`
+/// where the cores are apart, and minus the depth of [`contact`] where they meet.
 ///
-/// Positive means the polygons are apart by at least that distance; zero or negative means
-/// they collide and the value is minus the least overlap (minus the MTV depth). Tests use it to
-/// tell "clearly colliding" and "clearly apart" from pairs inside a float tolerance band.
+/// Positive means the shapes are apart by at least that distance; zero or negative means they
+/// collide and the value is minus the MTV depth. Tests use it to tell "clearly colliding" and
+/// "clearly apart" from pairs inside a float tolerance band.
 pub fn separation(a: &Polygon, b: &Polygon) -> f64 {
-    -least_penetration(a, b).1
+    let r = a.radius() + b.radius();
+    let polygons = a.vertices().len() >= 3 && b.vertices().len() >= 3;
+    if (polygons && r == 0.0) || cores_meet(a, b) {
+        -least_penetration(a, b).1 - r
+    } else {
+        closest_points(a, b).2 - r
+    }
 }
 
 /// How far `b` must move along the unit vector `normal` to stop overlapping `a`:
-/// `max over a of (v . normal) - min over b of (v . normal)`.
+/// `max over a of (v . normal) - min over b of (v . normal)`, plus `r_a + r_b`.
 ///
 /// Lets a test check a normal and depth reported by the GPU even when it picked a different
 /// (equally good) axis than [`contact`].
 pub fn penetration_along(a: &Polygon, b: &Polygon, normal: [f64; 2]) -> f64 {
     let (_, max_a) = project(a, normal);
     let (min_b, _) = project(b, normal);
-    max_a - min_b
+    max_a - min_b + a.radius() + b.radius()
 }
 
 /// Every colliding pair with its minimum translation vector, sorted by `(a, b)`: the answer
@@ -153,7 +331,26 @@ pub fn detect(polygons: &[Polygon]) -> Vec<Contact> {
 /// As [`detect`], plus the number of broad-phase candidate pairs, which is what the scene
 /// generators are tuned on and what the GPU's candidate buffer must hold.
 pub fn detect_stats(polygons: &[Polygon]) -> (Vec<Contact>, usize) {
-    let candidates = broad_phase(polygons);
+    detect_stats_filtered(polygons, &[])
+}
+
+/// As [`detect`], with one collision filter per polygon (`filters` empty: the default everywhere):
+/// a pair is reported only if [`Filter::should_collide`] allows it.
+pub fn detect_filtered(polygons: &[Polygon], filters: &[Filter]) -> Vec<Contact> {
+    detect_stats_filtered(polygons, filters).0
+}
+
+/// As [`detect_stats`] with filters; filtered pairs are not counted as candidates.
+///
+/// # Panics
+///
+/// If `filters` is neither empty nor one per polygon.
+pub fn detect_stats_filtered(polygons: &[Polygon], filters: &[Filter]) -> (Vec<Contact>, usize) {
+    assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
+    let mut candidates = broad_phase(polygons);
+    if !filters.is_empty() {
+        candidates.retain(|&(a, b)| filters[a as usize].should_collide(&filters[b as usize]));
+    }
     let mut contacts = Vec::new();
     for &(a, b) in &candidates {
         if let Some((normal, depth)) = contact(&polygons[a as usize], &polygons[b as usize]) {

@@ -15,11 +15,17 @@ use crate::reference;
 pub const BAND_EPSILONS: f64 = 64.0;
 
 /// The size of a pair: the largest coordinate difference between `a`'s first vertex and any
-/// vertex of either polygon. The GPU works in a frame anchored at that vertex, so its rounding
-/// error scales with this, not with the distance from the origin.
+/// vertex of either core, plus both radii. The GPU works in a frame anchored at that vertex, so
+/// its rounding error scales with this, not with the distance from the origin.
 pub fn pair_scale(a: &Polygon, b: &Polygon) -> f64 {
     let o = a.vertices()[0];
-    a.vertices().iter().chain(b.vertices()).flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()]).fold(0.0, f64::max)
+    let core = a
+        .vertices()
+        .iter()
+        .chain(b.vertices())
+        .flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()])
+        .fold(0.0, f64::max);
+    core + a.radius() + b.radius()
 }
 
 /// Tolerance band for a pair: `64 * f32::EPSILON * pair_scale(a, b)`, about 7.6e-6 times the

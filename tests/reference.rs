@@ -5,7 +5,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use satgpu::reference::{broad_phase, colliding, contact, detect, detect_stats, penetration_along, separation};
 use satgpu::scene::{generate, SceneKind};
-use satgpu::{Polygon, Transform};
+use satgpu::{Filter, Polygon, Transform};
+
+mod common;
 
 fn poly(v: &[[f64; 2]]) -> Polygon {
     Polygon::new(v.to_vec()).expect("test polygon is valid")
@@ -309,8 +311,10 @@ fn detect_equals_all_pairs_sat_and_geometry() {
                     if let Some((normal, depth)) = contact(a, b) {
                         all_pairs.push((i as u32, j as u32, normal, depth));
                     }
-                    // SAT agrees with plain geometry away from the rounding band.
-                    if separation(a, b).abs() > 1e-9 || kind == SceneKind::Grid {
+                    // SAT agrees with plain geometry away from the rounding band (polygons; the
+                    // rounded shapes have their own cases).
+                    let plain = |p: &Polygon| p.radius() == 0.0 && p.vertices().len() >= 3;
+                    if plain(a) && plain(b) && (separation(a, b).abs() > 1e-9 || kind == SceneKind::Grid) {
                         assert_eq!(
                             colliding(a, b),
                             intersect_geometrically(a, b),
@@ -362,5 +366,98 @@ fn grid_touching_neighbours_are_all_reported_with_depth_zero() {
             let (a, b) = (&polys[c.a as usize], &polys[c.b as usize]);
             assert_eq!(separation(a, b), 0.0);
         }
+    }
+}
+
+/// A reported (normal, depth) against the expected one: the depth to `tol`, and the normal a
+/// unit minimum translation direction (the penetration along it equals the depth), which accepts
+/// either of two tied normals.
+pub fn check_rounded(
+    what: &str,
+    a: &Polygon,
+    b: &Polygon,
+    got: Option<([f64; 2], f64)>,
+    want: Option<([f64; 2], f64)>,
+    tol: f64,
+) {
+    match (got, want) {
+        (None, None) => {}
+        (Some((n, d)), Some((_, depth))) => {
+            assert!((d - depth).abs() <= tol, "{what}: depth {d}, expected {depth}");
+            assert!((n[0].hypot(n[1]) - 1.0).abs() <= 1e-6, "{what}: normal {n:?} is not a unit vector");
+            let along = penetration_along(a, b, n);
+            assert!(
+                (along - d).abs() <= tol,
+                "{what}: normal {n:?} is no minimum direction (penetration {along}, depth {d})"
+            );
+        }
+        (got, want) => panic!("{what}: got {got:?}, expected {want:?}"),
+    }
+}
+
+#[test]
+fn rounded_shapes_on_analytic_cases() {
+    for (what, a, b, want) in common::rounded_cases() {
+        let got = contact(&a, &b);
+        check_rounded(what, &a, &b, got, want, 1e-12);
+        assert_eq!(colliding(&a, &b), want.is_some(), "{what}");
+        // The exact normal where it is unique (no tie between opposite faces).
+        if let (Some((n, _)), Some((m, _))) = (got, want) {
+            let tied = ["crossing", "on a capsule's segment", "across"].iter().any(|t| what.contains(t));
+            if !tied {
+                assert!(
+                    (n[0] - m[0]).abs() < 1e-12 && (n[1] - m[1]).abs() < 1e-12,
+                    "{what}: normal {n:?}, expected {m:?}"
+                );
+            }
+        }
+        // Swapping a and b flips the normal and keeps the depth.
+        let swapped = contact(&b, &a).map(|(n, d)| ([-n[0], -n[1]], d));
+        check_rounded(what, &a, &b, swapped, want, 1e-12);
+        // The sign of the separation says the same, and its size is the depth.
+        let sep = separation(&a, &b);
+        match want {
+            Some((_, depth)) => assert!((sep + depth).abs() <= 1e-12, "{what}: separation {sep}"),
+            None => assert!(sep > 0.0, "{what}: separation {sep}"),
+        }
+    }
+}
+
+#[test]
+fn integer_circles_touch_exactly() {
+    // Pythagorean triples: centre distances that are integers, touching at exactly r_a + r_b.
+    for (dx, dy, d) in [(3.0, 4.0, 5.0), (5.0, 12.0, 13.0), (8.0, 15.0, 17.0), (20.0, 21.0, 29.0)] {
+        for ra in [1.0, 2.0, d - 1.0] {
+            let a = Polygon::circle([7.0, -3.0], ra).unwrap();
+            let touching = Polygon::circle([7.0 + dx, -3.0 + dy], d - ra).unwrap();
+            assert_eq!(contact(&a, &touching).map(|c| c.1), Some(0.0), "{dx},{dy} r {ra}");
+            let apart = Polygon::circle([7.0 + dx, -3.0 + dy], d - ra - 1.0 / 1024.0);
+            if let Ok(apart) = apart {
+                assert!(!colliding(&a, &apart), "{dx},{dy} r {ra}");
+            }
+        }
+    }
+}
+
+#[test]
+fn filtered_detection_is_unfiltered_minus_the_excluded_pairs() {
+    for kind in [SceneKind::Shapes, SceneKind::Agents, SceneKind::Dense] {
+        let polygons = generate(kind, 3000, 5);
+        let filters: Vec<Filter> = (0..polygons.len())
+            .map(|i| Filter {
+                category: 1 << (i % 3),
+                mask: if i % 5 == 0 { 0b011 } else { u32::MAX },
+                group: [0, 0, 1, -1, 2][i % 5],
+            })
+            .collect();
+        let all = detect(&polygons);
+        let kept = satgpu::reference::detect_filtered(&polygons, &filters);
+        let want: Vec<_> =
+            all.iter().filter(|c| filters[c.a as usize].should_collide(&filters[c.b as usize])).copied().collect();
+        assert_eq!(kept, want, "{kind}");
+        assert!(
+            kept.len() < all.len() && !kept.is_empty(),
+            "{kind}: the filters must exclude some pairs and keep some"
+        );
     }
 }

@@ -8,7 +8,7 @@ use satgpu::scene::{
     generate, parse_scene, read_scene, scene_to_json, write_contacts_csv, write_contacts_json, write_scene, Scene,
     SceneKind,
 };
-use satgpu::{Contact, Error, Polygon, PolygonError, MAX_VERTICES};
+use satgpu::{Contact, Error, Filter, Polygon, PolygonError, ShapeKind, MAX_VERTICES};
 
 fn parse(text: &str) -> satgpu::Result<Scene> {
     parse_scene(text, Path::new("scene.json"))
@@ -108,7 +108,7 @@ fn generate_is_deterministic_and_gives_exactly_n_valid_polygons() {
             let polys = generate(kind, n, 42);
             assert_eq!(polys.len(), n, "{kind} n={n}");
             for p in &polys {
-                assert_eq!(Polygon::new(p.vertices().to_vec()).as_ref(), Ok(p), "{kind}");
+                assert_eq!(Polygon::from_core(p.vertices().to_vec(), p.radius()).as_ref(), Ok(p), "{kind}");
             }
             assert_eq!(polys, generate(kind, n, 42), "{kind} n={n} not deterministic");
         }
@@ -133,7 +133,7 @@ const PINNED_CROWD_DIGEST: f64 = 967.741585;
 #[test]
 fn scene_json_round_trips_exactly() {
     for kind in SceneKind::ALL {
-        let scene = Scene { polygons: generate(kind, 500, 9) };
+        let scene = Scene::new(generate(kind, 500, 9));
         let text = scene_to_json(&scene);
         let back = parse(&text).unwrap();
         let bits = |s: &Scene| -> Vec<u64> {
@@ -154,7 +154,7 @@ fn scene_files_round_trip_and_io_errors_name_the_file() {
     let dir = std::env::temp_dir().join(format!("satgpu-scene-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("s.json");
-    let scene = Scene { polygons: generate(SceneKind::Mixed, 200, 3) };
+    let scene = Scene::new(generate(SceneKind::Mixed, 200, 3));
     write_scene(&path, &scene).unwrap();
     assert_eq!(read_scene(&path).unwrap(), scene);
     let missing = dir.join("missing.json");
@@ -268,5 +268,94 @@ fn scene_kind_names() {
     let err = "Crowd".parse::<SceneKind>().unwrap_err();
     for name in ["crowd", "dense", "mixed", "clustered", "grid"] {
         assert!(err.contains(name), "{err}");
+    }
+}
+
+#[test]
+fn every_shape_parses_with_its_filter_and_round_trips() {
+    let text = r#"{"polygons": [
+        {"vertices": [[0, 0], [2, 0], [2, 2], [0, 2]]},
+        {"vertices": [[3, 0], [4, 0], [4, 1]], "radius": 0.25, "category": 2, "mask": 5, "group": -3},
+        {"circle": {"center": [1, 5], "radius": 0.5}, "group": 7},
+        {"capsule": {"a": [0, 8], "b": [3, 9], "radius": 0.125}, "mask": 4294967295}
+    ]}"#;
+    let scene = parse(text).unwrap();
+    let kinds: Vec<ShapeKind> = scene.polygons.iter().map(|p| p.kind()).collect();
+    assert_eq!(kinds, [ShapeKind::Polygon, ShapeKind::RoundedPolygon, ShapeKind::Circle, ShapeKind::Capsule]);
+    assert_eq!(scene.polygons[1].radius(), 0.25);
+    assert_eq!(scene.polygons[2].vertices(), &[[1.0, 5.0]]);
+    assert_eq!(scene.polygons[3].vertices(), &[[0.0, 8.0], [3.0, 9.0]]);
+    let d = Filter::DEFAULT;
+    assert_eq!(
+        scene.filters,
+        [d, Filter { category: 2, mask: 5, group: -3 }, Filter { group: 7, ..d }, d],
+        "filters, with the defaults filled in"
+    );
+    let back = parse(&scene_to_json(&scene)).unwrap();
+    assert_eq!(back, scene);
+    // A scene without filters keeps none.
+    assert!(parse(r#"{"polygons": [{"circle": {"center": [0, 0], "radius": 1}}]}"#).unwrap().filters.is_empty());
+}
+
+#[test]
+fn bad_shapes_are_typed_errors_naming_the_entry() {
+    let reason = |entry: &str| match parse(&format!(
+        r#"{{"polygons": [{{"circle": {{"center": [0, 0], "radius": 1}}}}, {entry}]}}"#
+    )) {
+        Err(Error::InvalidPolygon { index: 1, reason }) => reason,
+        other => panic!("{entry}: expected an invalid entry 1, got {other:?}"),
+    };
+    for r in ["0", "-1", "1e38"] {
+        let e = reason(&format!(r#"{{"circle": {{"center": [0, 0], "radius": {r}}}}}"#));
+        assert!(matches!(e, PolygonError::BadRadius { .. }), "circle radius {r}: {e:?}");
+        let e = reason(&format!(r#"{{"capsule": {{"a": [0, 0], "b": [1, 0], "radius": {r}}}}}"#));
+        assert!(matches!(e, PolygonError::BadRadius { .. }), "capsule radius {r}: {e:?}");
+    }
+    let e = reason(r#"{"vertices": [[0, 0], [1, 0], [0, 1]], "radius": -0.5}"#);
+    assert!(matches!(e, PolygonError::BadRadius { radius, .. } if radius == -0.5), "{e:?}");
+    assert_eq!(
+        reason(r#"{"capsule": {"a": [2, 3], "b": [2, 3], "radius": 1}}"#),
+        PolygonError::DegenerateCapsule { x: 2.0, y: 3.0 }
+    );
+    assert_eq!(reason(r#"{"color": 3}"#), PolygonError::MissingShape);
+    assert!(matches!(
+        reason(r#"{"circle": {"center": [0, 0], "radius": 1}, "vertices": [[0, 0], [1, 0], [0, 1]]}"#),
+        PolygonError::ConflictingShapes { .. }
+    ));
+    assert!(matches!(
+        reason(r#"{"circle": {"center": [0, 0], "radius": 1}, "radius": 2}"#),
+        PolygonError::ConflictingShapes { .. }
+    ));
+    assert!(matches!(
+        reason(r#"{"circle": {"center": [1e38, 0], "radius": 1}}"#),
+        PolygonError::OutOfRange { vertex: 0, .. }
+    ));
+    // NaN cannot be written in JSON; through the API it is a BadRadius.
+    assert!(matches!(Polygon::circle([0.0, 0.0], f64::NAN), Err(PolygonError::BadRadius { .. })));
+    assert!(matches!(
+        Polygon::capsule([0.0, 0.0], [f64::NAN, 0.0], 1.0),
+        Err(PolygonError::NonFinite { vertex: 1, .. })
+    ));
+    // Filters out of their types' range are JSON errors with a position.
+    for bad in [r#""category": -1"#, r#""mask": 4294967296"#, r#""group": 2147483648"#, r#""group": "a""#] {
+        let text = format!(r#"{{"polygons": [{{"circle": {{"center": [0, 0], "radius": 1}}, {bad}}}]}}"#);
+        assert!(matches!(parse(&text), Err(Error::Json { .. })), "{bad}");
+    }
+}
+
+#[test]
+fn filters_follow_box2d() {
+    let f = |category, mask, group| Filter { category, mask, group };
+    assert!(Filter::DEFAULT.should_collide(&Filter::DEFAULT));
+    // Same positive group: always, even with disjoint masks; same negative group: never.
+    assert!(f(1, 0, 4).should_collide(&f(2, 0, 4)));
+    assert!(!f(1, u32::MAX, -4).should_collide(&f(1, u32::MAX, -4)));
+    // Different groups (or group 0) fall back to the category and mask bits, both ways.
+    assert!(f(1, u32::MAX, -4).should_collide(&f(1, 1, -5)), "different negative groups: the bits decide");
+    assert!(f(1, 2, -4).should_collide(&f(2, 1, -5)));
+    assert!(!f(1, 2, 0).should_collide(&f(2, 2, 0)), "b's category is in a's mask, but a's is not in b's");
+    assert!(!f(4, u32::MAX, 0).should_collide(&f(1, 3, 0)));
+    for (a, b) in [(f(1, 2, 0), f(2, 1, 0)), (f(3, 1, 2), f(1, 0, 2)), (f(1, 1, -1), f(1, 1, 1))] {
+        assert_eq!(a.should_collide(&b), b.should_collide(&a), "symmetric");
     }
 }

@@ -3,7 +3,7 @@ struct Body {
     shape_start: u32, // first vertex of the shape in `shapes`
     count: u32,       // vertices in the shape
     radius: f32,      // largest distance of a vertex from the body's anchor (rounded up)
-    pad: u32,
+    round: f32,       // the shape's radius around its core (0 for a plain polygon)
 }
 
 // `v` rotated by the rotation (cos, sin) `r`: the one rotation every kernel uses.

@@ -40,6 +40,7 @@ impl AllPairs {
                 bodies.aabbs.as_entire_binding(),
                 counts.as_entire_binding(),
                 candidates.as_entire_binding(),
+                bodies.filters.as_entire_binding(),
             ],
         );
         AllPairs { scan, group, n, fold }

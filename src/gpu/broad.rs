@@ -77,7 +77,7 @@ impl Broad {
         if strips {
             let entries = Entries::new(gpu, i.params, i.control, i.bodies, i.n, entry_capacity, i.fold);
             let sort = Sort::new(gpu, i.control, &entries, &i.bodies.aabbs, entry_capacity);
-            let sweep = Sweep::new(gpu, i.params, i.control, &entries, &sort, i.candidates, entry_capacity);
+            let sweep = Sweep::new(gpu, i, &entries, &sort, entry_capacity);
             Broad::Strips { entries, sort, sweep }
         } else {
             Broad::AllPairs(AllPairs::new(gpu, i.params, i.control, i.bodies, i.candidates, i.n, i.fold))

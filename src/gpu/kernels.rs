@@ -176,9 +176,9 @@ impl Kernels {
         let (entries_count, entries_write) =
             pair("satgpu.entries", "entries.wgsl", &[Uniform, Read, Read, ReadWrite, ReadWrite, ReadWrite]);
         let (sweep_count, sweep_write) =
-            pair("satgpu.sweep", "sweep.wgsl", &[Uniform, Read, Read, Read, Read, ReadWrite, ReadWrite]);
+            pair("satgpu.sweep", "sweep.wgsl", &[Uniform, Read, Read, Read, Read, ReadWrite, ReadWrite, Read]);
         let (allpairs_count, allpairs_write) =
-            pair("satgpu.allpairs", "allpairs.wgsl", &[Uniform, Read, ReadWrite, ReadWrite]);
+            pair("satgpu.allpairs", "allpairs.wgsl", &[Uniform, Read, ReadWrite, ReadWrite, Read]);
         let scan_blocks =
             tuned("satgpu.scan.blocks", "scan_blocks.wgsl", &[Uniform, Read, ReadWrite, ReadWrite], &scan_chunk);
         let scan_add = Kernel::sharing(device, "satgpu.scan.add", &src("scan_add.wgsl"), &scan_blocks, &scan_chunk);

@@ -14,16 +14,17 @@ pub struct GpuBody {
     /// Largest distance of a vertex from the body's anchor, rounded up: the narrow phase picks
     /// each pair's power-of-two scale from it.
     pub radius: f32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
+    /// The shape's own radius around its core (0 for a plain polygon; circles, capsules and
+    /// rounded polygons are every point within it of the core).
+    pub round: f32,
 }
 
 impl GpuBody {
-    /// A body whose shape starts at `shape_start` and has `local` vertices (relative to the
-    /// body's anchor).
-    pub fn new(shape_start: u32, local: &[[f32; 4]]) -> GpuBody {
+    /// A body whose shape starts at `shape_start`, has `local` core vertices (relative to the
+    /// body's anchor) and the radius `round` around its core.
+    pub fn new(shape_start: u32, local: &[[f32; 4]], round: f64) -> GpuBody {
         let r = local.iter().map(|v| f64::from(v[0]).hypot(f64::from(v[1]))).fold(0.0f64, f64::max);
-        GpuBody { shape_start, count: local.len() as u32, radius: (r * (1.0 + 1e-6)) as f32, pad: 0 }
+        GpuBody { shape_start, count: local.len() as u32, radius: (r * (1.0 + 1e-6)) as f32, round: round as f32 }
     }
 }
 
@@ -44,8 +45,11 @@ pub struct GpuParams {
     /// First candidate pair of this batch: 0, unless a frame has more candidates than one
     /// binding holds and runs in batches.
     pub candidate_base: u32,
+    /// 1 if some body has a collision filter other than the default (the broad phase then reads
+    /// the filters), else 0.
+    pub filtered: u32,
     /// Padding to 32 bytes.
-    pub pad: [u32; 2],
+    pub pad: u32,
 }
 
 /// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](super::World::contacts_buffer)

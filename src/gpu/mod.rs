@@ -37,7 +37,7 @@ pub use context::{describe_adapter, list_adapters, AdapterChoice, Gpu, GpuOption
 pub use frame::{Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 pub use pass::{Pass, PassTime};
 pub use shaders::shader_sources;
-pub use world::{detect, World};
+pub use world::{detect, detect_filtered, World};
 
 /// Invocations per workgroup of the per-body, per-entry and per-pair kernels (WGSL: `WG`).
 pub(crate) const WG: u32 = 64;

@@ -48,7 +48,7 @@ impl Packed {
                 shapes: shapes.len(),
             })?;
             let start = shape_start[s as usize] as usize;
-            bodies.push(GpuBody::new(start as u32, &shape_data[start..start + shape.vertices().len()]));
+            bodies.push(GpuBody::new(start as u32, &shape_data[start..start + shape.vertices().len()], shape.radius()));
             heights.push(shape_height[s as usize]);
         }
         let transforms = vec![[0.0, 0.0, 1.0, 0.0]; bodies.len()];
@@ -65,7 +65,7 @@ impl Packed {
         let mut start = 0u32;
         for p in polygons {
             let count = p.vertices().len() as u32;
-            bodies.push(GpuBody { shape_start: start, count, radius: 0.0, pad: 0 });
+            bodies.push(GpuBody { shape_start: start, count, radius: 0.0, round: 0.0 });
             start += count;
         }
         let mut shape_data = vec![[0.0f32; 4]; start as usize];
@@ -85,11 +85,11 @@ impl Packed {
                 *t = [anchor[0] as f32, anchor[1] as f32, 1.0, 0.0];
                 let (lo, hi) =
                     v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[1]), hi.max(q[1])));
-                *h = hi - lo;
+                *h = hi - lo + 2.0 * p.radius();
                 for ((o, v), n) in out.iter_mut().zip(v).zip(p.edge_normals()) {
                     *o = [(v[0] - anchor[0]) as f32, (v[1] - anchor[1]) as f32, n[0] as f32, n[1] as f32];
                 }
-                *body = GpuBody::new(body.shape_start, out);
+                *body = GpuBody::new(body.shape_start, out, p.radius());
             },
         );
         Packed { shape_data, bodies, transforms, typical_height: typical_height(&heights) }

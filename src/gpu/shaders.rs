@@ -28,12 +28,13 @@ const KERNELS: [(&str, &str); 16] = [
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 9] = [
+const SHARED: [(&str, &str); 10] = [
     ("params", include_str!("../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../shaders/shared/index.wgsl")),
     ("sortable", include_str!("../../shaders/shared/sortable.wgsl")),
     ("grid", include_str!("../../shaders/shared/grid.wgsl")),
+    ("filter", include_str!("../../shaders/shared/filter.wgsl")),
     ("digits", include_str!("../../shaders/shared/digits.wgsl")),
     ("chunk", include_str!("../../shaders/shared/chunk.wgsl")),
     ("scan", include_str!("../../shaders/shared/scan.wgsl")),

@@ -3,7 +3,7 @@
 //! count); write each entry's pairs at its offset, inside the current batch's window of the
 //! candidate buffer.
 
-use crate::gpu::broad::count_scan_write;
+use crate::gpu::broad::{count_scan_write, Inputs};
 use crate::gpu::control;
 use crate::gpu::entries::Entries;
 use crate::gpu::kernels::Kernels;
@@ -20,33 +20,26 @@ pub(crate) struct Sweep {
 }
 
 impl Sweep {
-    pub fn new(
-        gpu: &Gpu,
-        params: &wgpu::Buffer,
-        control: &wgpu::Buffer,
-        entries: &Entries,
-        sort: &Sort,
-        candidates: &wgpu::Buffer,
-        capacity: u32,
-    ) -> Sweep {
+    pub fn new(gpu: &Gpu, i: &Inputs<'_>, entries: &Entries, sort: &Sort, capacity: u32) -> Sweep {
         let (device, kernels) = (gpu.device(), gpu.kernels());
         let n = u64::from(capacity);
         let counts = storage(device, "satgpu.sweep.counts", 4 * n, wgpu::BufferUsages::empty());
-        let scan = Scan::new(device, kernels, &counts, n, control, control::CAND_SCAN, "satgpu.scan_candidates");
+        let scan = Scan::new(device, kernels, &counts, n, i.control, control::CAND_SCAN, "satgpu.scan_candidates");
         let group = kernels.sweep_count.bind(
             device,
             "satgpu.sweep",
             &[
-                params.as_entire_binding(),
-                control.as_entire_binding(),
+                i.params.as_entire_binding(),
+                i.control.as_entire_binding(),
                 entries.keys.as_entire_binding(),
                 entries.values.as_entire_binding(),
                 sort.boxes.as_entire_binding(),
                 counts.as_entire_binding(),
-                candidates.as_entire_binding(),
+                i.candidates.as_entire_binding(),
+                i.bodies.filters.as_entire_binding(),
             ],
         );
-        Sweep { scan, group, control: control.clone() }
+        Sweep { scan, group, control: i.control.clone() }
     }
 
     /// Where the candidate total lands.

@@ -17,6 +17,9 @@ pub(crate) struct TransformStage {
     pub aabbs: wgpu::Buffer,
     /// Scene bounds as sortable u32 (~min.x, ~min.y, max.x, max.y).
     pub bounds: wgpu::Buffer,
+    /// Per body collision filter (category, mask, group, 0), read by the broad phase only when
+    /// some filter differs from the default.
+    pub filters: wgpu::Buffer,
     group: wgpu::BindGroup,
     n: u32,
     fold: u32,
@@ -27,7 +30,13 @@ impl TransformStage {
         let (device, kernels) = (gpu.device(), gpu.kernels());
         use wgpu::BufferUsages as U;
         let n = packed.bodies.len();
-        let bodies = init(device, "satgpu.bodies", bytemuck::cast_slice::<GpuBody, u8>(&packed.bodies), U::STORAGE);
+        let bodies = init(
+            device,
+            "satgpu.bodies",
+            bytemuck::cast_slice::<GpuBody, u8>(&packed.bodies),
+            U::STORAGE | U::COPY_DST,
+        );
+        let filters = storage(device, "satgpu.filters", 16 * n.max(1) as u64, U::COPY_DST);
         let transforms = init(
             device,
             "satgpu.transforms",
@@ -49,11 +58,12 @@ impl TransformStage {
                 bounds.as_entire_binding(),
             ],
         );
-        TransformStage { bodies, shapes, transforms, aabbs, bounds, group, n: n as u32, fold }
+        TransformStage { bodies, shapes, transforms, aabbs, bounds, filters, group, n: n as u32, fold }
     }
 
-    /// Overwrites the vertex data and transforms of a layout with the same bodies.
+    /// Overwrites the vertex data, radii and transforms of a layout with the same bodies.
     pub fn write(&self, queue: &wgpu::Queue, packed: &Packed) {
+        queue.write_buffer(&self.bodies, 0, bytemuck::cast_slice(&packed.bodies));
         queue.write_buffer(&self.shapes, 0, bytemuck::cast_slice(&packed.shape_data));
         queue.write_buffer(&self.transforms, 0, bytemuck::cast_slice(&packed.transforms));
     }

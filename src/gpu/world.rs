@@ -15,7 +15,7 @@
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::geometry::{Contact, Polygon, Transform};
+use crate::geometry::{Contact, Filter, Polygon, Transform};
 use crate::gpu::broad::Broad;
 use crate::gpu::frame::{Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 use crate::gpu::layout::{GpuContact, GpuParams};
@@ -52,6 +52,8 @@ pub struct World {
     readback: Readback,
     generation: u64,
     in_flight: Option<InFlight>,
+    /// Per body collision filters; empty while every body has the default.
+    filters: Vec<Filter>,
     /// Test hook: the next frame records an invalid copy (see `testing`).
     pub(crate) poison: bool,
 }
@@ -100,9 +102,37 @@ impl World {
             ..self.options.clone()
         };
         let generation = self.generation + 1;
+        let filters = std::mem::take(&mut self.filters);
         *self = World::build(&self.gpu, packed, &options)?;
         self.generation = generation;
+        if filters.len() == self.len() {
+            self.set_filters(&filters)?;
+        }
         Ok(())
+    }
+
+    /// Sets every body's collision filter (see [`Filter`]) from the next frame on. Pairs that the
+    /// filters exclude never become candidates. A world starts with [`Filter::DEFAULT`]
+    /// everywhere, and while every filter is the default the broad phase does not read them. The
+    /// filters survive [`set_polygons`](World::set_polygons) when the number of bodies stays.
+    pub fn set_filters(&mut self, filters: &[Filter]) -> Result<()> {
+        if filters.len() != self.len() {
+            return Err(Error::FilterCount { got: filters.len(), expected: self.len() });
+        }
+        if filters.iter().all(|f| *f == Filter::DEFAULT) {
+            self.filters.clear();
+        } else {
+            self.filters = filters.to_vec();
+            let words: Vec<[u32; 4]> = filters.iter().map(|f| [f.category, f.mask, f.group as u32, 0]).collect();
+            self.gpu.queue().write_buffer(&self.transform.filters, 0, bytemuck::cast_slice(&words));
+        }
+        self.write_params(0);
+        Ok(())
+    }
+
+    /// The collision filters, empty while every body has the default.
+    pub fn filters(&self) -> &[Filter] {
+        &self.filters
     }
 
     fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions) -> Result<World> {
@@ -155,6 +185,7 @@ impl World {
                 readback: Readback::new(gpu),
                 generation: 0,
                 in_flight: None,
+                filters: vec![],
                 poison: false,
             };
             world.write_params(0);
@@ -238,7 +269,8 @@ impl World {
             fold_width: self.fold,
             strip_height: self.strip_height,
             candidate_base,
-            pad: [0; 2],
+            filtered: u32::from(!self.filters.is_empty()),
+            pad: 0,
         };
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }
@@ -496,4 +528,14 @@ impl World {
 /// Returns the pairs sorted by (a, b), with a and b indices into `polygons`.
 pub fn detect(gpu: &Gpu, polygons: &[Polygon]) -> Result<Vec<Contact>> {
     Ok(World::from_polygons(gpu, polygons, &WorldOptions::default())?.step()?.contacts)
+}
+
+/// As [`detect`], with one collision filter per polygon (`filters` empty: the default
+/// everywhere): pairs the filters exclude are never reported.
+pub fn detect_filtered(gpu: &Gpu, polygons: &[Polygon], filters: &[Filter]) -> Result<Vec<Contact>> {
+    let mut world = World::from_polygons(gpu, polygons, &WorldOptions::default())?;
+    if !filters.is_empty() {
+        world.set_filters(filters)?;
+    }
+    Ok(world.step()?.contacts)
 }

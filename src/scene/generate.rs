@@ -47,11 +47,18 @@ pub enum SceneKind {
     /// that it is well formed in f64. Stresses a broad phase laid out from the scene's bounds
     /// and sizes.
     Outliers,
+    /// Crowd agents: circles of radius 0.2 to 0.4 at about 0.5 candidate pairs per body, as in
+    /// a crowd: the shape crowd simulations use.
+    Agents,
+    /// A mix of every shape at crowd density: a quarter each of circles, capsules, rounded
+    /// polygons and polygons, sizes 0.5 to 2 times a crowd polygon's, one in eight polygons or
+    /// rounded polygons with 9 to 64 vertices: stresses every pairing of the narrow phase.
+    Shapes,
 }
 
 impl SceneKind {
     /// Every kind, in a fixed order, for loops in tests and benchmarks.
-    pub const ALL: [SceneKind; 9] = [
+    pub const ALL: [SceneKind; 11] = [
         SceneKind::Crowd,
         SceneKind::Dense,
         SceneKind::Mixed,
@@ -61,6 +68,8 @@ impl SceneKind {
         SceneKind::Pile,
         SceneKind::Scales,
         SceneKind::Outliers,
+        SceneKind::Agents,
+        SceneKind::Shapes,
     ];
 
     /// The lower-case name used on the command line and in file names.
@@ -75,6 +84,8 @@ impl SceneKind {
             SceneKind::Pile => "pile",
             SceneKind::Scales => "scales",
             SceneKind::Outliers => "outliers",
+            SceneKind::Agents => "agents",
+            SceneKind::Shapes => "shapes",
         }
     }
 }
@@ -212,6 +223,9 @@ const CLUSTER_VARIANCE_PER_POLYGON: f64 = 0.15;
 const CLUSTERED_AREA: f64 = 40.0;
 /// World area per polygon for [`SceneKind::Pile`]: 40 times denser than a crowd.
 const PILE_AREA: f64 = CROWD_AREA / 40.0;
+/// World area per body for [`SceneKind::Agents`]: a crowd's area scaled by the squared ratio of
+/// the radii (0.3 against 1), for about as many candidates per body.
+const AGENTS_AREA: f64 = CROWD_AREA * 0.09;
 /// Distances of the stray bodies of [`SceneKind::Outliers`], in crowd widths.
 const OUTLIER_DISTANCES: [f64; 3] = [1e3, 1e6, 1e20];
 /// Polygons per group in [`SceneKind::Scales`].
@@ -289,6 +303,47 @@ pub fn generate(kind: SceneKind, n: usize, seed: u64) -> Vec<Polygon> {
                 let u: f64 = rng.random();
                 let k = 3 + (1021.0 * u.powi(16)).round() as usize;
                 out.extend(squashed_regular(&mut rng, k, c, r, quantise));
+            }
+            out
+        }
+        SceneKind::Agents => {
+            let side = (n as f64 * AGENTS_AREA).sqrt();
+            (0..n)
+                .map(|_| {
+                    let c = uniform(&mut rng, side);
+                    let r = quantise(0.2 + 0.2 * rng.random::<f64>());
+                    Polygon::circle([quantise(c[0]), quantise(c[1])], r).expect("a positive radius")
+                })
+                .collect()
+        }
+        SceneKind::Shapes => {
+            let side = (n as f64 * CROWD_AREA).sqrt();
+            let mut out = Vec::with_capacity(n);
+            while out.len() < n {
+                let c = uniform(&mut rng, side);
+                let r = (0.5 + 1.5 * rng.random::<f64>()) * jittered(&mut rng) * 0.8;
+                let center = [quantise(c[0]), quantise(c[1])];
+                let shape = match out.len() % 4 {
+                    0 => Polygon::circle(center, quantise(r * 0.8)).ok(),
+                    1 => {
+                        let d = random_direction(&mut rng);
+                        let h = r * (0.4 + 0.4 * rng.random::<f64>());
+                        let a = [quantise(c[0] - h * d[0]), quantise(c[1] - h * d[1])];
+                        let b = [quantise(c[0] + h * d[0]), quantise(c[1] + h * d[1])];
+                        Polygon::capsule(a, b, quantise(r * (0.2 + 0.3 * rng.random::<f64>()))).ok()
+                    }
+                    k => {
+                        let round = if k == 2 { quantise(r * (0.1 + 0.3 * rng.random::<f64>())) } else { 0.0 };
+                        let core = if rng.random::<f64>() < 0.125 {
+                            let k = rng.random_range(9usize..=64);
+                            squashed_regular(&mut rng, k, c, r - round, quantise)
+                        } else {
+                            Some(regular_ish(&mut rng, c, r - round))
+                        };
+                        core.and_then(|p| Polygon::rounded(p.vertices().to_vec(), round).ok())
+                    }
+                };
+                out.extend(shape);
             }
             out
         }

@@ -1,9 +1,19 @@
 //! Scene files, the contact output formats, and (feature `generate`) deterministic scene
 //! generators.
 //!
-//! A scene file is JSON: `{"polygons": [{"vertices": [[x, y], ...]}, ...]}` in world
-//! coordinates; a polygon's index is its position in the list. Every polygon is validated with
-//! [`Polygon::new`] on the way in, so the rest of the crate can trust the invariants.
+//! A scene file is JSON: `{"polygons": [entry, ...]}` in world coordinates; an entry's index is
+//! its position in the list. Each entry is one of
+//!
+//! ```text
+//! {"vertices": [[x, y], ...]}                    a convex polygon
+//! {"vertices": [[x, y], ...], "radius": r}       a rounded polygon (r >= 0)
+//! {"circle": {"center": [x, y], "radius": r}}    a circle (r > 0)
+//! {"capsule": {"a": [x, y], "b": [x, y], "radius": r}}
+//! ```
+//!
+//! and may carry a collision filter: `"category"` and `"mask"` (u32 bits) and `"group"` (i32),
+//! see [`Filter`]. Every shape is validated on the way in, so the rest of the crate can trust the
+//! invariants.
 
 use std::io::Write;
 use std::path::Path;
@@ -11,19 +21,37 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::geometry::{Contact, Polygon};
+use crate::geometry::{Contact, Filter, Polygon, PolygonError, ShapeKind};
 
 #[cfg(feature = "generate")]
 mod generate;
 #[cfg(feature = "generate")]
 pub use generate::{generate, SceneKind};
 
-/// A set of polygons to test against each other; the index of a polygon is its identity in
-/// every reported pair.
+/// A set of shapes to test against each other; the index of a shape is its identity in every
+/// reported pair.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Scene {
-    /// The polygons, in file order.
+    /// The shapes (polygons, rounded polygons, circles, capsules), in file order.
     pub polygons: Vec<Polygon>,
+    /// One collision filter per shape, or empty when every shape has [`Filter::DEFAULT`].
+    pub filters: Vec<Filter>,
+}
+
+impl Scene {
+    /// A scene of `polygons` with the default filter everywhere.
+    pub fn new(polygons: Vec<Polygon>) -> Scene {
+        Scene { polygons, filters: vec![] }
+    }
+
+    /// The filters, `None` when every shape has the default filter.
+    pub fn filters(&self) -> Option<&[Filter]> {
+        if self.filters.iter().all(|f| *f == Filter::DEFAULT) {
+            None
+        } else {
+            Some(&self.filters)
+        }
+    }
 }
 
 /// The file's top level. `polygons` is optional so that a missing array becomes the typed
@@ -31,13 +59,62 @@ pub struct Scene {
 /// so files can carry metadata.
 #[derive(Deserialize)]
 struct SceneFile {
-    polygons: Option<Vec<PolygonFile>>,
+    polygons: Option<Vec<ShapeFile>>,
 }
 
-/// One polygon as written in the file, before validation.
+/// One entry as written in the file, before validation: exactly one of `vertices`, `circle`
+/// and `capsule`, checked in [`ShapeFile::shape`].
 #[derive(Deserialize)]
-struct PolygonFile {
-    vertices: Vec<[f64; 2]>,
+struct ShapeFile {
+    vertices: Option<Vec<[f64; 2]>>,
+    radius: Option<f64>,
+    circle: Option<CircleFile>,
+    capsule: Option<CapsuleFile>,
+    category: Option<u32>,
+    mask: Option<u32>,
+    group: Option<i32>,
+}
+
+#[derive(Deserialize)]
+struct CircleFile {
+    center: [f64; 2],
+    radius: f64,
+}
+
+#[derive(Deserialize)]
+struct CapsuleFile {
+    a: [f64; 2],
+    b: [f64; 2],
+    radius: f64,
+}
+
+impl ShapeFile {
+    fn shape(self) -> std::result::Result<Polygon, PolygonError> {
+        let given: Vec<&str> = [
+            ("vertices", self.vertices.is_some()),
+            ("circle", self.circle.is_some()),
+            ("capsule", self.capsule.is_some()),
+            ("radius", self.radius.is_some() && self.vertices.is_none()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect();
+        match (self.vertices, self.circle, self.capsule) {
+            _ if given.len() > 1 => Err(PolygonError::ConflictingShapes { fields: given.join(", ") }),
+            (Some(v), None, None) => Polygon::rounded(v, self.radius.unwrap_or(0.0)),
+            (None, Some(c), None) => Polygon::circle(c.center, c.radius),
+            (None, None, Some(c)) => Polygon::capsule(c.a, c.b, c.radius),
+            _ => Err(PolygonError::MissingShape),
+        }
+    }
+
+    fn filter(&self) -> Filter {
+        Filter {
+            category: self.category.unwrap_or(Filter::DEFAULT.category),
+            mask: self.mask.unwrap_or(Filter::DEFAULT.mask),
+            group: self.group.unwrap_or(Filter::DEFAULT.group),
+        }
+    }
 }
 
 /// Turns a serde_json error into [`Error::Json`] with its 1-based position.
@@ -61,12 +138,22 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
     let Some(raw) = file.polygons else {
         return Err(Error::MissingPolygons { path: path.to_path_buf() });
     };
-    let polygons = raw
-        .into_iter()
-        .enumerate()
-        .map(|(index, p)| Polygon::new(p.vertices).map_err(|reason| Error::InvalidPolygon { index, reason }))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Scene { polygons })
+    let mut polygons = Vec::with_capacity(raw.len());
+    let mut filters = vec![];
+    for (index, entry) in raw.into_iter().enumerate() {
+        let filter = entry.filter();
+        if filter != Filter::DEFAULT && filters.is_empty() {
+            filters = vec![Filter::DEFAULT; index];
+        }
+        if !filters.is_empty() {
+            filters.push(filter);
+        }
+        polygons.push(entry.shape().map_err(|reason| Error::InvalidPolygon { index, reason })?);
+    }
+    if !filters.is_empty() {
+        filters.resize(polygons.len(), Filter::DEFAULT);
+    }
+    Ok(Scene { polygons, filters })
 }
 
 /// Reads and validates a scene file; I/O and parse errors name the file.
@@ -86,13 +173,38 @@ pub fn scene_to_json(scene: &Scene) -> String {
     let mut out = String::from("{\"polygons\": [");
     for (i, p) in scene.polygons.iter().enumerate() {
         out.push_str(if i == 0 { "\n" } else { ",\n" });
-        out.push_str("{\"vertices\": ");
-        // Serialising a slice of finite f64 pairs cannot fail (Polygon rejects NaN and inf).
-        out.push_str(&serde_json::to_string(p.vertices()).expect("finite coordinates serialise"));
+        let v = p.vertices();
+        match p.kind() {
+            ShapeKind::Circle => {
+                out.push_str(&format!(
+                    "{{\"circle\": {{\"center\": {}, \"radius\": {}}}",
+                    json(&v[0]),
+                    json(&p.radius())
+                ));
+            }
+            ShapeKind::Capsule => out.push_str(&format!(
+                "{{\"capsule\": {{\"a\": {}, \"b\": {}, \"radius\": {}}}",
+                json(&v[0]),
+                json(&v[1]),
+                json(&p.radius())
+            )),
+            ShapeKind::RoundedPolygon => {
+                out.push_str(&format!("{{\"vertices\": {}, \"radius\": {}", json(v), json(&p.radius())));
+            }
+            ShapeKind::Polygon => out.push_str(&format!("{{\"vertices\": {}", json(v))),
+        }
+        if let Some(f) = scene.filters.get(i).filter(|f| **f != Filter::DEFAULT) {
+            out.push_str(&format!(", \"category\": {}, \"mask\": {}, \"group\": {}", f.category, f.mask, f.group));
+        }
         out.push('}');
     }
     out.push_str("\n]}\n");
     out
+}
+
+/// A value as JSON text. Serialising finite f64 values cannot fail (Polygon rejects NaN and inf).
+fn json<T: Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).expect("finite coordinates serialise")
 }
 
 /// Writes a scene file (see [`scene_to_json`]); I/O errors name the file.

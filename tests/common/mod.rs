@@ -113,3 +113,111 @@ pub fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Vec<u8> {
     read.unmap();
     bytes
 }
+
+/// A hand-made pair and its exact answer: `(what, a, b, Some((normal, depth)))` for a colliding
+/// pair, `None` for a pair apart.
+pub type Case = (&'static str, Polygon, Polygon, Option<([f64; 2], f64)>);
+
+/// Hand-made pairs of rounded shapes with their exact answers under the contract.
+pub fn rounded_cases() -> Vec<Case> {
+    let circle = |x: f64, y: f64, r: f64| Polygon::circle([x, y], r).unwrap();
+    let capsule = |a: [f64; 2], b: [f64; 2], r: f64| Polygon::capsule(a, b, r).unwrap();
+    let rect = |x0: f64, y0: f64, x1: f64, y1: f64, r: f64| {
+        Polygon::rounded(vec![[x0, y0], [x1, y0], [x1, y1], [x0, y1]], r).unwrap()
+    };
+    let s = std::f64::consts::FRAC_1_SQRT_2;
+    vec![
+        ("circles touching (3-4-5)", circle(0.0, 0.0, 3.0), circle(3.0, 4.0, 2.0), Some(([0.6, 0.8], 0.0))),
+        ("circles overlapping", circle(0.0, 0.0, 1.0), circle(2.5, 0.0, 2.0), Some(([1.0, 0.0], 0.5))),
+        ("circles apart", circle(0.0, 0.0, 1.0), circle(3.0, 1.0, 2.0), None),
+        ("coincident circles", circle(1.0, 1.0, 1.0), circle(1.0, 1.0, 0.5), Some(([1.0, 0.0], 1.5))),
+        (
+            "circle touching a square's edge",
+            rect(0.0, 0.0, 2.0, 2.0, 0.0),
+            circle(3.0, 1.0, 1.0),
+            Some(([1.0, 0.0], 0.0)),
+        ),
+        ("circle into a square's edge", rect(0.0, 0.0, 2.0, 2.0, 0.0), circle(2.5, 1.0, 1.0), Some(([1.0, 0.0], 0.5))),
+        (
+            "circle centre inside a square",
+            rect(0.0, 0.0, 2.0, 2.0, 0.0),
+            circle(1.5, 1.0, 1.0),
+            Some(([1.0, 0.0], 1.5)),
+        ),
+        (
+            "circle at a square's corner",
+            rect(0.0, 0.0, 2.0, 2.0, 0.0),
+            circle(3.0, 3.0, 1.5),
+            Some(([s, s], 1.5 - 2f64.sqrt())),
+        ),
+        ("circle near a square's corner, apart", rect(0.0, 0.0, 2.0, 2.0, 0.0), circle(3.0, 3.0, 1.4), None),
+        (
+            "square before circle, b to the left",
+            circle(-1.0, 1.0, 1.5),
+            rect(0.0, 0.0, 2.0, 2.0, 0.0),
+            Some(([1.0, 0.0], 0.5)),
+        ),
+        (
+            "crossing capsules",
+            capsule([-1.0, 0.0], [1.0, 0.0], 0.5),
+            capsule([0.0, -1.0], [0.0, 1.0], 0.5),
+            Some(([0.0, 1.0], 2.0)),
+        ),
+        (
+            "parallel capsules",
+            capsule([0.0, 0.0], [4.0, 0.0], 0.5),
+            capsule([1.0, 0.8], [3.0, 0.8], 0.5),
+            Some(([0.0, 1.0], 0.2)),
+        ),
+        (
+            "collinear capsules end to end",
+            capsule([0.0, 0.0], [1.0, 0.0], 0.5),
+            capsule([1.5, 0.0], [3.0, 0.0], 0.5),
+            Some(([1.0, 0.0], 0.5)),
+        ),
+        ("collinear capsules apart", capsule([0.0, 0.0], [1.0, 0.0], 0.2), capsule([1.5, 0.0], [3.0, 0.0], 0.2), None),
+        (
+            "nearly collinear capsules apart",
+            capsule([0.0, 0.0], [1.0, 0.0], 0.1),
+            capsule([2.0, 0.0], [3.0, 1e-9], 0.1),
+            None,
+        ),
+        (
+            "capsule end on a capsule",
+            capsule([0.0, 0.0], [2.0, 0.0], 0.25),
+            capsule([1.0, 0.5], [1.0, 3.0], 0.25),
+            Some(([0.0, 1.0], 0.0)),
+        ),
+        (
+            "circle on a capsule's segment",
+            capsule([0.0, 0.0], [2.0, 0.0], 0.5),
+            circle(1.0, 0.0, 0.5),
+            Some(([0.0, 1.0], 1.0)),
+        ),
+        (
+            "circle at a capsule's end",
+            capsule([0.0, 0.0], [2.0, 0.0], 0.5),
+            circle(3.0, 0.0, 0.75),
+            Some(([1.0, 0.0], 0.25)),
+        ),
+        (
+            "capsule across a square",
+            rect(0.0, 0.0, 2.0, 2.0, 0.0),
+            capsule([-1.0, 1.0], [3.0, 1.0], 0.5),
+            Some(([0.0, 1.0], 1.5)),
+        ),
+        (
+            "rounded square beside a square",
+            rect(0.0, 0.0, 1.0, 1.0, 0.5),
+            rect(1.25, 0.0, 2.0, 1.0, 0.0),
+            Some(([1.0, 0.0], 0.25)),
+        ),
+        ("rounded squares corner to corner", rect(0.0, 0.0, 1.0, 1.0, 0.5), rect(2.0, 2.0, 3.0, 3.0, 0.25), None),
+        (
+            "rounded squares overlapping",
+            rect(0.0, 0.0, 2.0, 2.0, 0.25),
+            rect(1.0, 0.5, 3.0, 1.5, 0.25),
+            Some(([1.0, 0.0], 1.5)),
+        ),
+    ]
+}

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand, ValueEnum};
 use satgpu::gpu::{self, AdapterChoice, Gpu, GpuOptions, World, WorldOptions};
 use satgpu::scene::{self, SceneKind};
-use satgpu::{reference, validate, Contact, Error, Polygon};
+use satgpu::{reference, validate, Contact, Error};
 
 #[derive(Parser)]
 #[command(name = "satgpu", version, about = "Every colliding pair among 2D convex polygons, on the GPU")]
@@ -174,7 +174,7 @@ fn main() -> ExitCode {
         Command::Detect { scene, backend, out, device } => detect(&scene, backend, out.as_deref(), &device),
         Command::Gen { kind, n, seed, out } => {
             let polygons = scene::generate(kind, n, seed);
-            scene::write_scene(&out, &scene::Scene { polygons }).map_err(Failure::from)
+            scene::write_scene(&out, &scene::Scene::new(polygons)).map_err(Failure::from)
         }
         Command::Bench { scene, kind, n, frames, seed, json, device } => {
             bench(scene.as_deref(), &kind, &n, frames, seed, json.as_deref(), &device)
@@ -234,13 +234,13 @@ fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), 
 }
 
 fn detect(path: &Path, backend: Backend, out: Option<&Path>, device: &DeviceArgs) -> Result<(), Failure> {
-    let polygons: Vec<Polygon> = scene::read_scene(path)?.polygons;
+    let scene::Scene { polygons, filters } = scene::read_scene(path)?;
     let t = Instant::now();
     let contacts: Vec<Contact> = match backend {
-        Backend::Cpu => reference::detect(&polygons),
+        Backend::Cpu => reference::detect_filtered(&polygons, &filters),
         Backend::Gpu => {
             let gpu = device.open()?;
-            gpu::detect(&gpu, &polygons)?
+            gpu::detect_filtered(&gpu, &polygons, &filters)?
         }
     };
     let elapsed = ms(t);
