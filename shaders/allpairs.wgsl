@@ -13,7 +13,7 @@
 @group(0) @binding(1) var<storage, read> aabbs: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>; // per body: count, then offset
 @group(0) @binding(3) var<storage, read_write> candidates: array<vec2<u32>>;
-@group(0) @binding(4) var<storage, read> filters: array<vec4<u32>>; // per body, read if params.filtered
+@group(0) @binding(4) var<storage, read> filters: array<vec4<u32>>; // per body, read if FILTERED
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -31,7 +31,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var b = a + 1u; b < n; b++) {
         let box_b = aabbs[b];
         let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
-        if overlap && (params.filtered == 0u || may_collide(filters[a], filters[b])) {
+        if overlap && (!FILTERED || may_collide(filters[a], filters[b])) {
             if WRITE {
                 let slot = out + found;
                 // Only the pairs of this batch, [base, base + capacity), are written.

@@ -50,6 +50,11 @@
 // tested by brute force over fixed-length loops: lanes of a SIMD software adapter then never wait
 // for each other. Padding repeats vertex 0, which changes no minimum.
 const SMALL: u32 = 8u;
+
+// Whether some body is rounded (a circle, a capsule, a radius): only then is the distance between
+// cores measured. A constant, so that scenes of plain polygons run the SAT without that code
+// (src/gpu/kernels.rs builds both variants).
+override ROUNDED: bool = false;
 var<private> cache_a: array<vec2<f32>, 8>;
 var<private> cache_b: array<vec2<f32>, 8>;
 
@@ -187,9 +192,9 @@ fn best_face_small(p_is_a: bool, p: Side, reach: f32) -> Face {
             w = cache_b[next(e, p.count)];
         }
         let axis = vec2<f32>(w.y - v.y, v.x - w.x);
-        // Padding repeats vertex 0 and never wins a strict comparison, so j < Q's count.
+        // Only the separation here; the support vertex is found afterwards for the one face that
+        // needs it (see support_of), which keeps this innermost loop a plain minimum.
         var s = 3.0e38;
-        var j = 0u;
         for (var k = 0u; k < SMALL; k++) {
             var q: vec2<f32>;
             if p_is_a {
@@ -197,13 +202,9 @@ fn best_face_small(p_is_a: bool, p: Side, reach: f32) -> Face {
             } else {
                 q = cache_a[k];
             }
-            let d = dot(axis, q - v);
-            if d < s {
-                s = d;
-                j = k;
-            }
+            s = min(s, dot(axis, q - v));
         }
-        if consider(&face, s, axis, e, j, reach) {
+        if consider(&face, s, axis, e, 0u, reach) {
             return face;
         }
     }
@@ -285,6 +286,17 @@ fn segment_segment(a0: vec2<f32>, a1: vec2<f32>, b0: vec2<f32>, b1: vec2<f32>, r
     return nearer(best, swapped(point_segment(a1, b0, b1, reach)));
 }
 
+// Q's support vertex against P's best face: known from the walk on the large path, found again
+// on the small path, which does not track it (the first lowest vertex, as a scan would).
+fn support_of(small: bool, p: Side, face: Face, q: Side) -> u32 {
+    if !small {
+        return face.support;
+    }
+    let v = vertex(p, face.edge);
+    let w = vertex(p, next(face.edge, p.count));
+    return support_scan(q, vec2<f32>(w.y - v.y, v.x - w.x));
+}
+
 // Whether the segments [p, q] and [u, v] cross at a point inside both (strict orientations).
 fn segments_cross(p: vec2<f32>, q: vec2<f32>, u: vec2<f32>, v: vec2<f32>) -> bool {
     let e = q - p;
@@ -322,12 +334,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let extent = max(ba.radius + ba.round, bb.radius + bb.round + max(abs(shift.x), abs(shift.y)));
     let k = scale_exponent(extent);
     let scale = pow2(k);
-    let reach = (ba.round + bb.round) * scale;
+    let reach = select(0.0, (ba.round + bb.round) * scale, ROUNDED);
     let a = Side(ba.shape_start, ba.count, ta.zw, vec2<f32>(0.0), scale);
     let b = Side(bb.shape_start, bb.count, tb.zw, shift, scale);
     var fa = Face(-3.0e38, 0u, 0u, false);
     var fb = Face(-3.0e38, 0u, 0u, false);
-    if ba.count <= SMALL && bb.count <= SMALL {
+    let small = ba.count <= SMALL && bb.count <= SMALL;
+    if small {
         for (var k = 0u; k < SMALL; k++) {
             cache_a[k] = vertex(a, select(0u, k, k < ba.count));
             cache_b[k] = vertex(b, select(0u, k, k < bb.count));
@@ -359,19 +372,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     // Neither core has area (points and segments): unless two segments cross, the cores' distance
     // is that of the whole cores. Deciding this on orientations rather than on the faces also keeps
     // nearly collinear segments right, whose faces are nearly parallel lines.
-    var flat = ba.count <= 2u && bb.count <= 2u;
+    var flat = ROUNDED && ba.count <= 2u && bb.count <= 2u;
     if flat && ba.count == 2u && bb.count == 2u {
         flat = !segments_cross(vertex(a, 0u), vertex(a, 1u), vertex(b, 0u), vertex(b, 1u));
     }
     var depth = reach - best;
-    if flat || best > 0.0 {
+    if ROUNDED && (flat || best > 0.0) {
         var near: Near;
         if flat {
             near = segment_segment(vertex(a, 0u), vertex(a, ba.count - 1u), vertex(b, 0u), vertex(b, bb.count - 1u), reach);
         } else if from_b {
-            near = swapped(face_distance(b, fb.edge, a, fb.support, reach));
+            near = swapped(face_distance(b, fb.edge, a, support_of(small, b, fb, a), reach));
         } else {
-            near = face_distance(a, fa.edge, b, fa.support, reach);
+            near = face_distance(a, fa.edge, b, support_of(small, a, fa, b), reach);
         }
         if !near.within {
             results[i] = vec4<f32>(0.0);

@@ -22,7 +22,7 @@
 @group(0) @binding(4) var<storage, read> boxes: array<vec4<f32>>; // AABB of each sorted entry
 @group(0) @binding(5) var<storage, read_write> counts: array<u32>; // per entry: count, then offset
 @group(0) @binding(6) var<storage, read_write> candidates: array<vec2<u32>>; // (a, b), a < b
-@group(0) @binding(7) var<storage, read> filters: array<vec4<u32>>; // per body, read if params.filtered
+@group(0) @binding(7) var<storage, read> filters: array<vec4<u32>>; // per body, read if FILTERED
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -35,9 +35,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let box_a = boxes[i];
     let s = keys[i] >> control[GRID + 3u];
     let end = key(s, box_a.z);
-    let filtered = params.filtered != 0u;
     var filter_a = vec4<u32>(0u);
-    if filtered {
+    if FILTERED {
         filter_a = filters[a];
     }
     var found = 0u;
@@ -52,7 +51,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let box_b = boxes[j];
         let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
         // Filtered pairs never become candidates, so they cost no narrow phase.
-        if overlap && strip(max(box_a.y, box_b.y)) == s && (!filtered || may_collide(filter_a, filters[values[j]])) {
+        if overlap && strip(max(box_a.y, box_b.y)) == s && (!FILTERED || may_collide(filter_a, filters[values[j]])) {
             if WRITE {
                 let b = values[j];
                 let slot = out + found;

@@ -9,3 +9,7 @@ fn may_collide(fa: vec4<u32>, fb: vec4<u32>) -> bool {
     }
     return (fa.x & fb.y) != 0u && (fb.x & fa.y) != 0u;
 }
+
+// Whether a broad-phase kernel reads the collision filters: a constant, so that a world without
+// filters runs its kernels without them (src/gpu/kernels.rs builds both variants).
+override FILTERED: bool = false;

@@ -7,6 +7,6 @@ struct Params {
     fold_width: u32,
     strip_height: f32,
     candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
-    filtered: u32,       // 1 if some body has a non-default collision filter
+    pad1: u32,
     pad2: u32,
 }

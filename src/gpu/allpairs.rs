@@ -11,6 +11,8 @@ use crate::gpu::transform::TransformStage;
 use crate::gpu::{dispatch, storage, Gpu, WG};
 
 pub(crate) struct AllPairs {
+    /// Whether the kernels read the collision filters (some body has a non-default one).
+    pub filtered: bool,
     scan: Scan,
     group: wgpu::BindGroup,
     n: u32,
@@ -32,7 +34,7 @@ impl AllPairs {
         let scan =
             Scan::new(device, kernels, &counts, u64::from(n), control, control::CAND_SCAN, "satgpu.scan_allpairs");
         gpu.queue().write_buffer(control, 4 * control::CAND_SCAN, bytemuck::bytes_of(&n));
-        let group = kernels.allpairs_count.bind(
+        let group = kernels.allpairs[0].bind(
             device,
             "satgpu.allpairs",
             &[
@@ -43,7 +45,7 @@ impl AllPairs {
                 bodies.filters.as_entire_binding(),
             ],
         );
-        AllPairs { scan, group, n, fold }
+        AllPairs { scan, group, n, fold, filtered: false }
     }
 
     pub fn total(&self) -> (&wgpu::Buffer, u64) {
@@ -67,7 +69,7 @@ impl AllPairs {
 
     /// The count or, with `write`, the write kernel over every body.
     fn record(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, write: bool) {
-        let kernel = if write { &k.allpairs_write } else { &k.allpairs_count };
+        let kernel = Kernels::pick(&k.allpairs, write, self.filtered);
         pass.set_pipeline(&kernel.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
         dispatch(pass, self.n, WG, self.fold);

@@ -84,6 +84,14 @@ impl Broad {
         }
     }
 
+    /// Whether the count and write kernels read the collision filters.
+    pub fn set_filtered(&mut self, on: bool) {
+        match self {
+            Broad::Strips { sweep, .. } => sweep.filtered = on,
+            Broad::AllPairs(all) => all.filtered = on,
+        }
+    }
+
     /// `"strips"` or `"all_pairs"`.
     pub fn name(&self) -> &'static str {
         match self {

@@ -145,15 +145,15 @@ pub(crate) struct Kernels {
     pub radix_hist: Kernel,
     pub radix_scatter: Kernel,
     pub gather: Kernel,
-    pub sweep_count: Kernel,
-    pub sweep_write: Kernel,
-    pub allpairs_count: Kernel,
-    pub allpairs_write: Kernel,
+    /// Count and write, then the same two reading the collision filters (see [`Kernels::pick`]).
+    pub sweep: [Kernel; 4],
+    pub allpairs: [Kernel; 4],
     pub control_pairs: Kernel,
     pub scan_setup: Kernel,
     pub scan_blocks: Kernel,
     pub scan_add: Kernel,
-    pub sat: Kernel,
+    /// The narrow phase for plain polygons, and for scenes with rounded shapes (`ROUNDED`).
+    pub sat: [Kernel; 2],
     pub compact: Kernel,
 }
 
@@ -175,10 +175,28 @@ impl Kernels {
         };
         let (entries_count, entries_write) =
             pair("satgpu.entries", "entries.wgsl", &[Uniform, Read, Read, ReadWrite, ReadWrite, ReadWrite]);
-        let (sweep_count, sweep_write) =
-            pair("satgpu.sweep", "sweep.wgsl", &[Uniform, Read, Read, Read, Read, ReadWrite, ReadWrite, Read]);
-        let (allpairs_count, allpairs_write) =
-            pair("satgpu.allpairs", "allpairs.wgsl", &[Uniform, Read, ReadWrite, ReadWrite, Read]);
+        // The broad phases come in four variants: count or write, without or with the filters, so
+        // that a world without filters pays nothing for them (a constant, not a uniform, decides).
+        let quad = |label: &str, file: &str, slots: &[Slot]| {
+            let source = src(file);
+            let first =
+                Kernel::new(device, &format!("{label}.count"), &source, slots, &[("WRITE", 0.0), ("FILTERED", 0.0)]);
+            let more = [("write", 1.0, 0.0), ("count.filtered", 0.0, 1.0), ("write.filtered", 1.0, 1.0)].map(
+                |(name, w, f)| {
+                    Kernel::sharing(
+                        device,
+                        &format!("{label}.{name}"),
+                        &source,
+                        &first,
+                        &[("WRITE", w), ("FILTERED", f)],
+                    )
+                },
+            );
+            let [a, b, c] = more;
+            [first, a, b, c]
+        };
+        let sweep = quad("satgpu.sweep", "sweep.wgsl", &[Uniform, Read, Read, Read, Read, ReadWrite, ReadWrite, Read]);
+        let allpairs = quad("satgpu.allpairs", "allpairs.wgsl", &[Uniform, Read, ReadWrite, ReadWrite, Read]);
         let scan_blocks =
             tuned("satgpu.scan.blocks", "scan_blocks.wgsl", &[Uniform, Read, ReadWrite, ReadWrite], &scan_chunk);
         let scan_add = Kernel::sharing(device, "satgpu.scan.add", &src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
@@ -208,10 +226,8 @@ impl Kernels {
                 &radix_chunk,
             ),
             gather: k("satgpu.gather", "gather.wgsl", &[Read, Read, Read, ReadWrite]),
-            sweep_count,
-            sweep_write,
-            allpairs_count,
-            allpairs_write,
+            sweep,
+            allpairs,
             control_pairs: k("satgpu.control.pairs", "control_pairs.wgsl", &[Uniform, Read, ReadWrite]),
             scan_setup: tuned(
                 "satgpu.scan.setup",
@@ -221,8 +237,21 @@ impl Kernels {
             ),
             scan_blocks,
             scan_add,
-            sat: k("satgpu.sat", "sat.wgsl", &[Read, Read, Read, Read, Read, ReadWrite, ReadWrite]),
+            sat: {
+                let source = src("sat.wgsl");
+                let slots = [Read, Read, Read, Read, Read, ReadWrite, ReadWrite];
+                let plain = Kernel::new(device, "satgpu.sat", &source, &slots, &[("ROUNDED", 0.0)]);
+                let rounded = Kernel::sharing(device, "satgpu.sat.rounded", &source, &plain, &[("ROUNDED", 1.0)]);
+                [plain, rounded]
+            },
             compact: k("satgpu.compact", "compact.wgsl", &[Read, Read, Read, Read, ReadWrite, ReadWrite]),
         }
+    }
+}
+
+impl Kernels {
+    /// The variant of a broad-phase kernel quad: the count or the write, without or with filters.
+    pub fn pick(quad: &[Kernel; 4], write: bool, filtered: bool) -> &Kernel {
+        &quad[usize::from(write) + 2 * usize::from(filtered)]
     }
 }

@@ -45,11 +45,8 @@ pub struct GpuParams {
     /// First candidate pair of this batch: 0, unless a frame has more candidates than one
     /// binding holds and runs in batches.
     pub candidate_base: u32,
-    /// 1 if some body has a collision filter other than the default (the broad phase then reads
-    /// the filters), else 0.
-    pub filtered: u32,
     /// Padding to 32 bytes.
-    pub pad: u32,
+    pub pad: [u32; 2],
 }
 
 /// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](super::World::contacts_buffer)

@@ -37,7 +37,7 @@ impl NarrowPhase {
             "satgpu.control.pairs",
             &[params.as_entire_binding(), candidate_total.binding(), control.as_entire_binding()],
         );
-        let sat_group = kernels.sat.bind(
+        let sat_group = kernels.sat[0].bind(
             device,
             "satgpu.sat",
             &[
@@ -53,11 +53,13 @@ impl NarrowPhase {
         NarrowPhase { results, flags, control_group, sat_group, control: control.clone() }
     }
 
-    pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+    /// `rounded`: some body is a circle, a capsule or has a radius, so the kernel variant that
+    /// measures the distance between cores runs; otherwise the plain SAT, which pays nothing for it.
+    pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, rounded: bool) {
         pass.set_pipeline(&k.control_pairs.pipeline);
         pass.set_bind_group(0, &self.control_group, &[]);
         pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&k.sat.pipeline);
+        pass.set_pipeline(&k.sat[usize::from(rounded)].pipeline);
         pass.set_bind_group(0, &self.sat_group, &[]);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
     }

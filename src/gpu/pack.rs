@@ -95,6 +95,11 @@ impl Packed {
         Packed { shape_data, bodies, transforms, typical_height: typical_height(&heights) }
     }
 
+    /// Whether some body is a circle or a capsule or has a radius around its core.
+    pub fn rounded(&self) -> bool {
+        self.bodies.iter().any(|b| b.round > 0.0 || b.count <= 2)
+    }
+
     /// Whether `other` has the same bodies with the same vertex counts at the same places, so
     /// its vertex data can overwrite this one's buffers.
     pub fn same_layout(&self, other: &Packed) -> bool {

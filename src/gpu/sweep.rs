@@ -13,6 +13,8 @@ use crate::gpu::sort::Sort;
 use crate::gpu::{storage, Gpu};
 
 pub(crate) struct Sweep {
+    /// Whether the kernels read the collision filters (some body has a non-default one).
+    pub filtered: bool,
     /// Over per-entry candidate counts; its total is the candidate count.
     scan: Scan,
     group: wgpu::BindGroup,
@@ -25,7 +27,7 @@ impl Sweep {
         let n = u64::from(capacity);
         let counts = storage(device, "satgpu.sweep.counts", 4 * n, wgpu::BufferUsages::empty());
         let scan = Scan::new(device, kernels, &counts, n, i.control, control::CAND_SCAN, "satgpu.scan_candidates");
-        let group = kernels.sweep_count.bind(
+        let group = kernels.sweep[0].bind(
             device,
             "satgpu.sweep",
             &[
@@ -39,7 +41,7 @@ impl Sweep {
                 i.bodies.filters.as_entire_binding(),
             ],
         );
-        Sweep { scan, group, control: i.control.clone() }
+        Sweep { scan, group, control: i.control.clone(), filtered: false }
     }
 
     /// Where the candidate total lands.
@@ -65,7 +67,7 @@ impl Sweep {
 
     /// The count or, with `write`, the write kernel over every sorted entry.
     fn record(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, write: bool) {
-        let kernel = if write { &k.sweep_write } else { &k.sweep_count };
+        let kernel = Kernels::pick(&k.sweep, write, self.filtered);
         pass.set_pipeline(&kernel.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::ENTRY_ARGS);

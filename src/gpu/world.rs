@@ -54,6 +54,8 @@ pub struct World {
     in_flight: Option<InFlight>,
     /// Per body collision filters; empty while every body has the default.
     filters: Vec<Filter>,
+    /// Some body is a circle or a capsule or has a radius: the narrow phase's rounded variant runs.
+    rounded: bool,
     /// Test hook: the next frame records an invalid copy (see `testing`).
     pub(crate) poison: bool,
 }
@@ -92,6 +94,7 @@ impl World {
         let packed = Packed::from_polygons(polygons);
         if packed.same_layout(&self.packed) {
             self.transform.write(self.gpu.queue(), &packed);
+            self.rounded = packed.rounded();
             return Ok(());
         }
         let c = self.sized.capacity;
@@ -126,7 +129,7 @@ impl World {
             let words: Vec<[u32; 4]> = filters.iter().map(|f| [f.category, f.mask, f.group as u32, 0]).collect();
             self.gpu.queue().write_buffer(&self.transform.filters, 0, bytemuck::cast_slice(&words));
         }
-        self.write_params(0);
+        self.sized.broad.set_filtered(!self.filters.is_empty());
         Ok(())
     }
 
@@ -136,6 +139,7 @@ impl World {
     }
 
     fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions) -> Result<World> {
+        let rounded = packed.rounded();
         let limits = gpu.device().limits();
         let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         let n = packed.bodies.len();
@@ -186,6 +190,7 @@ impl World {
                 generation: 0,
                 in_flight: None,
                 filters: vec![],
+                rounded,
                 poison: false,
             };
             world.write_params(0);
@@ -249,6 +254,7 @@ impl World {
         self.sized = self.gpu.scoped(|| {
             Sized::new(&self.gpu, &self.params, &self.control, &self.transform, strips, capacity, self.fold)
         })?;
+        self.sized.broad.set_filtered(!self.filters.is_empty());
         self.generation += 1;
         self.write_params(0);
         Ok(())
@@ -269,8 +275,7 @@ impl World {
             fold_width: self.fold,
             strip_height: self.strip_height,
             candidate_base,
-            filtered: u32::from(!self.filters.is_empty()),
-            pad: 0,
+            pad: [0; 2],
         };
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }
@@ -307,7 +312,7 @@ impl World {
         rec.encoder().clear_buffer(&s.compact.args, 0, None);
         self.transform.encode(&mut rec);
         s.broad.encode(&mut rec);
-        s.narrow.encode(k, rec.pass(Pass::Sat));
+        s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded);
         s.compact.encode(k, rec.pass(Pass::Compact));
         self.readback.encode_totals(rec.encoder(), &s.broad, &s.compact);
     }
@@ -471,7 +476,7 @@ impl World {
                 timestamp_writes: None,
             });
             s.broad.encode_write(k, &mut pass);
-            s.narrow.encode(k, &mut pass);
+            s.narrow.encode(k, &mut pass, self.rounded);
             s.compact.encode(k, &mut pass);
         }
         self.readback.encode_colliding(&mut encoder, &s.compact);
