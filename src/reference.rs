@@ -220,12 +220,20 @@ pub fn broad_phase(polygons: &[Polygon]) -> Vec<(u32, u32)> {
 /// Decided on unnormalised edge normals and squared distances, so that scenes with small integer
 /// coordinates and radii (where shapes touch exactly) are decided without any rounding error.
 pub fn colliding(a: &Polygon, b: &Polygon) -> bool {
+    verdict(a, b).is_some()
+}
+
+/// `None` if the shapes are apart, else whether their cores meet (see [`colliding`]).
+fn verdict(a: &Polygon, b: &Polygon) -> Option<bool> {
     // Shapes whose closed boxes do not even touch are apart; this only saves the brute force.
     if !a.aabb().overlaps(&b.aabb()) {
-        return false;
+        return None;
+    }
+    if cores_meet(a, b) {
+        return Some(true);
     }
     let r = a.radius() + b.radius();
-    cores_meet(a, b) || (r > 0.0 && vertex_segment_pairs(a, b).into_iter().any(|(p, u, v, _)| within(p, u, v, r)))
+    (r > 0.0 && vertex_segment_pairs(a, b).into_iter().any(|(p, u, v, _)| within(p, u, v, r))).then_some(false)
 }
 
 /// The separating axis test on two polygon cores (3 or more vertices each).
@@ -277,11 +285,9 @@ fn least_penetration(a: &Polygon, b: &Polygon) -> ([f64; 2], f64) {
 /// same normal; where they are apart, `r_a + r_b - distance` along the line from a's closest
 /// point to b's.
 pub fn contact(a: &Polygon, b: &Polygon) -> Option<([f64; 2], f64)> {
-    if !colliding(a, b) {
-        return None;
-    }
+    let meet = verdict(a, b)?;
     let r = a.radius() + b.radius();
-    let (normal, depth) = if cores_meet(a, b) {
+    let (normal, depth) = if meet {
         let (normal, depth) = least_penetration(a, b);
         (normal, depth + r)
     } else {

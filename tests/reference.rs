@@ -369,37 +369,11 @@ fn grid_touching_neighbours_are_all_reported_with_depth_zero() {
     }
 }
 
-/// A reported (normal, depth) against the expected one: the depth to `tol`, and the normal a
-/// unit minimum translation direction (the penetration along it equals the depth), which accepts
-/// either of two tied normals.
-pub fn check_rounded(
-    what: &str,
-    a: &Polygon,
-    b: &Polygon,
-    got: Option<([f64; 2], f64)>,
-    want: Option<([f64; 2], f64)>,
-    tol: f64,
-) {
-    match (got, want) {
-        (None, None) => {}
-        (Some((n, d)), Some((_, depth))) => {
-            assert!((d - depth).abs() <= tol, "{what}: depth {d}, expected {depth}");
-            assert!((n[0].hypot(n[1]) - 1.0).abs() <= 1e-6, "{what}: normal {n:?} is not a unit vector");
-            let along = penetration_along(a, b, n);
-            assert!(
-                (along - d).abs() <= tol,
-                "{what}: normal {n:?} is no minimum direction (penetration {along}, depth {d})"
-            );
-        }
-        (got, want) => panic!("{what}: got {got:?}, expected {want:?}"),
-    }
-}
-
 #[test]
 fn rounded_shapes_on_analytic_cases() {
     for (what, a, b, want) in common::rounded_cases() {
         let got = contact(&a, &b);
-        check_rounded(what, &a, &b, got, want, 1e-12);
+        common::check_case(what, &a, &b, got, want, 1e-12);
         assert_eq!(colliding(&a, &b), want.is_some(), "{what}");
         // The exact normal where it is unique (no tie between opposite faces).
         if let (Some((n, _)), Some((m, _))) = (got, want) {
@@ -413,7 +387,7 @@ fn rounded_shapes_on_analytic_cases() {
         }
         // Swapping a and b flips the normal and keeps the depth.
         let swapped = contact(&b, &a).map(|(n, d)| ([-n[0], -n[1]], d));
-        check_rounded(what, &a, &b, swapped, want, 1e-12);
+        common::check_case(what, &a, &b, swapped, want, 1e-12);
         // The sign of the separation says the same, and its size is the depth.
         let sep = separation(&a, &b);
         match want {

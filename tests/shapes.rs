@@ -18,18 +18,9 @@ fn gpu_pair(gpu: &gpu::Gpu, a: &Polygon, b: &Polygon) -> Option<([f64; 2], f64)>
     got.first().map(|c| (c.normal, c.depth))
 }
 
+/// The case checked to the pair's band (see `common::check_case`).
 fn check(what: &str, a: &Polygon, b: &Polygon, got: Option<([f64; 2], f64)>, want: Option<([f64; 2], f64)>) {
-    let tol = band(a, b);
-    match (got, want) {
-        (None, None) => {}
-        (Some((n, d)), Some((_, depth))) => {
-            assert!((d - depth).abs() <= tol, "{what}: depth {d}, expected {depth}");
-            assert!((n[0].hypot(n[1]) - 1.0).abs() <= 1e-5, "{what}: normal {n:?}");
-            let along = reference::penetration_along(a, b, n);
-            assert!((along - d).abs() <= tol, "{what}: normal {n:?} is no minimum direction ({along} vs {d})");
-        }
-        (got, want) => panic!("{what}: GPU {got:?}, expected {want:?}"),
-    }
+    common::check_case(what, a, b, got, want, band(a, b));
 }
 
 #[test]
@@ -107,10 +98,7 @@ fn every_pairing_of_core_sizes_and_radii() {
     let mut world = World::new(&gpu, &shapes, &body_shapes, &WorldOptions::default()).unwrap();
     world.set_transforms(&transforms).unwrap();
     let got = world.step().unwrap().contacts;
-    let moved: Vec<Polygon> =
-        body_shapes.iter().zip(&transforms).map(|(&s, t)| shapes[s as usize].transformed(t)).collect();
-    let report = compare(&moved, &got, &reference::detect(&moved));
-    assert!(report.ok(), "simulation: {}", report.disagreements[0]);
+    common::placed_agree(&shapes, &body_shapes, &transforms, &got, "simulation");
     assert!(got.len() > 100, "only {} pairs", got.len());
 }
 

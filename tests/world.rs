@@ -89,10 +89,7 @@ fn persistent_world_follows_per_frame_transforms() {
         let transforms = random_transforms(&mut rng, body_shapes.len(), 60.0);
         world.set_transforms(&transforms).unwrap();
         let got = world.step().unwrap().contacts;
-        let placed: Vec<Polygon> =
-            body_shapes.iter().zip(&transforms).map(|(&s, t)| shapes[s as usize].transformed(t)).collect();
-        let report = compare(&placed, &got, &reference::detect(&placed));
-        assert!(report.ok(), "frame {frame}: {}", report.disagreements[0]);
+        common::placed_agree(&shapes, &body_shapes, &transforms, &got, &format!("frame {frame}"));
         total += got.len();
     }
     assert!(total > 100, "the frames should collide ({total} pairs)");

@@ -43,15 +43,6 @@ impl Scene {
     pub fn new(polygons: Vec<Polygon>) -> Scene {
         Scene { polygons, filters: vec![] }
     }
-
-    /// The filters, `None` when every shape has the default filter.
-    pub fn filters(&self) -> Option<&[Filter]> {
-        if self.filters.iter().all(|f| *f == Filter::DEFAULT) {
-            None
-        } else {
-            Some(&self.filters)
-        }
-    }
 }
 
 /// The file's top level. `polygons` is optional so that a missing array becomes the typed

@@ -114,6 +114,44 @@ pub fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Vec<u8> {
     bytes
 }
 
+/// A reported `(normal, depth)` against the expected one: the depth to `tol`, and the normal a
+/// unit minimum translation direction (the reference's penetration along it equals the depth),
+/// which accepts either of two tied normals.
+pub fn check_case(
+    what: &str,
+    a: &Polygon,
+    b: &Polygon,
+    got: Option<([f64; 2], f64)>,
+    want: Option<([f64; 2], f64)>,
+    tol: f64,
+) {
+    match (got, want) {
+        (None, None) => {}
+        (Some((n, d)), Some((_, depth))) => {
+            assert!((d - depth).abs() <= tol, "{what}: depth {d}, expected {depth}");
+            assert!((n[0].hypot(n[1]) - 1.0).abs() <= 1e-6, "{what}: normal {n:?} is not a unit vector");
+            let along = reference::penetration_along(a, b, n);
+            assert!((along - d).abs() <= tol, "{what}: normal {n:?} is no minimum direction ({along} vs {d})");
+        }
+        (got, want) => panic!("{what}: got {got:?}, expected {want:?}"),
+    }
+}
+
+/// A world's contacts for bodies of `shapes` placed by `transforms` agree with the reference on
+/// the placed shapes.
+pub fn placed_agree(
+    shapes: &[Polygon],
+    body_shapes: &[u32],
+    transforms: &[satgpu::Transform],
+    got: &[Contact],
+    what: &str,
+) {
+    let placed: Vec<Polygon> =
+        body_shapes.iter().zip(transforms).map(|(&s, t)| shapes[s as usize].transformed(t)).collect();
+    let report = compare(&placed, got, &reference::detect(&placed));
+    assert!(report.ok(), "{what}: {}", report.disagreements[0]);
+}
+
 /// A hand-made pair and its exact answer: `(what, a, b, Some((normal, depth)))` for a colliding
 /// pair, `None` for a pair apart.
 pub type Case = (&'static str, Polygon, Polygon, Option<([f64; 2], f64)>);
