@@ -118,7 +118,20 @@ fn pile_ups_larger_than_a_binding_run_in_batches_with_identical_output() {
     let triangle = Polygon::new(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]).unwrap();
     let stack: Vec<Polygon> =
         (0..700).map(|i| triangle.transformed(&Transform { x: (i % 7) as f64 * 0.01, y: 0.0, angle: 0.0 })).collect();
-    for (what, polygons) in [("stack", stack), ("pile", generate(SceneKind::Pile, 6000, 3))] {
+    // 600 circles, capsules and rounded triangles on one spot (179,700 pairs), filters off.
+    let rounded: Vec<Polygon> = (0..600)
+        .map(|i| {
+            let x = (i % 5) as f64 * 0.01;
+            match i % 3 {
+                0 => Polygon::circle([x, 0.0], 0.5),
+                1 => Polygon::capsule([x, 0.0], [x + 1.0, 0.5], 0.25),
+                _ => Polygon::rounded(vec![[x, 0.0], [x + 1.0, 0.0], [x, 1.0]], 0.125),
+            }
+            .unwrap()
+        })
+        .collect();
+    let piles = [("stack", stack), ("rounded stack", rounded), ("pile", generate(SceneKind::Pile, 6000, 3))];
+    for (what, polygons) in piles {
         let want = gpu_contacts(&lock, &polygons);
         let mut world = World::from_polygons(&small, &polygons, &WorldOptions::default()).unwrap();
         let frame = world.step().unwrap();
