@@ -1,9 +1,9 @@
 //! The one-shot call: shapes in, sorted colliding pairs out; then the same scene with collision
-//! filters, as Box2D's `b2Filter`.
+//! filters, as Box2D's `b2Filter`; then with containment flags and contact points.
 //!
 //! cargo run --release --example one_shot
 
-use satgpu::gpu::{detect, detect_filtered, Gpu, GpuOptions};
+use satgpu::gpu::{detect, detect_filtered, detect_full, Gpu, GpuOptions};
 use satgpu::{Filter, Polygon};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -32,5 +32,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let filters = vec![Filter { group: -1, ..wall }, agent, wall, agent, Filter { group: -1, ..wall }, wall];
     println!("with filters:");
     detect_filtered(&gpu, &shapes, &filters)?.iter().for_each(print);
+
+    // The full detail: per pair, whether one shape lies inside the other, and one or two contact
+    // points (midway between the surfaces) with their own depths.
+    println!("with filters, contact points and containment:");
+    let (contacts, manifolds) = detect_full(&gpu, &shapes, &filters)?;
+    for (c, m) in contacts.iter().zip(&manifolds) {
+        print(c);
+        println!("    a_in_b {} b_in_a {}", m.a_in_b, m.b_in_a);
+        for p in m.points() {
+            println!("    point ({:+.3}, {:+.3}) depth {:.3}", p.point[0], p.point[1], p.depth);
+        }
+    }
     Ok(())
 }

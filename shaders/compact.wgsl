@@ -6,23 +6,14 @@
 
 #import constants
 #import index
-
-// Twin of GpuContact in src/gpu/layout.rs.
-struct Contact {
-    a: u32,
-    b: u32,
-    normal_x: f32,
-    normal_y: f32,
-    depth: f32,
-    pad: u32,
-}
+#import contact
 
 @group(0) @binding(0) var<storage, read> control: array<u32>; // [PAIRS] = candidates tested
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read> results: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> offsets: array<u32>;
 @group(0) @binding(4) var<storage, read_write> contacts: array<Contact>;
-@group(0) @binding(5) var<storage, read_write> contact_args: array<u32, 4>; // cleared before the pass
+@group(0) @binding(5) var<storage, read_write> contact_args: array<u32, 4>; // (x, y, z, colliding); cleared before the pass
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -37,6 +28,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         contact_args[0] = args.x;
         contact_args[1] = args.y;
         contact_args[2] = args.z;
+        contact_args[3] = colliding;
     }
     if r.w != 0.0 {
         let pair = candidates[i];

@@ -37,6 +37,8 @@
 #import constants
 #import body
 #import index
+#import side
+#import near
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;         // [PAIRS] = candidates to test
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
@@ -58,46 +60,6 @@ override ROUNDED: bool = false;
 var<private> cache_a: array<vec2<f32>, 8>;
 var<private> cache_b: array<vec2<f32>, 8>;
 
-// One side of the pair as the narrow phase sees it: where its shape lives, its rotation and the
-// offset and scale that put it in the pair's frame.
-struct Side {
-    start: u32,
-    count: u32,
-    rotation: vec2<f32>, // (cos, sin)
-    offset: vec2<f32>,   // anchor relative to a's anchor (zero for a)
-    scale: f32,
-}
-
-// Vertex k of a side in the pair's scaled frame, and its edge's unit outward normal.
-fn vertex(s: Side, k: u32) -> vec2<f32> {
-    return (rotate(s.rotation, shapes[s.start + k].xy) + s.offset) * s.scale;
-}
-
-// Q's edge vector from vertex j to vertex k in the pair's frame, from the local coordinates: the
-// offset cancels before any rounding, so even a tiny edge far from a's anchor keeps its direction.
-fn edge(s: Side, j: u32, k: u32) -> vec2<f32> {
-    return rotate(s.rotation, shapes[s.start + k].xy - shapes[s.start + j].xy) * s.scale;
-}
-
-fn normal(s: Side, k: u32) -> vec2<f32> {
-    return rotate(s.rotation, shapes[s.start + k].zw);
-}
-
-fn next(k: u32, n: u32) -> u32 {
-    return select(k + 1u, 0u, k + 1u == n);
-}
-
-// The exponent k = -e for the exponent e of m, so that m * 2^k lies in [1, 2), kept within the
-// normal range so that 2^k and 2^-k are both exact f32 values.
-fn scale_exponent(m: f32) -> i32 {
-    let e = i32((bitcast<u32>(m) >> 23u) & 0xffu) - 127;
-    return clamp(-e, -126, 126);
-}
-
-fn pow2(k: i32) -> f32 {
-    return bitcast<f32>(u32(k + 127) << 23u);
-}
-
 // The best face of P against Q: (largest separation over P's edges as a unit-normal distance,
 // index of that edge, 1 if some edge separates exactly). The separation of edge e is the minimum of
 // dot(axis, q - p) over Q, found by the support-point walk described above.
@@ -106,28 +68,6 @@ struct Face {
     edge: u32,
     support: u32, // Q's support vertex against that edge
     apart: bool,
-}
-
-// A core of one point (a circle's) has no edge.
-fn faces(count: u32) -> u32 {
-    return select(count, 0u, count == 1u);
-}
-
-fn prev(k: u32, n: u32) -> u32 {
-    return select(k - 1u, n - 1u, k == 0u);
-}
-
-fn support_scan(q: Side, axis: vec2<f32>) -> u32 {
-    var best = 0u;
-    var lowest = dot(axis, vertex(q, 0u));
-    for (var k = 1u; k < q.count; k++) {
-        let d = dot(axis, vertex(q, k));
-        if d < lowest {
-            lowest = d;
-            best = k;
-        }
-    }
-    return best;
 }
 
 // Records edge e, whose separation along its unnormalised outward normal `axis` is s with Q's
@@ -211,81 +151,6 @@ fn best_face_small(p_is_a: bool, p: Side, reach: f32) -> Face {
     return face;
 }
 
-// The closest pair of points between a point and a segment, and the segment and another, as
-// the narrow phase compares them: `d2` the squared distance (for choosing), `within` whether the
-// distance is at most the reach, decided on squared quantities (exact on small integers).
-struct Near {
-    d2: f32,
-    on_a: vec2<f32>,
-    on_b: vec2<f32>,
-    within: bool,
-    // Where the nearest point lies inside an edge: that edge's unit normal, from a to b. The
-    // normal then comes from the edge, not from the difference of two nearby points, whose
-    // direction rounding spoils when they are close. Zero where both nearest points are vertices.
-    dir: vec2<f32>,
-}
-
-// The Near with a and b swapped (the normal flips).
-fn swapped(x: Near) -> Near {
-    return Near(x.d2, x.on_b, x.on_a, x.within, -x.dir);
-}
-
-// Point p against the segment [u, v] (u == v for a point).
-fn point_segment(p: vec2<f32>, u: vec2<f32>, v: vec2<f32>, reach: f32) -> Near {
-    let e = v - u;
-    let w = p - u;
-    let ee = dot(e, e);
-    let t = dot(w, e);
-    var c: vec2<f32>;
-    var within: bool;
-    var dir = vec2<f32>(0.0);
-    if ee == 0.0 || t <= 0.0 {
-        c = u;
-        within = dot(w, w) <= reach * reach;
-    } else if t >= ee {
-        c = v;
-        within = dot(p - v, p - v) <= reach * reach;
-    } else {
-        c = u + e * (t / ee);
-        let x = e.x * w.y - e.y * w.x;
-        within = x * x <= reach * reach * ee;
-        // The edge's normal on p's side (p is never on the edge: the cores do not meet here).
-        dir = select(vec2<f32>(e.y, -e.x), vec2<f32>(-e.y, e.x), x > 0.0) / sqrt(ee);
-    }
-    let d = p - c;
-    return Near(dot(d, d), c, p, within, dir);
-}
-
-// Below this distance (in the pair's scaled frame, where the pair's size is 1 to 2) two nearest
-// vertices do not give their direction to within the band.
-const NEAR_VERTICES: f32 = 1.0e-6;
-
-// Keeps the nearer of two candidates; `within` is true if either is. Candidates whose distances
-// differ by rounding only (NEAR_VERTICES) prefer one inside an edge, whose edge normal is exact:
-// there the nearest point lies at an edge's end, where the edge's normal and the direction
-// between the vertices agree up to rounding, but that direction's rounding error tilts the
-// normal against the other shape's face. Otherwise the first wins ties.
-fn nearer(x: Near, y: Near) -> Near {
-    var out = x;
-    let tie = abs(y.d2 - x.d2) <= 2.0 * NEAR_VERTICES * sqrt(max(x.d2, y.d2));
-    let y_on_edge = any(y.dir != vec2<f32>(0.0)) && all(x.dir == vec2<f32>(0.0));
-    if (tie && y_on_edge) || (!tie && y.d2 < x.d2) {
-        out = y;
-    }
-    out.within = x.within || y.within;
-    return out;
-}
-
-// Two segments that do not cross (or are collinear): the nearest of the four endpoint-to-segment
-// distances. `on_a` lies on [a0, a1] and `on_b` on [b0, b1].
-fn segment_segment(a0: vec2<f32>, a1: vec2<f32>, b0: vec2<f32>, b1: vec2<f32>, reach: f32) -> Near {
-    var best = point_segment(b0, a0, a1, reach);
-    best = nearer(best, point_segment(b1, a0, a1, reach));
-    // Here the point lies on a: swap the roles back.
-    best = nearer(best, swapped(point_segment(a0, b0, b1, reach)));
-    return nearer(best, swapped(point_segment(a1, b0, b1, reach)));
-}
-
 // Q's support vertex against P's best face: known from the walk on the large path, found again
 // on the small path, which does not track it (the first lowest vertex, as a scan would).
 fn support_of(small: bool, p: Side, face: Face, q: Side) -> u32 {
@@ -330,13 +195,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let bb = bodies[pair.y];
     let ta = transforms[pair.x];
     let tb = transforms[pair.y];
-    let shift = tb.xy - ta.xy; // b's anchor in a's frame
-    let extent = max(ba.radius + ba.round, bb.radius + bb.round + max(abs(shift.x), abs(shift.y)));
-    let k = scale_exponent(extent);
-    let scale = pow2(k);
-    let reach = select(0.0, (ba.round + bb.round) * scale, ROUNDED);
-    let a = Side(ba.shape_start, ba.count, ta.zw, vec2<f32>(0.0), scale);
-    let b = Side(bb.shape_start, bb.count, tb.zw, shift, scale);
+    let frame = pair_frame(ba, bb, ta, tb);
+    let a = frame.a;
+    let b = frame.b;
+    let k = frame.k;
+    let reach = select(0.0, (ba.round + bb.round) * a.scale, ROUNDED);
     var fa = Face(-3.0e38, 0u, 0u, false);
     var fb = Face(-3.0e38, 0u, 0u, false);
     let small = ba.count <= SMALL && bb.count <= SMALL;

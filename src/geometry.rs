@@ -460,6 +460,48 @@ pub struct Contact {
     pub depth: f64,
 }
 
+/// One point of a contact manifold: where the two shapes touch, in world coordinates, midway
+/// between their surfaces, and the penetration depth there (`>= 0`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct ContactPoint {
+    /// World position, midway between the two surfaces.
+    pub point: [f64; 2],
+    /// Penetration depth at this point, never negative and at most the pair's depth (up to
+    /// rounding).
+    pub depth: f64,
+}
+
+/// What [`ContactDetail::Full`](crate::gpu::ContactDetail::Full) adds to a colliding pair: its
+/// containment flags and a manifold of one or two contact points.
+///
+/// Box-on-box face contact gives two points, a corner into a face one; see the README's
+/// numerics contract for how the points are built and how far they may be off.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Manifold {
+    /// Every point of `a` lies in `b` (closed sets, so a shape lies in itself).
+    pub a_in_b: bool,
+    /// Every point of `b` lies in `a`.
+    pub b_in_a: bool,
+    len: u8,
+    points: [ContactPoint; 2],
+}
+
+impl Manifold {
+    /// A manifold of one or two `points` (extra points are ignored; none gives an empty one,
+    /// which no colliding pair has).
+    pub fn new(a_in_b: bool, b_in_a: bool, points: &[ContactPoint]) -> Manifold {
+        let len = points.len().min(2);
+        let mut out = Manifold { a_in_b, b_in_a, len: len as u8, points: [ContactPoint::default(); 2] };
+        out.points[..len].copy_from_slice(&points[..len]);
+        out
+    }
+
+    /// The contact points: one or two.
+    pub fn points(&self) -> &[ContactPoint] {
+        &self.points[..usize::from(self.len)]
+    }
+}
+
 /// The validation rules, one test each, on `Polygon::new` directly (tests/scene.rs checks that
 /// a scene file names the failing polygon's index).
 #[cfg(test)]

@@ -49,5 +49,6 @@ pub mod validate;
 
 pub use error::{Error, Result};
 pub use geometry::{
-    Aabb, Contact, Filter, Polygon, PolygonError, ShapeKind, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE,
+    Aabb, Contact, ContactPoint, Filter, Manifold, Polygon, PolygonError, ShapeKind, Transform, MAX_COORDINATE,
+    MAX_VERTICES, MIN_SIZE,
 };

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::geometry::{Contact, Polygon};
+use crate::geometry::{Contact, ContactPoint, Manifold, Polygon};
 use crate::reference;
 
 /// The band's width in units of f32 epsilon times the pair's size ([`pair_scale`]).
@@ -144,4 +144,80 @@ pub fn compare(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact]) -> 
         }
     }
     report
+}
+
+/// How far a manifold's choices may be from their thresholds and still go either way (see
+/// [`reference::manifold_alternatives`]): cosines, and lengths in units of the pair's size.
+pub const MANIFOLD_CHOICE_TOLERANCE: f64 = 2e-5;
+
+/// The tolerance for a contact point's position: twice the pair's band, plus twice f32's
+/// spacing at the point (positions are f32 world coordinates).
+pub fn point_tolerance(a: &Polygon, b: &Polygon, point: [f64; 2]) -> f64 {
+    let at = point[0].abs().max(point[1].abs());
+    2.0 * band(a, b) + 2.0 * f64::from(f32::EPSILON) * at
+}
+
+/// What is wrong with a pair's manifold from the GPU, if anything, under the numerics contract:
+///
+/// - each point's depth lies in `[0, depth + 2 band]`;
+/// - each point lies between the two surfaces: within half its depth (plus the point tolerance)
+///   of both shapes;
+/// - the points match one of [`reference::manifold_alternatives`]: every point deeper than the
+///   tolerance has a partner in the other list (position and depth within the tolerance);
+/// - each containment flag equals the reference's, unless growing or shrinking the outer shape
+///   by the band changes the reference's answer.
+pub fn check_manifold(a: &Polygon, b: &Polygon, contact: &Contact, m: &Manifold) -> Option<String> {
+    let band = band(a, b);
+    for (k, p) in m.points().iter().enumerate() {
+        let tol = point_tolerance(a, b, p.point);
+        if !(p.depth >= 0.0 && p.depth <= contact.depth + 2.0 * band) {
+            return Some(format!("point {k} depth {} outside [0, {} + 2 band]", p.depth, contact.depth));
+        }
+        for (name, shape) in [("a", a), ("b", b)] {
+            let d = reference::distance_to_shape(shape, p.point);
+            if d > 0.5 * p.depth + tol {
+                return Some(format!(
+                    "point {k} {:?} lies {d} from {name}, more than half its depth {}",
+                    p.point, p.depth
+                ));
+            }
+        }
+    }
+    let alternatives = reference::manifold_alternatives(a, b, contact, MANIFOLD_CHOICE_TOLERANCE);
+    if !alternatives.iter().any(|r| points_match(a, b, m.points(), r.points())) {
+        return Some(format!("points {:?} match none of the reference's {:?}", m.points(), alternatives));
+    }
+    for (name, got, inner, outer) in [("a_in_b", m.a_in_b, a, b), ("b_in_a", m.b_in_a, b, a)] {
+        let loose = reference::contained_with_slack(inner, outer, band);
+        let tight = reference::contained_with_slack(inner, outer, -band);
+        if loose == tight && got != tight {
+            return Some(format!("{name} is {got}, the reference says {tight}"));
+        }
+    }
+    None
+}
+
+/// Every point of each list deeper than the tolerance has a partner in the other.
+fn points_match(a: &Polygon, b: &Polygon, gpu: &[ContactPoint], reference: &[ContactPoint]) -> bool {
+    let covered = |from: &[ContactPoint], to: &[ContactPoint]| {
+        from.iter().all(|p| {
+            let tol = point_tolerance(a, b, p.point);
+            p.depth <= tol
+                || to.iter().any(|q| {
+                    (p.point[0] - q.point[0]).hypot(p.point[1] - q.point[1]) <= tol && (p.depth - q.depth).abs() <= tol
+                })
+        })
+    };
+    covered(gpu, reference) && covered(reference, gpu)
+}
+
+/// Every manifold of `gpu` (one per contact, at the same index) checked by [`check_manifold`]:
+/// `(a, b, what is wrong)` for each failing pair.
+pub fn compare_manifolds(polygons: &[Polygon], gpu: &[Contact], manifolds: &[Manifold]) -> Vec<(u32, u32, String)> {
+    gpu.iter()
+        .zip(manifolds)
+        .filter_map(|(c, m)| {
+            check_manifold(&polygons[c.a as usize], &polygons[c.b as usize], c, m).map(|why| (c.a, c.b, why))
+        })
+        .collect()
 }

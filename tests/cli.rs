@@ -83,6 +83,50 @@ fn gen_then_detect_writes_the_same_pairs_on_gpu_and_cpu() {
 }
 
 #[test]
+fn contacts_full_adds_flags_and_points_in_csv_and_json() {
+    let scene = write(
+        "full.json",
+        r#"{"polygons": [{"vertices": [[0,0],[4,0],[4,2],[0,2]]}, {"vertices": [[1,1],[3,1],[3,3],[1,3]]},
+            {"circle": {"center": [2, 1], "radius": 0.5}}]}"#,
+    );
+    let header = "a,b,normal_x,normal_y,depth,a_in_b,b_in_a,points,p1_x,p1_y,p1_depth,p2_x,p2_y,p2_depth\n";
+    let mut csvs = vec![];
+    for backend in ["gpu", "cpu"] {
+        let csv = tmp(&format!("full-{backend}.csv"));
+        let o = satgpu(&["detect", p(&scene), "--backend", backend, "--contacts", "full", "--out", p(&csv)]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&csv).unwrap();
+        assert!(text.starts_with(header), "{backend}: {text}");
+        // Box on box: two points; the circle lies in the first box: one point, a_in_b = 0, b_in_a = 1.
+        let rows: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(rows[0], "0,1,0.0,1.0,1.0,0,0,2,1.0,1.5,1.0,3.0,1.5,1.0", "{backend}");
+        assert!(
+            rows[1].starts_with("0,2,") && rows[1].contains(",0,1,1,") && rows[1].ends_with(",,,"),
+            "{backend}: {}",
+            rows[1]
+        );
+        csvs.push(text);
+    }
+    assert_eq!(csvs[0], csvs[1], "GPU and reference write the same file on this exact scene");
+    // JSON: the same keys in each pair object; the default output keeps its exact header.
+    let json = tmp("full.json.out.json");
+    let o = satgpu(&["detect", p(&scene), "--contacts", "full", "--out", p(&json)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let keys: Vec<&str> = header.trim().split(',').collect();
+    for pair in v["pairs"].as_array().unwrap() {
+        for k in &keys {
+            assert!(pair.get(*k).is_some(), "key {k} missing from {pair}");
+        }
+    }
+    assert!(v["pairs"][1]["p2_x"].is_null() && v["pairs"][0]["points"] == 2);
+    let basic = tmp("basic.csv");
+    assert!(satgpu(&["detect", p(&scene), "--out", p(&basic)]).status.success());
+    assert!(std::fs::read_to_string(&basic).unwrap().starts_with("a,b,normal_x,normal_y,depth\n0,1,"));
+    expect_bad_input(&["detect", p(&scene), "--contacts", "some"], &["basic", "full"]);
+}
+
+#[test]
 fn run_validates_against_the_reference_and_reports() {
     let o = satgpu(&["run", "--kind", "clustered", "--n", "3000", "--seed", "2"]);
     let out = String::from_utf8_lossy(&o.stdout);

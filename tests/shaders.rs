@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use satgpu::gpu::layout::{GpuBody, GpuContact, GpuParams};
+use satgpu::gpu::layout::{GpuBody, GpuContact, GpuManifold, GpuParams};
 use satgpu::gpu::shader_sources;
 
 fn parse(name: &str, src: &str) -> naga::Module {
@@ -107,6 +107,7 @@ fn mirrored_structs_have_the_same_size_in_rust_and_wgsl() {
     assert_eq!(naga_size("transform.wgsl", "Params") as usize, std::mem::size_of::<GpuParams>());
     assert_eq!(naga_size("transform.wgsl", "Body") as usize, std::mem::size_of::<GpuBody>());
     assert_eq!(naga_size("compact.wgsl", "Contact") as usize, std::mem::size_of::<GpuContact>());
+    assert_eq!(naga_size("manifold.wgsl", "Manifold") as usize, std::mem::size_of::<GpuManifold>());
 }
 
 #[test]

@@ -13,8 +13,8 @@ use crate::gpu::{storage, Gpu};
 pub(crate) struct Compact {
     /// Colliding pairs, in candidate order.
     pub contacts: wgpu::Buffer,
-    /// Indirect arguments (x, y, z) of a 64-wide pass over the colliding pairs; cleared (no
-    /// dispatch) before the pass, written by its last invocation.
+    /// Indirect arguments (x, y, z) of a 64-wide pass over the colliding pairs, then the
+    /// colliding count; cleared (no dispatch) before the pass, written by its last invocation.
     pub args: wgpu::Buffer,
     scan: Scan,
     group: wgpu::BindGroup,
@@ -33,8 +33,8 @@ impl Compact {
         let cap = u64::from(capacity);
         let record = std::mem::size_of::<GpuContact>() as u64;
         let contacts = storage(device, "satgpu.contacts", record * cap, wgpu::BufferUsages::COPY_SRC);
-        let args =
-            storage(device, "satgpu.contacts.args", 16, wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST);
+        use wgpu::BufferUsages as U;
+        let args = storage(device, "satgpu.contacts.args", 16, U::COPY_SRC | U::COPY_DST | U::INDIRECT);
         let scan = Scan::new(device, kernels, &narrow.flags, cap, control, control::PAIR_SCAN, "satgpu.scan_contacts");
         let group = kernels.compact.bind(
             device,

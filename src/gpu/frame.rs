@@ -33,6 +33,20 @@ pub struct WorldOptions {
     /// timed pass is a compute pass of its own, while an untimed frame records one compute pass).
     /// Needs an adapter with timestamp queries; without them the option reports wall clock.
     pub timestamps: bool,
+    /// What each colliding pair reports (default [`ContactDetail::Basic`]).
+    pub contact_detail: ContactDetail,
+}
+
+/// What a frame reports per colliding pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContactDetail {
+    /// The pair, its normal and its depth ([`Contact`]): the fast default.
+    #[default]
+    Basic,
+    /// Also a [`Manifold`](crate::Manifold) per pair in [`Frame::manifolds`]: the containment
+    /// flags and one or two contact points, computed on the GPU by one more pass over the
+    /// colliding pairs.
+    Full,
 }
 
 impl WorldOptions {
@@ -63,6 +77,12 @@ impl WorldOptions {
     /// With per-pass GPU timestamps (see [`timestamps`](WorldOptions::timestamps)).
     pub fn with_timestamps(mut self, timestamps: bool) -> Self {
         self.timestamps = timestamps;
+        self
+    }
+
+    /// With `detail` per colliding pair.
+    pub fn with_contact_detail(mut self, detail: ContactDetail) -> Self {
+        self.contact_detail = detail;
         self
     }
 
@@ -102,6 +122,9 @@ pub struct FrameStats {
 pub struct Frame {
     /// Colliding pairs, sorted by (a, b).
     pub contacts: Vec<Contact>,
+    /// With [`ContactDetail::Full`], each pair's manifold, at the same index as its contact;
+    /// otherwise empty.
+    pub manifolds: Vec<crate::Manifold>,
     /// Counts and timings.
     pub stats: FrameStats,
 }

@@ -155,6 +155,7 @@ pub(crate) struct Kernels {
     /// The narrow phase for plain polygons, and for scenes with rounded shapes (`ROUNDED`).
     pub sat: [Kernel; 2],
     pub compact: Kernel,
+    pub manifold: Kernel,
 }
 
 impl Kernels {
@@ -245,6 +246,7 @@ impl Kernels {
                 [plain, rounded]
             },
             compact: k("satgpu.compact", "compact.wgsl", &[Read, Read, Read, Read, ReadWrite, ReadWrite]),
+            manifold: k("satgpu.manifold", "manifold.wgsl", &[Read, Read, Read, Read, Read, ReadWrite]),
         }
     }
 }

@@ -68,6 +68,46 @@ pub struct GpuContact {
     pub pad: u32,
 }
 
+/// The manifold and containment flags of a colliding pair, at the same index as its
+/// [`GpuContact`] in [`World::manifolds_buffer`](super::World::manifolds_buffer) (manifold.wgsl:
+/// `Manifold`). Positions are in world coordinates.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuManifold {
+    /// Bit 0: `a_in_b`; bit 1: `b_in_a`; bits 2 and up: the number of points (1 or 2).
+    pub flags: u32,
+    /// First point, x.
+    pub p1_x: f32,
+    /// First point, y.
+    pub p1_y: f32,
+    /// Depth at the first point.
+    pub p1_depth: f32,
+    /// Second point, x (0 when there is one point).
+    pub p2_x: f32,
+    /// Second point, y.
+    pub p2_y: f32,
+    /// Depth at the second point.
+    pub p2_depth: f32,
+    /// Padding.
+    pub pad: u32,
+}
+
+impl GpuManifold {
+    /// As the library reports it.
+    pub fn to_manifold(&self) -> crate::geometry::Manifold {
+        use crate::geometry::{ContactPoint, Manifold};
+        // `+ 0.0` turns -0.0 into 0.0, as for the contacts.
+        let point = |x: f32, y: f32, depth: f32| ContactPoint {
+            point: [f64::from(x) + 0.0, f64::from(y) + 0.0],
+            depth: f64::from(depth) + 0.0,
+        };
+        let points = [point(self.p1_x, self.p1_y, self.p1_depth), point(self.p2_x, self.p2_y, self.p2_depth)];
+        let len = ((self.flags >> 2) as usize).clamp(1, 2);
+        Manifold::new(self.flags & 1 != 0, self.flags & 2 != 0, &points[..len])
+    }
+}
+
 const _: () = assert!(std::mem::size_of::<GpuBody>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuParams>() == 32);
 const _: () = assert!(std::mem::size_of::<GpuContact>() == 24);
+const _: () = assert!(std::mem::size_of::<GpuManifold>() == 32);

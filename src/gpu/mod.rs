@@ -3,7 +3,7 @@
 //!
 //! Stages, in frame order, each owning its buffers, bind groups and `encode`:
 //! `transform` -> `entries` -> `sort` (with `radix`) -> `sweep` (or `allpairs`) -> `narrow`
-//! -> `compact` -> `readback` -> `order`. `pack` turns host polygons into the GPU layout
+//! -> `compact` -> `manifold` (when asked for) -> `readback` -> `order`. `pack` turns host polygons into the GPU layout
 //! (`layout`); `scan` is the prefix sum several stages use; `control` holds the counts and
 //! indirect arguments only the GPU knows during a frame; `pass` names the passes and times them.
 
@@ -16,6 +16,7 @@ mod entries;
 mod frame;
 mod kernels;
 pub mod layout;
+mod manifold;
 mod narrow;
 mod order;
 mod pack;
@@ -34,10 +35,10 @@ mod world;
 
 pub use broad::{BroadPhase, ALL_PAIRS_MAX};
 pub use context::{describe_adapter, list_adapters, AdapterChoice, Gpu, GpuOptions};
-pub use frame::{Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
+pub use frame::{ContactDetail, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 pub use pass::{Pass, PassTime};
 pub use shaders::shader_sources;
-pub use world::{detect, detect_filtered, World};
+pub use world::{detect, detect_filtered, detect_full, World};
 
 /// Invocations per workgroup of the per-body, per-entry and per-pair kernels (WGSL: `WG`).
 pub(crate) const WG: u32 = 64;

@@ -2,14 +2,68 @@
 //! [`Contact`]s sorted by (a, b). No device needed.
 
 use crate::error::{Error, Result};
-use crate::geometry::Contact;
-use crate::gpu::layout::GpuContact;
+use crate::geometry::{Contact, Manifold};
+use crate::gpu::layout::{GpuContact, GpuManifold};
 
 #[cfg(test)]
 fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Result<Vec<Contact>> {
     let mut out = Vec::new();
     sorted_contacts_into(gpu, bodies, &mut out)?;
     Ok(out)
+}
+
+const EMPTY: Contact = Contact { a: 0, b: 0, normal: [0.0; 2], depth: 0.0 };
+
+/// The same as [`sorted_contacts_into`], for contacts with their manifolds (`manifolds[i]`
+/// belongs to `gpu[i]`): both come out in the same order.
+pub(crate) fn sorted_with_manifolds_into(
+    gpu: &[GpuContact],
+    manifolds: &[GpuManifold],
+    bodies: usize,
+    out: &mut Vec<Contact>,
+    out_manifolds: &mut Vec<Manifold>,
+) -> Result<()> {
+    assert_eq!(gpu.len(), manifolds.len(), "one manifold per contact");
+    let mut next = vec![0u32; bodies + 1];
+    for c in gpu {
+        next[c.a as usize + 1] += 1;
+    }
+    for i in 0..bodies {
+        next[i + 1] += next[i];
+    }
+    let mut both = Vec::new();
+    both.try_reserve_exact(gpu.len()).map_err(|_| Error::HostMemory {
+        what: "contacts",
+        needed: (gpu.len() * std::mem::size_of::<(Contact, Manifold)>()) as u64,
+    })?;
+    both.resize(gpu.len(), (EMPTY, Manifold::default()));
+    for (c, m) in gpu.iter().zip(manifolds) {
+        let slot = &mut next[c.a as usize];
+        both[*slot as usize] = (to_contact(c), m.to_manifold());
+        *slot += 1;
+    }
+    let mut begin = 0;
+    for &end in &next[..bodies] {
+        both[begin..end as usize].sort_unstable_by_key(|(c, _)| c.b);
+        begin = end as usize;
+    }
+    out.clear();
+    out_manifolds.clear();
+    for (c, m) in both {
+        out.push(c);
+        out_manifolds.push(m);
+    }
+    Ok(())
+}
+
+fn to_contact(c: &GpuContact) -> Contact {
+    // `+ 0.0` turns -0.0 into 0.0, as the reference does.
+    Contact {
+        a: c.a,
+        b: c.b,
+        normal: [f64::from(c.normal_x) + 0.0, f64::from(c.normal_y) + 0.0],
+        depth: f64::from(c.depth),
+    }
 }
 
 /// Converts GPU contacts to [`Contact`]s sorted by (a, b), into `out` (cleared first, its
@@ -24,7 +78,7 @@ pub(crate) fn sorted_contacts_into(gpu: &[GpuContact], bodies: usize, out: &mut 
     for i in 0..bodies {
         next[i + 1] += next[i];
     }
-    let empty = Contact { a: 0, b: 0, normal: [0.0; 2], depth: 0.0 };
+    let empty = EMPTY;
     out.clear();
     out.try_reserve_exact(gpu.len()).map_err(|_| Error::HostMemory {
         what: "contacts",
@@ -33,13 +87,7 @@ pub(crate) fn sorted_contacts_into(gpu: &[GpuContact], bodies: usize, out: &mut 
     out.resize(gpu.len(), empty);
     for c in gpu {
         let slot = &mut next[c.a as usize];
-        // `+ 0.0` turns -0.0 into 0.0, as the reference does.
-        out[*slot as usize] = Contact {
-            a: c.a,
-            b: c.b,
-            normal: [f64::from(c.normal_x) + 0.0, f64::from(c.normal_y) + 0.0],
-            depth: f64::from(c.depth),
-        };
+        out[*slot as usize] = to_contact(c);
         *slot += 1;
     }
     // `next[a]` is now the end of a's run: usually a handful of pairs, thousands in a pile-up.

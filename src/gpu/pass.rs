@@ -34,11 +34,14 @@ pub enum Pass {
     Sat,
     /// Prefix sum of the collision flags; each colliding pair written at its offset.
     Compact,
+    /// [`ContactDetail::Full`](super::ContactDetail::Full) only: per colliding pair, the contact
+    /// manifold and the containment flags.
+    Manifold,
 }
 
 impl Pass {
     /// Every pass, in frame order.
-    pub const ALL: [Pass; 11] = [
+    pub const ALL: [Pass; 12] = [
         Pass::Transform,
         Pass::Entries,
         Pass::Sort,
@@ -50,6 +53,7 @@ impl Pass {
         Pass::AllPairsWrite,
         Pass::Sat,
         Pass::Compact,
+        Pass::Manifold,
     ];
 
     /// The name in [`FrameStats::passes`](super::FrameStats::passes), `bench --json` and the
@@ -67,6 +71,7 @@ impl Pass {
             Pass::AllPairsWrite => "allpairs_write",
             Pass::Sat => "sat",
             Pass::Compact => "compact",
+            Pass::Manifold => "manifold",
         }
     }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result};
 use crate::gpu::broad::Broad;
 use crate::gpu::compact::Compact;
-use crate::gpu::layout::GpuContact;
+use crate::gpu::layout::{GpuContact, GpuManifold};
 use crate::gpu::pass::Timestamps;
 use crate::gpu::{storage, Gpu};
 
@@ -32,6 +32,8 @@ pub(crate) struct Readback {
     pub totals: wgpu::Buffer,
     status: wgpu::Buffer,
     contacts: Option<wgpu::Buffer>,
+    /// Where the manifolds are copied to be read ([`ContactDetail::Full`](super::ContactDetail::Full)).
+    manifolds: Option<wgpu::Buffer>,
     /// Contacts the submitted frame copies into `contacts` itself, so that a frame with no more
     /// colliding pairs than that is read back after one wait (see `encode_contacts`).
     copied: u64,
@@ -53,6 +55,7 @@ impl Readback {
                 mapped_at_creation: false,
             }),
             contacts: None,
+            manifolds: None,
             copied: 0,
             last_colliding: 0,
             timestamps: gpu.has_timestamps().then(|| Timestamps::new(device, gpu.queue())),
@@ -116,20 +119,22 @@ impl Readback {
     ) {
         let count = (self.last_colliding + self.last_colliding / 8 + 256).min(capacity);
         let bytes = count * std::mem::size_of::<GpuContact>() as u64;
-        self.reserve(gpu, bytes);
-        encoder.copy_buffer_to_buffer(src, 0, self.contacts.as_ref().expect("reserved"), 0, bytes);
+        let dst = reserve(gpu, &mut self.contacts, bytes, "satgpu.contacts.read");
+        encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
         self.copied = count;
     }
 
-    fn reserve(&mut self, gpu: &Gpu, bytes: u64) {
-        if self.contacts.as_ref().is_none_or(|b| b.size() < bytes) {
-            self.contacts = Some(gpu.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some("satgpu.contacts.read"),
-                size: (bytes + bytes / 2).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
+    /// The first `count` manifolds of `src`, copied and read now (after the frame's work).
+    pub fn manifolds(&mut self, gpu: &Gpu, src: &wgpu::Buffer, count: u64) -> Result<Vec<GpuManifold>> {
+        let bytes = count * std::mem::size_of::<GpuManifold>() as u64;
+        if bytes == 0 {
+            return Ok(vec![]);
         }
+        let dst = reserve(gpu, &mut self.manifolds, bytes, "satgpu.manifolds.read");
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+        let submission = gpu.queue().submit([encoder.finish()]);
+        read_as(gpu, dst, bytes, submission, "manifolds")
     }
 
     /// The first `count` contacts of `src` in host memory: from the copy the frame `submission`
@@ -153,14 +158,27 @@ impl Readback {
         let submission = match submission.filter(|_| count <= copied) {
             Some(frame) => frame,
             None => {
-                self.reserve(gpu, bytes);
+                let dst = reserve(gpu, &mut self.contacts, bytes, "satgpu.contacts.read");
                 let mut encoder = gpu.device().create_command_encoder(&Default::default());
-                encoder.copy_buffer_to_buffer(src, 0, self.contacts.as_ref().expect("reserved"), 0, bytes);
+                encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
                 gpu.queue().submit([encoder.finish()])
             }
         };
         read_as(gpu, self.contacts.as_ref().expect("reserved"), bytes, submission, "contacts")
     }
+}
+
+/// A mappable buffer in `slot` of at least `bytes` (grown by half when replaced).
+fn reserve<'a>(gpu: &Gpu, slot: &'a mut Option<wgpu::Buffer>, bytes: u64, label: &str) -> &'a wgpu::Buffer {
+    if slot.as_ref().is_none_or(|b| b.size() < bytes) {
+        *slot = Some(gpu.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: (bytes + bytes / 2).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        }));
+    }
+    slot.as_ref().expect("reserved above")
 }
 
 /// Unmaps the buffer when dropped, on every path out of a read: mapped, still pending after a

@@ -8,7 +8,7 @@
 use crate::gpu::{control, sort, WG};
 
 /// The kernels, one file per pass, by file name.
-const KERNELS: [(&str, &str); 16] = [
+const KERNELS: [(&str, &str); 17] = [
     ("transform.wgsl", include_str!("../../shaders/transform.wgsl")),
     ("control_grid.wgsl", include_str!("../../shaders/control_grid.wgsl")),
     ("entries.wgsl", include_str!("../../shaders/entries.wgsl")),
@@ -25,10 +25,11 @@ const KERNELS: [(&str, &str); 16] = [
     ("scan_add.wgsl", include_str!("../../shaders/scan_add.wgsl")),
     ("sat.wgsl", include_str!("../../shaders/sat.wgsl")),
     ("compact.wgsl", include_str!("../../shaders/compact.wgsl")),
+    ("manifold.wgsl", include_str!("../../shaders/manifold.wgsl")),
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 10] = [
+const SHARED: [(&str, &str); 13] = [
     ("params", include_str!("../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../shaders/shared/index.wgsl")),
@@ -39,6 +40,9 @@ const SHARED: [(&str, &str); 10] = [
     ("chunk", include_str!("../../shaders/shared/chunk.wgsl")),
     ("scan", include_str!("../../shaders/shared/scan.wgsl")),
     ("count_or_write", include_str!("../../shaders/shared/count_or_write.wgsl")),
+    ("side", include_str!("../../shaders/shared/side.wgsl")),
+    ("near", include_str!("../../shaders/shared/near.wgsl")),
+    ("contact", include_str!("../../shaders/shared/contact.wgsl")),
 ];
 
 /// Invocations per workgroup of the radix kernels.

@@ -1,9 +1,11 @@
 //! The stages and buffers whose size follows the entry and candidate capacities, built and
-//! replaced together: the candidate buffer, the broad phase, the narrow phase and the compaction.
+//! replaced together: the candidate buffer, the broad phase, the narrow phase, the compaction
+//! and the manifolds.
 
 use crate::error::{Error, Result};
 use crate::gpu::broad::{self, Broad};
 use crate::gpu::compact::Compact;
+use crate::gpu::manifold::ManifoldStage;
 use crate::gpu::narrow::NarrowPhase;
 use crate::gpu::transform::TransformStage;
 use crate::gpu::{storage, Gpu};
@@ -25,6 +27,8 @@ pub(crate) struct Sized {
     pub broad: Broad,
     pub narrow: NarrowPhase,
     pub compact: Compact,
+    /// With [`ContactDetail::Full`](super::ContactDetail::Full) only.
+    pub manifold: Option<ManifoldStage>,
 }
 
 impl Capacity {
@@ -74,7 +78,14 @@ impl Sized {
             capacity.candidates,
         );
         let compact = Compact::new(gpu, control, &candidates, &narrow, capacity.candidates);
-        Sized { capacity, candidates, broad, narrow, compact }
+        Sized { capacity, candidates, broad, narrow, compact, manifold: None }
+    }
+
+    /// Adds the manifold stage ([`ContactDetail::Full`](super::ContactDetail::Full)) if missing.
+    pub fn add_manifolds(&mut self, gpu: &Gpu, transform: &TransformStage) {
+        if self.manifold.is_none() {
+            self.manifold = Some(ManifoldStage::new(gpu, transform, &self.compact, self.capacity.candidates));
+        }
     }
 }
 

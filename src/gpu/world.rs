@@ -15,16 +15,19 @@
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::geometry::{Contact, Filter, Polygon, Transform};
+use crate::geometry::{Contact, Filter, Manifold, Polygon, Transform};
 use crate::gpu::broad::Broad;
-use crate::gpu::frame::{Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
-use crate::gpu::layout::{GpuContact, GpuParams};
+use crate::gpu::frame::{ContactDetail, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
+use crate::gpu::layout::{GpuContact, GpuManifold, GpuParams};
 use crate::gpu::pack::{self, Packed};
 use crate::gpu::pass::{Pass, PassTime, Recorder};
 use crate::gpu::readback::{Readback, Totals};
 use crate::gpu::sized::{Capacity, Sized};
 use crate::gpu::transform::TransformStage;
 use crate::gpu::{control, init, order, Gpu};
+
+/// A frame's contacts and manifolds in GPU order, the colliding total and the batches run.
+type Batches = (Vec<GpuContact>, Vec<GpuManifold>, u64, u32);
 
 /// A frame submitted by [`World::submit`] and not yet collected.
 struct InFlight {
@@ -56,6 +59,8 @@ pub struct World {
     filters: Vec<Filter>,
     /// Some body is a circle or a capsule or has a radius: the narrow phase's rounded variant runs.
     rounded: bool,
+    /// The last frame's manifolds ([`ContactDetail::Full`]), in the order of its contacts.
+    manifolds: Vec<Manifold>,
     /// Test hook: the next frame records an invalid copy (see `testing`).
     pub(crate) poison: bool,
 }
@@ -159,7 +164,9 @@ impl World {
         let strip_height = options.strip_height.unwrap_or(STRIP_HEIGHT_FACTOR * packed.typical_height) as f32;
         // The largest per-entry buffer is the gathered AABBs, 16 bytes each.
         let max_entries = (binding_limit / 16).min(u64::from(u32::MAX / 2));
-        let max_candidates = (binding_limit / std::mem::size_of::<GpuContact>() as u64).min(u64::from(u32::MAX / 2));
+        // Per candidate, the largest record is a manifold (32 bytes; a contact takes 24).
+        let record = std::mem::size_of::<GpuManifold>().max(std::mem::size_of::<GpuContact>()) as u64;
+        let max_candidates = (binding_limit / record).min(u64::from(u32::MAX / 2));
         let candidates = options.candidate_capacity.unwrap_or((6 * n as u32).max(1024));
         let entries = options.entry_capacity.unwrap_or((3 * n as u32).saturating_add(1024));
         let capacity = Capacity {
@@ -175,7 +182,10 @@ impl World {
             let params =
                 init(device, "satgpu.params", &[0; std::mem::size_of::<GpuParams>()], U::UNIFORM | U::COPY_DST);
             let transform = TransformStage::new(gpu, &params, &packed, fold);
-            let sized = Sized::new(gpu, &params, &control, &transform, strips, capacity, fold);
+            let mut sized = Sized::new(gpu, &params, &control, &transform, strips, capacity, fold);
+            if options.contact_detail == ContactDetail::Full {
+                sized.add_manifolds(gpu, &transform);
+            }
             let world = World {
                 gpu: gpu.clone(),
                 options: options.clone(),
@@ -191,6 +201,7 @@ impl World {
                 in_flight: None,
                 filters: vec![],
                 rounded,
+                manifolds: vec![],
                 poison: false,
             };
             world.write_params(0);
@@ -234,6 +245,29 @@ impl World {
         self.options.timestamps = on;
     }
 
+    /// Sets what each colliding pair reports from the next frame on (see [`ContactDetail`]).
+    /// [`ContactDetail::Full`] adds a pass and a buffer of 32 bytes per candidate the first time.
+    pub fn set_contact_detail(&mut self, detail: ContactDetail) -> Result<()> {
+        self.options.contact_detail = detail;
+        if self.full() && self.sized.manifold.is_none() {
+            let (gpu, transform, sized) = (&self.gpu, &self.transform, &mut self.sized);
+            gpu.scoped(|| sized.add_manifolds(gpu, transform))?;
+        }
+        Ok(())
+    }
+
+    fn full(&self) -> bool {
+        self.options.contact_detail == ContactDetail::Full
+    }
+
+    /// The manifolds of the last frame collected with [`step_into`](World::step_into) or
+    /// [`collect_into`](World::collect_into), at the same index as its contacts; empty unless
+    /// the world runs with [`ContactDetail::Full`]. ([`step`](World::step) moves them into
+    /// [`Frame::manifolds`].)
+    pub fn manifolds(&self) -> &[Manifold] {
+        &self.manifolds
+    }
+
     /// How many times the sized buffers ([`contacts_buffer`](World::contacts_buffer),
     /// [`candidates_buffer`](World::candidates_buffer)) were replaced since the world was made.
     /// A caller that binds them rebuilds its bind groups when this changes. The other buffers
@@ -252,7 +286,12 @@ impl World {
             return Ok(());
         }
         self.sized = self.gpu.scoped(|| {
-            Sized::new(&self.gpu, &self.params, &self.control, &self.transform, strips, capacity, self.fold)
+            let mut sized =
+                Sized::new(&self.gpu, &self.params, &self.control, &self.transform, strips, capacity, self.fold);
+            if self.full() {
+                sized.add_manifolds(&self.gpu, &self.transform);
+            }
+            sized
         })?;
         self.sized.broad.set_filtered(!self.filters.is_empty());
         self.generation += 1;
@@ -314,6 +353,9 @@ impl World {
         s.broad.encode(&mut rec);
         s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded);
         s.compact.encode(k, rec.pass(Pass::Compact));
+        if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
+            m.encode(k, rec.pass(Pass::Manifold));
+        }
         self.readback.encode_totals(rec.encoder(), &s.broad, &s.compact);
     }
 
@@ -322,6 +364,9 @@ impl World {
         let mut passes = vec![Pass::Transform];
         passes.extend_from_slice(self.sized.broad.passes());
         passes.extend([Pass::Sat, Pass::Compact]);
+        if self.full() {
+            passes.push(Pass::Manifold);
+        }
         passes
     }
 
@@ -341,7 +386,7 @@ impl World {
     pub fn step(&mut self) -> Result<Frame> {
         let mut contacts = Vec::new();
         let stats = self.step_into(&mut contacts)?;
-        Ok(Frame { contacts, stats })
+        Ok(Frame { contacts, manifolds: std::mem::take(&mut self.manifolds), stats })
     }
 
     /// As [`step`](World::step), into `contacts` (cleared first), reusing its allocation.
@@ -425,8 +470,13 @@ impl World {
                 None => vec![PassTime { name: "gpu_total", ms: gpu_ms, clock: "wall" }],
             };
             let read_start = Instant::now();
-            let (raw, colliding, batches) = self.read_contacts(totals, submission)?;
-            order::sorted_contacts_into(&raw, self.len(), contacts)?;
+            let (raw, manifolds, colliding, batches) = self.read_contacts(totals, submission)?;
+            if self.full() {
+                order::sorted_with_manifolds_into(&raw, &manifolds, self.len(), contacts, &mut self.manifolds)?;
+            } else {
+                self.manifolds.clear();
+                order::sorted_contacts_into(&raw, self.len(), contacts)?;
+            }
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             return Ok(FrameStats {
                 broad_phase: self.sized.broad.name(),
@@ -444,8 +494,9 @@ impl World {
     /// The frame's contacts, then, when there were more candidates than one binding holds, the
     /// rest in batches of the capacity. The sweep's offsets are still on the GPU, so each batch
     /// reruns only the candidate write, the narrow phase and the compaction for its window.
-    fn read_contacts(&mut self, totals: Totals, frame: wgpu::SubmissionIndex) -> Result<(Vec<GpuContact>, u64, u32)> {
+    fn read_contacts(&mut self, totals: Totals, frame: wgpu::SubmissionIndex) -> Result<Batches> {
         let mut raw = self.readback.contacts(&self.gpu, &self.sized.compact.contacts, totals.colliding, Some(frame))?;
+        let mut manifolds = self.read_manifolds(totals.colliding)?;
         let mut colliding = totals.colliding;
         let capacity = u64::from(self.sized.capacity.candidates);
         let mut batches = 1;
@@ -453,19 +504,31 @@ impl World {
         while base < totals.candidates {
             let batch = self.run_batch(base as u32);
             self.write_params(0);
-            let batch = batch?;
+            let (batch, batch_manifolds) = batch?;
             colliding += batch.len() as u64;
             raw.try_reserve(batch.len()).map_err(|_| Error::HostMemory { what: "contacts", needed: 24 * colliding })?;
             raw.extend_from_slice(&batch);
+            manifolds
+                .try_reserve(batch_manifolds.len())
+                .map_err(|_| Error::HostMemory { what: "manifolds", needed: 32 * colliding })?;
+            manifolds.extend_from_slice(&batch_manifolds);
             base += capacity;
             batches += 1;
         }
-        Ok((raw, colliding, batches))
+        Ok((raw, manifolds, colliding, batches))
+    }
+
+    /// The first `count` manifolds of the last frame or batch (none unless [`ContactDetail::Full`]).
+    fn read_manifolds(&mut self, count: u64) -> Result<Vec<GpuManifold>> {
+        match self.sized.manifold.as_ref().filter(|_| self.full()) {
+            Some(m) => self.readback.manifolds(&self.gpu, &m.manifolds, count),
+            None => Ok(vec![]),
+        }
     }
 
     /// One batch: the candidate write for `[base, base + capacity)`, the narrow phase and the
     /// compaction over it, then its contacts read back.
-    fn run_batch(&mut self, base: u32) -> Result<Vec<GpuContact>> {
+    fn run_batch(&mut self, base: u32) -> Result<(Vec<GpuContact>, Vec<GpuManifold>)> {
         self.write_params(base);
         let s = &self.sized;
         let k = self.gpu.kernels();
@@ -478,12 +541,16 @@ impl World {
             s.broad.encode_write(k, &mut pass);
             s.narrow.encode(k, &mut pass, self.rounded);
             s.compact.encode(k, &mut pass);
+            if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
+                m.encode(k, &mut pass);
+            }
         }
         self.readback.encode_colliding(&mut encoder, &s.compact);
         self.readback.encode_status(&mut encoder, false);
         let submission = self.gpu.queue().submit([encoder.finish()]);
         let (totals, _) = self.readback.status(&self.gpu, submission, false, "collision batch")?;
-        self.readback.contacts(&self.gpu, &self.sized.compact.contacts, totals.colliding, None)
+        let contacts = self.readback.contacts(&self.gpu, &self.sized.compact.contacts, totals.colliding, None)?;
+        Ok((contacts, self.read_manifolds(totals.colliding)?))
     }
 
     /// Eight u32 after a frame (STORAGE | COPY_SRC | INDIRECT): `[entries, candidates,
@@ -500,6 +567,14 @@ impl World {
     /// [`generation`](World::generation) changes.
     pub fn contacts_buffer(&self) -> &wgpu::Buffer {
         &self.sized.compact.contacts
+    }
+
+    /// With [`ContactDetail::Full`], the manifolds of the last frame as [`GpuManifold`] records
+    /// (STORAGE | COPY_SRC), at the same index as their contacts in
+    /// [`contacts_buffer`](World::contacts_buffer); `None` before the detail is first asked for.
+    /// Replaced when the [`generation`](World::generation) changes.
+    pub fn manifolds_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.sized.manifold.as_ref().map(|m| &m.manifolds)
     }
 
     /// The broad phase's candidate pairs `(a, b)` as `vec2<u32>` (STORAGE | COPY_SRC). Valid for
@@ -543,4 +618,16 @@ pub fn detect_filtered(gpu: &Gpu, polygons: &[Polygon], filters: &[Filter]) -> R
         world.set_filters(filters)?;
     }
     Ok(world.step()?.contacts)
+}
+
+/// As [`detect_filtered`], with [`ContactDetail::Full`]: each pair's manifold and containment
+/// flags too, at the same index as its contact.
+pub fn detect_full(gpu: &Gpu, polygons: &[Polygon], filters: &[Filter]) -> Result<(Vec<Contact>, Vec<Manifold>)> {
+    let options = WorldOptions::default().with_contact_detail(ContactDetail::Full);
+    let mut world = World::from_polygons(gpu, polygons, &options)?;
+    if !filters.is_empty() {
+        world.set_filters(filters)?;
+    }
+    let frame = world.step()?;
+    Ok((frame.contacts, frame.manifolds))
 }

@@ -21,7 +21,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::geometry::{Contact, Filter, Polygon, PolygonError, ShapeKind};
+use crate::geometry::{Contact, Filter, Manifold, Polygon, PolygonError, ShapeKind};
 
 #[cfg(feature = "generate")]
 mod generate;
@@ -251,6 +251,94 @@ pub fn write_contacts_json(mut w: impl Write, contacts: &[Contact], path: &Path)
     for (i, c) in contacts.iter().enumerate() {
         w.write_all(if i == 0 { b"\n" } else { b",\n" }).map_err(io)?;
         serde_json::to_writer(&mut w, &ContactRow::from(c))
+            .map_err(|e| Error::Io { path: path.to_path_buf(), source: std::io::Error::from(e) })?;
+    }
+    w.write_all(b"\n]}\n").map_err(io)?;
+    w.flush().map_err(io)
+}
+
+/// The header of [`write_manifolds_csv`]: the default header, then the containment flags and the
+/// manifold's points.
+pub const FULL_HEADER: &str = "a,b,normal_x,normal_y,depth,a_in_b,b_in_a,points,p1_x,p1_y,p1_depth,p2_x,p2_y,p2_depth";
+
+/// One output row of `--contacts full`; field names are [`FULL_HEADER`] and the JSON keys.
+#[derive(Serialize)]
+struct FullRow {
+    #[serde(flatten)]
+    contact: ContactRow,
+    a_in_b: u8,
+    b_in_a: u8,
+    points: usize,
+    p1_x: f64,
+    p1_y: f64,
+    p1_depth: f64,
+    p2_x: Option<f64>,
+    p2_y: Option<f64>,
+    p2_depth: Option<f64>,
+}
+
+impl FullRow {
+    fn new(c: &Contact, m: &Manifold) -> FullRow {
+        let p = m.points();
+        let second = p.get(1);
+        FullRow {
+            contact: ContactRow::from(c),
+            a_in_b: m.a_in_b.into(),
+            b_in_a: m.b_in_a.into(),
+            points: p.len(),
+            p1_x: p[0].point[0],
+            p1_y: p[0].point[1],
+            p1_depth: p[0].depth,
+            p2_x: second.map(|q| q.point[0]),
+            p2_y: second.map(|q| q.point[1]),
+            p2_depth: second.map(|q| q.depth),
+        }
+    }
+}
+
+/// As [`write_contacts_csv`] with each pair's manifold (`manifolds[i]` belongs to
+/// `contacts[i]`), under [`FULL_HEADER`]: the flags are `0` or `1`, `points` is 1 or 2, and the
+/// p2 columns are empty when there is one point.
+pub fn write_manifolds_csv(w: impl Write, contacts: &[Contact], manifolds: &[Manifold], path: &Path) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let mut w = std::io::BufWriter::new(w);
+    w.write_all(FULL_HEADER.as_bytes()).map_err(io)?;
+    w.write_all(b"\n").map_err(io)?;
+    let mut f = ryu::Buffer::new();
+    for (c, m) in contacts.iter().zip(manifolds) {
+        let row = FullRow::new(c, m);
+        write!(w, "{},{}", c.a, c.b).map_err(io)?;
+        let numbers = [Some(c.normal[0]), Some(c.normal[1]), Some(c.depth)];
+        let points = [Some(row.p1_x), Some(row.p1_y), Some(row.p1_depth), row.p2_x, row.p2_y, row.p2_depth];
+        for x in numbers {
+            w.write_all(b",").map_err(io)?;
+            w.write_all(f.format(x.expect("always set")).as_bytes()).map_err(io)?;
+        }
+        write!(w, ",{},{},{}", row.a_in_b, row.b_in_a, row.points).map_err(io)?;
+        for x in points {
+            w.write_all(b",").map_err(io)?;
+            if let Some(x) = x {
+                w.write_all(f.format(x).as_bytes()).map_err(io)?;
+            }
+        }
+        w.write_all(b"\n").map_err(io)?;
+    }
+    w.flush().map_err(io)
+}
+
+/// As [`write_contacts_json`] with each pair's manifold: every pair object also has the keys of
+/// [`FULL_HEADER`] (flags 0 or 1; the p2 keys are `null` when there is one point).
+pub fn write_manifolds_json(
+    mut w: impl Write,
+    contacts: &[Contact],
+    manifolds: &[Manifold],
+    path: &Path,
+) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    w.write_all(b"{\"pairs\": [").map_err(io)?;
+    for (i, (c, m)) in contacts.iter().zip(manifolds).enumerate() {
+        w.write_all(if i == 0 { b"\n" } else { b",\n" }).map_err(io)?;
+        serde_json::to_writer(&mut w, &FullRow::new(c, m))
             .map_err(|e| Error::Io { path: path.to_path_buf(), source: std::io::Error::from(e) })?;
     }
     w.write_all(b"\n]}\n").map_err(io)?;

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use satgpu::gpu::{Gpu, World, WorldOptions};
+use satgpu::gpu::{ContactDetail, Gpu, World, WorldOptions};
 use satgpu::Result;
 use satgpu::{reference, validate};
 use satgpu::{Polygon, Transform};
@@ -78,11 +78,12 @@ pub fn run(
     polygons: &[Polygon],
     warmup: usize,
     frames: usize,
+    detail: ContactDetail,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<BenchResult> {
     let total = 4 * (warmup + frames);
     let mut done = 0;
-    let mut world = World::from_polygons(gpu, polygons, &WorldOptions::default())?;
+    let mut world = World::from_polygons(gpu, polygons, &WorldOptions::default().with_contact_detail(detail))?;
     let mut frame_ms = vec![];
     let mut passes: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut last = None;

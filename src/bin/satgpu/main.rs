@@ -11,9 +11,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
-use satgpu::gpu::{self, AdapterChoice, Gpu, GpuOptions, World, WorldOptions};
+use satgpu::gpu::{self, AdapterChoice, ContactDetail, Gpu, GpuOptions, World, WorldOptions};
 use satgpu::scene::{self, SceneKind};
-use satgpu::{reference, validate, Contact, Error};
+use satgpu::{reference, validate, Contact, Error, Manifold};
 
 #[derive(Parser)]
 #[command(name = "satgpu", version, about = "Every colliding pair among 2D convex polygons, on the GPU")]
@@ -31,6 +31,14 @@ enum AdapterArg {
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum Detail {
+    /// The pair, its normal and its depth.
+    Basic,
+    /// Also containment flags and a contact manifold.
+    Full,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Backend {
     /// The GPU pipeline.
     Gpu,
@@ -85,6 +93,10 @@ enum Command {
         /// Write the pairs to FILE.csv or FILE.json (by extension); without it, print a summary.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// What each pair reports: `basic` (a,b,normal_x,normal_y,depth) or `full` (also the
+        /// containment flags a_in_b, b_in_a and one or two contact points with their depths).
+        #[arg(long, value_enum, default_value = "basic")]
+        contacts: Detail,
         #[command(flatten)]
         device: DeviceArgs,
     },
@@ -124,6 +136,10 @@ enum Command {
         /// Also write the figures as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// `full` times frames that also compute manifolds and containment flags (the `manifold`
+        /// pass).
+        #[arg(long, value_enum, default_value = "basic")]
+        contacts: Detail,
         #[command(flatten)]
         device: DeviceArgs,
     },
@@ -171,13 +187,17 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { kind, n, seed, device } => run(kind, n, seed, &device),
-        Command::Detect { scene, backend, out, device } => detect(&scene, backend, out.as_deref(), &device),
+        Command::Detect { scene, backend, out, contacts, device } => {
+            detect(&scene, backend, out.as_deref(), contacts == Detail::Full, &device)
+        }
         Command::Gen { kind, n, seed, out } => {
             let polygons = scene::generate(kind, n, seed);
             scene::write_scene(&out, &scene::Scene::new(polygons)).map_err(Failure::from)
         }
-        Command::Bench { scene, kind, n, frames, seed, json, device } => {
-            bench(scene.as_deref(), &kind, &n, frames, seed, json.as_deref(), &device)
+        Command::Bench { scene, kind, n, frames, seed, json, contacts, device } => {
+            let detail = if contacts == Detail::Full { ContactDetail::Full } else { ContactDetail::Basic };
+            let scenes = Scenes { file: scene.as_deref(), kinds: &kind, sizes: &n, seed };
+            bench(scenes, frames, json.as_deref(), detail, &device)
         }
         Command::Adapters => adapters(),
     };
@@ -233,15 +253,14 @@ fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), 
     }
 }
 
-fn detect(path: &Path, backend: Backend, out: Option<&Path>, device: &DeviceArgs) -> Result<(), Failure> {
+fn detect(path: &Path, backend: Backend, out: Option<&Path>, full: bool, device: &DeviceArgs) -> Result<(), Failure> {
     let scene::Scene { polygons, filters } = scene::read_scene(path)?;
     let t = Instant::now();
-    let contacts: Vec<Contact> = match backend {
-        Backend::Cpu => reference::detect_filtered(&polygons, &filters),
-        Backend::Gpu => {
-            let gpu = device.open()?;
-            gpu::detect_filtered(&gpu, &polygons, &filters)?
-        }
+    let (contacts, manifolds): (Vec<Contact>, Vec<Manifold>) = match (backend, full) {
+        (Backend::Cpu, false) => (reference::detect_filtered(&polygons, &filters), vec![]),
+        (Backend::Cpu, true) => reference::detect_full(&polygons, &filters),
+        (Backend::Gpu, false) => (gpu::detect_filtered(&device.open()?, &polygons, &filters)?, vec![]),
+        (Backend::Gpu, true) => gpu::detect_full(&device.open()?, &polygons, &filters)?,
     };
     let elapsed = ms(t);
     match out {
@@ -249,6 +268,8 @@ fn detect(path: &Path, backend: Backend, out: Option<&Path>, device: &DeviceArgs
             let file = std::fs::File::create(out).map_err(|source| Error::Io { path: out.to_path_buf(), source })?;
             let w = std::io::BufWriter::new(file);
             match out.extension().and_then(|e| e.to_str()) {
+                Some("json") if full => scene::write_manifolds_json(w, &contacts, &manifolds, out)?,
+                Some("csv") if full => scene::write_manifolds_csv(w, &contacts, &manifolds, out)?,
                 Some("json") => scene::write_contacts_json(w, &contacts, out)?,
                 Some("csv") => scene::write_contacts_csv(w, &contacts, out)?,
                 _ => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
@@ -264,12 +285,19 @@ fn detect(path: &Path, backend: Backend, out: Option<&Path>, device: &DeviceArgs
                 if backend == Backend::Gpu { "gpu" } else { "cpu" },
                 elapsed
             );
-            for c in contacts.iter().take(10) {
-                let _ = writeln!(
+            for (i, c) in contacts.iter().enumerate().take(10) {
+                let _ = write!(
                     stdout,
                     "  ({}, {}) normal ({:.6}, {:.6}) depth {:.6}",
                     c.a, c.b, c.normal[0], c.normal[1], c.depth
                 );
+                if let Some(m) = manifolds.get(i) {
+                    let _ = write!(stdout, " a_in_b {} b_in_a {}", u8::from(m.a_in_b), u8::from(m.b_in_a));
+                    for p in m.points() {
+                        let _ = write!(stdout, " point ({:.6}, {:.6}) depth {:.6}", p.point[0], p.point[1], p.depth);
+                    }
+                }
+                let _ = writeln!(stdout);
             }
             if contacts.len() > 10 {
                 let _ = writeln!(stdout, "  ... {} more (use --out FILE.csv for all)", contacts.len() - 10);
@@ -279,15 +307,22 @@ fn detect(path: &Path, backend: Backend, out: Option<&Path>, device: &DeviceArgs
     Ok(())
 }
 
-fn bench(
-    scene_file: Option<&Path>,
-    kinds: &[SceneKind],
-    sizes: &[usize],
-    frames: usize,
+/// The scenes `bench` runs: a file, or every kind at every size from a seed.
+struct Scenes<'a> {
+    file: Option<&'a Path>,
+    kinds: &'a [SceneKind],
+    sizes: &'a [usize],
     seed: u64,
+}
+
+fn bench(
+    scenes: Scenes<'_>,
+    frames: usize,
     json: Option<&Path>,
+    detail: ContactDetail,
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
+    let Scenes { file: scene_file, kinds, sizes, seed } = scenes;
     if frames == 0 {
         return Err(Failure(2, "--frames must be at least 1".into()));
     }
@@ -310,7 +345,8 @@ fn bench(
         };
         bar.set_message(format!("{name} n={}", polygons.len()));
         let base = bar.position();
-        let result = bench::run(&gpu, &name, &polygons, 2, frames, |done, _| bar.set_position(base + done as u64))?;
+        let result =
+            bench::run(&gpu, &name, &polygons, 2, frames, detail, |done, _| bar.set_position(base + done as u64))?;
         results.push(result);
     }
     bar.finish_and_clear();

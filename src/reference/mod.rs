@@ -15,6 +15,10 @@
 //! a disagreement with the GPU points at the GPU. The only speed concession is the sort-and-sweep
 //! broad phase, which keeps 100,000 polygons well under a second.
 
+mod manifold;
+
+pub use manifold::{contained, contained_with_slack, distance_to_shape, manifold, manifold_alternatives, ALIGNED};
+
 use crate::geometry::{Aabb, Contact, Filter, Polygon};
 
 /// Unnormalised outward normal `(e.y, -e.x)` of edge `i` (from vertex `i` to vertex `i + 1`).
@@ -364,4 +368,12 @@ pub fn detect_stats_filtered(polygons: &[Polygon], filters: &[Filter]) -> (Vec<C
         }
     }
     (contacts, candidates.len())
+}
+
+/// As [`detect_filtered`], with each pair's [`Manifold`](crate::Manifold) (containment flags and
+/// contact points, see [`manifold`]) at the same index as its contact.
+pub fn detect_full(polygons: &[Polygon], filters: &[Filter]) -> (Vec<Contact>, Vec<crate::Manifold>) {
+    let contacts = detect_filtered(polygons, filters);
+    let manifolds = contacts.iter().map(|c| manifold(&polygons[c.a as usize], &polygons[c.b as usize], c)).collect();
+    (contacts, manifolds)
 }
