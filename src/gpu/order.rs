@@ -12,6 +12,18 @@ fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Result<Vec<Contact>> {
     Ok(out)
 }
 
+/// Where each body's run of pairs starts in the output: a counting sort's offsets by `a`.
+fn starts_by_a(gpu: &[GpuContact], bodies: usize) -> Vec<u32> {
+    let mut next = vec![0u32; bodies + 1];
+    for c in gpu {
+        next[c.a as usize + 1] += 1;
+    }
+    for i in 0..bodies {
+        next[i + 1] += next[i];
+    }
+    next
+}
+
 const EMPTY: Contact = Contact { a: 0, b: 0, normal: [0.0; 2], depth: 0.0 };
 
 /// The same as [`sorted_contacts_into`], for contacts with their manifolds (`manifolds[i]`
@@ -24,13 +36,7 @@ pub(crate) fn sorted_with_manifolds_into(
     out_manifolds: &mut Vec<Manifold>,
 ) -> Result<()> {
     assert_eq!(gpu.len(), manifolds.len(), "one manifold per contact");
-    let mut next = vec![0u32; bodies + 1];
-    for c in gpu {
-        next[c.a as usize + 1] += 1;
-    }
-    for i in 0..bodies {
-        next[i + 1] += next[i];
-    }
+    let mut next = starts_by_a(gpu, bodies);
     let mut both = Vec::new();
     both.try_reserve_exact(gpu.len()).map_err(|_| Error::HostMemory {
         what: "contacts",
@@ -71,13 +77,7 @@ fn to_contact(c: &GpuContact) -> Contact {
 /// pass, then each body's few pairs by `b`. Pairs are unique, so the order is fully determined
 /// whatever order they came in.
 pub(crate) fn sorted_contacts_into(gpu: &[GpuContact], bodies: usize, out: &mut Vec<Contact>) -> Result<()> {
-    let mut next = vec![0u32; bodies + 1];
-    for c in gpu {
-        next[c.a as usize + 1] += 1;
-    }
-    for i in 0..bodies {
-        next[i + 1] += next[i];
-    }
+    let mut next = starts_by_a(gpu, bodies);
     let empty = EMPTY;
     out.clear();
     out.try_reserve_exact(gpu.len()).map_err(|_| Error::HostMemory {

@@ -122,7 +122,7 @@ fn clip(
     }
     let cut = |bound: f64| add(w[0], scaled(sub(w[1], w[0]), (bound - u[0]) / (u[1] - u[0])));
     let mut ends = w;
-    let mut points: Vec<(ContactPoint, [f64; 2])> = vec![];
+    let mut points: Vec<ContactPoint> = vec![];
     for k in 0..2 {
         if u[k] < 0.0 {
             ends[k] = cut(0.0);
@@ -136,16 +136,16 @@ fn clip(
         let at = add(ends[k], scaled(m, 0.5 * depth - q.radius()));
         let point = ContactPoint { point: at, depth };
         match points.first_mut() {
-            None => points.push((point, ends[k])),
+            None => points.push(point),
             Some(first) if sub(ends[1], ends[0])[0].hypot(sub(ends[1], ends[0])[1]) <= NEAR * size => {
-                if depth > first.0.depth {
-                    *first = (point, ends[k]);
+                if depth > first.depth {
+                    *first = point;
                 }
             }
-            Some(_) => points.push((point, ends[k])),
+            Some(_) => points.push(point),
         }
     }
-    (Some(points.into_iter().map(|(p, _)| p).collect()), near_edge)
+    (Some(points), near_edge)
 }
 
 /// The one-point manifolds: the deepest point of b's surface along `-n` (or of a's along `n`
