@@ -126,6 +126,14 @@ pub enum Error {
         /// Bytes needed.
         needed: u64,
     },
+    /// A setting is out of its range (simulation options, say).
+    #[error("invalid {what}: {detail}")]
+    InvalidSetting {
+        /// Which setting.
+        what: &'static str,
+        /// What is wrong with it.
+        detail: String,
+    },
     /// The device reported an error (validation, out of memory) for satgpu's own work. The
     /// [`World`](crate::gpu::World) that returned it stays usable: its next step starts afresh.
     #[error("GPU device error: {0}")]

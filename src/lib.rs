@@ -45,6 +45,7 @@ pub mod geometry;
 pub mod gpu;
 pub mod reference;
 pub mod scene;
+pub mod sim;
 pub mod validate;
 
 pub use error::{Error, Result};

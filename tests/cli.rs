@@ -148,3 +148,42 @@ fn no_adapter_exits_3_and_names_the_fix() {
     assert_eq!(o.status.code(), Some(3), "stderr {}", stderr(&o));
     assert!(stderr(&o).contains("apt-get install mesa-vulkan-drivers"), "{}", stderr(&o));
 }
+
+/// `satgpu sim`: the JSON has every key with one value per frame, the penetration falls, two
+/// runs print the same state_hash, and bad arguments exit 2.
+#[test]
+fn sim_writes_its_figures_and_repeats_itself() {
+    let json = tmp("sim.json");
+    let args = ["sim", "--kind", "crowd", "--n", "1500", "--frames", "40", "--json", p(&json)];
+    let first = satgpu(&args);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let stdout = String::from_utf8_lossy(&first.stdout).to_string();
+    assert!(stdout.contains("frames/s") && stdout.contains("state_hash"), "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for key in ["n", "frames", "iterations", "frame_ms_median", "state_hash"] {
+        assert!(!v[key].is_null(), "missing {key}: {v}");
+    }
+    assert_eq!((v["n"].as_u64(), v["frames"].as_u64(), v["iterations"].as_u64()), (Some(1500), Some(40), Some(6)));
+    let depths: Vec<f64> = v["max_depth"].as_array().unwrap().iter().map(|d| d.as_f64().unwrap()).collect();
+    assert_eq!(depths.len(), 40);
+    assert_eq!(v["total_depth"].as_array().unwrap().len(), 40);
+    let radius = v["body_radius"].as_f64().unwrap();
+    assert!(depths[0] > depths[39] && depths[39] <= 0.01 * radius, "{depths:?}");
+    let hash = v["state_hash"].as_str().unwrap().to_string();
+    assert!(stdout.contains(&hash), "the printed hash is the written one");
+    // Again, writing pictures on the way (which must not change the state).
+    let frames = tmp("sim_frames");
+    let mut with_frames = args.to_vec();
+    with_frames.extend(["--frames-out", p(&frames), "--every", "20"]);
+    let second = satgpu(&with_frames);
+    assert!(second.status.success(), "{}", stderr(&second));
+    for name in ["frame_00000.png", "frame_00020.png", "frame_00040.png"] {
+        let png = std::fs::read(frames.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{name} is not a PNG");
+    }
+    let again: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(again["state_hash"].as_str(), Some(hash.as_str()), "two runs differ");
+    expect_bad_input(&["sim", "--n", "0"], &["--n"]);
+    expect_bad_input(&["sim", "--kind", "blobs"], &["blobs"]);
+    expect_bad_input(&["sim", "--iterations", "0", "--n", "10"], &["--iterations"]);
+}

@@ -4,8 +4,8 @@
 mod common;
 
 #[allow(dead_code, reason = "the example's main is not called here")]
-#[path = "../examples/simulation.rs"]
-mod simulation;
+#[path = "../examples/crowd.rs"]
+mod crowd;
 
 use common::{bits, gpu_contacts, read_back};
 use rand::{Rng, SeedableRng};
@@ -231,13 +231,13 @@ fn step_into_submit_collect_and_reserve() {
     assert_eq!(bits(&frame.contacts), bits(&want.contacts));
 }
 
-/// The GPU-resident loop of examples/simulation.rs: the caller's pass moves bodies through
+/// The GPU-resident loop of examples/crowd.rs: the caller's pass moves bodies through
 /// `transforms_buffer`, dispatched over the colliding pairs from `totals_buffer`, with no
 /// readback per frame. It must reduce the overlaps, and give the same positions every run.
 #[test]
 fn gpu_resident_loop_pushes_bodies_apart_deterministically() {
     let gpu = common::gpu();
-    let first = simulation::run(&gpu, 3000, 25).unwrap();
+    let first = crowd::run(&gpu, 3000, 25).unwrap();
     assert!(first.colliding_before > 1000, "the crowd must start jammed: {}", first.colliding_before);
     assert!(
         first.depth_after < first.depth_before && first.colliding_after < first.colliding_before,
@@ -247,7 +247,7 @@ fn gpu_resident_loop_pushes_bodies_apart_deterministically() {
         first.colliding_after,
         first.depth_after
     );
-    let second = simulation::run(&gpu, 3000, 25).unwrap();
+    let second = crowd::run(&gpu, 3000, 25).unwrap();
     let bits = |p: &[[f32; 2]]| p.iter().map(|q| (q[0].to_bits(), q[1].to_bits())).collect::<Vec<_>>();
     assert_eq!(bits(&first.positions), bits(&second.positions), "two runs moved the bodies differently");
 }

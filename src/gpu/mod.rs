@@ -37,6 +37,7 @@ pub use broad::{BroadPhase, ALL_PAIRS_MAX};
 pub use context::{describe_adapter, list_adapters, AdapterChoice, Gpu, GpuOptions};
 pub use frame::{ContactDetail, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 pub use pass::{Pass, PassTime};
+pub(crate) use readback::read_as;
 pub use shaders::shader_sources;
 pub use world::{detect, detect_filtered, detect_full, World};
 

@@ -4,6 +4,10 @@
 //! 3 no adapter, device failure or input too large for the device.
 
 mod bench;
+mod draw;
+mod plot;
+mod render;
+mod sim;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,6 +40,14 @@ enum Detail {
     Basic,
     /// Also containment flags and a contact manifold.
     Full,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ResolveArg {
+    /// A fresh detection per push-out iteration.
+    Fresh,
+    /// One detection per frame, its contacts reused with updated separations.
+    Reuse,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -136,10 +148,78 @@ enum Command {
         /// Also write the figures as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Also draw the per-pass times as stacked bars, one bar per scene: FILE.svg or FILE.png.
+        #[arg(long)]
+        plot: Option<PathBuf>,
         /// `full` times frames that also compute manifolds and containment flags (the `manifold`
         /// pass).
         #[arg(long, value_enum, default_value = "basic")]
         contacts: Detail,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// Runs the built-in crowd on the GPU: two crowds crossing in a corridor with walls and
+    /// pillars. Each frame integrates, detects and pushes overlapping bodies apart, all on the
+    /// GPU; prints frames per second and the penetration left at the first and last frame.
+    Sim {
+        /// Body shapes: agents (circles), crowd (polygons) or shapes (circles, capsules, rounded
+        /// boxes, hexagons).
+        #[arg(long, default_value = "agents")]
+        kind: satgpu::sim::SimKind,
+        /// Moving bodies.
+        #[arg(long, default_value_t = 100_000)]
+        n: usize,
+        /// Frames to run (1/60 s each).
+        #[arg(long, default_value_t = 100)]
+        frames: usize,
+        /// Push-out iterations per frame.
+        #[arg(long, default_value_t = 6)]
+        iterations: u32,
+        /// Random seed of the starting positions.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// `fresh`: every iteration detects anew; `reuse`: one detection per frame, later
+        /// iterations update its contacts' separations.
+        #[arg(long, value_enum, default_value = "fresh")]
+        resolve: ResolveArg,
+        /// Also write the figures as JSON (n, frames, iterations, frame_ms_median, max_depth and
+        /// total_depth per frame, state_hash).
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write PNG frames (frame_00000.png, ...) into DIR.
+        #[arg(long)]
+        frames_out: Option<PathBuf>,
+        /// With --frames-out: one picture every M frames.
+        #[arg(long, default_value_t = 10)]
+        every: usize,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// Draws a scene as SVG or PNG: every shape, colliding bodies in a second colour, each
+    /// pair's minimum translation vector as an arrow, a legend and axes in world units. Above
+    /// 2000 shapes it shows a crop of about 1000 around the densest area and an overview map.
+    Render {
+        /// Scene JSON.
+        scene: PathBuf,
+        /// Pairs to draw: a CSV from `detect --out` (a,b,normal_x,normal_y,depth, more columns
+        /// allowed). Without it or --detect, only the shapes.
+        #[arg(long, conflicts_with = "detect")]
+        pairs: Option<PathBuf>,
+        /// Detect the pairs on the GPU first.
+        #[arg(long)]
+        detect: bool,
+        /// The picture: FILE.svg or FILE.png.
+        #[arg(long)]
+        out: PathBuf,
+        /// Picture width in pixels.
+        #[arg(long, default_value_t = 1000)]
+        size: u32,
+        /// `auto` (every shape up to 2000, else a crop), `all` or `density` (shapes per cell).
+        #[arg(long, value_enum, default_value = "auto")]
+        view: render::ViewArg,
+        /// Show this world window instead: X0,Y0,X1,Y1.
+        #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+        window: Vec<f64>,
         #[command(flatten)]
         device: DeviceArgs,
     },
@@ -194,10 +274,26 @@ fn main() -> ExitCode {
             let polygons = scene::generate(kind, n, seed);
             scene::write_scene(&out, &scene::Scene::new(polygons)).map_err(Failure::from)
         }
-        Command::Bench { scene, kind, n, frames, seed, json, contacts, device } => {
+        Command::Bench { scene, kind, n, frames, seed, json, plot, contacts, device } => {
             let detail = if contacts == Detail::Full { ContactDetail::Full } else { ContactDetail::Basic };
             let scenes = Scenes { file: scene.as_deref(), kinds: &kind, sizes: &n, seed };
-            bench(scenes, frames, json.as_deref(), detail, &device)
+            bench(scenes, frames, json.as_deref(), plot.as_deref(), detail, &device)
+        }
+        Command::Sim { kind, n, frames, iterations, seed, resolve, json, frames_out, every, device } => {
+            let resolve = match resolve {
+                ResolveArg::Fresh => satgpu::sim::Resolve::Fresh,
+                ResolveArg::Reuse => satgpu::sim::Resolve::Reuse,
+            };
+            let args = sim::SimArgs { kind, n, frames, iterations, seed, resolve, json, frames_out, every };
+            sim::run(&args, &device)
+        }
+        Command::Render { scene, pairs, detect, out, size, view, window, device } => {
+            let pairs = match (pairs.as_deref(), detect) {
+                (Some(path), _) => render::PairSource::File(path),
+                (None, true) => render::PairSource::Detect(&device),
+                (None, false) => render::PairSource::None,
+            };
+            render::command(&scene, pairs, &out, size, view, &window)
         }
         Command::Adapters => adapters(),
     };
@@ -319,12 +415,16 @@ fn bench(
     scenes: Scenes<'_>,
     frames: usize,
     json: Option<&Path>,
+    plot: Option<&Path>,
     detail: ContactDetail,
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let Scenes { file: scene_file, kinds, sizes, seed } = scenes;
     if frames == 0 {
         return Err(Failure(2, "--frames must be at least 1".into()));
+    }
+    if let Some(path) = plot {
+        draw::Format::of(path, "--plot")?;
     }
     let gpu = device.open()?;
     println!("adapter {}", gpu.describe());
@@ -386,6 +486,9 @@ fn bench(
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&results).map_err(|e| Failure(2, e.to_string()))?;
         std::fs::write(path, text).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    }
+    if let Some(path) = plot {
+        crate::plot::write(path, &results, &names)?;
     }
     if results.iter().all(|r| r.agrees) {
         Ok(())

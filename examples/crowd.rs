@@ -1,6 +1,8 @@
-//! A crowd that lives on the GPU: satgpu finds the contacts, and this program's own WGSL pass
-//! pushes overlapping bodies apart along each contact's normal, with nothing read back per frame.
-//! The pattern a simulation embeds:
+//! A crowd that lives on the GPU: two groups of bodies walk through each other toward their
+//! goals; satgpu finds the contacts, and this program's own WGSL pass pushes overlapping bodies
+//! apart along each contact's normal and walks them on, with nothing read back per frame.
+//! The pattern a simulation embeds (`satgpu::sim` and `satgpu sim` are the full version: a
+//! velocity model, walls, several iterations per frame, figures kept on the GPU):
 //!
 //! - shapes are uploaded once; the caller's pass writes [`World::transforms_buffer`] directly;
 //! - the caller's pass runs over the colliding pairs with an indirect dispatch from
@@ -13,12 +15,13 @@
 //! Displacements are summed with integer atomics on fixed-point values, so the result does not
 //! depend on the order the GPU runs the pairs in: the same input gives the same positions.
 //!
-//! cargo run --release --example simulation
+//! cargo run --release --example crowd
 
 use satgpu::gpu::{Gpu, GpuOptions, World, WorldOptions};
 use satgpu::{Polygon, Transform};
 
-/// The caller's passes: `push` over the colliding pairs, then `integrate` over the bodies.
+/// The caller's passes: `push` over the colliding pairs, then `integrate` over the bodies
+/// (apply the pushes, then walk).
 const PUSH_OUT: &str = r#"
 struct Contact { a: u32, b: u32, normal_x: f32, normal_y: f32, depth: f32, pad: u32 }
 
@@ -27,6 +30,7 @@ struct Contact { a: u32, b: u32, normal_x: f32, normal_y: f32, depth: f32, pad: 
 @group(0) @binding(2) var<storage, read_write> moves: array<atomic<i32>>; // 2 per body, fixed point
 @group(0) @binding(3) var<storage, read_write> transforms: array<vec4<f32>>; // x, y, cos, sin
 @group(0) @binding(4) var<uniform> bodies: vec4<u32>;              // x = number of bodies
+@group(0) @binding(5) var<storage, read> goals: array<vec4<f32>>;  // goal x, y, step per frame
 
 const FIXED: f32 = 65536.0; // displacements in 1/65536 units: integer sums are order-free
 
@@ -55,7 +59,15 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
     }
     let d = vec2<f32>(f32(atomicExchange(&moves[2u * i], 0)), f32(atomicExchange(&moves[2u * i + 1u], 0)));
     let t = transforms[i];
-    transforms[i] = vec4<f32>(t.xy + d / FIXED, t.zw);
+    let p = t.xy + d / FIXED;
+    // Walk one step toward the goal, stopping on it.
+    let to_goal = goals[i].xy - p;
+    let distance = length(to_goal);
+    var walk = vec2<f32>(0.0);
+    if distance > 0.0 {
+        walk = to_goal * (min(goals[i].z, distance) / distance);
+    }
+    transforms[i] = vec4<f32>(p + walk, t.zw);
 }
 "#;
 
@@ -74,12 +86,14 @@ struct PushOut {
     integrate: wgpu::ComputePipeline,
     moves: wgpu::Buffer,
     count: wgpu::Buffer,
+    goals: wgpu::Buffer,
     /// The bind groups of `push` and `integrate`, and the world generation they were made for.
     groups: Option<(u64, wgpu::BindGroup, wgpu::BindGroup)>,
 }
 
 impl PushOut {
-    fn new(device: &wgpu::Device, bodies: u32) -> PushOut {
+    fn new(device: &wgpu::Device, goals: &[[f32; 4]]) -> PushOut {
+        let bodies = goals.len() as u32;
         use wgpu::util::DeviceExt;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("example.push_out"),
@@ -107,7 +121,12 @@ impl PushOut {
             contents: bytemuck::cast_slice(&[bodies, 0, 0, 0]),
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        PushOut { push, integrate, moves, count, groups: None }
+        let goals = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("example.goals"),
+            contents: bytemuck::cast_slice(goals),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        PushOut { push, integrate, moves, count, goals, groups: None }
     }
 
     /// Records the two passes after the world's frame; rebinds when the world's buffers changed.
@@ -129,8 +148,10 @@ impl PushOut {
                 })
             };
             let push = bind(&self.push, &[(0, world.totals_buffer()), (1, world.contacts_buffer()), (2, &self.moves)]);
-            let integrate =
-                bind(&self.integrate, &[(2, &self.moves), (3, world.transforms_buffer()), (4, &self.count)]);
+            let integrate = bind(
+                &self.integrate,
+                &[(2, &self.moves), (3, world.transforms_buffer()), (4, &self.count), (5, &self.goals)],
+            );
             self.groups = Some((world.generation(), push, integrate));
         }
         let (_, push_group, integrate_group) = self.groups.as_ref().expect("bound above");
@@ -145,8 +166,9 @@ impl PushOut {
     }
 }
 
-/// `n` bodies dropped at random into a box too small for them, then `frames` frames of detect
-/// and push out, all on the GPU.
+/// `n` bodies dropped at random into two boxes too small for them, side by side; each body's
+/// goal is across the other box, so the groups walk through each other. Then `frames` frames of
+/// detect, push out and walk, all on the GPU.
 pub fn run(gpu: &Gpu, n: usize, frames: usize) -> Result<Summary, Box<dyn std::error::Error>> {
     let shapes = vec![
         Polygon::new(vec![[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])?,
@@ -162,8 +184,14 @@ pub fn run(gpu: &Gpu, n: usize, frames: usize) -> Result<Summary, Box<dyn std::e
         seed ^= seed << 17;
         (seed >> 11) as f64 / (1u64 << 53) as f64
     };
-    let start: Vec<Transform> =
-        (0..n).map(|_| Transform { x: random() * side, y: random() * side, angle: random() * 6.0 }).collect();
+    // Even bodies start in the left box and walk right, odd ones the other way, 1.2 units/s.
+    let start: Vec<Transform> = (0..n)
+        .map(|i| {
+            let x = random() * side / 2.0;
+            Transform { x: if i % 2 == 0 { x } else { side - x }, y: random() * side, angle: random() * 6.0 }
+        })
+        .collect();
+    let goals: Vec<[f32; 4]> = start.iter().map(|t| [(side - t.x) as f32, t.y as f32, 0.02, 0.0]).collect();
 
     let mut world = World::new(gpu, &shapes, &body_shapes, &WorldOptions::default())?;
     world.set_transforms(&start)?;
@@ -174,7 +202,7 @@ pub fn run(gpu: &Gpu, n: usize, frames: usize) -> Result<Summary, Box<dyn std::e
     let deepest = |contacts: &[satgpu::Contact]| contacts.iter().map(|c| c.depth).fold(0.0, f64::max);
     let (colliding_before, depth_before) = (first.contacts.len(), deepest(&first.contacts));
 
-    let mut push_out = PushOut::new(gpu.device(), n as u32);
+    let mut push_out = PushOut::new(gpu.device(), &goals);
     for _ in 0..frames {
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
         world.encode(&mut encoder);

@@ -1,0 +1,209 @@
+//! `satgpu sim`: the built-in crowd scenario on the GPU (part of the CLI).
+
+use std::path::{Path, PathBuf};
+
+use satgpu::sim::{FrameReport, Resolve, Scenario, SimKind, SimOptions, Simulation};
+use satgpu::{reference, Aabb, Contact, Error, Polygon};
+
+use crate::{render, DeviceArgs, Failure};
+
+/// What `satgpu sim` was asked to do.
+pub struct SimArgs {
+    pub kind: SimKind,
+    pub n: usize,
+    pub frames: usize,
+    pub iterations: u32,
+    pub seed: u64,
+    pub resolve: Resolve,
+    pub json: Option<PathBuf>,
+    pub frames_out: Option<PathBuf>,
+    pub every: usize,
+}
+
+/// What `--json` writes.
+#[derive(serde::Serialize)]
+struct SimJson<'a> {
+    kind: &'a str,
+    n: usize,
+    frames: usize,
+    iterations: u32,
+    seed: u64,
+    resolve: &'a str,
+    adapter: String,
+    /// The smallest bounding radius of a moving body (world units).
+    body_radius: f64,
+    frame_ms_median: f64,
+    /// Per frame: the largest penetration left after that frame's resolution.
+    max_depth: Vec<f64>,
+    /// Per frame: the sum of the penetrations left.
+    total_depth: Vec<f64>,
+    /// Per frame: colliding pairs left.
+    colliding: Vec<u64>,
+    /// FNV-1a of the bits of every final position, as 16 hex digits.
+    state_hash: String,
+    /// Windows run again because the world's buffers had to grow.
+    reruns: u32,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
+    if args.n == 0 || args.frames == 0 || args.iterations == 0 || args.every == 0 {
+        return Err(Failure(2, "--n, --frames, --iterations and --every must be at least 1".into()));
+    }
+    let scenario = Scenario::crossing(args.kind, args.n, args.seed)
+        .map_err(|reason| Failure(2, format!("the {} scenario with n = {}: {reason}", args.kind, args.n)))?;
+    let gpu = device.open()?;
+    println!("adapter    {}", gpu.describe());
+    println!(
+        "scenario   two crowds crossing: {} {} bodies, {} static, seed {}",
+        args.n,
+        args.kind,
+        scenario.body_shapes.len() - scenario.moving,
+        args.seed
+    );
+    let resolve = match args.resolve {
+        Resolve::Fresh => "fresh",
+        Resolve::Reuse => "reuse",
+    };
+    println!("resolve    {} iterations per frame, {resolve} contacts", args.iterations);
+    // Frames to disk need a look at the state every `every` frames; the checks line up with them.
+    let window = if args.frames_out.is_some() { args.every.min(64) } else { 32 };
+    let options = SimOptions { iterations: args.iterations, resolve: args.resolve, window, ..SimOptions::default() };
+    let mut sim = Simulation::new(&gpu, &scenario, &options)?;
+    if let Some(dir) = &args.frames_out {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
+        write_frame(&mut sim, &scenario, args.kind, dir, 0)?;
+    }
+    let bar = indicatif::ProgressBar::new(args.frames as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let started = std::time::Instant::now();
+    for frame in 1..=args.frames {
+        sim.step()?;
+        bar.inc(1);
+        if let Some(dir) = &args.frames_out {
+            if frame % args.every == 0 {
+                write_frame(&mut sim, &scenario, args.kind, dir, frame)?;
+            }
+        }
+    }
+    sim.sync()?;
+    let wall = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let reports: &[FrameReport] = sim.reports();
+    let frame_ms = median(reports.iter().map(|r| r.ms).collect());
+    let radius = scenario.body_radius();
+    println!(
+        "frames     {} in {:.2} s: {:.1} frames/s, frame median {:.2} ms (integrate, detect and push out, measure)",
+        args.frames,
+        wall,
+        args.frames as f64 / wall,
+        frame_ms
+    );
+    for (name, r) in [("first", reports.first()), ("last", reports.last())] {
+        if let Some(r) = r {
+            println!(
+                "{name:<10} largest penetration {:.3e} ({:.2} % of the smallest body radius {radius}), total {:.3e}, {} colliding pairs",
+                r.max_depth,
+                100.0 * r.max_depth / radius,
+                r.total_depth,
+                r.colliding
+            );
+        }
+    }
+    let hash = format!("{:016x}", sim.state_hash()?);
+    println!("state_hash {hash}");
+    if sim.reruns() > 0 {
+        println!("reruns     {} (windows run again after the buffers grew)", sim.reruns());
+    }
+    if let Some(path) = &args.json {
+        let json = SimJson {
+            kind: args.kind.name(),
+            n: args.n,
+            frames: args.frames,
+            iterations: args.iterations,
+            seed: args.seed,
+            resolve,
+            adapter: gpu.describe(),
+            body_radius: radius,
+            frame_ms_median: frame_ms,
+            max_depth: reports.iter().map(|r| r.max_depth).collect(),
+            total_depth: reports.iter().map(|r| r.total_depth).collect(),
+            colliding: reports.iter().map(|r| r.colliding).collect(),
+            state_hash: hash,
+            reruns: sim.reruns(),
+        };
+        let text = serde_json::to_string_pretty(&json).map_err(|e| Failure(2, e.to_string()))?;
+        std::fs::write(path, text).map_err(|source| Error::Io { path: path.clone(), source })?;
+    }
+    Ok(())
+}
+
+/// Writes frame `frame` as `DIR/frame_NNNNN.png`: the bodies at their positions on the GPU (read
+/// back for the picture), the pairs the f64 reference finds among those in view, and the frame's
+/// figures. Up to 2000 bodies all are drawn; above, the same 30 by 30 window at the middle of
+/// the corridor on every frame, where the crowds meet at the pillars.
+fn write_frame(
+    sim: &mut Simulation,
+    scenario: &Scenario,
+    kind: SimKind,
+    dir: &Path,
+    frame: usize,
+) -> Result<(), Failure> {
+    sim.sync()?;
+    let positions = sim.positions()?;
+    let placed = scenario.placed(&positions);
+    let fixed: Vec<bool> = (0..placed.len()).map(|i| i >= scenario.moving).collect();
+    let view = if placed.len() <= render::CROP_ABOVE {
+        render::View::All
+    } else {
+        let starts = &scenario.start[..scenario.moving];
+        let (low, high) = starts.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), t| (l.min(t.y), h.max(t.y)));
+        let (left, right) =
+            starts.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), t| (l.min(t.x), h.max(t.x)));
+        let middle = [(left + right) / 2.0, (low + high) / 2.0];
+        render::View::Window(Aabb {
+            min: [middle[0] - 15.0, middle[1] - 15.0],
+            max: [middle[0] + 15.0, middle[1] + 15.0],
+        })
+    };
+    // The shapes in (or near) the window, and the pairs among them.
+    let keep: Vec<usize> = match &view {
+        render::View::Window(w) => (0..placed.len())
+            .filter(|&i| {
+                placed[i]
+                    .aabb()
+                    .overlaps(&Aabb { min: [w.min[0] - 1.0, w.min[1] - 1.0], max: [w.max[0] + 1.0, w.max[1] + 1.0] })
+            })
+            .collect(),
+        _ => (0..placed.len()).collect(),
+    };
+    let near: Vec<Polygon> = keep.iter().map(|&i| placed[i].clone()).collect();
+    let contacts: Vec<Contact> = reference::detect(&near)
+        .into_iter()
+        .map(|c| Contact { a: keep[c.a as usize] as u32, b: keep[c.b as usize] as u32, ..c })
+        .collect();
+    let title = match sim.reports().last().filter(|_| frame > 0) {
+        Some(r) => format!(
+            "sim {kind} n={} frame {frame} ({:.2} s): max depth {:.2} % r",
+            scenario.moving,
+            frame as f64 * sim.options().dt,
+            100.0 * r.max_depth / scenario.body_radius()
+        ),
+        None => format!("sim {kind} n={} frame 0 (start)", scenario.moving),
+    };
+    let options = render::Options { width: 1000, view, title, contacts_source: "in view (f64 reference)".into() };
+    let picture =
+        render::draw_bodies(&render::Bodies { shapes: &placed, fixed: &fixed, contacts: &contacts }, &options);
+    picture.save(&dir.join(format!("frame_{frame:05}.png")))
+}

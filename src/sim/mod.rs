@@ -1,0 +1,588 @@
+//! A crowd that lives on the GPU: integrate, detect, push out, all in one submission per frame
+//! and nothing read back unless asked for.
+//!
+//! [`Simulation`] is built on [`World`]'s public GPU-resident interface, exactly as an embedding
+//! program would use it (see also `examples/crowd.rs`): its own WGSL passes
+//! (`src/sim/crowd.wgsl`) write [`World::transforms_buffer`], read [`World::contacts_buffer`]
+//! with an indirect dispatch from [`World::totals_buffer`], and rebind when
+//! [`World::generation`] changes.
+//!
+//! A frame:
+//!
+//! 1. `integrate`: each moving body relaxes its velocity toward its goal and moves;
+//! 2. `iterations` times: a fresh detection ([`Resolve::Fresh`]), or one detection whose
+//!    contacts the later iterations reuse with their separations updated
+//!    ([`Resolve::Reuse`]); then `push` (every colliding pair moves apart along its normal by
+//!    its depth, shared by inverse mass; static bodies have none) and `apply` (each body moves
+//!    by the average of its pushes);
+//! 3. `finish`: the velocity becomes what the frame actually moved the body (position-based
+//!    dynamics), capped;
+//! 4. with [`SimOptions::measure`]: one more detection, and the largest and total penetration
+//!    left after resolution, kept on the GPU per frame.
+//!
+//! Determinism: displacements are summed with integer atomics on fixed-point values, so the
+//! order in which the GPU runs the pairs cannot change a bit of the result; the penetration
+//! sums run in one workgroup in a fixed order. The same scenario and options on the same
+//! adapter give the same positions ([`Simulation::state_hash`]).
+//!
+//! Buffers that a frame outgrows are caught, not ignored: after every detection a one-invocation
+//! pass records the largest totals, and every [`SimOptions::window`] frames the host reads them
+//! (a few bytes). If a detection needed more room than the world had, its contacts were
+//! incomplete: the world grows, the state goes back to the copy taken at the start of the
+//! window (on the GPU), and the window runs again. No pair is silently dropped.
+
+mod scenario;
+
+use std::time::Instant;
+
+pub use scenario::{Scenario, SimKind, Walker};
+
+use crate::error::{Error, Result};
+use crate::gpu::{Gpu, World, WorldOptions};
+
+/// The simulation's WGSL: its passes, one entry point each.
+pub const SHADER: &str = include_str!("crowd.wgsl");
+
+/// How the iterations of a frame find the pairs they push apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolve {
+    /// Every iteration runs a fresh detection on the moved bodies.
+    Fresh,
+    /// One detection per frame; later iterations reuse its contacts, each pair's depth reduced
+    /// by how far the two bodies have since moved apart along its normal.
+    Reuse,
+}
+
+/// How a [`Simulation`] runs.
+#[derive(Debug, Clone)]
+pub struct SimOptions {
+    /// Push-out iterations per frame (at least 1).
+    pub iterations: u32,
+    /// Seconds per frame.
+    pub dt: f64,
+    /// How iterations find their pairs.
+    pub resolve: Resolve,
+    /// Measure the penetration left after each frame (one more detection per frame).
+    pub measure: bool,
+    /// Frames between the host's checks of the buffers (and of the penetration figures).
+    pub window: usize,
+    /// The world's options (capacities up front, broad phase, GPU timestamps).
+    pub world: WorldOptions,
+    /// Over-relaxation: each iteration moves a body by this times the average of its pushes
+    /// (1: plain averaging; up to 2 converges faster in crowds).
+    pub relax: f64,
+    /// The separation each push aims for beyond touching, as a fraction of the smallest moving
+    /// body's radius: personal space, so that the next frame's small steps do not overlap.
+    pub margin: f64,
+}
+
+impl Default for SimOptions {
+    fn default() -> SimOptions {
+        SimOptions {
+            iterations: 6,
+            dt: 1.0 / 60.0,
+            resolve: Resolve::Fresh,
+            measure: true,
+            window: 32,
+            relax: 1.8,
+            margin: 0.05,
+            world: WorldOptions::default(),
+        }
+    }
+}
+
+/// What one frame left behind, after its resolution.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrameReport {
+    /// The largest penetration depth among colliding pairs (world units).
+    pub max_depth: f64,
+    /// The sum of the penetration depths.
+    pub total_depth: f64,
+    /// Colliding pairs.
+    pub colliding: u64,
+    /// Wall-clock time of the frame, from submission to the GPU finishing it (ms).
+    pub ms: f64,
+}
+
+/// The simulation's uniform block (`Params` in crowd.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    bodies: u32,
+    frame: u32,
+    reuse: u32,
+    pad0: u32,
+    dt: f32,
+    fixed: f32,
+    margin: f32,
+    relax: f32,
+    tau: f32,
+    max_speed: f32,
+    pad1: [f32; 2],
+}
+
+/// Per body (`Agent` in crowd.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Agent {
+    goal: [f32; 2],
+    velocity: [f32; 2],
+    speed: f32,
+    inv_mass: f32,
+    radius: f32,
+    pad: f32,
+}
+
+/// The entry points of crowd.wgsl.
+struct Pipelines {
+    integrate: wgpu::ComputePipeline,
+    anchor: wgpu::ComputePipeline,
+    push: wgpu::ComputePipeline,
+    apply: wgpu::ComputePipeline,
+    finish: wgpu::ComputePipeline,
+    guard: wgpu::ComputePipeline,
+    measure: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+impl Pipelines {
+    fn new(device: &wgpu::Device) -> Pipelines {
+        use wgpu::{BindingType, BufferBindingType};
+        let storage = |read_only| BindingType::Buffer {
+            ty: BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let uniform =
+            BindingType::Buffer { ty: BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None };
+        let types = [
+            uniform,
+            storage(false),
+            storage(false),
+            storage(false),
+            storage(false),
+            storage(true),
+            storage(true),
+            storage(false),
+        ];
+        let entries: Vec<_> = types
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| wgpu::BindGroupLayoutEntry {
+                binding: i as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: *ty,
+                count: None,
+            })
+            .collect();
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("satgpu.sim"),
+            entries: &entries,
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("satgpu.sim"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("satgpu.sim"),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        });
+        let pipeline = |entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&format!("satgpu.sim.{entry}")),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        Pipelines {
+            integrate: pipeline("integrate"),
+            anchor: pipeline("anchor"),
+            push: pipeline("push"),
+            apply: pipeline("apply"),
+            finish: pipeline("finish"),
+            guard: pipeline("guard"),
+            measure: pipeline("measure"),
+            layout,
+        }
+    }
+}
+
+/// A crowd on the GPU: a [`World`] and the passes that move its bodies (see the module docs).
+pub struct Simulation {
+    world: World,
+    options: SimOptions,
+    pipelines: Pipelines,
+    params: Params,
+    params_buffer: wgpu::Buffer,
+    agents: wgpu::Buffer,
+    marks: wgpu::Buffer,
+    moves: wgpu::Buffer,
+    stats: wgpu::Buffer,
+    stats_read: wgpu::Buffer,
+    /// Copies of the transforms and agents taken at the start of the window.
+    saved: (wgpu::Buffer, wgpu::Buffer),
+    /// The bind group and the world generation it was made for.
+    group: Option<(u64, wgpu::BindGroup)>,
+    /// Frame times of the window so far (ms).
+    window_ms: Vec<f64>,
+    reports: Vec<FrameReport>,
+    /// Windows run again because a detection outgrew the world's buffers.
+    reruns: u32,
+}
+
+/// Bytes of the stats buffer for `window` frames.
+fn stats_size(window: usize) -> u64 {
+    4 * (2 + 4 * window as u64)
+}
+
+impl Simulation {
+    /// Uploads `scenario` and sizes the world's buffers from a first detection, with room to
+    /// spare; later growth is caught and handled (see the module docs).
+    pub fn new(gpu: &Gpu, scenario: &Scenario, options: &SimOptions) -> Result<Simulation> {
+        let bad = options.iterations == 0
+            || options.window == 0
+            || !(options.dt > 0.0 && options.dt.is_finite())
+            || !(options.relax > 0.0 && options.relax < 2.0)
+            || !(options.margin >= 0.0 && options.margin <= 1.0);
+        if bad {
+            return Err(Error::InvalidSetting {
+                what: "simulation options",
+                detail: format!(
+                    "iterations and window must be at least 1, dt positive and finite, relax in (0, 2) and \
+                     margin in [0, 1]; got {options:?}"
+                ),
+            });
+        }
+        let device = gpu.device();
+        let n = scenario.body_shapes.len();
+        let mut world = World::new(gpu, &scenario.shapes, &scenario.body_shapes, &options.world)?;
+        world.set_transforms(&scenario.start)?;
+        let first = world.step()?;
+        world.reserve(2 * first.stats.entries.max(64), 3 * first.stats.candidates.max(64))?;
+        let largest = scenario.largest_radius().max(1e-30);
+        let params = Params {
+            bodies: n as u32,
+            frame: 0,
+            reuse: u32::from(options.resolve == Resolve::Reuse),
+            pad0: 0,
+            dt: options.dt as f32,
+            // Sums of a few dozen pushes of a few radii each stay far inside i32, to within a
+            // millionth of a radius.
+            fixed: 2f64.powi((2f64.powi(20) / largest).log2().floor() as i32) as f32,
+            margin: (options.margin * scenario.body_radius()) as f32,
+            relax: options.relax as f32,
+            tau: 0.5,
+            max_speed: (2.0 * scenario.walkers.iter().map(|w| w.speed).fold(0.0, f64::max)) as f32,
+            pad1: [0.0; 2],
+        };
+        let agents: Vec<Agent> = scenario
+            .walkers
+            .iter()
+            .zip(&scenario.start)
+            .map(|(w, t)| {
+                let to_goal = [w.goal[0] - t.x, w.goal[1] - t.y];
+                let d = to_goal[0].hypot(to_goal[1]);
+                let v = if d > 0.0 { [to_goal[0] / d * w.speed, to_goal[1] / d * w.speed] } else { [0.0; 2] };
+                Agent {
+                    goal: [w.goal[0] as f32, w.goal[1] as f32],
+                    velocity: [v[0] as f32, v[1] as f32],
+                    speed: w.speed as f32,
+                    inv_mass: w.inv_mass as f32,
+                    radius: w.radius as f32,
+                    pad: 0.0,
+                }
+            })
+            .collect();
+        let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: size.max(16),
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        use wgpu::BufferUsages as U;
+        let (pipelines, params_buffer, agents_buffer, marks, moves, stats, stats_read, saved) = gpu.scoped(|| {
+            let agents_buffer = buffer("satgpu.sim.agents", 32 * n as u64, U::STORAGE | U::COPY_DST | U::COPY_SRC);
+            gpu.queue().write_buffer(&agents_buffer, 0, bytemuck::cast_slice(&agents));
+            let moves = buffer("satgpu.sim.moves", 12 * n as u64, U::STORAGE | U::COPY_DST);
+            gpu.queue().write_buffer(&moves, 0, &vec![0u8; 12 * n]);
+            (
+                Pipelines::new(device),
+                buffer("satgpu.sim.params", std::mem::size_of::<Params>() as u64, U::UNIFORM | U::COPY_DST),
+                agents_buffer,
+                buffer("satgpu.sim.marks", 16 * n as u64, U::STORAGE),
+                moves,
+                buffer("satgpu.sim.stats", stats_size(options.window), U::STORAGE | U::COPY_DST | U::COPY_SRC),
+                buffer("satgpu.sim.stats_read", stats_size(options.window), U::MAP_READ | U::COPY_DST),
+                (
+                    buffer("satgpu.sim.saved_transforms", 16 * n as u64, U::COPY_SRC | U::COPY_DST),
+                    buffer("satgpu.sim.saved_agents", 32 * n as u64, U::COPY_SRC | U::COPY_DST),
+                ),
+            )
+        })?;
+        let mut sim = Simulation {
+            world,
+            options: options.clone(),
+            pipelines,
+            params,
+            params_buffer,
+            agents: agents_buffer,
+            marks,
+            moves,
+            stats,
+            stats_read,
+            saved,
+            group: None,
+            window_ms: vec![],
+            reports: vec![],
+            reruns: 0,
+        };
+        sim.start_window();
+        Ok(sim)
+    }
+
+    /// The world the simulation detects with (its buffers hold the latest state).
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Makes room in the world for at least `entries` strip entries and `candidates` candidate
+    /// pairs, so that no frame up to that size has to run again (see the module docs).
+    pub fn reserve(&mut self, entries: u64, candidates: u64) -> Result<()> {
+        self.world.reserve(entries, candidates)
+    }
+
+    /// The options it runs with.
+    pub fn options(&self) -> &SimOptions {
+        &self.options
+    }
+
+    /// Frames run so far, checked (see [`sync`](Simulation::sync)) or not.
+    pub fn frames(&self) -> usize {
+        self.reports.len() + self.window_ms.len()
+    }
+
+    /// One report per checked frame: every frame up to the last [`sync`](Simulation::sync).
+    pub fn reports(&self) -> &[FrameReport] {
+        &self.reports
+    }
+
+    /// Windows that ran again because a detection outgrew the world's buffers.
+    pub fn reruns(&self) -> u32 {
+        self.reruns
+    }
+
+    /// Zeroes the window's figures on the GPU and saves the state to return to.
+    fn start_window(&mut self) {
+        let queue = self.world.gpu().queue();
+        queue.write_buffer(&self.stats, 0, &vec![0u8; stats_size(self.options.window) as usize]);
+        let mut encoder = self.world.gpu().device().create_command_encoder(&Default::default());
+        let size = 16 * self.world.len() as u64;
+        encoder.copy_buffer_to_buffer(self.world.transforms_buffer(), 0, &self.saved.0, 0, size);
+        encoder.copy_buffer_to_buffer(&self.agents, 0, &self.saved.1, 0, 2 * size);
+        queue.submit([encoder.finish()]);
+        self.window_ms.clear();
+    }
+
+    /// Puts the state back where the window started.
+    fn restore_window(&mut self) {
+        let queue = self.world.gpu().queue();
+        queue.write_buffer(&self.stats, 0, &vec![0u8; stats_size(self.options.window) as usize]);
+        let mut encoder = self.world.gpu().device().create_command_encoder(&Default::default());
+        let size = 16 * self.world.len() as u64;
+        encoder.copy_buffer_to_buffer(&self.saved.0, 0, self.world.transforms_buffer(), 0, size);
+        encoder.copy_buffer_to_buffer(&self.saved.1, 0, &self.agents, 0, 2 * size);
+        queue.submit([encoder.finish()]);
+    }
+
+    fn bind_group(&mut self) -> wgpu::BindGroup {
+        let generation = self.world.generation();
+        if let Some((g, group)) = &self.group {
+            if *g == generation {
+                return group.clone();
+            }
+        }
+        let buffers = [
+            &self.params_buffer,
+            self.world.transforms_buffer(),
+            &self.agents,
+            &self.marks,
+            &self.moves,
+            self.world.totals_buffer(),
+            self.world.contacts_buffer(),
+            &self.stats,
+        ];
+        let entries: Vec<_> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .collect();
+        let group = self.world.gpu().device().create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("satgpu.sim"),
+            layout: &self.pipelines.layout,
+            entries: &entries,
+        });
+        self.group = Some((generation, group.clone()));
+        group
+    }
+
+    /// Records one frame (see the module docs).
+    fn encode(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        let group = self.bind_group();
+        let p = &self.pipelines;
+        let bodies = self.world.len() as u32;
+        let per_body = |encoder: &mut wgpu::CommandEncoder, pipeline: &wgpu::ComputePipeline| {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            let groups = bodies.div_ceil(64);
+            pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
+        };
+        let one = |encoder: &mut wgpu::CommandEncoder, pipeline: &wgpu::ComputePipeline| {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        };
+        let detect = |encoder: &mut wgpu::CommandEncoder| {
+            self.world.encode(encoder);
+            one(encoder, &p.guard);
+        };
+        per_body(encoder, &p.integrate);
+        for k in 0..self.options.iterations {
+            if k == 0 || self.options.resolve == Resolve::Fresh {
+                detect(encoder);
+                per_body(encoder, &p.anchor);
+            }
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&p.push);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups_indirect(self.world.totals_buffer(), 16);
+            }
+            per_body(encoder, &p.apply);
+        }
+        per_body(encoder, &p.finish);
+        if self.options.measure {
+            detect(encoder);
+            one(encoder, &p.measure);
+        }
+    }
+
+    /// Runs one frame on the GPU and waits for it (at most the [`Gpu`]'s timeout). Every
+    /// [`SimOptions::window`] frames it also [`sync`](Simulation::sync)s.
+    pub fn step(&mut self) -> Result<()> {
+        self.run_frame()?;
+        if self.window_ms.len() == self.options.window {
+            self.sync()?;
+        }
+        Ok(())
+    }
+
+    fn run_frame(&mut self) -> Result<()> {
+        self.params.frame = self.window_ms.len() as u32;
+        let gpu = self.world.gpu().clone();
+        gpu.queue().write_buffer(&self.params_buffer, 0, bytemuck::bytes_of(&self.params));
+        let started = Instant::now();
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        self.encode(&mut encoder);
+        let submission = gpu.queue().submit([encoder.finish()]);
+        gpu.wait(submission)?;
+        self.window_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        Ok(())
+    }
+
+    /// Checks the frames run since the last check: reads the window's figures (a few bytes);
+    /// if some detection outgrew the world's buffers, grows them and runs the window again from
+    /// its saved state. Then the window's [`reports`](Simulation::reports) are final.
+    pub fn sync(&mut self) -> Result<()> {
+        loop {
+            let frames = self.window_ms.len();
+            if frames == 0 {
+                return Ok(());
+            }
+            let words = self.read_stats()?;
+            let (entries, candidates) = (u64::from(words[0]), u64::from(words[1]));
+            let outgrown = entries > u64::from(self.world.entry_capacity())
+                || candidates > u64::from(self.world.candidate_capacity());
+            if !outgrown {
+                for (f, &ms) in self.window_ms.iter().enumerate() {
+                    let w = &words[2 + 4 * f..6 + 4 * f];
+                    self.reports.push(FrameReport {
+                        max_depth: f64::from(f32::from_bits(w[0])),
+                        total_depth: f64::from(f32::from_bits(w[1])),
+                        colliding: u64::from(w[2]),
+                        ms,
+                    });
+                }
+                self.start_window();
+                return Ok(());
+            }
+            self.world.reserve(entries + entries / 2, candidates + candidates / 2)?;
+            if candidates > u64::from(self.world.candidate_capacity()) {
+                return Err(Error::TooLarge {
+                    what: "simulation candidate pairs (one binding)",
+                    needed: candidates * 8,
+                    limit: u64::from(self.world.candidate_capacity()) * 8,
+                });
+            }
+            self.reruns += 1;
+            self.restore_window();
+            let frames_to_run = frames;
+            self.window_ms.clear();
+            for _ in 0..frames_to_run {
+                self.run_frame()?;
+            }
+        }
+    }
+
+    fn read_stats(&self) -> Result<Vec<u32>> {
+        let gpu = self.world.gpu();
+        let size = stats_size(self.options.window);
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.stats, 0, &self.stats_read, 0, size);
+        let submission = gpu.queue().submit([encoder.finish()]);
+        crate::gpu::read_as(gpu, &self.stats_read, size, submission, "the simulation's figures")
+    }
+
+    /// Reads every body's position (x, y) back from the GPU.
+    pub fn positions(&self) -> Result<Vec<[f32; 2]>> {
+        let gpu = self.world.gpu();
+        let size = 16 * self.world.len() as u64;
+        let read = gpu.scoped(|| {
+            gpu.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("satgpu.sim.positions"),
+                size: size.max(16),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(self.world.transforms_buffer(), 0, &read, 0, size);
+        let submission = gpu.queue().submit([encoder.finish()]);
+        let words: Vec<u32> = crate::gpu::read_as(gpu, &read, size, submission, "the positions")?;
+        Ok(words.chunks_exact(4).map(|t| [f32::from_bits(t[0]), f32::from_bits(t[1])]).collect())
+    }
+
+    /// FNV-1a over the bits of every body's position: equal hashes, equal states.
+    pub fn state_hash(&self) -> Result<u64> {
+        Ok(hash_positions(&self.positions()?))
+    }
+}
+
+/// FNV-1a (64 bits) over the little-endian bits of each x and y.
+pub fn hash_positions(positions: &[[f32; 2]]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for p in positions {
+        for byte in p.iter().flat_map(|v| v.to_bits().to_le_bytes()) {
+            h ^= u64::from(byte);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}

@@ -1,0 +1,217 @@
+//! The built-in scenario: two crowds crossing in a corridor.
+//!
+//! Group A fills a square block left of the middle and walks right; group B fills the block to
+//! the right and walks left; each body's goal is where it stands, moved one block and the gap
+//! over, so the two groups must pass through each other. Bodies are dropped at random at a
+//! packing fraction of one half, so they start overlapping and the first frames are push-out
+//! more than walking. Static walls (long boxes) close the corridor above and below, and a row
+//! of pillars stands in the gap between the blocks.
+
+use std::f64::consts::TAU;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::geometry::{Polygon, PolygonError, Transform};
+
+type Result<T> = std::result::Result<T, PolygonError>;
+
+/// The shapes of the moving bodies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimKind {
+    /// Circles of radius 0.25 to 0.34 (pedestrians seen from above).
+    Agents,
+    /// Convex polygons of 3 to 6 vertices, circumradius 0.26 to 0.32, turned at random.
+    Crowd,
+    /// A mix of circles, capsules, rounded boxes and hexagons.
+    Shapes,
+}
+
+impl SimKind {
+    /// Every kind, in the order `--kind` lists them.
+    pub const ALL: [SimKind; 3] = [SimKind::Agents, SimKind::Crowd, SimKind::Shapes];
+
+    /// The name `--kind` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimKind::Agents => "agents",
+            SimKind::Crowd => "crowd",
+            SimKind::Shapes => "shapes",
+        }
+    }
+
+    /// The body shapes, centred on their own origin.
+    fn shapes(self) -> Result<Vec<Polygon>> {
+        let regular = |k: usize, r: f64| -> Vec<[f64; 2]> {
+            (0..k).map(|i| [r * (TAU * i as f64 / k as f64).cos(), r * (TAU * i as f64 / k as f64).sin()]).collect()
+        };
+        let shapes = match self {
+            SimKind::Agents => {
+                [0.25, 0.28, 0.31, 0.34].iter().map(|&r| Polygon::circle([0.0, 0.0], r)).collect::<Result<_>>()?
+            }
+            SimKind::Crowd => vec![
+                Polygon::new(regular(3, 0.32))?,
+                Polygon::new(regular(4, 0.28))?,
+                Polygon::new(regular(5, 0.3))?,
+                Polygon::new(regular(6, 0.26))?,
+                Polygon::new(vec![[-0.3, -0.12], [0.3, -0.12], [0.22, 0.14], [-0.22, 0.14]])?,
+            ],
+            SimKind::Shapes => vec![
+                Polygon::circle([0.0, 0.0], 0.3)?,
+                Polygon::capsule([-0.14, 0.0], [0.14, 0.0], 0.17)?,
+                Polygon::rounded(vec![[-0.17, -0.17], [0.17, -0.17], [0.17, 0.17], [-0.17, 0.17]], 0.08)?,
+                Polygon::new(regular(6, 0.3))?,
+            ],
+        };
+        Ok(shapes)
+    }
+}
+
+impl fmt::Display for SimKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SimKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<SimKind, String> {
+        SimKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<_> = SimKind::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown simulation kind {s:?}; expected one of {}", names.join(", "))
+        })
+    }
+}
+
+/// What a body wants: where it walks, how fast, and how hard it is to push.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Walker {
+    /// Where the body walks to (world units).
+    pub goal: [f64; 2],
+    /// Preferred walking speed (world units per second); 0 for walls.
+    pub speed: f64,
+    /// Inverse mass: 0 for static bodies (walls, pillars), which never move.
+    pub inv_mass: f64,
+    /// The body's bounding radius (largest distance of its outline from its origin).
+    pub radius: f64,
+}
+
+/// A simulation's starting state: shapes, bodies and what each body wants. The moving bodies
+/// come first (indices `0..moving`), then the static ones.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The shapes, in local coordinates.
+    pub shapes: Vec<Polygon>,
+    /// Each body's shape (an index into `shapes`).
+    pub body_shapes: Vec<u32>,
+    /// Each body's starting position and rotation.
+    pub start: Vec<Transform>,
+    /// Each body's goal, speed, inverse mass and radius.
+    pub walkers: Vec<Walker>,
+    /// The number of moving bodies (the first ones).
+    pub moving: usize,
+}
+
+/// A small deterministic generator (SplitMix64): the scenario is a function of its seed alone.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The bounding radius of a shape centred on its origin.
+fn bounding_radius(shape: &Polygon) -> f64 {
+    shape.vertices().iter().map(|v| v[0].hypot(v[1])).fold(0.0, f64::max) + shape.radius()
+}
+
+/// Gap between the two blocks, where the pillars stand (world units).
+const GAP: f64 = 2.4;
+/// Preferred walking speed (world units per second), give or take 10 %.
+const SPEED: f64 = 1.3;
+
+impl Scenario {
+    /// Two crowds of `n` bodies in all crossing in a corridor (see the module docs). Fails only
+    /// when `n` is so large that the walls' coordinates leave the range a polygon may have.
+    pub fn crossing(kind: SimKind, n: usize, seed: u64) -> Result<Scenario> {
+        let mut random = Random(seed ^ 0x5a71_6770_7573_696d);
+        let mut shapes = kind.shapes()?;
+        let radii: Vec<f64> = shapes.iter().map(bounding_radius).collect();
+        let mean_radius = radii.iter().sum::<f64>() / radii.len() as f64;
+        // Each block is a square holding half the bodies at a packing fraction of one half.
+        let area = std::f64::consts::PI * mean_radius * mean_radius / 0.5;
+        let side = ((n as f64 / 2.0) * area).sqrt().max(2.0);
+        let (mut body_shapes, mut start, mut walkers) = (vec![], vec![], vec![]);
+        for i in 0..n {
+            let s = (random.next() * shapes.len() as f64) as usize % shapes.len();
+            let left = i % 2 == 0;
+            let (r, along) = (radii[s], random.next());
+            let y = r + (side - 2.0 * r) * random.next();
+            let x = GAP / 2.0 + r + (side - 2.0 * r) * along;
+            let x = if left { -x } else { x };
+            let shift = side + GAP;
+            let goal = [if left { x + shift } else { x - shift }, y];
+            body_shapes.push(s as u32);
+            start.push(Transform { x, y, angle: random.next() * TAU });
+            walkers.push(Walker { goal, speed: SPEED * (0.9 + 0.2 * random.next()), inv_mass: 1.0, radius: r });
+        }
+        // Walls above and below, one body length beyond both blocks, and pillars in the gap.
+        let length = 2.0 * side + GAP + 4.0;
+        let wall = shapes.len() as u32;
+        shapes.push(Polygon::new(vec![
+            [-length / 2.0, -0.5],
+            [length / 2.0, -0.5],
+            [length / 2.0, 0.5],
+            [-length / 2.0, 0.5],
+        ])?);
+        let pillar = shapes.len() as u32;
+        let pillar_radius = 0.4;
+        shapes.push(Polygon::new(
+            (0..8)
+                .map(|k| [pillar_radius * (TAU * k as f64 / 8.0).cos(), pillar_radius * (TAU * k as f64 / 8.0).sin()])
+                .collect(),
+        )?);
+        let mut statics = vec![(wall, 0.0, -0.5, length / 2.0), (wall, 0.0, side + 0.5, length / 2.0)];
+        let mut y = 3.0;
+        while y < side - 1.0 {
+            statics.push((pillar, 0.0, y, pillar_radius));
+            y += 6.0;
+        }
+        for (shape, x, y, radius) in statics {
+            body_shapes.push(shape);
+            start.push(Transform { x, y, angle: 0.0 });
+            walkers.push(Walker { goal: [x, y], speed: 0.0, inv_mass: 0.0, radius });
+        }
+        Ok(Scenario { shapes, body_shapes, start, walkers, moving: n })
+    }
+
+    /// The smallest bounding radius of a moving body (the yardstick of "1 % of a body's radius").
+    pub fn body_radius(&self) -> f64 {
+        self.walkers[..self.moving].iter().map(|w| w.radius).fold(f64::INFINITY, f64::min)
+    }
+
+    /// The largest bounding radius of a moving body.
+    pub fn largest_radius(&self) -> f64 {
+        self.walkers[..self.moving].iter().map(|w| w.radius).fold(0.0, f64::max)
+    }
+
+    /// The bodies in world coordinates at `positions` (x, y per body; rotations from the start),
+    /// for pictures and checks.
+    pub fn placed(&self, positions: &[[f32; 2]]) -> Vec<Polygon> {
+        self.body_shapes
+            .iter()
+            .zip(&self.start)
+            .zip(positions)
+            .map(|((&s, t), p)| {
+                let t = Transform { x: f64::from(p[0]), y: f64::from(p[1]), angle: t.angle };
+                self.shapes[s as usize].transformed(&t)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,158 @@
+//! The crowd simulation (`satgpu::sim`) as an embedding program uses it: penetration resolved
+//! and measured honestly (the reference agrees with the GPU's figures), the same state on every
+//! run, buffers that a pile-up outgrows grown and the window run again with the same result,
+//! and bad options refused.
+
+mod common;
+
+use satgpu::gpu::WorldOptions;
+use satgpu::sim::{FrameReport, Resolve, Scenario, SimKind, SimOptions, Simulation, Walker};
+use satgpu::{reference, Error, Polygon, Transform};
+
+fn run(scenario: &Scenario, options: &SimOptions, frames: usize) -> (Vec<FrameReport>, Vec<[f32; 2]>, u32) {
+    let gpu = common::gpu();
+    let mut sim = Simulation::new(&gpu, scenario, options).unwrap();
+    for _ in 0..frames {
+        sim.step().unwrap();
+    }
+    sim.sync().unwrap();
+    assert_eq!(sim.reports().len(), frames);
+    (sim.reports().to_vec(), sim.positions().unwrap(), sim.reruns())
+}
+
+fn bits(p: &[[f32; 2]]) -> Vec<(u32, u32)> {
+    p.iter().map(|q| (q[0].to_bits(), q[1].to_bits())).collect()
+}
+
+/// Reports without their wall-clock times, which differ from run to run.
+fn figures(r: &[FrameReport]) -> Vec<(u64, u64, u64)> {
+    r.iter().map(|f| (f.max_depth.to_bits(), f.total_depth.to_bits(), f.colliding)).collect()
+}
+
+/// The crossing scenario of every kind: the overlaps the random start leaves are pushed out,
+/// the largest penetration falls to at most 1 % of a body's radius and stays there as the
+/// crowds meet, and the pictures' figures are what the reference sees at the same positions.
+#[test]
+fn crossing_crowds_resolve_their_overlaps() {
+    for kind in SimKind::ALL {
+        let scenario = Scenario::crossing(kind, 2000, 7).unwrap();
+        let (reports, positions, _) = run(&scenario, &SimOptions::default(), 70);
+        let radius = scenario.body_radius();
+        let first = reports[0];
+        let last = reports.last().unwrap();
+        assert!(first.colliding > 100, "{kind}: the start must overlap: {first:?}");
+        assert!(last.max_depth < first.max_depth, "{kind}: {first:?} -> {last:?}");
+        assert!(last.max_depth <= 0.01 * radius, "{kind}: {last:?} deeper than 1 % of {radius}");
+        // Every body moved toward its goal (they start overlapping, walk 70 frames).
+        let walked = positions[..scenario.moving]
+            .iter()
+            .zip(&scenario.start)
+            .zip(&scenario.walkers)
+            .filter(|((p, s), w)| {
+                let before = (w.goal[0] - s.x).abs();
+                let after = (w.goal[0] - f64::from(p[0])).abs();
+                after < before - 0.5
+            })
+            .count();
+        assert!(walked > scenario.moving * 3 / 4, "{kind}: only {walked} of {} bodies walked", scenario.moving);
+        // Walls and pillars never move.
+        for (i, p) in positions.iter().enumerate().skip(scenario.moving) {
+            let s = scenario.start[i];
+            assert_eq!((f64::from(p[0]), f64::from(p[1])), (s.x as f32 as f64, s.y as f32 as f64), "static {i}");
+        }
+    }
+}
+
+/// One iteration per frame leaves overlaps; the GPU's measured figures of the last frame match
+/// the f64 reference on the same positions.
+#[test]
+fn measured_penetration_matches_the_reference() {
+    let scenario = Scenario::crossing(SimKind::Crowd, 1500, 3).unwrap();
+    let options = SimOptions { iterations: 1, relax: 1.0, ..SimOptions::default() };
+    let (reports, positions, _) = run(&scenario, &options, 3);
+    let last = reports.last().unwrap();
+    let contacts = reference::detect(&scenario.placed(&positions));
+    let max = contacts.iter().map(|c| c.depth).fold(0.0, f64::max);
+    let total: f64 = contacts.iter().map(|c| c.depth).sum();
+    assert!(contacts.len() > 50, "too few overlaps left to compare: {}", contacts.len());
+    assert!((last.colliding as i64 - contacts.len() as i64).abs() <= 2, "{last:?} vs {} pairs", contacts.len());
+    assert!((last.max_depth - max).abs() <= 1e-4, "largest {} vs reference {max}", last.max_depth);
+    assert!((last.total_depth - total).abs() <= 1e-4 * contacts.len() as f64, "total {} vs {total}", last.total_depth);
+}
+
+/// Two runs give the same bits, on either way of resolving.
+#[test]
+fn runs_are_deterministic() {
+    for resolve in [Resolve::Fresh, Resolve::Reuse] {
+        let scenario = Scenario::crossing(SimKind::Shapes, 1500, 11).unwrap();
+        let options = SimOptions { resolve, window: 7, ..SimOptions::default() };
+        let (r1, p1, _) = run(&scenario, &options, 20);
+        let (r2, p2, _) = run(&scenario, &options, 20);
+        assert_eq!(bits(&p1), bits(&p2), "{resolve:?}: positions differ");
+        assert_eq!(figures(&r1), figures(&r2), "{resolve:?}: figures differ");
+        assert_eq!(satgpu::sim::hash_positions(&p1), satgpu::sim::hash_positions(&p2));
+    }
+}
+
+/// Bodies spread out, then all walking to one spot: the pile-up outgrows the buffers sized on
+/// the first frame many times over. The window runs again on grown buffers, and the result is
+/// bit for bit the one a world reserved large enough from the start gives.
+#[test]
+fn a_pile_up_that_outgrows_the_buffers_runs_again_with_the_same_result() {
+    let side = 24;
+    let shapes = vec![Polygon::circle([0.0, 0.0], 0.3).unwrap()];
+    let n = side * side;
+    let start: Vec<Transform> =
+        (0..n).map(|i| Transform { x: (i % side) as f64 * 2.0, y: (i / side) as f64 * 2.0, angle: 0.0 }).collect();
+    let centre = [side as f64 - 1.0, side as f64 - 1.0];
+    let walkers = vec![Walker { goal: centre, speed: 80.0, inv_mass: 1.0, radius: 0.3 }; n];
+    let scenario = Scenario { shapes, body_shapes: vec![0; n], start, walkers, moving: n };
+    let small = WorldOptions::default().with_candidate_capacity(64).with_entry_capacity(64);
+    let options = SimOptions { window: 10, world: small, ..SimOptions::default() };
+    let (grown, p_grown, reruns) = run(&scenario, &options, 30);
+    let most = grown.iter().map(|r| r.colliding).max().unwrap();
+    assert!(reruns > 0, "the pile-up should have outgrown the first frame's buffers ({most} pairs at most)");
+    let gpu = common::gpu();
+    let mut sim = Simulation::new(&gpu, &scenario, &options).unwrap();
+    sim.reserve(64 * n as u64, 64 * n as u64).unwrap();
+    for _ in 0..30 {
+        sim.step().unwrap();
+    }
+    sim.sync().unwrap();
+    assert_eq!(sim.reruns(), 0);
+    assert_eq!(bits(&sim.positions().unwrap()), bits(&p_grown), "growing changed the result");
+    assert_eq!(figures(sim.reports()), figures(&grown));
+}
+
+/// A single body, a scenario of statics only, and bad options.
+#[test]
+fn small_scenarios_and_bad_options() {
+    let one = Scenario::crossing(SimKind::Agents, 1, 1).unwrap();
+    let (reports, positions, _) = run(&one, &SimOptions::default(), 5);
+    assert_eq!(reports.iter().map(|r| r.colliding).sum::<u64>(), 0);
+    assert!(f64::from(positions[0][0]) > one.start[0].x, "the lone body walks right");
+    let gpu = common::gpu();
+    for bad in [
+        SimOptions { iterations: 0, ..SimOptions::default() },
+        SimOptions { window: 0, ..SimOptions::default() },
+        SimOptions { dt: f64::NAN, ..SimOptions::default() },
+        SimOptions { relax: 2.5, ..SimOptions::default() },
+        SimOptions { margin: -1.0, ..SimOptions::default() },
+    ] {
+        match Simulation::new(&gpu, &one, &bad) {
+            Err(Error::InvalidSetting { what, .. }) => assert_eq!(what, "simulation options"),
+            Err(e) => panic!("{bad:?}: wrong error {e}"),
+            Ok(_) => panic!("{bad:?} accepted"),
+        }
+    }
+}
+
+/// The simulation's WGSL validates with naga (its pipelines are built at run time).
+#[test]
+fn the_simulation_shader_validates() {
+    let src = satgpu::sim::SHADER;
+    let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+}
