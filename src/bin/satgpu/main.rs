@@ -192,6 +192,9 @@ enum Command {
         /// With --frames-out: one picture every M frames.
         #[arg(long, default_value_t = 10)]
         every: usize,
+        /// With --frames-out: picture width in pixels.
+        #[arg(long, default_value_t = 1000)]
+        size: u32,
         #[command(flatten)]
         device: DeviceArgs,
     },
@@ -279,12 +282,12 @@ fn main() -> ExitCode {
             let scenes = Scenes { file: scene.as_deref(), kinds: &kind, sizes: &n, seed };
             bench(scenes, frames, json.as_deref(), plot.as_deref(), detail, &device)
         }
-        Command::Sim { kind, n, frames, iterations, seed, resolve, json, frames_out, every, device } => {
+        Command::Sim { kind, n, frames, iterations, seed, resolve, json, frames_out, every, size, device } => {
             let resolve = match resolve {
                 ResolveArg::Fresh => satgpu::sim::Resolve::Fresh,
                 ResolveArg::Reuse => satgpu::sim::Resolve::Reuse,
             };
-            let args = sim::SimArgs { kind, n, frames, iterations, seed, resolve, json, frames_out, every };
+            let args = sim::SimArgs { kind, n, frames, iterations, seed, resolve, json, frames_out, every, size };
             sim::run(&args, &device)
         }
         Command::Render { scene, pairs, detect, out, size, view, window, device } => {

@@ -27,6 +27,8 @@ pub const CROP_ABOVE: usize = 2000;
 pub const CROP_TARGET: usize = 1000;
 
 const BODY: Paint = Paint::both(Color::rgb(158, 202, 225).alpha(190), Color::rgb(33, 102, 172), 1.0);
+/// The second group of bodies ([`Bodies::groups`]).
+const SECOND: Paint = Paint::both(Color::rgb(161, 217, 155).alpha(190), Color::rgb(35, 139, 69), 1.0);
 const COLLIDING: Paint = Paint::both(Color::rgb(252, 141, 89).alpha(200), Color::rgb(179, 0, 0), 1.0);
 const FIXED: Paint = Paint::both(Color::rgb(200, 200, 200), Color::rgb(80, 80, 80), 1.0);
 const MTV: Color = Color::rgb(0, 110, 50);
@@ -91,6 +93,10 @@ pub struct Bodies<'a> {
     pub fixed: &'a [bool],
     /// Colliding pairs with their minimum translation vectors.
     pub contacts: &'a [Contact],
+    /// Which bodies belong to the second group, drawn in a second colour (empty: none), and the
+    /// legend's names of the two groups.
+    pub groups: &'a [bool],
+    pub group_names: [&'a str; 2],
 }
 
 /// A drawn scene, a one-line description of its view (the title's second line) and the world
@@ -147,7 +153,10 @@ pub fn command(
         }
     };
     let options = Options { width, view, title: file_name(scene_path), contacts_source: source };
-    let picture = draw_bodies(&Bodies { shapes: &polygons, fixed: &[], contacts: &contacts }, &options);
+    let picture = draw_bodies(
+        &Bodies { shapes: &polygons, fixed: &[], contacts: &contacts, groups: &[], group_names: ["", ""] },
+        &options,
+    );
     picture.save(out)?;
     let w = picture.window;
     println!(
@@ -303,11 +312,26 @@ pub fn draw_bodies(bodies: &Bodies<'_>, options: &Options) -> Picture {
         }
     } else {
         let px = f64::from(layout.plot.w) / (window.max[0] - window.min[0]);
-        let dots = draw_shapes(&mut d, shapes, &boxes, &visible, &fixed, &colliding, &layout);
+        let second: Vec<bool> = (0..n).map(|i| bodies.groups.get(i).copied().unwrap_or(false)).collect();
+        // Static shapes first, then bodies, then the colliding ones on top.
+        let style: Vec<(u8, Paint)> = (0..n)
+            .map(|i| match (fixed[i], colliding[i], second[i]) {
+                (true, _, _) => (0, FIXED),
+                (_, true, _) => (2, COLLIDING),
+                (_, _, true) => (1, SECOND),
+                _ => (1, BODY),
+            })
+            .collect();
+        let dots = draw_shapes(&mut d, shapes, &boxes, &visible, &style, &layout);
         let factor = draw_arrows(&mut d, &contacts, &boxes, window, px, &layout);
         let colliding_count = colliding.iter().filter(|&&c| c).count();
         let fixed_count = fixed.iter().filter(|&&f| f).count();
-        legend.push((Mark::Swatch(BODY), "body".into()));
+        if second.iter().any(|&g| g) {
+            legend.push((Mark::Swatch(BODY), format!("body, {}", bodies.group_names[0])));
+            legend.push((Mark::Swatch(SECOND), format!("body, {}", bodies.group_names[1])));
+        } else {
+            legend.push((Mark::Swatch(BODY), "body".into()));
+        }
         legend.push((Mark::Swatch(COLLIDING), format!("colliding body ({colliding_count} of {n})")));
         if fixed_count > 0 {
             legend.push((Mark::Swatch(FIXED), format!("static shape ({fixed_count})")));
@@ -383,30 +407,23 @@ fn draw_legend(d: &mut Drawing, entries: &[(Mark, String)], layout: &Layout) -> 
     y
 }
 
-/// The visible shapes: static ones first, then bodies, then the colliding ones on top; shapes
+/// The visible shapes, each with its paint, in the order of their ranks (lowest first); shapes
 /// under `DOT_BELOW_PX` as dots. Returns how many were dots.
 fn draw_shapes(
     d: &mut Drawing,
     shapes: &[Polygon],
     boxes: &[Aabb],
     visible: &[usize],
-    fixed: &[bool],
-    colliding: &[bool],
+    style: &[(u8, Paint)],
     layout: &Layout,
 ) -> usize {
     let to_px = layout.to_px();
     let px = f64::from(layout.plot.w) / (layout.window.max[0] - layout.window.min[0]);
     let mut order = visible.to_vec();
-    order.sort_by_key(|&i| (!fixed[i], colliding[i]));
+    order.sort_by_key(|&i| style[i].0);
     let mut dots = 0;
     for i in order {
-        let paint = if fixed[i] {
-            FIXED
-        } else if colliding[i] {
-            COLLIDING
-        } else {
-            BODY
-        };
+        let paint = style[i].1;
         let b = &boxes[i];
         if (b.max[0] - b.min[0]).max(b.max[1] - b.min[1]) * px < DOT_BELOW_PX {
             dots += 1;
@@ -809,7 +826,10 @@ mod tests {
         fixed.push(true);
         let contacts = [Contact { a: 0, b: 10, normal: [0.0, -1.0], depth: 0.5 }];
         let options = Options { view: View::All, title: "walls".into(), ..Options::default() };
-        let picture = draw_bodies(&Bodies { shapes: &shapes, fixed: &fixed, contacts: &contacts }, &options);
+        let picture = draw_bodies(
+            &Bodies { shapes: &shapes, fixed: &fixed, contacts: &contacts, groups: &[], group_names: ["", ""] },
+            &options,
+        );
         let svg = picture.drawing.to_svg();
         assert!(svg.contains("colliding body (1 of 11)") && svg.contains("static shape (1)"), "{svg}");
         assert_eq!(svg.matches(r#"class="mtv""#).count(), 1);
@@ -829,7 +849,10 @@ mod tests {
         assert!((CROP_TARGET..CROP_TARGET + 150).contains(&inside), "{inside} in {w:?}");
         // A uniform scene is cropped in its middle.
         assert!((centre(&w)[0] - 99.0).abs() < 20.0 && (centre(&w)[1] - 99.0).abs() < 20.0, "{w:?}");
-        let picture = draw_bodies(&Bodies { shapes: &shapes, fixed: &[], contacts: &[] }, &Options::default());
+        let picture = draw_bodies(
+            &Bodies { shapes: &shapes, fixed: &[], contacts: &[], groups: &[], group_names: ["", ""] },
+            &Options::default(),
+        );
         assert!(picture.view.starts_with("view: crop of densest area"), "{}", picture.view);
         assert!(picture.drawing.to_png().unwrap().starts_with(b"\x89PNG"));
     }

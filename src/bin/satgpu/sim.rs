@@ -18,6 +18,7 @@ pub struct SimArgs {
     pub json: Option<PathBuf>,
     pub frames_out: Option<PathBuf>,
     pub every: usize,
+    pub size: u32,
 }
 
 /// What `--json` writes.
@@ -58,6 +59,9 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     if args.n == 0 || args.frames == 0 || args.iterations == 0 || args.every == 0 {
         return Err(Failure(2, "--n, --frames, --iterations and --every must be at least 1".into()));
     }
+    if !(200..=20_000).contains(&args.size) {
+        return Err(Failure(2, format!("--size {}: must be between 200 and 20000 pixels", args.size)));
+    }
     let scenario = Scenario::crossing(args.kind, args.n, args.seed)
         .map_err(|reason| Failure(2, format!("the {} scenario with n = {}: {reason}", args.kind, args.n)))?;
     let gpu = device.open()?;
@@ -80,7 +84,7 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     let mut sim = Simulation::new(&gpu, &scenario, &options)?;
     if let Some(dir) = &args.frames_out {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
-        write_frame(&mut sim, &scenario, args.kind, dir, 0)?;
+        write_frame(&mut sim, &scenario, args, 0)?;
     }
     let bar = indicatif::ProgressBar::new(args.frames as u64);
     bar.set_style(
@@ -91,10 +95,8 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     for frame in 1..=args.frames {
         sim.step()?;
         bar.inc(1);
-        if let Some(dir) = &args.frames_out {
-            if frame % args.every == 0 {
-                write_frame(&mut sim, &scenario, args.kind, dir, frame)?;
-            }
+        if args.frames_out.is_some() && frame % args.every == 0 {
+            write_frame(&mut sim, &scenario, args, frame)?;
         }
     }
     sim.sync()?;
@@ -153,13 +155,7 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
 /// back for the picture), the pairs the f64 reference finds among those in view, and the frame's
 /// figures. Up to 2000 bodies all are drawn; above, the same 30 by 30 window at the middle of
 /// the corridor on every frame, where the crowds meet at the pillars.
-fn write_frame(
-    sim: &mut Simulation,
-    scenario: &Scenario,
-    kind: SimKind,
-    dir: &Path,
-    frame: usize,
-) -> Result<(), Failure> {
+fn write_frame(sim: &mut Simulation, scenario: &Scenario, args: &SimArgs, frame: usize) -> Result<(), Failure> {
     sim.sync()?;
     let positions = sim.positions()?;
     let placed = scenario.placed(&positions);
@@ -193,6 +189,7 @@ fn write_frame(
         .into_iter()
         .map(|c| Contact { a: keep[c.a as usize] as u32, b: keep[c.b as usize] as u32, ..c })
         .collect();
+    let (kind, dir) = (args.kind, args.frames_out.as_deref().unwrap_or(Path::new(".")));
     let title = match sim.reports().last().filter(|_| frame > 0) {
         Some(r) => format!(
             "sim {kind} n={} frame {frame} ({:.2} s): max depth {:.2} % r",
@@ -202,8 +199,20 @@ fn write_frame(
         ),
         None => format!("sim {kind} n={} frame 0 (start)", scenario.moving),
     };
-    let options = render::Options { width: 1000, view, title, contacts_source: "in view (f64 reference)".into() };
-    let picture =
-        render::draw_bodies(&render::Bodies { shapes: &placed, fixed: &fixed, contacts: &contacts }, &options);
+    let options = render::Options { width: args.size, view, title, contacts_source: "in view (f64 reference)".into() };
+    let picture = {
+        // Bodies walking left (their goal is left of their start) in the second colour.
+        let left: Vec<bool> = (0..placed.len())
+            .map(|i| i < scenario.moving && scenario.walkers[i].goal[0] < scenario.start[i].x)
+            .collect();
+        let bodies = render::Bodies {
+            shapes: &placed,
+            fixed: &fixed,
+            contacts: &contacts,
+            groups: &left,
+            group_names: ["walking right", "walking left"],
+        };
+        render::draw_bodies(&bodies, &options)
+    };
     picture.save(&dir.join(format!("frame_{frame:05}.png")))
 }
