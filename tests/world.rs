@@ -299,3 +299,22 @@ fn timestamps_only_when_asked() {
         assert_eq!(gpu_passes, want, "one timed pass per stage, in frame order");
     }
 }
+
+/// Worlds of at most 2,600 strip entries (500 bodies by default) sort them by rank in one dispatch instead of the radix
+/// sort's 21 (src/gpu/sort.rs). Both sorts are stable, so a world sized past that threshold gives
+/// the same bits; ties (equal keys) are common in grid and pile, and every kind must agree with
+/// the reference either way.
+#[test]
+fn the_small_rank_sort_and_the_radix_sort_give_the_same_bits() {
+    let gpu = common::gpu();
+    for kind in SceneKind::ALL {
+        for n in [300, 500] {
+            let polygons = generate(kind, n, 5);
+            let (small, _) = gpu_contacts(&gpu, &polygons, &WorldOptions::default());
+            let (radix, _) = gpu_contacts(&gpu, &polygons, &WorldOptions::default().with_entry_capacity(5000));
+            assert_eq!(bits(&small), bits(&radix), "{kind} n={n}: the two sorts differ");
+            let report = compare(&polygons, &small, &reference::detect(&polygons));
+            assert!(report.ok(), "{kind} n={n}: {} disagreements", report.disagreements.len());
+        }
+    }
+}

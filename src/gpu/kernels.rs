@@ -145,6 +145,9 @@ pub(crate) struct Kernels {
     pub radix_hist: Kernel,
     pub radix_scatter: Kernel,
     pub gather: Kernel,
+    /// The small sort: ranks by counting, then back and gathered (see `sort.rs`).
+    pub rank_sort: Kernel,
+    pub rank_gather: Kernel,
     /// Count and write, then the same two reading the collision filters (see [`Kernels::pick`]).
     pub sweep: [Kernel; 4],
     pub allpairs: [Kernel; 4],
@@ -227,6 +230,12 @@ impl Kernels {
                 &radix_chunk,
             ),
             gather: k("satgpu.gather", "gather.wgsl", &[Read, Read, Read, ReadWrite]),
+            rank_sort: k("satgpu.rank_sort", "rank_sort.wgsl", &[Read, Read, Read, ReadWrite, ReadWrite]),
+            rank_gather: k(
+                "satgpu.rank_gather",
+                "rank_gather.wgsl",
+                &[Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite],
+            ),
             sweep,
             allpairs,
             control_pairs: k("satgpu.control.pairs", "control_pairs.wgsl", &[Uniform, Read, ReadWrite]),

@@ -22,6 +22,8 @@ pub(crate) struct RadixSort {
     setup: wgpu::BindGroup,
     hist: [wgpu::BindGroup; 2],
     scatter: [wgpu::BindGroup; 2],
+    /// The scratch keys and values, as long as the input (the small sort writes into them too).
+    pub scratch: (wgpu::Buffer, wgpu::Buffer),
     _buffers: Vec<wgpu::Buffer>,
 }
 
@@ -108,7 +110,8 @@ impl RadixSort {
             setup,
             hist: hist_groups,
             scatter: scatter_groups,
-            _buffers: vec![keys_b, values_b, hist, digit],
+            scratch: (keys_b, values_b),
+            _buffers: vec![hist, digit],
         }
     }
 

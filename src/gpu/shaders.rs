@@ -8,7 +8,7 @@
 use crate::gpu::{control, sort, WG};
 
 /// The kernels, one file per pass, by file name.
-const KERNELS: [(&str, &str); 17] = [
+const KERNELS: [(&str, &str); 19] = [
     ("transform.wgsl", include_str!("../../shaders/transform.wgsl")),
     ("control_grid.wgsl", include_str!("../../shaders/control_grid.wgsl")),
     ("entries.wgsl", include_str!("../../shaders/entries.wgsl")),
@@ -17,6 +17,8 @@ const KERNELS: [(&str, &str); 17] = [
     ("radix_hist.wgsl", include_str!("../../shaders/radix_hist.wgsl")),
     ("radix_scatter.wgsl", include_str!("../../shaders/radix_scatter.wgsl")),
     ("gather.wgsl", include_str!("../../shaders/gather.wgsl")),
+    ("rank_sort.wgsl", include_str!("../../shaders/rank_sort.wgsl")),
+    ("rank_gather.wgsl", include_str!("../../shaders/rank_gather.wgsl")),
     ("sweep.wgsl", include_str!("../../shaders/sweep.wgsl")),
     ("allpairs.wgsl", include_str!("../../shaders/allpairs.wgsl")),
     ("control_pairs.wgsl", include_str!("../../shaders/control_pairs.wgsl")),

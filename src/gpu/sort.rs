@@ -11,11 +11,20 @@ use crate::gpu::{storage, Gpu};
 /// Bits of a strip entry key: 6 radix passes.
 pub(crate) const KEY_BITS: u32 = 24;
 
+/// Worlds whose entry capacity is at most this sort by rank instead (`rank_sort.wgsl`): two
+/// dispatches of O(n^2) comparisons in all, against the radix sort's 22. Measured on lavapipe
+/// (BENCHMARKS.md): at 500 bodies (capacity 2,524) the sort pass took 0.5 to 0.75 ms against 1.1
+/// to 1.7 for the radix sort; at 1,000 bodies (capacity 4,024) it was no faster, so the line is
+/// drawn between. Deciding by capacity bounds the comparisons whatever a frame holds.
+pub(crate) const SMALL_SORT: u32 = 2600;
+
 pub(crate) struct Sort {
     radix: RadixSort,
     /// The AABB of each sorted entry.
     pub boxes: wgpu::Buffer,
     gather_group: wgpu::BindGroup,
+    /// The small sort's two bind groups (rank, then back and gather), when the capacity allows it.
+    small: Option<[wgpu::BindGroup; 2]>,
     control: wgpu::Buffer,
 }
 
@@ -35,15 +44,53 @@ impl Sort {
                 boxes.as_entire_binding(),
             ],
         );
-        Sort { radix, boxes, gather_group, control: control.clone() }
+        let small = (capacity <= SMALL_SORT).then(|| {
+            let (sorted_keys, sorted_values) = &radix.scratch;
+            let rank = kernels.rank_sort.bind(
+                device,
+                "satgpu.rank_sort",
+                &[
+                    control.as_entire_binding(),
+                    entries.keys.as_entire_binding(),
+                    entries.values.as_entire_binding(),
+                    sorted_keys.as_entire_binding(),
+                    sorted_values.as_entire_binding(),
+                ],
+            );
+            let back = kernels.rank_gather.bind(
+                device,
+                "satgpu.rank_gather",
+                &[
+                    control.as_entire_binding(),
+                    sorted_keys.as_entire_binding(),
+                    sorted_values.as_entire_binding(),
+                    aabbs.as_entire_binding(),
+                    entries.keys.as_entire_binding(),
+                    entries.values.as_entire_binding(),
+                    boxes.as_entire_binding(),
+                ],
+            );
+            [rank, back]
+        });
+        Sort { radix, boxes, gather_group, small, control: control.clone() }
     }
 
     pub fn encode(&self, rec: &mut Recorder<'_>) {
         let k = rec.kernels;
         let pass = rec.pass(Pass::Sort);
+        let args = 4 * control::ENTRY_ARGS;
+        if let Some([rank, back]) = &self.small {
+            pass.set_pipeline(&k.rank_sort.pipeline);
+            pass.set_bind_group(0, rank, &[]);
+            pass.dispatch_workgroups_indirect(&self.control, args);
+            pass.set_pipeline(&k.rank_gather.pipeline);
+            pass.set_bind_group(0, back, &[]);
+            pass.dispatch_workgroups_indirect(&self.control, args);
+            return;
+        }
         self.radix.encode(k, pass);
         pass.set_pipeline(&k.gather.pipeline);
         pass.set_bind_group(0, &self.gather_group, &[]);
-        pass.dispatch_workgroups_indirect(&self.control, 4 * control::ENTRY_ARGS);
+        pass.dispatch_workgroups_indirect(&self.control, args);
     }
 }

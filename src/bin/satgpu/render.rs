@@ -837,6 +837,19 @@ mod tests {
     }
 
     #[test]
+    fn the_second_group_has_its_own_colour_and_legend_entry() {
+        let shapes: Vec<Polygon> = (0..4).map(|i| Polygon::circle([i as f64 * 3.0, 0.0], 1.0).unwrap()).collect();
+        let groups = [false, true, true, false];
+        let bodies =
+            Bodies { shapes: &shapes, fixed: &[], contacts: &[], groups: &groups, group_names: ["east", "west"] };
+        let svg = draw_bodies(&bodies, &Options { view: View::All, ..Options::default() }).drawing.to_svg();
+        assert!(svg.contains("body, east") && svg.contains("body, west"), "{svg}");
+        // Two shapes and the legend swatch in each colour.
+        assert_eq!(svg.matches(r##"fill="#a1d99b""##).count(), 3, "{svg}");
+        assert_eq!(svg.matches(r##"fill="#9ecae1""##).count(), 3, "{svg}");
+    }
+
+    #[test]
     fn auto_window_holds_about_the_target_and_auto_crops_above_the_limit() {
         let shapes: Vec<Polygon> = (0..10_000)
             .map(|i| {
