@@ -184,6 +184,10 @@ fn sim_writes_its_figures_and_repeats_itself() {
     let again: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(again["state_hash"].as_str(), Some(hash.as_str()), "two runs differ");
     expect_bad_input(&["sim", "--n", "0"], &["--n"]);
+    // A JSON path that cannot be written fails at once, before any frame runs.
+    let started = std::time::Instant::now();
+    expect_bad_input(&["sim", "--json", "/nonexistent-dir/x.json"], &["/nonexistent-dir/x.json"]);
+    assert!(started.elapsed().as_secs() < 20, "the bad path was found only after the run");
     expect_bad_input(&["sim", "--kind", "blobs"], &["blobs"]);
     expect_bad_input(&["sim", "--iterations", "0", "--n", "10"], &["--iterations"]);
 }

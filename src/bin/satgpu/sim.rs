@@ -64,6 +64,11 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     }
     let scenario = Scenario::crossing(args.kind, args.n, args.seed)
         .map_err(|reason| Failure(2, format!("the {} scenario with n = {}: {reason}", args.kind, args.n)))?;
+    // Open the JSON file first, so that a bad path fails before the run rather than after it.
+    let json_file = match &args.json {
+        Some(path) => Some(std::fs::File::create(path).map_err(|source| Error::Io { path: path.clone(), source })?),
+        None => None,
+    };
     let gpu = device.open()?;
     println!("adapter    {}", gpu.describe());
     println!(
@@ -128,7 +133,7 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     if sim.reruns() > 0 {
         println!("reruns     {} (windows run again after the buffers grew)", sim.reruns());
     }
-    if let Some(path) = &args.json {
+    if let (Some(path), Some(file)) = (&args.json, json_file) {
         let json = SimJson {
             kind: args.kind.name(),
             n: args.n,
@@ -145,8 +150,8 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
             state_hash: hash,
             reruns: sim.reruns(),
         };
-        let text = serde_json::to_string_pretty(&json).map_err(|e| Failure(2, e.to_string()))?;
-        std::fs::write(path, text).map_err(|source| Error::Io { path: path.clone(), source })?;
+        serde_json::to_writer_pretty(std::io::BufWriter::new(file), &json)
+            .map_err(|e| Failure(2, format!("{}: {e}", path.display())))?;
     }
     Ok(())
 }
