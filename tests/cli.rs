@@ -1,39 +1,10 @@
 //! The command line from the outside: exit codes, messages, file formats.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod cli_common;
 
-fn satgpu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_satgpu")).args(args).output().expect("satgpu runs")
-}
+use std::process::Command;
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("satgpu-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn write(name: &str, text: &str) -> PathBuf {
-    let path = tmp(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn expect_bad_input(args: &[&str], needles: &[&str]) {
-    let o = satgpu(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: stderr {}", stderr(&o));
-    for n in needles {
-        assert!(stderr(&o).contains(n), "{args:?}: stderr {:?} lacks {n:?}", stderr(&o));
-    }
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
+use cli_common::{expect_bad_input, p, satgpu, stderr, tmp, write};
 
 #[test]
 fn bad_input_exits_2_with_a_readable_message() {

@@ -1,32 +1,12 @@
 //! `satgpu render` and `satgpu bench --plot` from the outside: the pictures' contents, their
 //! formats and the errors on bad input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod cli_common;
 
-fn satgpu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_satgpu")).args(args).output().expect("satgpu runs")
-}
+use std::path::Path;
+use std::process::Output;
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("satgpu-render-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn write(name: &str, text: &str) -> PathBuf {
-    let path = tmp(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use cli_common::{expect_bad_input, p, satgpu, stderr, tmp, write};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -36,14 +16,6 @@ fn ok(args: &[&str]) -> Output {
     let o = satgpu(args);
     assert!(o.status.success(), "{args:?}: stdout {} stderr {}", stdout(&o), stderr(&o));
     o
-}
-
-fn expect_bad_input(args: &[&str], needles: &[&str]) {
-    let o = satgpu(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: stderr {}", stderr(&o));
-    for n in needles {
-        assert!(stderr(&o).contains(n), "{args:?}: stderr {:?} lacks {n:?}", stderr(&o));
-    }
 }
 
 /// Width and height from a PNG's IHDR chunk, after checking the signature.
