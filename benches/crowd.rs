@@ -65,16 +65,8 @@ impl<'a> CpuCrowd<'a> {
         let velocity = scenario
             .walkers
             .iter()
-            .zip(&position)
-            .map(|(w, p)| {
-                let d = [w.goal[0] as f32 - p[0], w.goal[1] as f32 - p[1]];
-                let l = d[0].hypot(d[1]);
-                if l > 0.0 {
-                    [d[0] / l * w.speed as f32, d[1] / l * w.speed as f32]
-                } else {
-                    [0.0; 2]
-                }
-            })
+            .zip(&scenario.start)
+            .map(|(w, t)| w.preferred_velocity([t.x, t.y]).map(|v| v as f32))
             .collect();
         CpuCrowd {
             scenario,

@@ -17,7 +17,7 @@
 //!    by the average of its pushes);
 //! 3. `finish`: the velocity becomes what the frame actually moved the body (position-based
 //!    dynamics), capped;
-//! 4. with [`SimOptions::measure`]: one more detection, and the largest and total penetration
+//! 4. one more detection, and the largest and total penetration
 //!    left after resolution, kept on the GPU per frame.
 //!
 //! Determinism: displacements are summed with integer atomics on fixed-point values, so the
@@ -62,8 +62,6 @@ pub struct SimOptions {
     pub dt: f64,
     /// How iterations find their pairs.
     pub resolve: Resolve,
-    /// Measure the penetration left after each frame (one more detection per frame).
-    pub measure: bool,
     /// Frames between the host's checks of the buffers (and of the penetration figures).
     pub window: usize,
     /// The world's options (capacities up front, broad phase, GPU timestamps).
@@ -82,7 +80,6 @@ impl Default for SimOptions {
             iterations: 6,
             dt: 1.0 / 60.0,
             resolve: Resolve::Fresh,
-            measure: true,
             window: 32,
             relax: 1.8,
             margin: 0.05,
@@ -284,9 +281,7 @@ impl Simulation {
             .iter()
             .zip(&scenario.start)
             .map(|(w, t)| {
-                let to_goal = [w.goal[0] - t.x, w.goal[1] - t.y];
-                let d = to_goal[0].hypot(to_goal[1]);
-                let v = if d > 0.0 { [to_goal[0] / d * w.speed, to_goal[1] / d * w.speed] } else { [0.0; 2] };
+                let v = w.preferred_velocity([t.x, t.y]);
                 Agent {
                     goal: [w.goal[0] as f32, w.goal[1] as f32],
                     velocity: [v[0] as f32, v[1] as f32],
@@ -379,24 +374,27 @@ impl Simulation {
 
     /// Zeroes the window's figures on the GPU and saves the state to return to.
     fn start_window(&mut self) {
-        let queue = self.world.gpu().queue();
-        queue.write_buffer(&self.stats, 0, &vec![0u8; stats_size(self.options.window) as usize]);
-        let mut encoder = self.world.gpu().device().create_command_encoder(&Default::default());
-        let size = 16 * self.world.len() as u64;
-        encoder.copy_buffer_to_buffer(self.world.transforms_buffer(), 0, &self.saved.0, 0, size);
-        encoder.copy_buffer_to_buffer(&self.agents, 0, &self.saved.1, 0, 2 * size);
-        queue.submit([encoder.finish()]);
+        self.copy_state(false);
         self.window_ms.clear();
     }
 
-    /// Puts the state back where the window started.
+    /// Puts the state back where the window started (and zeroes the window's figures).
     fn restore_window(&mut self) {
+        self.copy_state(true);
+    }
+
+    /// Zeroes the window's figures and copies the transforms and agents to the saved copy, or
+    /// `back` from it.
+    fn copy_state(&self, back: bool) {
         let queue = self.world.gpu().queue();
         queue.write_buffer(&self.stats, 0, &vec![0u8; stats_size(self.options.window) as usize]);
         let mut encoder = self.world.gpu().device().create_command_encoder(&Default::default());
         let size = 16 * self.world.len() as u64;
-        encoder.copy_buffer_to_buffer(&self.saved.0, 0, self.world.transforms_buffer(), 0, size);
-        encoder.copy_buffer_to_buffer(&self.saved.1, 0, &self.agents, 0, 2 * size);
+        let pairs = [(self.world.transforms_buffer(), &self.saved.0, size), (&self.agents, &self.saved.1, 2 * size)];
+        for (live, saved, bytes) in pairs {
+            let (from, to) = if back { (saved, live) } else { (live, saved) };
+            encoder.copy_buffer_to_buffer(from, 0, to, 0, bytes);
+        }
         queue.submit([encoder.finish()]);
     }
 
@@ -457,7 +455,10 @@ impl Simulation {
         for k in 0..self.options.iterations {
             if k == 0 || self.options.resolve == Resolve::Fresh {
                 detect(encoder);
-                per_body(encoder, &p.anchor);
+                // Only reused contacts need the positions at detection (their updated depths).
+                if self.options.resolve == Resolve::Reuse {
+                    per_body(encoder, &p.anchor);
+                }
             }
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -468,10 +469,9 @@ impl Simulation {
             per_body(encoder, &p.apply);
         }
         per_body(encoder, &p.finish);
-        if self.options.measure {
-            detect(encoder);
-            one(encoder, &p.measure);
-        }
+        // The penetration the frame leaves: what its reports say, measured, never estimated.
+        detect(encoder);
+        one(encoder, &p.measure);
     }
 
     /// Runs one frame on the GPU and waits for it (at most the [`Gpu`]'s timeout). Every

@@ -96,6 +96,19 @@ pub struct Walker {
     pub radius: f64,
 }
 
+impl Walker {
+    /// Full speed toward the goal from `at` (zero on the goal): a body's velocity at the start.
+    pub fn preferred_velocity(&self, at: [f64; 2]) -> [f64; 2] {
+        let to_goal = [self.goal[0] - at[0], self.goal[1] - at[1]];
+        let d = to_goal[0].hypot(to_goal[1]);
+        if d > 0.0 {
+            [to_goal[0] / d * self.speed, to_goal[1] / d * self.speed]
+        } else {
+            [0.0; 2]
+        }
+    }
+}
+
 /// A simulation's starting state: shapes, bodies and what each body wants. The moving bodies
 /// come first (indices `0..moving`), then the static ones.
 #[derive(Debug, Clone)]

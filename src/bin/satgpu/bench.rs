@@ -55,7 +55,8 @@ pub struct BenchResult {
     pub agrees: bool,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+/// The median of `v` (NaN when empty).
+pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     if v.is_empty() {
         return f64::NAN;

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use satgpu::sim::{FrameReport, Resolve, Scenario, SimKind, SimOptions, Simulation};
 use satgpu::{reference, Aabb, Contact, Error, Polygon};
 
+use crate::bench::median;
 use crate::{render, DeviceArgs, Failure};
 
 /// What `satgpu sim` was asked to do.
@@ -44,15 +45,6 @@ struct SimJson<'a> {
     state_hash: String,
     /// Windows run again because the world's buffers had to grow.
     reruns: u32,
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
 }
 
 pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
