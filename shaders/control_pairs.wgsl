@@ -2,7 +2,7 @@
 // candidate buffer's capacity (the host sees the unclamped total, grows the buffer and reruns,
 // or, past what one binding holds, runs the rest in batches from `candidate_base`),
 // hands the count to the compaction scan and writes the indirect dispatch arguments of the SAT
-// and compaction passes.
+// and compaction passes. Clears the narrow phase's large-pair bins (sat.wgsl).
 
 #import constants
 #import params
@@ -11,6 +11,7 @@
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> total: array<u32>; // [0] = candidate total
 @group(0) @binding(2) var<storage, read_write> control: array<u32>;
+@group(0) @binding(3) var<storage, read_write> large: array<u32>; // see sat.wgsl
 
 @compute @workgroup_size(1)
 fn main() {
@@ -22,4 +23,7 @@ fn main() {
     control[PAIR_ARGS + 1u] = args.y;
     control[PAIR_ARGS + 2u] = args.z;
     control[PAIR_SCAN] = m;
+    for (var w = 0u; w <= 2u * COST_BINS; w++) {
+        large[w] = 0u;
+    }
 }

@@ -6,11 +6,12 @@
 // Support-point SAT: polygons are convex and counter-clockwise, so for an edge e of P (vertex p,
 // unnormalised outward normal axis) the separation of Q is the minimum over Q's vertices q of
 // dot(axis, q - p), reached at Q's support point against the axis. As e walks counter-clockwise
-// round P, that support point walks counter-clockwise round Q, so it is found by hill climbing
-// from the previous one: O(n_P + n_Q) per polygon, not O(n_P * n_Q). The climb decides each step
-// on dot(axis, q[j+1] - q[j]), an edge vector of Q, so tiny edges cannot stop it early. After a
-// turn of P sharper than 90 degrees the old support point may sit at Q's far side, so the support
-// point is found again by a full scan there (a convex polygon has at most three such turns).
+// round P, that support point walks counter-clockwise round Q. Pairs of two polygons of at least
+// 3 vertices follow both polygons' faces at once in angle order (best_faces, below): n_P + n_Q
+// steps. A point or a segment core against a polygon uses best_face, one polygon at a time: the
+// support point is found by hill climbing from the previous one, deciding each step on
+// dot(axis, q[j+1] - q[j]), an edge vector of Q, so tiny edges cannot stop it early; after a turn
+// of P sharper than 90 degrees the support point is found again by a full scan.
 //
 // The largest separation over the faces of a (moving b along +normal) and of b (moving b along
 // -normal) is the SAT minimum translation: depth = -separation. This equals the least penetration
@@ -47,11 +48,31 @@
 @group(0) @binding(4) var<storage, read> transforms: array<vec4<f32>>; // anchor = (x, y), cos, sin
 @group(0) @binding(5) var<storage, read_write> results: array<vec4<f32>>; // (normal.xy, depth, hit)
 @group(0) @binding(6) var<storage, read_write> flags: array<u32>;     // 1 if the pair collides
+// The large pairs (the contacts buffer, free until the compaction): per cost bin their count
+// (words 0..COST_BINS), then per bin those listed so far, then the total listed (these zeroed by
+// control_pairs.wgsl); from word LARGE_LIST, their candidate indices by bin, costliest first.
+@group(0) @binding(7) var<storage, read_write> large: array<atomic<u32>>;
 
-// Polygons of at most SMALL vertices each (most scenes) are copied into private arrays once and
-// tested by brute force over fixed-length loops: lanes of a SIMD software adapter then never wait
-// for each other. Padding repeats vertex 0, which changes no minimum.
-const SMALL: u32 = 8u;
+// Pairs of two polygons of at most SMALL vertices each (most scenes) are copied into private
+// arrays once and tested by brute force over fixed-length loops: lanes of a SIMD software adapter
+// then never wait for each other. Padding repeats vertex 0, which changes no minimum.
+//
+// Larger pairs cost about n_a + n_b + min(n_a, n_b) steps, from 12 to 3,000 in one scene, and the
+// lanes of one SIMD group (8 on lavapipe) wait for the costliest pair among them. So the narrow phase
+// runs in up to three passes (src/gpu/narrow.rs), picked by PHASE:
+//   SMALL_PAIRS: one invocation per candidate; pairs of two small polygons are tested here, and
+//                each larger pair is counted in its cost bin (by the bit length of n_a + n_b);
+//   BIN:         one invocation per candidate; each larger pair is listed in `large` within
+//                its bin, costliest bin first (the order within a bin does not matter: results
+//                are written per candidate);
+//   LARGE_PAIRS: one invocation per listed pair, so neighbouring lanes have similar work (it is
+//                dispatched over all candidates: a dispatch may not read its arguments from a
+//                buffer it writes, so invocations past the listed total return at once).
+// A world without polygons of more than SMALL vertices runs only the first pass.
+override PHASE: u32 = 0u;
+const SMALL_PAIRS: u32 = 0u;
+const BIN: u32 = 1u;
+const LARGE_PAIRS: u32 = 2u;
 
 // Whether some body is rounded (a circle, a capsule, a radius): only then is the distance between
 // cores measured. A constant, so that scenes of plain polygons run the SAT without that code
@@ -78,8 +99,9 @@ fn consider(face: ptr<function, Face>, s: f32, axis: vec2<f32>, e: u32, j: u32, 
         (*face).apart = true;
         return true;
     }
+    // Ties go to the lowest edge index, whatever order the edges are visited in.
     let unit = s / length(axis);
-    if unit > (*face).separation {
+    if unit > (*face).separation || (unit == (*face).separation && e < (*face).edge) {
         (*face).separation = unit;
         (*face).edge = e;
         (*face).support = j;
@@ -115,6 +137,65 @@ fn best_face(p: Side, q: Side, reach: f32) -> Face {
         v = w;
     }
     return face;
+}
+
+// Both best faces in one walk, for polygons of at least 3 vertices each: P's edge normals and
+// the reversed normals of Q's edges, merged in angle order, are the edge normals of the Minkowski
+// difference P - Q. Starting from P's edge 0 and Q's support vertex j against it, each step takes
+// whichever comes next: Q's edge j, when its end is no higher than its start along P's current
+// axis (Q's support then moves on to its end, and P's current vertex v is P's support against
+// that edge of Q), or else P's current edge (Q's vertex j its support). n_P + n_Q steps, one
+// support scan over Q, and the same few operations in every step, so lanes with similar vertex
+// counts stay in step; no rescan after sharp turns either. Decisions use the same products as
+// best_face: dot(P's axis, Q's edge) here is exactly minus dot(Q's axis, P's edge) there, so
+// both polygons' faces see the same order. Ties between equal separations go to the lowest edge
+// (consider), so the result does not depend on where the walk starts.
+struct Faces {
+    p: Face,
+    q: Face,
+}
+
+fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
+    var fp = Face(-3.0e38, 0u, 0u, false);
+    var fq = Face(-3.0e38, 0u, 0u, false);
+    var i = 0u; // P's faces done; P's vertex i (v) supports Q's faces until P's edge i is done
+    var done = 0u; // Q's faces done
+    var v = vertex(p, 0u);
+    var w = vertex(p, 1u);
+    var axis = vec2<f32>(w.y - v.y, v.x - w.x);
+    var j = support_scan(q, axis);
+    var k = next(j, q.count);
+    var lj = shapes[q.start + j].xy;
+    var lk = shapes[q.start + k].xy;
+    var qj = placed(q, lj);
+    var qk = placed(q, lk);
+    for (var step = 0u; step < p.count + q.count; step++) {
+        let along = rotate(q.rotation, lk - lj) * q.scale; // Q's edge j, as edge() computes it
+        if i == p.count || (done < q.count && dot(axis, along) <= 0.0) {
+            let axis_q = vec2<f32>(qk.y - qj.y, qj.x - qk.x);
+            if consider(&fq, dot(axis_q, v - qj), axis_q, j, select(i, 0u, i == p.count), reach) {
+                break;
+            }
+            done++;
+            j = k;
+            k = next(k, q.count);
+            lj = lk;
+            qj = qk;
+            lk = shapes[q.start + k].xy;
+            qk = placed(q, lk);
+        } else {
+            if consider(&fp, dot(axis, qj - v), axis, i, j, reach) {
+                break;
+            }
+            i++;
+            v = w;
+            if i < p.count {
+                w = vertex(p, next(i, p.count));
+                axis = vec2<f32>(w.y - v.y, v.x - w.x);
+            }
+        }
+    }
+    return Faces(fp, fq);
 }
 
 // The small path: both polygons in private arrays, brute force over fixed-length loops. The same
@@ -184,12 +265,47 @@ fn face_distance(p: Side, e: u32, q: Side, j: u32, reach: f32) -> Near {
     return nearer(segment_segment(p0, p1, q0, q1, reach), segment_segment(p0, p1, q1, q2, reach));
 }
 
+// The cost bin of a pair of polygons with n vertices in all: 0 for n >= 2048, then one bin per
+// halving, the last one for n < 32.
+fn cost_bin(n: u32) -> u32 {
+    return min(COST_BINS - 1u, 11u - min(11u, firstLeadingBit(n)));
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = linear_index(gid, nwg);
-    if i >= control[PAIRS] {
+    let t = linear_index(gid, nwg);
+    if PHASE == LARGE_PAIRS {
+        if t < atomicLoad(&large[2u * COST_BINS]) {
+            test(atomicLoad(&large[LARGE_LIST + t]), false);
+        }
         return;
     }
+    if t >= control[PAIRS] {
+        return;
+    }
+    let pair = candidates[t];
+    let n = vec2<u32>(bodies[pair.x].count, bodies[pair.y].count);
+    if n.x <= SMALL && n.y <= SMALL {
+        if PHASE == SMALL_PAIRS {
+            test(t, true);
+        }
+        return;
+    }
+    let bin = cost_bin(n.x + n.y);
+    if PHASE == SMALL_PAIRS {
+        atomicAdd(&large[bin], 1u);
+    } else {
+        var slot = atomicAdd(&large[COST_BINS + bin], 1u);
+        for (var b = 0u; b < bin; b++) {
+            slot += atomicLoad(&large[b]);
+        }
+        atomicStore(&large[LARGE_LIST + slot], t);
+        atomicAdd(&large[2u * COST_BINS], 1u);
+    }
+}
+
+// Tests candidate i; `small`: both polygons have at most SMALL vertices.
+fn test(i: u32, small: bool) {
     let pair = candidates[i];
     let ba = bodies[pair.x];
     let bb = bodies[pair.y];
@@ -202,7 +318,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let reach = select(0.0, (ba.round + bb.round) * a.scale, ROUNDED);
     var fa = Face(-3.0e38, 0u, 0u, false);
     var fb = Face(-3.0e38, 0u, 0u, false);
-    let small = ba.count <= SMALL && bb.count <= SMALL;
     if small {
         for (var k = 0u; k < SMALL; k++) {
             cache_a[k] = vertex(a, select(0u, k, k < ba.count));
@@ -212,7 +327,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if !fa.apart {
             fb = best_face_small(false, b, reach);
         }
+    } else if min(ba.count, bb.count) >= 3u {
+        // Q is the polygon with fewer vertices: the walk scans it once.
+        if ba.count >= bb.count {
+            let f = best_faces(a, b, reach);
+            fa = f.p;
+            fb = f.q;
+        } else {
+            let f = best_faces(b, a, reach);
+            fa = f.q;
+            fb = f.p;
+        }
     } else {
+        // A point or a segment (circles, capsules) against a larger polygon: no turn to follow.
         fa = best_face(a, b, reach);
         if !fa.apart {
             fb = best_face(b, a, reach);

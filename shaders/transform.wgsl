@@ -1,5 +1,5 @@
-// Transform pass: one invocation per body. Rotates the body's shape and writes its world AABB,
-// rounded outward, then folds the AABB into the scene bounds. No world-space vertices are stored:
+// Transform pass: one invocation per body. Rotates the body's shape (past SMALL vertices, its local
+// box) and writes its world AABB, rounded outward, then folds the AABB into the scene bounds. No world-space vertices are stored:
 // the narrow phase rotates the few vertices of each pair itself, relative to the bodies' anchors
 // (their translations), which keeps precision at the scale of the pair wherever it is. In one-shot
 // mode the anchor is the polygon's first vertex and the rotation is the identity.
@@ -16,6 +16,7 @@
 @group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;     // (vertex.xy, unit normal.xy), local
 @group(0) @binding(4) var<storage, read_write> aabbs: array<vec4<f32>>; // (min.xy, max.xy)
 @group(0) @binding(5) var<storage, read_write> bounds: array<atomic<u32>, 4>; // ~min.x, ~min.y, max.x, max.y (sortable)
+@group(0) @binding(6) var<storage, read> boxes: array<vec4<f32>>;     // the core's local box (min.xy, max.xy)
 
 var<workgroup> wg_bounds: array<atomic<u32>, 4>;
 
@@ -33,12 +34,29 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         var lo = vec2<f32>(3.0e38);
         var hi = vec2<f32>(-3.0e38);
         var radius = 0.0;
-        for (var k = 0u; k < body.count; k++) {
-            let s = shapes[body.shape_start + k];
-            let p = rotate(t.zw, s.xy);
-            lo = min(lo, p);
-            hi = max(hi, p);
-            radius = max(radius, max(abs(s.x), abs(s.y)));
+        if body.count <= SMALL {
+            for (var k = 0u; k < body.count; k++) {
+                let s = shapes[body.shape_start + k];
+                let p = rotate(t.zw, s.xy);
+                lo = min(lo, p);
+                hi = max(hi, p);
+                radius = max(radius, max(abs(s.x), abs(s.y)));
+            }
+        } else {
+            // Many vertices: the box of the rotated local box, which is the exact box when the
+            // rotation is the identity (one-shot worlds) and at most sqrt(2) wider otherwise,
+            // cut down to the disc of the body's radius. One body of 1,024 vertices would
+            // otherwise hold up every lane of its SIMD group for 1,024 steps.
+            let b = boxes[i];
+            for (var c = 0u; c < 4u; c++) {
+                let corner = select(b.xy, b.zw, vec2<bool>((c & 1u) != 0u, (c & 2u) != 0u));
+                let p = rotate(t.zw, corner);
+                lo = min(lo, p);
+                hi = max(hi, p);
+            }
+            lo = max(lo, vec2<f32>(-body.radius));
+            hi = min(hi, vec2<f32>(body.radius));
+            radius = max(max(abs(b.x), abs(b.y)), max(abs(b.z), abs(b.w)));
         }
         // Round outward by far more than the rounding of the input to f32, of the rotation and of
         // the translation, so every pair whose exact (f64) boxes overlap is a candidate. Extra

@@ -51,6 +51,18 @@ fn every_mix_of_vertex_counts_in_every_order() {
     let got = gpu_contacts(&gpu, &two);
     assert_eq!(got.len(), 1, "two overlapping 256-gons collide");
     assert!((got[0].depth - 0.49996).abs() < 1e-4, "depth {}", got[0].depth);
+    // The same counts as shared shapes of spinning bodies: the transform pass boxes a shape of more
+    // than 8 vertices from its rotated local box, and the narrow phase bins its pairs by cost.
+    let shapes: Vec<Polygon> = COUNTS.iter().map(|&k| ngon(k, [0.0, 0.0], 1.0, 0.0)).collect();
+    let body_shapes: Vec<u32> = (0..320).map(|i| (i * 7 % COUNTS.len()) as u32).collect();
+    let transforms: Vec<Transform> = (0..320)
+        .map(|i| Transform { x: (i % 20) as f64 * 1.7, y: (i / 20) as f64 * 1.9, angle: 0.37 * i as f64 })
+        .collect();
+    let mut world = World::new(&gpu, &shapes, &body_shapes, &WorldOptions::default()).unwrap();
+    world.set_transforms(&transforms).unwrap();
+    let got = world.step().unwrap().contacts;
+    common::placed_agree(&shapes, &body_shapes, &transforms, &got, "spinning bodies of 3..1024 vertices");
+    assert!(got.len() > 300, "only {} pairs", got.len());
 }
 
 #[test]
@@ -130,7 +142,17 @@ fn pile_ups_larger_than_a_binding_run_in_batches_with_identical_output() {
             .unwrap()
         })
         .collect();
-    let piles = [("stack", stack), ("rounded stack", rounded), ("pile", generate(SceneKind::Pile, 6000, 3))];
+    // 300 polygons of 3 to 40 vertices on one spot (44,850 pairs, most through the narrow
+    // phase's binned large-pair passes, whose list shares the contacts buffer).
+    let counts = [3, 9, 12, 16, 24, 40];
+    let many: Vec<Polygon> =
+        (0..300).map(|i| ngon(counts[i % counts.len()], [(i % 7) as f64 * 0.01, 0.0], 1.0, 0.1 * i as f64)).collect();
+    let piles = [
+        ("stack", stack),
+        ("rounded stack", rounded),
+        ("many-vertex stack", many),
+        ("pile", generate(SceneKind::Pile, 6000, 3)),
+    ];
     for (what, polygons) in piles {
         let want = gpu_contacts(&lock, &polygons);
         let mut world = World::from_polygons(&small, &polygons, &WorldOptions::default()).unwrap();

@@ -15,7 +15,12 @@ struct Side {
 
 // Vertex k of a side in the pair's scaled frame, and its edge's unit outward normal.
 fn vertex(s: Side, k: u32) -> vec2<f32> {
-    return (rotate(s.rotation, shapes[s.start + k].xy) + s.offset) * s.scale;
+    return placed(s, shapes[s.start + k].xy);
+}
+
+// A point of the side's shape, given in local coordinates, in the pair's scaled frame.
+fn placed(s: Side, local: vec2<f32>) -> vec2<f32> {
+    return (rotate(s.rotation, local) + s.offset) * s.scale;
 }
 
 // Q's edge vector from vertex j to vertex k in the pair's frame, from the local coordinates: the

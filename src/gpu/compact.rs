@@ -5,13 +5,13 @@
 
 use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
-use crate::gpu::layout::GpuContact;
 use crate::gpu::narrow::NarrowPhase;
 use crate::gpu::scan::Scan;
 use crate::gpu::{storage, Gpu};
 
 pub(crate) struct Compact {
-    /// Colliding pairs, in candidate order.
+    /// Colliding pairs, in candidate order (24 bytes per candidate; the narrow phase uses it as
+    /// scratch before the compaction).
     pub contacts: wgpu::Buffer,
     /// Indirect arguments (x, y, z) of a 64-wide pass over the colliding pairs, then the
     /// colliding count; cleared (no dispatch) before the pass, written by its last invocation.
@@ -27,12 +27,11 @@ impl Compact {
         control: &wgpu::Buffer,
         candidates: &wgpu::Buffer,
         narrow: &NarrowPhase,
+        contacts: wgpu::Buffer,
         capacity: u32,
     ) -> Compact {
         let (device, kernels) = (gpu.device(), gpu.kernels());
         let cap = u64::from(capacity);
-        let record = std::mem::size_of::<GpuContact>() as u64;
-        let contacts = storage(device, "satgpu.contacts", record * cap, wgpu::BufferUsages::COPY_SRC);
         use wgpu::BufferUsages as U;
         let args = storage(device, "satgpu.contacts.args", 16, U::COPY_SRC | U::COPY_DST | U::INDIRECT);
         let scan = Scan::new(device, kernels, &narrow.flags, cap, control, control::PAIR_SCAN, "satgpu.scan_contacts");

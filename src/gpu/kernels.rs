@@ -155,8 +155,10 @@ pub(crate) struct Kernels {
     pub scan_setup: Kernel,
     pub scan_blocks: Kernel,
     pub scan_add: Kernel,
-    /// The narrow phase for plain polygons, and for scenes with rounded shapes (`ROUNDED`).
-    pub sat: [Kernel; 2],
+    /// The narrow phase's passes (see sat.wgsl, `PHASE`): small pairs, then binning and large
+    /// pairs; small and large each for plain polygons and for scenes with rounded shapes
+    /// (`ROUNDED`).
+    pub sat: Sat,
     pub compact: Kernel,
     pub manifold: Kernel,
 }
@@ -206,7 +208,11 @@ impl Kernels {
         let scan_add = Kernel::sharing(device, "satgpu.scan.add", &src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
         Kernels {
             tuning,
-            transform: k("satgpu.transform", "transform.wgsl", &[Uniform, Read, Read, Read, ReadWrite, ReadWrite]),
+            transform: k(
+                "satgpu.transform",
+                "transform.wgsl",
+                &[Uniform, Read, Read, Read, ReadWrite, ReadWrite, Read],
+            ),
             control_grid: k("satgpu.control.grid", "control_grid.wgsl", &[Uniform, Read, ReadWrite, Read]),
             entries_count,
             entries_write,
@@ -238,7 +244,7 @@ impl Kernels {
             ),
             sweep,
             allpairs,
-            control_pairs: k("satgpu.control.pairs", "control_pairs.wgsl", &[Uniform, Read, ReadWrite]),
+            control_pairs: k("satgpu.control.pairs", "control_pairs.wgsl", &[Uniform, Read, ReadWrite, ReadWrite]),
             scan_setup: tuned(
                 "satgpu.scan.setup",
                 "scan_setup.wgsl",
@@ -249,15 +255,30 @@ impl Kernels {
             scan_add,
             sat: {
                 let source = src("sat.wgsl");
-                let slots = [Read, Read, Read, Read, Read, ReadWrite, ReadWrite];
-                let plain = Kernel::new(device, "satgpu.sat", &source, &slots, &[("ROUNDED", 0.0)]);
-                let rounded = Kernel::sharing(device, "satgpu.sat.rounded", &source, &plain, &[("ROUNDED", 1.0)]);
-                [plain, rounded]
+                let slots = [Read, Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite];
+                let plain = Kernel::new(device, "satgpu.sat", &source, &slots, &[("PHASE", 0.0), ("ROUNDED", 0.0)]);
+                let variant = |label: &str, phase: f64, rounded: f64| {
+                    Kernel::sharing(device, label, &source, &plain, &[("PHASE", phase), ("ROUNDED", rounded)])
+                };
+                let rounded = variant("satgpu.sat.rounded", 0.0, 1.0);
+                Sat {
+                    bin: variant("satgpu.sat.bin", 1.0, 0.0),
+                    large: [variant("satgpu.sat.large", 2.0, 0.0), variant("satgpu.sat.large.rounded", 2.0, 1.0)],
+                    small: [plain, rounded],
+                }
             },
             compact: k("satgpu.compact", "compact.wgsl", &[Read, Read, Read, Read, ReadWrite, ReadWrite]),
             manifold: k("satgpu.manifold", "manifold.wgsl", &[Read, Read, Read, Read, Read, ReadWrite]),
         }
     }
+}
+
+/// The narrow phase's pipelines, all with one bind group layout.
+/// `small` and `large` are each without and with the rounded code.
+pub(crate) struct Sat {
+    pub small: [Kernel; 2],
+    pub bin: Kernel,
+    pub large: [Kernel; 2],
 }
 
 impl Kernels {

@@ -23,8 +23,51 @@ impl GpuBody {
     /// A body whose shape starts at `shape_start`, has `local` core vertices (relative to the
     /// body's anchor) and the radius `round` around its core.
     pub fn new(shape_start: u32, local: &[[f32; 4]], round: f64) -> GpuBody {
-        let r = local.iter().map(|v| f64::from(v[0]).hypot(f64::from(v[1]))).fold(0.0f64, f64::max);
-        GpuBody { shape_start, count: local.len() as u32, radius: (r * (1.0 + 1e-6)) as f32, round: round as f32 }
+        LocalBounds::of(local).body(shape_start, local.len() as u32, round)
+    }
+}
+
+/// What a body needs to know of its core's local vertices, gathered one vertex at a time (so a
+/// packing loop reads each vertex once).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LocalBounds {
+    lo: [f32; 2],
+    hi: [f32; 2],
+    /// Largest squared distance from the anchor, in f64: squares of f32 values cannot overflow
+    /// it, so no hypot (several times slower, for every vertex of every frame's polygons).
+    r2: f64,
+}
+
+impl Default for LocalBounds {
+    fn default() -> Self {
+        LocalBounds { lo: [f32::INFINITY; 2], hi: [f32::NEG_INFINITY; 2], r2: 0.0 }
+    }
+}
+
+impl LocalBounds {
+    pub fn of(local: &[[f32; 4]]) -> LocalBounds {
+        let mut bounds = LocalBounds::default();
+        for v in local {
+            bounds.add(v);
+        }
+        bounds
+    }
+
+    pub fn add(&mut self, v: &[f32; 4]) {
+        self.lo = [self.lo[0].min(v[0]), self.lo[1].min(v[1])];
+        self.hi = [self.hi[0].max(v[0]), self.hi[1].max(v[1])];
+        self.r2 = self.r2.max(f64::from(v[0]) * f64::from(v[0]) + f64::from(v[1]) * f64::from(v[1]));
+    }
+
+    /// The body of these vertices: `count` of them from `shape_start`, `round` around the core.
+    pub fn body(&self, shape_start: u32, count: u32, round: f64) -> GpuBody {
+        GpuBody { shape_start, count, radius: (self.r2.sqrt() * (1.0 + 1e-6)) as f32, round: round as f32 }
+    }
+
+    /// The core's box in local coordinates, (min.xy, max.xy): the transform pass boxes a body of
+    /// many vertices from it instead of rotating every vertex.
+    pub fn local_box(&self) -> [f32; 4] {
+        [self.lo[0], self.lo[1], self.hi[0], self.hi[1]]
     }
 }
 

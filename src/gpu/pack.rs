@@ -1,19 +1,23 @@
 //! Packing: the host's polygons and transforms in the layout the GPU reads (`layout.rs`).
 //! No device needed; the unit tests below check the layout without an adapter.
 
+use bytemuck::Zeroable;
+
 use crate::error::{Error, Result};
 use crate::geometry::{Polygon, Transform, MAX_COORDINATE};
-use crate::gpu::layout::GpuBody;
+use crate::gpu::layout::{GpuBody, LocalBounds};
 
 /// What the host uploads: shape vertices with their unit edge normals, where each body finds its
 /// shape, and the initial transforms.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Packed {
     /// Per shape vertex: (x, y) relative to the shape's origin, then the unit outward normal of the
     /// edge that starts at the vertex.
     pub shape_data: Vec<[f32; 4]>,
     /// Per body: where its shape starts, its vertex count and radius.
     pub bodies: Vec<GpuBody>,
+    /// Per body: its core's box in local coordinates (min.xy, max.xy).
+    pub boxes: Vec<[f32; 4]>,
     /// Per body: (x, y, cos, sin), see [`transform`].
     pub transforms: Vec<[f32; 4]>,
     /// A typical AABB height of the bodies' shapes (see [`typical_height`]); the default strip
@@ -26,9 +30,11 @@ impl Packed {
     pub fn from_shapes(shapes: &[Polygon], body_shapes: &[u32]) -> Result<Packed> {
         let mut shape_start = Vec::with_capacity(shapes.len());
         let mut shape_height = Vec::with_capacity(shapes.len());
+        let mut shape_bounds = Vec::with_capacity(shapes.len());
         let mut shape_data = vec![];
         for shape in shapes {
-            shape_start.push(shape_data.len() as u32);
+            let start = shape_data.len();
+            shape_start.push(start as u32);
             let b = shape.aabb();
             shape_height.push(b.max[1] - b.min[1]);
             shape_data.extend(
@@ -38,8 +44,10 @@ impl Packed {
                     .zip(shape.edge_normals())
                     .map(|(v, n)| [v[0] as f32, v[1] as f32, n[0] as f32, n[1] as f32]),
             );
+            shape_bounds.push(LocalBounds::of(&shape_data[start..]));
         }
         let mut bodies = Vec::with_capacity(body_shapes.len());
+        let mut boxes = Vec::with_capacity(body_shapes.len());
         let mut heights = Vec::with_capacity(body_shapes.len());
         for (i, &s) in body_shapes.iter().enumerate() {
             let shape = shapes.get(s as usize).ok_or(Error::UnknownShape {
@@ -47,57 +55,81 @@ impl Packed {
                 shape: s as usize,
                 shapes: shapes.len(),
             })?;
-            let start = shape_start[s as usize] as usize;
-            bodies.push(GpuBody::new(start as u32, &shape_data[start..start + shape.vertices().len()], shape.radius()));
+            let bounds = &shape_bounds[s as usize];
+            bodies.push(bounds.body(shape_start[s as usize], shape.vertices().len() as u32, shape.radius()));
+            boxes.push(bounds.local_box());
             heights.push(shape_height[s as usize]);
         }
         let transforms = vec![[0.0, 0.0, 1.0, 0.0]; bodies.len()];
-        Ok(Packed { shape_data, bodies, transforms, typical_height: typical_height(&heights) })
+        Ok(Packed { shape_data, bodies, boxes, transforms, typical_height: typical_height(&heights) })
     }
 
     /// One shape and one body per polygon; the shape is relative to the polygon's first vertex
-    /// rounded to f32, which becomes the body's translation. One pass, no allocation per polygon.
-    /// Packs on every core (the GPU is idle meanwhile); the result does not depend on how many.
+    /// rounded to f32, which becomes the body's translation.
     pub fn from_polygons(polygons: &[Polygon]) -> Packed {
+        let mut packed = Packed::default();
+        packed.repack(polygons);
+        packed
+    }
+
+    /// [`from_polygons`](Packed::from_polygons) into this one's vectors, reusing their memory: a
+    /// program that sets new polygons every frame then touches no fresh pages (for 10,000
+    /// polygons of 63 vertices on average, fresh pages cost more than the packing itself).
+    /// Packs on every core (the GPU is idle meanwhile); the result does not depend on how many.
+    pub fn repack(&mut self, polygons: &[Polygon]) {
         use rayon::prelude::*;
         let n = polygons.len();
-        let mut bodies = Vec::with_capacity(n);
+        let bodies = &mut self.bodies;
+        bodies.clear();
         let mut start = 0u32;
         for p in polygons {
             let count = p.vertices().len() as u32;
-            bodies.push(GpuBody { shape_start: start, count, radius: 0.0, round: 0.0 });
+            bodies.push(GpuBody { shape_start: start, count, ..GpuBody::zeroed() });
             start += count;
         }
-        let mut shape_data = vec![[0.0f32; 4]; start as usize];
+        self.shape_data.clear();
+        self.shape_data.resize(start as usize, [0.0f32; 4]);
         let mut slices = Vec::with_capacity(n);
-        let mut rest = shape_data.as_mut_slice();
-        for b in &bodies {
+        let mut rest = self.shape_data.as_mut_slice();
+        for b in bodies.iter() {
             let (mine, tail) = rest.split_at_mut(b.count as usize);
             slices.push(mine);
             rest = tail;
         }
-        let mut transforms = vec![[0.0f32; 4]; n];
+        self.transforms.clear();
+        self.transforms.resize(n, [0.0f32; 4]);
+        self.boxes.clear();
+        self.boxes.resize(n, [0.0f32; 4]);
         let mut heights = vec![0.0f64; n];
-        polygons.par_iter().zip(slices).zip(&mut transforms).zip(&mut heights).zip(&mut bodies).for_each(
-            |((((p, out), t), h), body)| {
-                let v = p.vertices();
-                let anchor = [f64::from(v[0][0] as f32), f64::from(v[0][1] as f32)];
-                *t = [anchor[0] as f32, anchor[1] as f32, 1.0, 0.0];
-                let (lo, hi) =
-                    v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[1]), hi.max(q[1])));
-                *h = hi - lo + 2.0 * p.radius();
-                for ((o, v), n) in out.iter_mut().zip(v).zip(p.edge_normals()) {
-                    *o = [(v[0] - anchor[0]) as f32, (v[1] - anchor[1]) as f32, n[0] as f32, n[1] as f32];
-                }
-                *body = GpuBody::new(body.shape_start, out, p.radius());
-            },
-        );
-        Packed { shape_data, bodies, transforms, typical_height: typical_height(&heights) }
+        let per_body = self.transforms.par_iter_mut().zip(&mut self.boxes).zip(&mut heights).zip(bodies);
+        polygons.par_iter().zip(slices).zip(per_body).for_each(|((p, out), (((t, local_box), h), body))| {
+            let v = p.vertices();
+            let anchor = [f64::from(v[0][0] as f32), f64::from(v[0][1] as f32)];
+            *t = [anchor[0] as f32, anchor[1] as f32, 1.0, 0.0];
+            // One pass over the vertices: at 63 vertices per polygon, packing is bound by memory.
+            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            let mut bounds = LocalBounds::default();
+            for ((o, v), n) in out.iter_mut().zip(v).zip(p.edge_normals()) {
+                lo = lo.min(v[1]);
+                hi = hi.max(v[1]);
+                *o = [(v[0] - anchor[0]) as f32, (v[1] - anchor[1]) as f32, n[0] as f32, n[1] as f32];
+                bounds.add(o);
+            }
+            *h = hi - lo + 2.0 * p.radius();
+            *body = bounds.body(body.shape_start, body.count, p.radius());
+            *local_box = bounds.local_box();
+        });
+        self.typical_height = typical_height(&heights);
     }
 
     /// Whether some body is a circle or a capsule or has a radius around its core.
     pub fn rounded(&self) -> bool {
         self.bodies.iter().any(|b| b.round > 0.0 || b.count <= 2)
+    }
+
+    /// Whether some body has more vertices than the narrow phase's small path takes.
+    pub fn large(&self) -> bool {
+        self.bodies.iter().any(|b| b.count > crate::gpu::narrow::SMALL)
     }
 
     /// Whether `other` has the same bodies with the same vertex counts at the same places, so

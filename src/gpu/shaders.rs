@@ -5,7 +5,7 @@
 //! (imports inside a module are resolved the same way). tests/shaders.rs validates every
 //! composed kernel with naga and checks that no definition appears in two files.
 
-use crate::gpu::{control, sort, WG};
+use crate::gpu::{control, narrow, sort, WG};
 
 /// The kernels, one file per pass, by file name.
 const KERNELS: [(&str, &str); 19] = [
@@ -56,7 +56,7 @@ pub(crate) const RADIX_BINS: u32 = 16;
 
 /// The `constants` module: every value Rust and WGSL must agree on.
 fn constants() -> String {
-    let values: [(&str, u64, &str); 19] = [
+    let values: [(&str, u64, &str); 22] = [
         ("WG", WG.into(), "invocations per workgroup of per-body, per-entry and per-pair kernels"),
         ("RADIX_WG", RADIX_WG.into(), "invocations per workgroup of the radix kernels"),
         ("SCAN_WG", SCAN_WG.into(), "invocations per workgroup of the scan kernels"),
@@ -67,6 +67,9 @@ fn constants() -> String {
         ("PAIR_ARGS", control::PAIR_ARGS, "control: (x, y, z) for per-pair passes"),
         ("ENTRY_ARGS", control::ENTRY_ARGS, "control: (x, y, z) for per-entry passes"),
         ("ENTRIES", control::ENTRIES, "control: entries to sort and sweep"),
+        ("SMALL", narrow::SMALL.into(), "vertices of a polygon the narrow phase's small path takes"),
+        ("COST_BINS", narrow::COST_BINS.into(), "cost bins of the narrow phase's large pairs"),
+        ("LARGE_LIST", narrow::LARGE_LIST.into(), "word where the narrow phase's list of large pairs starts"),
         ("ENTRY_SCAN", control::ENTRY_SCAN, "control: region of the scan over per-body counts"),
         ("RADIX", control::RADIX, "control: radix region: [0] length, [1] tiles, [4..7) tile dispatch"),
         ("HIST_SCAN", control::HIST_SCAN, "control: region of the histogram scan"),

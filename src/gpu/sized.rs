@@ -5,8 +5,9 @@
 use crate::error::{Error, Result};
 use crate::gpu::broad::{self, Broad};
 use crate::gpu::compact::Compact;
+use crate::gpu::layout::GpuContact;
 use crate::gpu::manifold::ManifoldStage;
-use crate::gpu::narrow::NarrowPhase;
+use crate::gpu::narrow::{self, NarrowInputs, NarrowPhase};
 use crate::gpu::transform::TransformStage;
 use crate::gpu::{storage, Gpu};
 
@@ -68,16 +69,24 @@ impl Sized {
         let inputs =
             broad::Inputs { params, control, bodies: transform, candidates: &candidates, n: transform.len(), fold };
         let broad = Broad::new(gpu, strips, capacity.entries, &inputs);
+        // The colliding pairs; until the compaction writes them, the narrow phase's list of
+        // large pairs (4 bytes per candidate and 128).
+        let record = std::mem::size_of::<GpuContact>() as u64;
+        let bytes = (record * pairs).max(narrow::scratch_bytes(pairs));
+        let contacts = storage(gpu.device(), "satgpu.contacts", bytes, wgpu::BufferUsages::COPY_SRC);
         let narrow = NarrowPhase::new(
             gpu,
-            params,
-            control,
-            transform,
-            &candidates,
-            &broad.candidate_total(),
+            &NarrowInputs {
+                params,
+                control,
+                bodies: transform,
+                candidates: &candidates,
+                candidate_total: &broad.candidate_total(),
+                scratch: &contacts,
+            },
             capacity.candidates,
         );
-        let compact = Compact::new(gpu, control, &candidates, &narrow, capacity.candidates);
+        let compact = Compact::new(gpu, control, &candidates, &narrow, contacts, capacity.candidates);
         Sized { capacity, candidates, broad, narrow, compact, manifold: None }
     }
 

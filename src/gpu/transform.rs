@@ -11,6 +11,8 @@ pub(crate) struct TransformStage {
     pub bodies: wgpu::Buffer,
     /// Shape vertices and edge normals, local.
     pub shapes: wgpu::Buffer,
+    /// Per body, its core's box in local coordinates (min.xy, max.xy).
+    pub boxes: wgpu::Buffer,
     /// Per body (x, y, cos, sin).
     pub transforms: wgpu::Buffer,
     /// Per body world AABB (min.xy, max.xy).
@@ -44,6 +46,7 @@ impl TransformStage {
             U::STORAGE | U::COPY_DST | U::COPY_SRC,
         );
         let shapes = init(device, "satgpu.shapes", bytemuck::cast_slice(&packed.shape_data), U::STORAGE | U::COPY_DST);
+        let boxes = init(device, "satgpu.boxes", bytemuck::cast_slice(&packed.boxes), U::STORAGE | U::COPY_DST);
         let aabbs = storage(device, "satgpu.aabbs", 16 * n as u64, U::COPY_SRC);
         let bounds = storage(device, "satgpu.bounds", 16, U::COPY_DST);
         let group = kernels.transform.bind(
@@ -56,15 +59,17 @@ impl TransformStage {
                 shapes.as_entire_binding(),
                 aabbs.as_entire_binding(),
                 bounds.as_entire_binding(),
+                boxes.as_entire_binding(),
             ],
         );
-        TransformStage { bodies, shapes, transforms, aabbs, bounds, filters, group, n: n as u32, fold }
+        TransformStage { bodies, shapes, boxes, transforms, aabbs, bounds, filters, group, n: n as u32, fold }
     }
 
     /// Overwrites the vertex data, radii and transforms of a layout with the same bodies.
     pub fn write(&self, queue: &wgpu::Queue, packed: &Packed) {
         queue.write_buffer(&self.bodies, 0, bytemuck::cast_slice(&packed.bodies));
         queue.write_buffer(&self.shapes, 0, bytemuck::cast_slice(&packed.shape_data));
+        queue.write_buffer(&self.boxes, 0, bytemuck::cast_slice(&packed.boxes));
         queue.write_buffer(&self.transforms, 0, bytemuck::cast_slice(&packed.transforms));
     }
 

@@ -46,6 +46,9 @@ pub struct World {
     gpu: Gpu,
     options: WorldOptions,
     packed: Packed,
+    /// The previous polygons' packing, whose memory the next [`set_polygons`](World::set_polygons)
+    /// reuses.
+    spare: Packed,
     fold: u32,
     strip_height: f32,
     params: wgpu::Buffer,
@@ -59,6 +62,9 @@ pub struct World {
     filters: Vec<Filter>,
     /// Some body is a circle or a capsule or has a radius: the narrow phase's rounded variant runs.
     rounded: bool,
+    /// Some body has more vertices than the narrow phase's small path takes: its binning and
+    /// large-pair passes run.
+    large: bool,
     /// The last frame's manifolds ([`ContactDetail::Full`]), in the order of its contacts.
     manifolds: Vec<Manifold>,
     /// Test hook: the next frame records an invalid copy (see `testing`).
@@ -96,10 +102,16 @@ impl World {
     /// count are unchanged, only the vertex data (16 bytes per vertex and per polygon) is
     /// uploaded into the existing buffers; otherwise the world is rebuilt, keeping its capacities.
     pub fn set_polygons(&mut self, polygons: &[Polygon]) -> Result<()> {
-        let packed = Packed::from_polygons(polygons);
+        let t0 = std::time::Instant::now();
+        let mut packed = std::mem::take(&mut self.spare);
+        packed.repack(polygons);
+        let t1 = t0.elapsed().as_secs_f64() * 1e3;
         if packed.same_layout(&self.packed) {
             self.transform.write(self.gpu.queue(), &packed);
+            eprintln!("repack {t1:.2} write {:.2}", t0.elapsed().as_secs_f64() * 1e3 - t1);
             self.rounded = packed.rounded();
+            self.large = packed.large();
+            self.spare = std::mem::replace(&mut self.packed, packed);
             return Ok(());
         }
         let c = self.sized.capacity;
@@ -144,7 +156,7 @@ impl World {
     }
 
     fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions) -> Result<World> {
-        let rounded = packed.rounded();
+        let (rounded, large) = (packed.rounded(), packed.large());
         let limits = gpu.device().limits();
         let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         let n = packed.bodies.len();
@@ -190,6 +202,7 @@ impl World {
                 gpu: gpu.clone(),
                 options: options.clone(),
                 packed,
+                spare: Packed::default(),
                 fold,
                 strip_height,
                 params,
@@ -201,6 +214,7 @@ impl World {
                 in_flight: None,
                 filters: vec![],
                 rounded,
+                large,
                 manifolds: vec![],
                 poison: false,
             };
@@ -351,7 +365,7 @@ impl World {
         rec.encoder().clear_buffer(&s.compact.args, 0, None);
         self.transform.encode(&mut rec);
         s.broad.encode(&mut rec);
-        s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded);
+        s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded, self.large);
         s.compact.encode(k, rec.pass(Pass::Compact));
         if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
             m.encode(k, rec.pass(Pass::Manifold));
@@ -539,7 +553,7 @@ impl World {
                 timestamp_writes: None,
             });
             s.broad.encode_write(k, &mut pass);
-            s.narrow.encode(k, &mut pass, self.rounded);
+            s.narrow.encode(k, &mut pass, self.rounded, self.large);
             s.compact.encode(k, &mut pass);
             if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
                 m.encode(k, &mut pass);
