@@ -6,8 +6,10 @@
 //! its depth plus the margin, shared by inverse mass; each body moves by `relax` times the
 //! average of its pushes), the position-based velocity update, and one more detection that
 //! measures the penetration left. The CPU side is what a parry2d user writes for that frame on
-//! one thread: a `Bvh` rebuilt over the bodies' AABBs per detection, its self-traversal, and
-//! `parry2d::query::contact` per candidate (Ball for circles, Capsule, RoundShape and
+//! one thread, twice: with a `Bvh` rebuilt over the bodies' AABBs per detection, and with one
+//! `Bvh` kept across detections whose leaves are updated in place, refitted and incrementally
+//! optimised (`insert_or_update_partially`, `refit`, `optimize_incremental`: what rapier's broad
+//! phase does); then its self-traversal and `parry2d::query::contact` per candidate (Ball for circles, Capsule, RoundShape and
 //! ConvexPolygon), in f32 like the GPU. The two are not bitwise equal (different narrow phases
 //! and summation), so the bench compares times and how far each resolves the overlaps.
 //!
@@ -45,10 +47,22 @@ fn parry_shape(p: &Polygon) -> Box<dyn Shape> {
     }
 }
 
+/// How the CPU crowd keeps its BVH from one detection to the next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tree {
+    /// `Bvh::from_leaves` for every detection.
+    Rebuild,
+    /// One `Bvh`: leaves updated in place, then `refit` and `optimize_incremental`.
+    Refit,
+}
+
 /// The crowd on the CPU, in f32 like the GPU (see the module docs).
 struct CpuCrowd<'a> {
     scenario: &'a Scenario,
     options: &'a SimOptions,
+    tree: Tree,
+    bvh: Option<Bvh>,
+    workspace: BvhWorkspace,
     shapes: Vec<Box<dyn Shape>>,
     position: Vec<[f32; 2]>,
     velocity: Vec<[f32; 2]>,
@@ -60,7 +74,7 @@ struct CpuCrowd<'a> {
 type Pair = (usize, usize, [f32; 2], f32);
 
 impl<'a> CpuCrowd<'a> {
-    fn new(scenario: &'a Scenario, options: &'a SimOptions) -> CpuCrowd<'a> {
+    fn new(scenario: &'a Scenario, options: &'a SimOptions, tree: Tree) -> CpuCrowd<'a> {
         let position: Vec<[f32; 2]> = scenario.start.iter().map(|t| [t.x as f32, t.y as f32]).collect();
         let velocity = scenario
             .walkers
@@ -71,6 +85,9 @@ impl<'a> CpuCrowd<'a> {
         CpuCrowd {
             scenario,
             options,
+            tree,
+            bvh: None,
+            workspace: BvhWorkspace::default(),
             shapes: scenario.shapes.iter().map(parry_shape).collect(),
             position,
             velocity,
@@ -88,12 +105,23 @@ impl<'a> CpuCrowd<'a> {
         &*self.shapes[self.scenario.body_shapes[i] as usize]
     }
 
-    /// Every overlapping pair: BVH over the AABBs, self-traversal, `contact` per candidate.
-    fn detect(&self) -> Vec<Pair> {
+    /// Every overlapping pair: BVH over the AABBs (rebuilt, or refitted), self-traversal,
+    /// `contact` per candidate.
+    fn detect(&mut self) -> Vec<Pair> {
         let n = self.position.len();
         let aabbs: Vec<ParryAabb> = (0..n).map(|i| self.shape(i).compute_aabb(&self.pose(i))).collect();
-        let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &aabbs);
-        let mut workspace = BvhWorkspace::default();
+        let mut workspace = std::mem::take(&mut self.workspace);
+        let bvh = match (self.tree, self.bvh.take()) {
+            (Tree::Refit, Some(mut bvh)) => {
+                for (i, aabb) in aabbs.iter().enumerate() {
+                    bvh.insert_or_update_partially(*aabb, i as u32, 0.0);
+                }
+                bvh.refit(&mut workspace);
+                bvh.optimize_incremental(&mut workspace);
+                bvh
+            }
+            _ => Bvh::from_leaves(BvhBuildStrategy::Binned, &aabbs),
+        };
         let mut pairs = vec![];
         bvh.traverse_bvtt_single_tree::<false>(&mut workspace, &mut |i, j| {
             let (a, b) = (i.min(j) as usize, i.max(j) as usize);
@@ -103,6 +131,8 @@ impl<'a> CpuCrowd<'a> {
                 pairs.push((a, b, [c.normal1.x, c.normal1.y], -c.dist));
             }
         });
+        self.bvh = Some(bvh);
+        self.workspace = workspace;
         pairs
     }
 
@@ -189,10 +219,27 @@ struct Row {
     n: usize,
     frames: usize,
     gpu_ms: f64,
+    /// Median frame and penetration left (first, last frame) with a rebuilt BVH.
     cpu_ms: f64,
-    gpu_depth: (f64, f64),
     cpu_depth: (f64, f64),
+    /// The same with a refitted BVH.
+    refit_ms: f64,
+    refit_depth: (f64, f64),
+    gpu_depth: (f64, f64),
     radius: f64,
+}
+
+/// The CPU crowd's median frame time and its largest penetration after the first and the last
+/// frame.
+fn run_cpu(scenario: &Scenario, options: &SimOptions, tree: Tree, frames: usize) -> (f64, (f64, f64)) {
+    let mut cpu = CpuCrowd::new(scenario, options, tree);
+    let (mut times, mut depths) = (vec![], vec![]);
+    for _ in 0..frames {
+        let t = Instant::now();
+        depths.push(cpu.frame().0);
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    (median(times), (depths[0], depths[frames - 1]))
 }
 
 fn run(gpu: &Gpu, kind: SimKind, n: usize, frames: usize) -> Row {
@@ -207,21 +254,18 @@ fn run(gpu: &Gpu, kind: SimKind, n: usize, frames: usize) -> Row {
     let gpu_ms = median(reports.iter().map(|r| r.ms).collect());
     let gpu_depth = (reports[0].max_depth, reports[frames - 1].max_depth);
 
-    let mut cpu = CpuCrowd::new(&scenario, &options);
-    let (mut times, mut depths) = (vec![], vec![]);
-    for _ in 0..frames {
-        let t = Instant::now();
-        depths.push(cpu.frame().0);
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-    }
+    let (cpu_ms, cpu_depth) = run_cpu(&scenario, &options, Tree::Rebuild, frames);
+    let (refit_ms, refit_depth) = run_cpu(&scenario, &options, Tree::Refit, frames);
     Row {
         kind,
         n,
         frames,
         gpu_ms,
-        cpu_ms: median(times),
+        cpu_ms,
+        cpu_depth,
+        refit_ms,
+        refit_depth,
         gpu_depth,
-        cpu_depth: (depths[0], depths[frames - 1]),
         radius: scenario.body_radius(),
     }
 }
@@ -247,8 +291,18 @@ fn main() {
         SimOptions::default().iterations
     );
     println!(
-        "{:<7} {:>9} {:>6} {:>13} {:>13} {:>13} {:>22} {:>22}",
-        "kind", "n", "frames", "satgpu ms", "parry2d ms", "parry2d/satgpu", "satgpu depth % r", "parry2d depth % r"
+        "{:<7} {:>9} {:>6} {:>10} {:>11} {:>10} {:>11} {:>10} {:>20} {:>20} {:>20}",
+        "kind",
+        "n",
+        "frames",
+        "satgpu ms",
+        "rebuild ms",
+        "rebuild/gpu",
+        "refit ms",
+        "refit/gpu",
+        "satgpu depth % r",
+        "rebuild depth % r",
+        "refit depth % r"
     );
     let mut rows = vec![];
     for &n in &sizes {
@@ -256,26 +310,30 @@ fn main() {
             let r = run(&gpu, kind, n, frames);
             let pct = |d: (f64, f64)| format!("{:.1} -> {:.2}", 100.0 * d.0 / r.radius, 100.0 * d.1 / r.radius);
             println!(
-                "{:<7} {:>9} {:>6} {:>13.1} {:>13.1} {:>13.2}x {:>22} {:>22}",
+                "{:<7} {:>9} {:>6} {:>10.1} {:>11.1} {:>10.2}x {:>11.1} {:>9.2}x {:>20} {:>20} {:>20}",
                 r.kind.name(),
                 r.n,
                 r.frames,
                 r.gpu_ms,
                 r.cpu_ms,
                 r.cpu_ms / r.gpu_ms,
+                r.refit_ms,
+                r.refit_ms / r.gpu_ms,
                 pct(r.gpu_depth),
-                pct(r.cpu_depth)
+                pct(r.cpu_depth),
+                pct(r.refit_depth)
             );
             rows.push(r);
         }
     }
     println!("frame: integrate, K detections and push-outs, velocity update, one measuring detection (median ms)");
+    println!("rebuild: parry2d with a BVH built per detection; refit: one BVH, leaves updated, refit, optimize_incremental");
     println!("depth: the largest penetration left after the first -> the last frame, in % of the smallest radius");
     if !bench {
         // Both sides must undo most of the start's overlaps: a CPU crowd that does not resolve
         // would make the comparison meaningless, and a GPU one that does not is a bug.
         for r in &rows {
-            for (side, d) in [("satgpu", r.gpu_depth), ("parry2d", r.cpu_depth)] {
+            for (side, d) in [("satgpu", r.gpu_depth), ("parry2d rebuild", r.cpu_depth), ("parry2d refit", r.refit_depth)] {
                 assert!(
                     d.1 < 0.25 * d.0 && d.1 <= 0.05 * r.radius,
                     "{} {side}: depth {d:?}, radius {}",

@@ -99,16 +99,13 @@ impl World {
 
     /// Replaces every polygon of a world made by [`from_polygons`](World::from_polygons), for a
     /// one-shot scene that changes every frame. When the number of polygons and each one's vertex
-    /// count are unchanged, only the vertex data (16 bytes per vertex and per polygon) is
+    /// count are unchanged, only the vertex data (16 bytes per vertex and 48 per polygon) is
     /// uploaded into the existing buffers; otherwise the world is rebuilt, keeping its capacities.
     pub fn set_polygons(&mut self, polygons: &[Polygon]) -> Result<()> {
-        let t0 = std::time::Instant::now();
         let mut packed = std::mem::take(&mut self.spare);
         packed.repack(polygons);
-        let t1 = t0.elapsed().as_secs_f64() * 1e3;
         if packed.same_layout(&self.packed) {
             self.transform.write(self.gpu.queue(), &packed);
-            eprintln!("repack {t1:.2} write {:.2}", t0.elapsed().as_secs_f64() * 1e3 - t1);
             self.rounded = packed.rounded();
             self.large = packed.large();
             self.spare = std::mem::replace(&mut self.packed, packed);
