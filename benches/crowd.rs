@@ -256,18 +256,7 @@ fn run(gpu: &Gpu, kind: SimKind, n: usize, frames: usize) -> Row {
 
     let (cpu_ms, cpu_depth) = run_cpu(&scenario, &options, Tree::Rebuild, frames);
     let (refit_ms, refit_depth) = run_cpu(&scenario, &options, Tree::Refit, frames);
-    Row {
-        kind,
-        n,
-        frames,
-        gpu_ms,
-        cpu_ms,
-        cpu_depth,
-        refit_ms,
-        refit_depth,
-        gpu_depth,
-        radius: scenario.body_radius(),
-    }
+    Row { kind, n, frames, gpu_ms, cpu_ms, cpu_depth, refit_ms, refit_depth, gpu_depth, radius: scenario.body_radius() }
 }
 
 fn main() {
@@ -327,13 +316,17 @@ fn main() {
         }
     }
     println!("frame: integrate, K detections and push-outs, velocity update, one measuring detection (median ms)");
-    println!("rebuild: parry2d with a BVH built per detection; refit: one BVH, leaves updated, refit, optimize_incremental");
+    println!(
+        "rebuild: parry2d with a BVH built per detection; refit: one BVH, leaves updated, refit, optimize_incremental"
+    );
     println!("depth: the largest penetration left after the first -> the last frame, in % of the smallest radius");
     if !bench {
         // Both sides must undo most of the start's overlaps: a CPU crowd that does not resolve
         // would make the comparison meaningless, and a GPU one that does not is a bug.
         for r in &rows {
-            for (side, d) in [("satgpu", r.gpu_depth), ("parry2d rebuild", r.cpu_depth), ("parry2d refit", r.refit_depth)] {
+            for (side, d) in
+                [("satgpu", r.gpu_depth), ("parry2d rebuild", r.cpu_depth), ("parry2d refit", r.refit_depth)]
+            {
                 assert!(
                     d.1 < 0.25 * d.0 && d.1 <= 0.05 * r.radius,
                     "{} {side}: depth {d:?}, radius {}",
