@@ -54,15 +54,8 @@ fn every_mix_of_vertex_counts_in_every_order() {
     // The same counts as shared shapes of spinning bodies: the transform pass boxes a shape of more
     // than 8 vertices from its rotated local box, and the narrow phase bins its pairs by cost.
     let shapes: Vec<Polygon> = COUNTS.iter().map(|&k| ngon(k, [0.0, 0.0], 1.0, 0.0)).collect();
-    let body_shapes: Vec<u32> = (0..320).map(|i| (i * 7 % COUNTS.len()) as u32).collect();
-    let transforms: Vec<Transform> = (0..320)
-        .map(|i| Transform { x: (i % 20) as f64 * 1.7, y: (i / 20) as f64 * 1.9, angle: 0.37 * i as f64 })
-        .collect();
-    let mut world = World::new(&gpu, &shapes, &body_shapes, &WorldOptions::default()).unwrap();
-    world.set_transforms(&transforms).unwrap();
-    let got = world.step().unwrap().contacts;
-    common::placed_agree(&shapes, &body_shapes, &transforms, &got, "spinning bodies of 3..1024 vertices");
-    assert!(got.len() > 300, "only {} pairs", got.len());
+    let pairs = common::spinning_bodies_agree(&gpu, &shapes, 320, 7, "spinning bodies of 3..1024 vertices");
+    assert!(pairs > 300, "only {pairs} pairs");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use satgpu::gpu::{self, BroadPhase, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::validate::{band, compare};
-use satgpu::{reference, Filter, Polygon, Transform};
+use satgpu::{reference, Filter, Polygon};
 
 /// The one reported pair of a two-body scene, as (normal, depth).
 fn gpu_pair(gpu: &gpu::Gpu, a: &Polygon, b: &Polygon) -> Option<([f64; 2], f64)> {
@@ -91,15 +91,8 @@ fn every_pairing_of_core_sizes_and_radii() {
     // The same in a simulation: shared shapes, rotated bodies (a circle turns in place).
     let shapes: Vec<Polygon> =
         counts.iter().map(|&k| shape(k, [0.0, 0.0], 1.0, 0.0, if k <= 2 { 0.4 } else { 0.2 })).collect();
-    let body_shapes: Vec<u32> = (0..200).map(|i| i % shapes.len() as u32).collect();
-    let transforms: Vec<Transform> = (0..200)
-        .map(|i| Transform { x: (i % 20) as f64 * 1.7, y: (i / 20) as f64 * 1.9, angle: 0.37 * i as f64 })
-        .collect();
-    let mut world = World::new(&gpu, &shapes, &body_shapes, &WorldOptions::default()).unwrap();
-    world.set_transforms(&transforms).unwrap();
-    let got = world.step().unwrap().contacts;
-    common::placed_agree(&shapes, &body_shapes, &transforms, &got, "simulation");
-    assert!(got.len() > 100, "only {} pairs", got.len());
+    let pairs = common::spinning_bodies_agree(&gpu, &shapes, 200, 1, "simulation");
+    assert!(pairs > 100, "only {pairs} pairs");
 }
 
 #[test]

@@ -19,14 +19,6 @@ pub struct GpuBody {
     pub round: f32,
 }
 
-impl GpuBody {
-    /// A body whose shape starts at `shape_start`, has `local` core vertices (relative to the
-    /// body's anchor) and the radius `round` around its core.
-    pub fn new(shape_start: u32, local: &[[f32; 4]], round: f64) -> GpuBody {
-        LocalBounds::of(local).body(shape_start, local.len() as u32, round)
-    }
-}
-
 /// What a body needs to know of its core's local vertices, gathered one vertex at a time (so a
 /// packing loop reads each vertex once).
 #[derive(Debug, Clone, Copy)]

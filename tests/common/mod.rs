@@ -152,6 +152,21 @@ pub fn placed_agree(
     assert!(report.ok(), "{what}: {}", report.disagreements[0]);
 }
 
+/// Bodies `0..n` of a world built from `shapes` (body i uses shape `i * stride` modulo their
+/// count), spun and spread on a grid 20 bodies wide, one frame: its contacts agree with the
+/// reference on the placed shapes. Returns the number of contacts.
+pub fn spinning_bodies_agree(gpu: &Gpu, shapes: &[Polygon], n: usize, stride: usize, what: &str) -> usize {
+    let body_shapes: Vec<u32> = (0..n).map(|i| (i * stride % shapes.len()) as u32).collect();
+    let transforms: Vec<satgpu::Transform> = (0..n)
+        .map(|i| satgpu::Transform { x: (i % 20) as f64 * 1.7, y: (i / 20) as f64 * 1.9, angle: 0.37 * i as f64 })
+        .collect();
+    let mut world = World::new(gpu, shapes, &body_shapes, &WorldOptions::default()).unwrap();
+    world.set_transforms(&transforms).unwrap();
+    let got = world.step().unwrap().contacts;
+    placed_agree(shapes, &body_shapes, &transforms, &got, what);
+    got.len()
+}
+
 /// A hand-made pair and its exact answer: `(what, a, b, Some((normal, depth)))` for a colliding
 /// pair, `None` for a pair apart.
 pub type Case = (&'static str, Polygon, Polygon, Option<([f64; 2], f64)>);
