@@ -162,3 +162,45 @@ fn sim_writes_its_figures_and_repeats_itself() {
     expect_bad_input(&["sim", "--kind", "blobs"], &["blobs"]);
     expect_bad_input(&["sim", "--iterations", "0", "--n", "10"], &["--iterations"]);
 }
+
+/// `satgpu bench --json`: every documented key, frames that agree with the reference, and
+/// `--order` choosing where the pairs are ordered (the `order` pass runs only on the GPU).
+#[test]
+fn bench_writes_every_key_and_orders_where_asked() {
+    for order in ["host", "gpu"] {
+        let json = tmp(&format!("bench_{order}.json"));
+        let args =
+            ["bench", "--kind", "clustered", "--n", "600", "--frames", "1", "--order", order, "--json", p(&json)];
+        let out = satgpu(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let row = &v[0];
+        for key in [
+            "scene",
+            "adapter",
+            "backend",
+            "n",
+            "broad_phase",
+            "entries",
+            "candidates",
+            "colliding",
+            "frames",
+            "frame_ms_median",
+            "sim_frame_ms_median",
+            "sim_frame_f32_ms_median",
+            "resident_frame_ms_median",
+            "order",
+            "passes",
+            "pass_clock",
+            "reference_ms",
+            "agrees",
+        ] {
+            assert!(!row[key].is_null(), "missing {key}: {row}");
+        }
+        assert_eq!(row["order"].as_str(), Some(order));
+        assert_eq!(row["agrees"].as_bool(), Some(true), "{row}");
+        assert!(row["colliding"].as_u64().unwrap() > 0, "{row}");
+        assert_eq!(!row["passes"]["order"].is_null(), order == "gpu", "{row}");
+    }
+    expect_bad_input(&["bench", "--order", "sideways"], &["sideways"]);
+}

@@ -56,9 +56,15 @@ impl Compact {
     }
 
     pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
-        self.scan.encode(k, pass);
+        self.encode_scan(k, pass);
         pass.set_pipeline(&k.compact.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
+    }
+
+    /// The scan alone: each candidate's flag becomes its offset among the colliding pairs (the
+    /// GPU ordering writes its keys there instead of the contacts, `ordering.rs`).
+    pub fn encode_scan(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+        self.scan.encode(k, pass);
     }
 }

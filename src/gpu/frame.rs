@@ -35,6 +35,31 @@ pub struct WorldOptions {
     pub timestamps: bool,
     /// What each colliding pair reports (default [`ContactDetail::Basic`]).
     pub contact_detail: ContactDetail,
+    /// Where the colliding pairs are ordered by (a, b) (default [`ContactOrder::Auto`]).
+    pub order: ContactOrder,
+}
+
+/// Where a frame's colliding pairs are ordered by (a, b). Every choice gives the same pairs, in
+/// the same order, with the same bits; they differ only in time, and in the order
+/// [`World::contacts_buffer`](super::World::contacts_buffer) holds after a frame left on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContactOrder {
+    /// Frames read back ([`World::step`](super::World::step) and the like) order on the GPU on a
+    /// GPU adapter and on the host on a CPU adapter (lavapipe, llvmpipe), where the GPU's radix
+    /// passes run on the same cores and cost several times the host's counting sort
+    /// (BENCHMARKS.md). Frames left on the GPU ([`World::dispatch`](super::World::dispatch),
+    /// [`World::encode`](super::World::encode)) are not sorted: their pairs stay in sweep order,
+    /// which is deterministic too.
+    #[default]
+    Auto,
+    /// On the host after the readback: a counting sort by `a`, then each body's pairs by `b`.
+    Host,
+    /// On the GPU, every frame, by a stable radix sort of the pairs' keys (4 to 12 radix passes, 16
+    /// more bytes per candidate): the contacts buffer holds the pairs sorted by (a, b), also after
+    /// a frame left on the GPU, and a readback through
+    /// [`World::step_f32_into`](super::World::step_f32_into) is one copy. A frame that runs in
+    /// batches (more candidates than one binding holds) merges its batches on the host.
+    Gpu,
 }
 
 /// What a frame reports per colliding pair.
@@ -53,6 +78,12 @@ impl WorldOptions {
     /// With room for `candidates` candidate pairs up front.
     pub fn with_candidate_capacity(mut self, candidates: u32) -> Self {
         self.candidate_capacity = Some(candidates);
+        self
+    }
+
+    /// With the colliding pairs ordered where `order` says.
+    pub fn with_order(mut self, order: ContactOrder) -> Self {
+        self.order = order;
         self
     }
 

@@ -160,6 +160,10 @@ pub(crate) struct Kernels {
     /// (`ROUNDED`).
     pub sat: Sat,
     pub compact: Kernel,
+    /// The GPU ordering (ordering.rs): keys in place of the compaction's write, then after the
+    /// sort the rekey by `a` and the gather.
+    pub order_keys: Kernel,
+    pub order: [Kernel; 2],
     pub manifold: Kernel,
 }
 
@@ -268,6 +272,18 @@ impl Kernels {
                 }
             },
             compact: k("satgpu.compact", "compact.wgsl", &[Read, Read, Read, Read, ReadWrite, ReadWrite]),
+            order_keys: k(
+                "satgpu.order.keys",
+                "order_keys.wgsl",
+                &[Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite],
+            ),
+            order: {
+                let source = src("order_gather.wgsl");
+                let slots = [Read, Read, Read, ReadWrite, Read, ReadWrite];
+                let rekey = Kernel::new(device, "satgpu.order.rekey", &source, &slots, &[("GATHER", 0.0)]);
+                let gather = Kernel::sharing(device, "satgpu.order.gather", &source, &rekey, &[("GATHER", 1.0)]);
+                [rekey, gather]
+            },
             manifold: k("satgpu.manifold", "manifold.wgsl", &[Read, Read, Read, Read, Read, ReadWrite]),
         }
     }

@@ -19,6 +19,7 @@ pub mod layout;
 mod manifold;
 mod narrow;
 mod order;
+mod ordering;
 mod pack;
 mod pass;
 mod radix;
@@ -35,7 +36,7 @@ mod world;
 
 pub use broad::{BroadPhase, ALL_PAIRS_MAX};
 pub use context::{describe_adapter, list_adapters, AdapterChoice, Gpu, GpuOptions};
-pub use frame::{ContactDetail, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
+pub use frame::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 pub use pass::{Pass, PassTime};
 pub(crate) use readback::read_as;
 pub use shaders::shader_sources;

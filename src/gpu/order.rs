@@ -8,7 +8,7 @@ use crate::gpu::layout::{GpuContact, GpuManifold};
 #[cfg(test)]
 fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Result<Vec<Contact>> {
     let mut out = Vec::new();
-    sorted_contacts_into(gpu, bodies, &mut out)?;
+    sorted_contacts_into(gpu, bodies, &mut out, to_contact)?;
     Ok(out)
 }
 
@@ -24,35 +24,66 @@ fn starts_by_a(gpu: &[GpuContact], bodies: usize) -> Vec<u32> {
     next
 }
 
-const EMPTY: Contact = Contact { a: 0, b: 0, normal: [0.0; 2], depth: 0.0 };
+/// A contact record the host ordering can write: [`Contact`] (f64) or [`GpuContact`] (f32).
+pub(crate) trait Record: Copy {
+    const EMPTY: Self;
+    fn b(&self) -> u32;
+}
+
+impl Record for Contact {
+    const EMPTY: Contact = Contact { a: 0, b: 0, normal: [0.0; 2], depth: 0.0 };
+    fn b(&self) -> u32 {
+        self.b
+    }
+}
+
+impl Record for GpuContact {
+    const EMPTY: GpuContact = GpuContact { a: 0, b: 0, normal_x: 0.0, normal_y: 0.0, depth: 0.0, pad: 0 };
+    fn b(&self) -> u32 {
+        self.b
+    }
+}
+
+/// `count` empty records in `out` (cleared first, its allocation reused), or
+/// [`Error::HostMemory`].
+fn fill<T: Copy>(out: &mut Vec<T>, count: usize, empty: T, what: &'static str) -> Result<()> {
+    out.clear();
+    out.try_reserve_exact(count)
+        .map_err(|_| Error::HostMemory { what, needed: (count * std::mem::size_of::<T>()) as u64 })?;
+    out.resize(count, empty);
+    Ok(())
+}
+
+/// Each body's run of `out` (ending at `ends[a]`) sorted by `b`: usually a handful of pairs,
+/// thousands in a pile-up.
+fn sort_runs<T>(out: &mut [T], ends: &[u32], b: impl Fn(&T) -> u32) {
+    let mut begin = 0;
+    for &end in ends {
+        out[begin..end as usize].sort_unstable_by_key(&b);
+        begin = end as usize;
+    }
+}
 
 /// The same as [`sorted_contacts_into`], for contacts with their manifolds (`manifolds[i]`
 /// belongs to `gpu[i]`): both come out in the same order.
-pub(crate) fn sorted_with_manifolds_into(
+pub(crate) fn sorted_with_manifolds_into<T: Record>(
     gpu: &[GpuContact],
     manifolds: &[GpuManifold],
     bodies: usize,
-    out: &mut Vec<Contact>,
+    out: &mut Vec<T>,
     out_manifolds: &mut Vec<Manifold>,
+    convert: fn(&GpuContact) -> T,
 ) -> Result<()> {
     assert_eq!(gpu.len(), manifolds.len(), "one manifold per contact");
     let mut next = starts_by_a(gpu, bodies);
     let mut both = Vec::new();
-    both.try_reserve_exact(gpu.len()).map_err(|_| Error::HostMemory {
-        what: "contacts",
-        needed: (gpu.len() * std::mem::size_of::<(Contact, Manifold)>()) as u64,
-    })?;
-    both.resize(gpu.len(), (EMPTY, Manifold::default()));
+    fill(&mut both, gpu.len(), (T::EMPTY, Manifold::default()), "contacts")?;
     for (c, m) in gpu.iter().zip(manifolds) {
         let slot = &mut next[c.a as usize];
-        both[*slot as usize] = (to_contact(c), m.to_manifold());
+        both[*slot as usize] = (convert(c), m.to_manifold());
         *slot += 1;
     }
-    let mut begin = 0;
-    for &end in &next[..bodies] {
-        both[begin..end as usize].sort_unstable_by_key(|(c, _)| c.b);
-        begin = end as usize;
-    }
+    sort_runs(&mut both, &next[..bodies], |(c, _)| c.b());
     out.clear();
     out_manifolds.clear();
     for (c, m) in both {
@@ -62,8 +93,8 @@ pub(crate) fn sorted_with_manifolds_into(
     Ok(())
 }
 
-fn to_contact(c: &GpuContact) -> Contact {
-    // `+ 0.0` turns -0.0 into 0.0, as the reference does.
+/// A GPU contact as a [`Contact`]: f64, and `+ 0.0` turns -0.0 into 0.0, as the reference does.
+pub(crate) fn to_contact(c: &GpuContact) -> Contact {
     Contact {
         a: c.a,
         b: c.b,
@@ -72,30 +103,31 @@ fn to_contact(c: &GpuContact) -> Contact {
     }
 }
 
-/// Converts GPU contacts to [`Contact`]s sorted by (a, b), into `out` (cleared first, its
-/// allocation reused): a counting sort by `a` that writes each contact in place in one sequential
+/// A GPU contact as the f32 API gives it: -0.0 in the normal turned into 0.0, as in
+/// [`to_contact`] and the GPU ordering (`order_gather.wgsl`).
+pub(crate) fn to_f32(c: &GpuContact) -> GpuContact {
+    GpuContact { normal_x: c.normal_x + 0.0, normal_y: c.normal_y + 0.0, ..*c }
+}
+
+/// Converts GPU contacts with `convert` into `out` (cleared first, its allocation reused),
+/// sorted by (a, b): a counting sort by `a` that writes each contact in place in one sequential
 /// pass, then each body's few pairs by `b`. Pairs are unique, so the order is fully determined
 /// whatever order they came in.
-pub(crate) fn sorted_contacts_into(gpu: &[GpuContact], bodies: usize, out: &mut Vec<Contact>) -> Result<()> {
+pub(crate) fn sorted_contacts_into<T: Record>(
+    gpu: &[GpuContact],
+    bodies: usize,
+    out: &mut Vec<T>,
+    convert: fn(&GpuContact) -> T,
+) -> Result<()> {
     let mut next = starts_by_a(gpu, bodies);
-    let empty = EMPTY;
-    out.clear();
-    out.try_reserve_exact(gpu.len()).map_err(|_| Error::HostMemory {
-        what: "contacts",
-        needed: (gpu.len() * std::mem::size_of::<Contact>()) as u64,
-    })?;
-    out.resize(gpu.len(), empty);
+    fill(out, gpu.len(), T::EMPTY, "contacts")?;
     for c in gpu {
         let slot = &mut next[c.a as usize];
-        out[*slot as usize] = to_contact(c);
+        out[*slot as usize] = convert(c);
         *slot += 1;
     }
-    // `next[a]` is now the end of a's run: usually a handful of pairs, thousands in a pile-up.
-    let mut begin = 0;
-    for &end in &next[..bodies] {
-        out[begin..end as usize].sort_unstable_by_key(|c| c.b);
-        begin = end as usize;
-    }
+    // `next[a]` is now the end of a's run.
+    sort_runs(out, &next[..bodies], T::b);
     Ok(())
 }
 
@@ -127,9 +159,9 @@ mod tests {
     #[test]
     fn into_reuses_and_clears_the_vector() {
         let mut out = vec![Contact { a: 9, b: 10, normal: [1.0, 0.0], depth: 1.0 }; 3];
-        sorted_contacts_into(&[gpu(1, 2, 0.5), gpu(0, 2, 0.25)], 3, &mut out).unwrap();
+        sorted_contacts_into(&[gpu(1, 2, 0.5), gpu(0, 2, 0.25)], 3, &mut out, to_contact).unwrap();
         assert_eq!(out.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>(), [(0, 2), (1, 2)]);
-        sorted_contacts_into(&[], 3, &mut out).unwrap();
+        sorted_contacts_into(&[], 3, &mut out, to_contact).unwrap();
         assert!(out.is_empty());
     }
 }

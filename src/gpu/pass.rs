@@ -32,8 +32,12 @@ pub enum Pass {
     /// The candidate count clamped to capacity, then SAT with the minimum translation vector per
     /// candidate pair.
     Sat,
-    /// Prefix sum of the collision flags; each colliding pair written at its offset.
+    /// Prefix sum of the collision flags; each colliding pair written at its offset (with
+    /// [`ContactOrder::Gpu`](super::ContactOrder::Gpu): its sort key and candidate index).
     Compact,
+    /// [`ContactOrder::Gpu`](super::ContactOrder::Gpu) only: the radix sort of the colliding
+    /// pairs by (a, b), then the pairs written in that order.
+    Order,
     /// [`ContactDetail::Full`](super::ContactDetail::Full) only: per colliding pair, the contact
     /// manifold and the containment flags.
     Manifold,
@@ -41,7 +45,7 @@ pub enum Pass {
 
 impl Pass {
     /// Every pass, in frame order.
-    pub const ALL: [Pass; 12] = [
+    pub const ALL: [Pass; 13] = [
         Pass::Transform,
         Pass::Entries,
         Pass::Sort,
@@ -53,6 +57,7 @@ impl Pass {
         Pass::AllPairsWrite,
         Pass::Sat,
         Pass::Compact,
+        Pass::Order,
         Pass::Manifold,
     ];
 
@@ -71,6 +76,7 @@ impl Pass {
             Pass::AllPairsWrite => "allpairs_write",
             Pass::Sat => "sat",
             Pass::Compact => "compact",
+            Pass::Order => "order",
             Pass::Manifold => "manifold",
         }
     }

@@ -8,6 +8,7 @@ use crate::gpu::compact::Compact;
 use crate::gpu::layout::GpuContact;
 use crate::gpu::manifold::ManifoldStage;
 use crate::gpu::narrow::{self, NarrowInputs, NarrowPhase};
+use crate::gpu::ordering::{OrderInputs, Ordering};
 use crate::gpu::transform::TransformStage;
 use crate::gpu::{storage, Gpu};
 
@@ -30,6 +31,8 @@ pub(crate) struct Sized {
     pub compact: Compact,
     /// With [`ContactDetail::Full`](super::ContactDetail::Full) only.
     pub manifold: Option<ManifoldStage>,
+    /// With [`ContactOrder::Gpu`](super::ContactOrder::Gpu) only.
+    pub order: Option<Ordering>,
 }
 
 impl Capacity {
@@ -87,7 +90,21 @@ impl Sized {
             capacity.candidates,
         );
         let compact = Compact::new(gpu, control, &candidates, &narrow, contacts, capacity.candidates);
-        Sized { capacity, candidates, broad, narrow, compact, manifold: None }
+        Sized { capacity, candidates, broad, narrow, compact, manifold: None, order: None }
+    }
+
+    /// Adds the GPU ordering ([`ContactOrder::Gpu`](super::ContactOrder::Gpu)) for a world of
+    /// `bodies` bodies.
+    pub fn add_order(&mut self, gpu: &Gpu, control: &wgpu::Buffer, bodies: usize, fold: u32) {
+        let inputs = OrderInputs {
+            control,
+            candidates: &self.candidates,
+            narrow: &self.narrow,
+            compact: &self.compact,
+            bodies,
+            fold,
+        };
+        self.order = Some(Ordering::new(gpu, &inputs, self.capacity.candidates));
     }
 
     /// Adds the manifold stage ([`ContactDetail::Full`](super::ContactDetail::Full)) if missing.

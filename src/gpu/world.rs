@@ -17,7 +17,7 @@ use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::geometry::{Contact, Filter, Manifold, Polygon, Transform};
 use crate::gpu::broad::Broad;
-use crate::gpu::frame::{ContactDetail, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
+use crate::gpu::frame::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 use crate::gpu::layout::{GpuContact, GpuManifold, GpuParams};
 use crate::gpu::pack::{self, Packed};
 use crate::gpu::pass::{Pass, PassTime, Recorder};
@@ -192,9 +192,7 @@ impl World {
                 init(device, "satgpu.params", &[0; std::mem::size_of::<GpuParams>()], U::UNIFORM | U::COPY_DST);
             let transform = TransformStage::new(gpu, &params, &packed, fold);
             let mut sized = Sized::new(gpu, &params, &control, &transform, strips, capacity, fold);
-            if options.contact_detail == ContactDetail::Full {
-                sized.add_manifolds(gpu, &transform);
-            }
+            add_stages(gpu, options, &control, (&transform, fold), &mut sized);
             let world = World {
                 gpu: gpu.clone(),
                 options: options.clone(),
@@ -267,6 +265,12 @@ impl World {
         Ok(())
     }
 
+    /// Whether this world orders the pairs of the frames it reads back on the GPU (see
+    /// [`ContactOrder`]; `Auto` resolved for its adapter).
+    pub fn orders_on_gpu(&self) -> bool {
+        self.sized.order.is_some()
+    }
+
     fn full(&self) -> bool {
         self.options.contact_detail == ContactDetail::Full
     }
@@ -299,9 +303,7 @@ impl World {
         self.sized = self.gpu.scoped(|| {
             let mut sized =
                 Sized::new(&self.gpu, &self.params, &self.control, &self.transform, strips, capacity, self.fold);
-            if self.full() {
-                sized.add_manifolds(&self.gpu, &self.transform);
-            }
+            add_stages(&self.gpu, &self.options, &self.control, (&self.transform, self.fold), &mut sized);
             sized
         })?;
         self.sized.broad.set_filtered(!self.filters.is_empty());
@@ -347,13 +349,15 @@ impl World {
     /// Records every pass of a frame into `encoder`, then copies the three totals (strip
     /// entries, candidates, colliding) into [`totals_buffer`](World::totals_buffer). After
     /// submission the contacts are in [`contacts_buffer`](World::contacts_buffer), in sweep order
-    /// (not sorted), complete only if the entry and candidate totals are within
+    /// (sorted by (a, b) with [`ContactOrder::Gpu`]), complete only if the entry and candidate totals are within
     /// [`entry_capacity`](World::entry_capacity) and [`candidate_capacity`](World::candidate_capacity).
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
-        self.record(encoder, false);
+        // Auto leaves a resident frame's pairs in sweep order: no caller of its own passes needs
+        // them sorted, and the sort would be most of a GPU frame.
+        self.record(encoder, false, self.options.order == ContactOrder::Gpu);
     }
 
-    fn record(&self, encoder: &mut wgpu::CommandEncoder, timed: bool) {
+    fn record(&self, encoder: &mut wgpu::CommandEncoder, timed: bool, ordered: bool) {
         let timestamps = self.readback.timestamps.as_ref().filter(|_| timed);
         let mut rec = Recorder::new(encoder, self.gpu.kernels(), timestamps);
         let (s, k) = (&self.sized, rec.kernels);
@@ -363,7 +367,15 @@ impl World {
         self.transform.encode(&mut rec);
         s.broad.encode(&mut rec);
         s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded, self.large);
-        s.compact.encode(k, rec.pass(Pass::Compact));
+        match s.order.as_ref().filter(|_| ordered) {
+            Some(order) => {
+                let pass = rec.pass(Pass::Compact);
+                s.compact.encode_scan(k, pass);
+                order.encode_keys(k, pass);
+                order.encode(k, rec.pass(Pass::Order));
+            }
+            None => s.compact.encode(k, rec.pass(Pass::Compact)),
+        }
         if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
             m.encode(k, rec.pass(Pass::Manifold));
         }
@@ -375,6 +387,9 @@ impl World {
         let mut passes = vec![Pass::Transform];
         passes.extend_from_slice(self.sized.broad.passes());
         passes.extend([Pass::Sat, Pass::Compact]);
+        if self.sized.order.is_some() {
+            passes.push(Pass::Order);
+        }
         if self.full() {
             passes.push(Pass::Manifold);
         }
@@ -422,7 +437,7 @@ impl World {
         let gpu = self.gpu.clone();
         gpu.scoped(|| {
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-            self.record(&mut encoder, self.options.timestamps);
+            self.record(&mut encoder, self.options.timestamps, true);
             let capacity = u64::from(self.sized.capacity.candidates);
             self.readback.encode_contacts(&self.gpu, &mut encoder, &self.sized.compact.contacts, capacity);
             self.readback.encode_status(&mut encoder, self.options.timestamps);
@@ -438,6 +453,25 @@ impl World {
     /// flight) and reads its pairs into `contacts`, sorted by (a, b). After any error the world
     /// stays usable: buffers are unmapped and the next frame starts afresh.
     pub fn collect_into(&mut self, contacts: &mut Vec<Contact>) -> Result<FrameStats> {
+        self.collect_sink(contacts)
+    }
+
+    /// As [`step_into`](World::step_into), with each pair as the GPU computed it: f32
+    /// [`GpuContact`] records (24 bytes) sorted by (a, b), -0.0 in a normal made 0.0. With the
+    /// ordering on the GPU ([`ContactOrder::Gpu`], the default on GPUs) the readback is one copy
+    /// into a vector and nothing more; `contacts` is replaced by it.
+    pub fn step_f32_into(&mut self, contacts: &mut Vec<GpuContact>) -> Result<FrameStats> {
+        self.submit()?;
+        self.collect_f32_into(contacts)
+    }
+
+    /// As [`collect_into`](World::collect_into), into f32 records (see
+    /// [`step_f32_into`](World::step_f32_into)).
+    pub fn collect_f32_into(&mut self, contacts: &mut Vec<GpuContact>) -> Result<FrameStats> {
+        self.collect_sink(contacts)
+    }
+
+    fn collect_sink(&mut self, contacts: &mut impl Sink) -> Result<FrameStats> {
         if self.in_flight.is_none() {
             self.submit()?;
         }
@@ -451,7 +485,7 @@ impl World {
         result
     }
 
-    fn finish(&mut self, contacts: &mut Vec<Contact>) -> Result<FrameStats> {
+    fn finish(&mut self, contacts: &mut impl Sink) -> Result<FrameStats> {
         loop {
             let flight = self.in_flight.as_ref().expect("a frame is in flight");
             let (start, reruns, submission) = (flight.start, flight.reruns, flight.submission.clone());
@@ -482,12 +516,9 @@ impl World {
             };
             let read_start = Instant::now();
             let (raw, manifolds, colliding, batches) = self.read_contacts(totals, submission)?;
-            if self.full() {
-                order::sorted_with_manifolds_into(&raw, &manifolds, self.len(), contacts, &mut self.manifolds)?;
-            } else {
-                self.manifolds.clear();
-                order::sorted_contacts_into(&raw, self.len(), contacts)?;
-            }
+            // Batches were ordered each on its own: they are merged on the host.
+            let ordered = self.sized.order.is_some() && batches == 1;
+            contacts.deliver(raw, &manifolds, ordered, self.len(), &mut self.manifolds)?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             return Ok(FrameStats {
                 broad_phase: self.sized.broad.name(),
@@ -551,7 +582,14 @@ impl World {
             });
             s.broad.encode_write(k, &mut pass);
             s.narrow.encode(k, &mut pass, self.rounded, self.large);
-            s.compact.encode(k, &mut pass);
+            match &s.order {
+                Some(order) => {
+                    s.compact.encode_scan(k, &mut pass);
+                    order.encode_keys(k, &mut pass);
+                    order.encode(k, &mut pass);
+                }
+                None => s.compact.encode(k, &mut pass),
+            }
             if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
                 m.encode(k, &mut pass);
             }
@@ -573,8 +611,9 @@ impl World {
         &self.readback.totals
     }
 
-    /// The contacts of the last frame as [`GpuContact`] records, in sweep order
-    /// (STORAGE | COPY_SRC). Valid for the first `totals[2]` records. Replaced when the
+    /// The contacts of the last frame as [`GpuContact`] records (STORAGE | COPY_SRC): in sweep
+    /// order, or sorted by (a, b) after a frame read back with the ordering on the GPU and after
+    /// every frame with [`ContactOrder::Gpu`]. Valid for the first `totals[2]` records. Replaced when the
     /// [`generation`](World::generation) changes.
     pub fn contacts_buffer(&self) -> &wgpu::Buffer {
         &self.sized.compact.contacts
@@ -612,6 +651,101 @@ impl World {
     /// COPY_SRC). Lives as long as the world.
     pub fn aabbs_buffer(&self) -> &wgpu::Buffer {
         &self.transform.aabbs
+    }
+}
+
+/// Adds the stages `options` ask for to `sized`: the GPU ordering and the manifolds.
+fn add_stages(
+    gpu: &Gpu,
+    options: &WorldOptions,
+    control: &wgpu::Buffer,
+    (transform, fold): (&TransformStage, u32),
+    sized: &mut Sized,
+) {
+    let on_gpu = match options.order {
+        ContactOrder::Gpu => true,
+        ContactOrder::Host => false,
+        ContactOrder::Auto => gpu.adapter_info().device_type != wgpu::DeviceType::Cpu,
+    };
+    if on_gpu {
+        sized.add_order(gpu, control, transform.len() as usize, fold);
+    }
+    if options.contact_detail == ContactDetail::Full {
+        sized.add_manifolds(gpu, transform);
+    }
+}
+
+/// Where a frame's pairs go: [`Contact`]s (f64) or the GPU's own [`GpuContact`] records (f32).
+trait Sink {
+    /// `raw` (with `manifolds` at the same index when there are any) into `self` sorted by
+    /// (a, b), and the manifolds into `out_manifolds` in the same order. `ordered`: `raw` is
+    /// sorted already.
+    fn deliver(
+        &mut self,
+        raw: Vec<GpuContact>,
+        manifolds: &[GpuManifold],
+        ordered: bool,
+        bodies: usize,
+        out_manifolds: &mut Vec<Manifold>,
+    ) -> Result<()>;
+}
+
+fn deliver<T: order::Record>(
+    out: &mut Vec<T>,
+    raw: &[GpuContact],
+    manifolds: &[GpuManifold],
+    (ordered, bodies): (bool, usize),
+    out_manifolds: &mut Vec<Manifold>,
+    convert: fn(&GpuContact) -> T,
+) -> Result<()> {
+    if !ordered {
+        return match manifolds.is_empty() {
+            true => {
+                out_manifolds.clear();
+                order::sorted_contacts_into(raw, bodies, out, convert)
+            }
+            false => order::sorted_with_manifolds_into(raw, manifolds, bodies, out, out_manifolds, convert),
+        };
+    }
+    out.clear();
+    out.try_reserve_exact(raw.len())
+        .map_err(|_| Error::HostMemory { what: "contacts", needed: (raw.len() * std::mem::size_of::<T>()) as u64 })?;
+    out.extend(raw.iter().map(convert));
+    out_manifolds.clear();
+    out_manifolds.extend(manifolds.iter().map(GpuManifold::to_manifold));
+    Ok(())
+}
+
+impl Sink for Vec<Contact> {
+    fn deliver(
+        &mut self,
+        raw: Vec<GpuContact>,
+        manifolds: &[GpuManifold],
+        ordered: bool,
+        bodies: usize,
+        out_manifolds: &mut Vec<Manifold>,
+    ) -> Result<()> {
+        deliver(self, &raw, manifolds, (ordered, bodies), out_manifolds, order::to_contact)
+    }
+}
+
+impl Sink for Vec<GpuContact> {
+    fn deliver(
+        &mut self,
+        raw: Vec<GpuContact>,
+        manifolds: &[GpuManifold],
+        ordered: bool,
+        bodies: usize,
+        out_manifolds: &mut Vec<Manifold>,
+    ) -> Result<()> {
+        if ordered {
+            // Sorted, and -0.0 already made 0.0 on the GPU: the records as read back.
+            *self = raw;
+            out_manifolds.clear();
+            out_manifolds.extend(manifolds.iter().map(GpuManifold::to_manifold));
+            return Ok(());
+        }
+        deliver(self, &raw, manifolds, (ordered, bodies), out_manifolds, order::to_f32)
     }
 }
 

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use satgpu::gpu::{ContactDetail, Gpu, World, WorldOptions};
+use satgpu::gpu::{Gpu, World, WorldOptions};
 use satgpu::Result;
 use satgpu::{reference, validate};
 use satgpu::{Polygon, Transform};
@@ -41,6 +41,10 @@ pub struct BenchResult {
     pub frame_ms_median: f64,
     /// Median simulation-frame wall time (transforms only, passes, readback), milliseconds.
     pub sim_frame_ms_median: f64,
+    /// The same through the f32 API (`World::step_f32_into`): no conversion to f64.
+    pub sim_frame_f32_ms_median: f64,
+    /// Where the pairs were ordered by (a, b): `"host"` or `"gpu"` (`--order`).
+    pub order: String,
     /// Median wall time of a GPU-resident frame, milliseconds: `World::dispatch` (every pass,
     /// results left on the GPU, nothing read back) and the wait for it to finish.
     pub resident_frame_ms_median: f64,
@@ -79,12 +83,12 @@ pub fn run(
     polygons: &[Polygon],
     warmup: usize,
     frames: usize,
-    detail: ContactDetail,
+    options: &WorldOptions,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<BenchResult> {
-    let total = 4 * (warmup + frames);
+    let total = 5 * (warmup + frames);
     let mut done = 0;
-    let mut world = World::from_polygons(gpu, polygons, &WorldOptions::default().with_contact_detail(detail))?;
+    let mut world = World::from_polygons(gpu, polygons, options)?;
     let mut frame_ms = vec![];
     let mut passes: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut last = None;
@@ -136,6 +140,19 @@ pub fn run(
         progress(done, total);
     }
 
+    let mut sim_f32_ms = vec![];
+    let mut raw = vec![];
+    for i in 0..warmup + frames {
+        let start = Instant::now();
+        world.set_transforms(&transforms)?;
+        world.step_f32_into(&mut raw)?;
+        if i >= warmup {
+            sim_f32_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        done += 1;
+        progress(done, total);
+    }
+
     let mut resident_ms = vec![];
     for i in 0..warmup + frames {
         let start = Instant::now();
@@ -165,6 +182,8 @@ pub fn run(
         frames,
         frame_ms_median: median(frame_ms),
         sim_frame_ms_median: median(sim_ms),
+        sim_frame_f32_ms_median: median(sim_f32_ms),
+        order: if world.orders_on_gpu() { "gpu" } else { "host" }.to_string(),
         resident_frame_ms_median: median(resident_ms),
         passes: passes.into_iter().map(|(k, v)| (k, median(v))).collect(),
         pass_clock: pass_clock.to_string(),

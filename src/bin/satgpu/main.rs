@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
-use satgpu::gpu::{self, AdapterChoice, ContactDetail, Gpu, GpuOptions, World, WorldOptions};
+use satgpu::gpu::{self, AdapterChoice, ContactDetail, ContactOrder, Gpu, GpuOptions, World, WorldOptions};
 use satgpu::scene::{self, SceneKind};
 use satgpu::{reference, validate, Contact, Error, Manifold};
 
@@ -40,6 +40,16 @@ enum Detail {
     Basic,
     /// Also containment flags and a contact manifold.
     Full,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OrderArg {
+    /// On the GPU on a GPU, on the host on a CPU adapter.
+    Auto,
+    /// On the host after the readback.
+    Host,
+    /// On the GPU by a radix sort; the readback is a copy.
+    Gpu,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -155,6 +165,9 @@ enum Command {
         /// pass).
         #[arg(long, value_enum, default_value = "basic")]
         contacts: Detail,
+        /// Where the colliding pairs are ordered by (a, b).
+        #[arg(long, value_enum, default_value = "auto")]
+        order: OrderArg,
         #[command(flatten)]
         device: DeviceArgs,
     },
@@ -277,10 +290,16 @@ fn main() -> ExitCode {
             let polygons = scene::generate(kind, n, seed);
             scene::write_scene(&out, &scene::Scene::new(polygons)).map_err(Failure::from)
         }
-        Command::Bench { scene, kind, n, frames, seed, json, plot, contacts, device } => {
+        Command::Bench { scene, kind, n, frames, seed, json, plot, contacts, order, device } => {
             let detail = if contacts == Detail::Full { ContactDetail::Full } else { ContactDetail::Basic };
+            let order = match order {
+                OrderArg::Auto => ContactOrder::Auto,
+                OrderArg::Host => ContactOrder::Host,
+                OrderArg::Gpu => ContactOrder::Gpu,
+            };
+            let options = WorldOptions::default().with_contact_detail(detail).with_order(order);
             let scenes = Scenes { file: scene.as_deref(), kinds: &kind, sizes: &n, seed };
-            bench(scenes, frames, json.as_deref(), plot.as_deref(), detail, &device)
+            bench(scenes, frames, json.as_deref(), plot.as_deref(), &options, &device)
         }
         Command::Sim { kind, n, frames, iterations, seed, resolve, json, frames_out, every, size, device } => {
             let resolve = match resolve {
@@ -419,7 +438,7 @@ fn bench(
     frames: usize,
     json: Option<&Path>,
     plot: Option<&Path>,
-    detail: ContactDetail,
+    options: &WorldOptions,
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let Scenes { file: scene_file, kinds, sizes, seed } = scenes;
@@ -435,7 +454,7 @@ fn bench(
         Some(path) => vec![(path.display().to_string(), None)],
         None => kinds.iter().flat_map(|&k| sizes.iter().map(move |&n| (format!("{k}"), Some((k, n))))).collect(),
     };
-    let bar = indicatif::ProgressBar::new((scenes.len() * 3 * (frames + 2)) as u64);
+    let bar = indicatif::ProgressBar::new((scenes.len() * 5 * (frames + 2)) as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -449,7 +468,7 @@ fn bench(
         bar.set_message(format!("{name} n={}", polygons.len()));
         let base = bar.position();
         let result =
-            bench::run(&gpu, &name, &polygons, 2, frames, detail, |done, _| bar.set_position(base + done as u64))?;
+            bench::run(&gpu, &name, &polygons, 2, frames, options, |done, _| bar.set_position(base + done as u64))?;
         results.push(result);
     }
     bar.finish_and_clear();
@@ -472,7 +491,7 @@ fn bench(
     for n in &names {
         print!(" {:>9}", truncate(n, 9));
     }
-    println!(" {:>9} {:>9} {:>9} {:>9} {:>6}", "frame", "sim", "resident", "cpu ref", "agree");
+    println!(" {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}", "frame", "sim", "sim f32", "resident", "cpu ref", "agree");
     for r in &results {
         print!("{:<10} {:>9} {:>10} {:>10}", truncate(&r.scene, 10), r.n, r.candidates, r.colliding);
         for n in &names {
@@ -482,8 +501,13 @@ fn bench(
             }
         }
         println!(
-            " {:>9.2} {:>9.2} {:>9.2} {:>9.1} {:>6}",
-            r.frame_ms_median, r.sim_frame_ms_median, r.resident_frame_ms_median, r.reference_ms, r.agrees
+            " {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.1} {:>6}",
+            r.frame_ms_median,
+            r.sim_frame_ms_median,
+            r.sim_frame_f32_ms_median,
+            r.resident_frame_ms_median,
+            r.reference_ms,
+            r.agrees
         );
     }
     if let Some(path) = json {
