@@ -124,3 +124,25 @@ fn the_resident_contacts_buffer_is_sorted() {
     assert!(resident.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
     assert!(world.passes().iter().any(|p| p.name() == "order"));
 }
+
+/// A world that starts too small grows its buffers, the ordering's with them, and reruns; a world
+/// rebuilt by `set_polygons` with another body count gets the key layout of its new size.
+#[test]
+fn the_ordering_grows_and_follows_the_body_count() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Dense, 3000, 6);
+    let small = WorldOptions::default().with_order(ContactOrder::Gpu).with_candidate_capacity(64);
+    let mut world = World::from_polygons(&gpu, &polygons, &small).unwrap();
+    let frame = world.step().unwrap();
+    assert!(frame.stats.reruns > 0 && world.generation() > 0, "the buffers never grew");
+    let (want, _) = common::gpu_contacts(&gpu, &polygons, &WorldOptions::default().with_order(ContactOrder::Host));
+    assert_eq!(bits(&frame.contacts), bits(&want));
+    // From 3,000 bodies (24-bit keys, one sort) to 300 (24-bit) and to 20 (16-bit).
+    for n in [300, 20] {
+        let fewer = generate(SceneKind::Dense, n, 7);
+        world.set_polygons(&fewer).unwrap();
+        assert!(world.orders_on_gpu());
+        let (want, _) = common::gpu_contacts(&gpu, &fewer, &WorldOptions::default().with_order(ContactOrder::Host));
+        assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "n={n}");
+    }
+}
