@@ -1,5 +1,6 @@
 //! Readback ordering: GPU contacts, in whatever order the sweep and the batches left them, to
-//! [`Contact`]s sorted by (a, b). No device needed.
+//! [`Contact`]s or f32 [`GpuContact`]s sorted by (a, b) (`ContactOrder::Host`, and batches
+//! ordered on the GPU each on its own). No device needed.
 
 use crate::error::{Error, Result};
 use crate::geometry::{Contact, Manifold};
@@ -8,7 +9,7 @@ use crate::gpu::layout::{GpuContact, GpuManifold};
 #[cfg(test)]
 fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Result<Vec<Contact>> {
     let mut out = Vec::new();
-    sorted_contacts_into(gpu, bodies, &mut out, to_contact)?;
+    sorted_contacts_into(gpu, bodies, &mut out)?;
     Ok(out)
 }
 
@@ -24,14 +25,35 @@ fn starts_by_a(gpu: &[GpuContact], bodies: usize) -> Vec<u32> {
     next
 }
 
-/// A contact record the host ordering can write: [`Contact`] (f64) or [`GpuContact`] (f32).
+/// A contact record a frame delivers: [`Contact`] (f64) or [`GpuContact`] (f32).
 pub(crate) trait Record: Copy {
     const EMPTY: Self;
+    /// The record of one GPU contact.
+    fn from_gpu(c: &GpuContact) -> Self;
     fn b(&self) -> u32;
+    /// `raw`, already sorted on the GPU, into `out` (replaced).
+    fn from_sorted(raw: Vec<GpuContact>, out: &mut Vec<Self>) -> Result<()> {
+        fill(out, 0, Self::EMPTY, "contacts")?;
+        out.try_reserve_exact(raw.len()).map_err(|_| Error::HostMemory {
+            what: "contacts",
+            needed: (raw.len() * std::mem::size_of::<Self>()) as u64,
+        })?;
+        out.extend(raw.iter().map(Self::from_gpu));
+        Ok(())
+    }
 }
 
 impl Record for Contact {
     const EMPTY: Contact = Contact { a: 0, b: 0, normal: [0.0; 2], depth: 0.0 };
+    /// f64, and `+ 0.0` turns -0.0 into 0.0, as the reference does.
+    fn from_gpu(c: &GpuContact) -> Contact {
+        Contact {
+            a: c.a,
+            b: c.b,
+            normal: [f64::from(c.normal_x) + 0.0, f64::from(c.normal_y) + 0.0],
+            depth: f64::from(c.depth),
+        }
+    }
     fn b(&self) -> u32 {
         self.b
     }
@@ -39,8 +61,18 @@ impl Record for Contact {
 
 impl Record for GpuContact {
     const EMPTY: GpuContact = GpuContact { a: 0, b: 0, normal_x: 0.0, normal_y: 0.0, depth: 0.0, pad: 0 };
+    /// -0.0 in the normal turned into 0.0, as for [`Contact`] and in the GPU ordering
+    /// (`order_gather.wgsl`).
+    fn from_gpu(c: &GpuContact) -> GpuContact {
+        GpuContact { normal_x: c.normal_x + 0.0, normal_y: c.normal_y + 0.0, ..*c }
+    }
     fn b(&self) -> u32 {
         self.b
+    }
+    /// The records as read back: the GPU made -0.0 0.0 already.
+    fn from_sorted(raw: Vec<GpuContact>, out: &mut Vec<GpuContact>) -> Result<()> {
+        *out = raw;
+        Ok(())
     }
 }
 
@@ -72,7 +104,6 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
     bodies: usize,
     out: &mut Vec<T>,
     out_manifolds: &mut Vec<Manifold>,
-    convert: fn(&GpuContact) -> T,
 ) -> Result<()> {
     assert_eq!(gpu.len(), manifolds.len(), "one manifold per contact");
     let mut next = starts_by_a(gpu, bodies);
@@ -80,7 +111,7 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
     fill(&mut both, gpu.len(), (T::EMPTY, Manifold::default()), "contacts")?;
     for (c, m) in gpu.iter().zip(manifolds) {
         let slot = &mut next[c.a as usize];
-        both[*slot as usize] = (convert(c), m.to_manifold());
+        both[*slot as usize] = (T::from_gpu(c), m.to_manifold());
         *slot += 1;
     }
     sort_runs(&mut both, &next[..bodies], |(c, _)| c.b());
@@ -93,37 +124,16 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
     Ok(())
 }
 
-/// A GPU contact as a [`Contact`]: f64, and `+ 0.0` turns -0.0 into 0.0, as the reference does.
-pub(crate) fn to_contact(c: &GpuContact) -> Contact {
-    Contact {
-        a: c.a,
-        b: c.b,
-        normal: [f64::from(c.normal_x) + 0.0, f64::from(c.normal_y) + 0.0],
-        depth: f64::from(c.depth),
-    }
-}
-
-/// A GPU contact as the f32 API gives it: -0.0 in the normal turned into 0.0, as in
-/// [`to_contact`] and the GPU ordering (`order_gather.wgsl`).
-pub(crate) fn to_f32(c: &GpuContact) -> GpuContact {
-    GpuContact { normal_x: c.normal_x + 0.0, normal_y: c.normal_y + 0.0, ..*c }
-}
-
-/// Converts GPU contacts with `convert` into `out` (cleared first, its allocation reused),
+/// Converts GPU contacts into `out` (cleared first, its allocation reused),
 /// sorted by (a, b): a counting sort by `a` that writes each contact in place in one sequential
 /// pass, then each body's few pairs by `b`. Pairs are unique, so the order is fully determined
 /// whatever order they came in.
-pub(crate) fn sorted_contacts_into<T: Record>(
-    gpu: &[GpuContact],
-    bodies: usize,
-    out: &mut Vec<T>,
-    convert: fn(&GpuContact) -> T,
-) -> Result<()> {
+pub(crate) fn sorted_contacts_into<T: Record>(gpu: &[GpuContact], bodies: usize, out: &mut Vec<T>) -> Result<()> {
     let mut next = starts_by_a(gpu, bodies);
     fill(out, gpu.len(), T::EMPTY, "contacts")?;
     for c in gpu {
         let slot = &mut next[c.a as usize];
-        out[*slot as usize] = convert(c);
+        out[*slot as usize] = T::from_gpu(c);
         *slot += 1;
     }
     // `next[a]` is now the end of a's run.
@@ -159,9 +169,9 @@ mod tests {
     #[test]
     fn into_reuses_and_clears_the_vector() {
         let mut out = vec![Contact { a: 9, b: 10, normal: [1.0, 0.0], depth: 1.0 }; 3];
-        sorted_contacts_into(&[gpu(1, 2, 0.5), gpu(0, 2, 0.25)], 3, &mut out, to_contact).unwrap();
+        sorted_contacts_into(&[gpu(1, 2, 0.5), gpu(0, 2, 0.25)], 3, &mut out).unwrap();
         assert_eq!(out.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>(), [(0, 2), (1, 2)]);
-        sorted_contacts_into(&[], 3, &mut out, to_contact).unwrap();
+        sorted_contacts_into(&[], 3, &mut out).unwrap();
         assert!(out.is_empty());
     }
 }

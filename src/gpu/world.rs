@@ -471,7 +471,7 @@ impl World {
         self.collect_sink(contacts)
     }
 
-    fn collect_sink(&mut self, contacts: &mut impl Sink) -> Result<FrameStats> {
+    fn collect_sink(&mut self, contacts: &mut Vec<impl order::Record>) -> Result<FrameStats> {
         if self.in_flight.is_none() {
             self.submit()?;
         }
@@ -485,7 +485,7 @@ impl World {
         result
     }
 
-    fn finish(&mut self, contacts: &mut impl Sink) -> Result<FrameStats> {
+    fn finish(&mut self, contacts: &mut Vec<impl order::Record>) -> Result<FrameStats> {
         loop {
             let flight = self.in_flight.as_ref().expect("a frame is in flight");
             let (start, reruns, submission) = (flight.start, flight.reruns, flight.submission.clone());
@@ -518,7 +518,7 @@ impl World {
             let (raw, manifolds, colliding, batches) = self.read_contacts(totals, submission)?;
             // Batches were ordered each on its own: they are merged on the host.
             let ordered = self.sized.order.is_some() && batches == 1;
-            contacts.deliver(raw, &manifolds, ordered, self.len(), &mut self.manifolds)?;
+            deliver(contacts, raw, &manifolds, (ordered, self.len()), &mut self.manifolds)?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             return Ok(FrameStats {
                 broad_phase: self.sized.broad.name(),
@@ -675,78 +675,26 @@ fn add_stages(
     }
 }
 
-/// Where a frame's pairs go: [`Contact`]s (f64) or the GPU's own [`GpuContact`] records (f32).
-trait Sink {
-    /// `raw` (with `manifolds` at the same index when there are any) into `self` sorted by
-    /// (a, b), and the manifolds into `out_manifolds` in the same order. `ordered`: `raw` is
-    /// sorted already.
-    fn deliver(
-        &mut self,
-        raw: Vec<GpuContact>,
-        manifolds: &[GpuManifold],
-        ordered: bool,
-        bodies: usize,
-        out_manifolds: &mut Vec<Manifold>,
-    ) -> Result<()>;
-}
-
+/// A frame's pairs `raw` (with `manifolds` at the same index when there are any) into `out`
+/// sorted by (a, b), as [`Contact`]s or as f32 [`GpuContact`]s, and the manifolds into
+/// `out_manifolds` in the same order. `ordered`: the GPU sorted `raw` already.
 fn deliver<T: order::Record>(
     out: &mut Vec<T>,
-    raw: &[GpuContact],
+    raw: Vec<GpuContact>,
     manifolds: &[GpuManifold],
     (ordered, bodies): (bool, usize),
     out_manifolds: &mut Vec<Manifold>,
-    convert: fn(&GpuContact) -> T,
 ) -> Result<()> {
+    out_manifolds.clear();
     if !ordered {
         return match manifolds.is_empty() {
-            true => {
-                out_manifolds.clear();
-                order::sorted_contacts_into(raw, bodies, out, convert)
-            }
-            false => order::sorted_with_manifolds_into(raw, manifolds, bodies, out, out_manifolds, convert),
+            true => order::sorted_contacts_into(&raw, bodies, out),
+            false => order::sorted_with_manifolds_into(&raw, manifolds, bodies, out, out_manifolds),
         };
     }
-    out.clear();
-    out.try_reserve_exact(raw.len())
-        .map_err(|_| Error::HostMemory { what: "contacts", needed: (raw.len() * std::mem::size_of::<T>()) as u64 })?;
-    out.extend(raw.iter().map(convert));
-    out_manifolds.clear();
+    T::from_sorted(raw, out)?;
     out_manifolds.extend(manifolds.iter().map(GpuManifold::to_manifold));
     Ok(())
-}
-
-impl Sink for Vec<Contact> {
-    fn deliver(
-        &mut self,
-        raw: Vec<GpuContact>,
-        manifolds: &[GpuManifold],
-        ordered: bool,
-        bodies: usize,
-        out_manifolds: &mut Vec<Manifold>,
-    ) -> Result<()> {
-        deliver(self, &raw, manifolds, (ordered, bodies), out_manifolds, order::to_contact)
-    }
-}
-
-impl Sink for Vec<GpuContact> {
-    fn deliver(
-        &mut self,
-        raw: Vec<GpuContact>,
-        manifolds: &[GpuManifold],
-        ordered: bool,
-        bodies: usize,
-        out_manifolds: &mut Vec<Manifold>,
-    ) -> Result<()> {
-        if ordered {
-            // Sorted, and -0.0 already made 0.0 on the GPU: the records as read back.
-            *self = raw;
-            out_manifolds.clear();
-            out_manifolds.extend(manifolds.iter().map(GpuManifold::to_manifold));
-            return Ok(());
-        }
-        deliver(self, &raw, manifolds, (ordered, bodies), out_manifolds, order::to_f32)
-    }
 }
 
 /// Detects every colliding pair among `polygons` on the GPU: the one-shot call.
