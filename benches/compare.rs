@@ -39,7 +39,10 @@
 //!   `parry2d::query::intersection_test` (GJK for two polygons) on each candidate, then a sort
 //!   of the pairs so that all three produce the same sorted list. parry2d only answers yes or
 //!   no per pair, while the other two also compute a normal and a depth, so this favours
-//!   parry2d slightly.
+//!   parry2d; the ratios `parry/gpu` use it.
+//! * **parry2d contact**: the same with `parry2d::query::contact` (prediction 0: GJK, then EPA
+//!   for overlapping shapes) per candidate, which gives a normal and a depth as satgpu does:
+//!   what a parry2d user pays for the same output. Shown beside it (`contact/gpu`).
 //!
 //! parry2d works in f32. To keep its rounding proportional to the size of a pair rather than to
 //! the distance from the origin (the same contract the GPU meets, see `satgpu::validate`),
@@ -55,7 +58,7 @@ use std::time::Instant;
 use parry2d::bounding_volume::Aabb as ParryAabb;
 use parry2d::math::{Pose, Vector};
 use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
-use parry2d::query::intersection_test;
+use parry2d::query::{contact, intersection_test};
 use parry2d::shape::{Ball, Capsule, ConvexPolygon, RoundShape, Shape};
 use satgpu::gpu::{Gpu, GpuOptions, World, WorldOptions};
 use satgpu::scene::{self, SceneKind};
@@ -142,8 +145,19 @@ struct ParryOut {
     phases: ParryPhases,
 }
 
-/// All colliding pairs with parry2d: shapes, BVH over their AABBs, self-traversal, GJK.
-fn parry_detect(polygons: &[Polygon]) -> ParryOut {
+/// What parry2d computes per candidate pair.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ParryQuery {
+    /// `intersection_test`: yes or no (GJK), less than satgpu computes.
+    Intersection,
+    /// `contact` with prediction 0: a normal and a penetration depth (GJK, then EPA when the
+    /// shapes overlap), the same job as satgpu's.
+    Contact,
+}
+
+/// All colliding pairs with parry2d: shapes, BVH over their AABBs, self-traversal, then `query`
+/// per candidate.
+fn parry_detect(polygons: &[Polygon], query: ParryQuery) -> ParryOut {
     let t = Instant::now();
     let mut anchors = Vec::with_capacity(polygons.len());
     let mut shapes = Vec::with_capacity(polygons.len());
@@ -198,9 +212,18 @@ fn parry_detect(polygons: &[Polygon]) -> ParryOut {
         let (a, b) = (i.min(j), i.max(j));
         let (oa, ob) = (anchors[a as usize], anchors[b as usize]);
         let pos12 = Pose::from_translation(Vector::new((ob[0] - oa[0]) as f32, (ob[1] - oa[1]) as f32));
-        let hit = intersection_test(&Pose::IDENTITY, &*shapes[a as usize], &pos12, &*shapes[b as usize])
-            .expect("parry2d supports intersection tests between these shapes");
-        if hit.intersecting {
+        let (sa, sb) = (&*shapes[a as usize], &*shapes[b as usize]);
+        let hit = match query {
+            ParryQuery::Intersection => {
+                intersection_test(&Pose::IDENTITY, sa, &pos12, sb)
+                    .expect("parry2d supports intersection tests between these shapes")
+                    .intersecting
+            }
+            ParryQuery::Contact => contact(&Pose::IDENTITY, sa, &pos12, sb, 0.0)
+                .expect("parry2d supports contacts between these shapes")
+                .is_some_and(|c| black_box(c.dist) <= 0.0),
+        };
+        if hit {
             pairs.push((a, b));
         }
     });
@@ -291,6 +314,11 @@ struct Row {
     /// Median of each parry2d phase over the timed runs.
     parry_phases: ParryPhases,
     parry_over_gpu_frame: f64,
+    /// parry2d with `contact` per candidate (a normal and a depth, as satgpu gives).
+    parry_contact_ms: f64,
+    pairs_parry_contact: usize,
+    parry_contact_over_gpu_frame: f64,
+    parry_contact: ParryCheck,
     reference_over_gpu_frame: f64,
     /// GPU vs reference under `satgpu::validate::compare`.
     gpu_ok: bool,
@@ -332,10 +360,11 @@ fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Ro
 
     let mut phases = Vec::new();
     let (parry_ms, parry) = measure(reps, || {
-        let out = parry_detect(&polygons);
+        let out = parry_detect(&polygons, ParryQuery::Intersection);
         phases.push(out.phases);
         out
     });
+    let (parry_contact_ms, parry_contact) = measure(reps, || parry_detect(&polygons, ParryQuery::Contact));
     // The warm-up's phases are not part of the median.
     let timed = &phases[1..];
     let phase = |f: fn(&ParryPhases) -> f64| median(&timed.iter().map(f).collect::<Vec<_>>());
@@ -348,6 +377,7 @@ fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Ro
 
     let gpu_report = validate::compare(&polygons, &frame.contacts, &reference_contacts);
     let parry_check = check_parry(&polygons, &parry.pairs, &reference_contacts);
+    let parry_contact_check = check_parry(&polygons, &parry_contact.pairs, &reference_contacts);
     Row {
         kind: kind.to_string(),
         n,
@@ -366,6 +396,10 @@ fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Ro
         parry_ms,
         parry_phases,
         parry_over_gpu_frame: parry_ms / gpu_frame_ms,
+        parry_contact_ms,
+        pairs_parry_contact: parry_contact.pairs.len(),
+        parry_contact_over_gpu_frame: parry_contact_ms / gpu_frame_ms,
+        parry_contact: parry_contact_check,
         reference_over_gpu_frame: reference_ms / gpu_frame_ms,
         gpu_ok: gpu_report.ok(),
         gpu_in_band: gpu_report.in_band,
@@ -374,7 +408,7 @@ fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Ro
     }
 }
 
-const COLUMNS: usize = 16;
+const COLUMNS: usize = 18;
 
 const HEADER: [&str; COLUMNS] = [
     "kind",
@@ -389,6 +423,8 @@ const HEADER: [&str; COLUMNS] = [
     "ref ms",
     "parry ms",
     "parry/gpu",
+    "parry contact ms",
+    "contact/gpu",
     "ref/gpu",
     "agree",
     "parry loose",
@@ -396,7 +432,8 @@ const HEADER: [&str; COLUMNS] = [
 ];
 
 fn cells(r: &Row) -> [String; COLUMNS] {
-    let agree = match (r.gpu_ok, r.parry.out_of_band.len()) {
+    let parry = r.parry.out_of_band.len() + r.parry_contact.out_of_band.len();
+    let agree = match (r.gpu_ok, parry) {
         (true, 0) => "yes".to_string(),
         (gpu, parry) => format!("NO: gpu {}, parry {parry}", if gpu { 0 } else { r.gpu_disagreements }),
     };
@@ -413,6 +450,8 @@ fn cells(r: &Row) -> [String; COLUMNS] {
         format!("{:.2}", r.reference_ms),
         format!("{:.2}", r.parry_ms),
         format!("{:.2}x", r.parry_over_gpu_frame),
+        format!("{:.2}", r.parry_contact_ms),
+        format!("{:.2}x", r.parry_contact_over_gpu_frame),
         format!("{:.2}x", r.reference_over_gpu_frame),
         agree,
         r.parry.loose.len().to_string(),
@@ -502,6 +541,7 @@ fn main() {
     );
     println!("gpu frame = World::set_polygons + step() (upload, passes, readback); gpu cold = World::from_polygons + step();");
     println!("gpu step = step() alone on an existing world; ratios use gpu frame");
+    println!("parry = intersection_test per candidate (yes or no); parry contact = contact() per candidate (normal and depth, as satgpu)");
     println!("agree: GPU passes validate::compare and parry2d matches the reference outside the band");
     println!("parry loose: parry2d intersection_test says intersecting, the gap is above the band but below its GJK tolerance");
     println!("touching: reference pairs at SAT separation exactly 0, and (how many of them parry2d reports)");
@@ -525,15 +565,17 @@ fn main() {
         if !r.gpu_ok {
             failures.push(format!("{name}: GPU disagrees with the reference on {} pair(s)", r.gpu_disagreements));
         }
-        if !r.parry.out_of_band.is_empty() {
-            let first: Vec<_> = r.parry.out_of_band.iter().take(5).collect();
-            failures.push(format!(
-                "{name}: parry2d disagrees with the reference outside the band on {} pair(s), e.g. (a, b, separation) {first:?}",
-                r.parry.out_of_band.len()
-            ));
-        }
-        if r.parry.duplicates {
-            failures.push(format!("{name}: parry2d's BVH traversal reported a pair twice"));
+        for (query, check) in [("intersection_test", &r.parry), ("contact", &r.parry_contact)] {
+            if !check.out_of_band.is_empty() {
+                let first: Vec<_> = check.out_of_band.iter().take(5).collect();
+                failures.push(format!(
+                    "{name}: parry2d ({query}) disagrees with the reference outside the band on {} pair(s), e.g. (a, b, separation) {first:?}",
+                    check.out_of_band.len()
+                ));
+            }
+            if check.duplicates {
+                failures.push(format!("{name}: parry2d's BVH traversal reported a pair twice"));
+            }
         }
     }
     if failures.is_empty() {
