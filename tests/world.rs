@@ -300,21 +300,29 @@ fn timestamps_only_when_asked() {
     }
 }
 
-/// Worlds of at most 2,600 strip entries (500 bodies by default) sort them by rank in one dispatch instead of the radix
-/// sort's 21 (src/gpu/sort.rs). Both sorts are stable, so a world sized past that threshold gives
-/// the same bits; ties (equal keys) are common in grid and pile, and every kind must agree with
-/// the reference either way.
+/// Small worlds sort their strip entries in one or two dispatches instead of the radix sort's 21
+/// (src/gpu/sort.rs): up to `Tuning::tile_keys` entries (16,384 on a CPU adapter, 1,024 as
+/// tuned for GPUs) in one workgroup (radix_tile.wgsl), and otherwise up to 2,600 by rank
+/// (rank_sort.wgsl). All three sorts are stable, so a world sized past each threshold gives the
+/// same bits; ties (equal keys) are common in grid and pile, and every kind must agree with the
+/// reference either way. The CPU tuning takes the one-workgroup sort at 300 and 500 bodies, the
+/// GPU tuning the rank sort.
 #[test]
 fn the_small_rank_sort_and_the_radix_sort_give_the_same_bits() {
-    let gpu = common::gpu();
-    for kind in SceneKind::ALL {
-        for n in [300, 500] {
-            let polygons = generate(kind, n, 5);
-            let (small, _) = gpu_contacts(&gpu, &polygons, &WorldOptions::default());
-            let (radix, _) = gpu_contacts(&gpu, &polygons, &WorldOptions::default().with_entry_capacity(5000));
-            assert_eq!(bits(&small), bits(&radix), "{kind} n={n}: the two sorts differ");
-            let report = compare(&polygons, &small, &reference::detect(&polygons));
-            assert!(report.ok(), "{kind} n={n}: {} disagreements", report.disagreements.len());
+    let lock = common::gpu();
+    let tuned = common::gpu_tuned_for_gpus();
+    for (gpu, tuning) in [(&*lock, "cpu"), (&*tuned, "gpu")] {
+        for kind in SceneKind::ALL {
+            for n in [300, 500] {
+                let polygons = generate(kind, n, 5);
+                let what = format!("{kind} n={n}, {tuning} tuning");
+                let (small, _) = gpu_contacts(gpu, &polygons, &WorldOptions::default());
+                let radix = WorldOptions::default().with_entry_capacity(20_000);
+                let (radix, _) = gpu_contacts(gpu, &polygons, &radix);
+                assert_eq!(bits(&small), bits(&radix), "{what}: the small and the multi-tile sorts differ");
+                let report = compare(&polygons, &small, &reference::detect(&polygons));
+                assert!(report.ok(), "{what}: {} disagreements", report.disagreements.len());
+            }
         }
     }
 }

@@ -112,13 +112,19 @@ pub(crate) struct Tuning {
     pub scan_chunk: u32,
     /// Keys per invocation of radix_hist.wgsl and radix_scatter.wgsl (RADIX_WG invocations).
     pub radix_chunk: u32,
+    /// The most keys the one-workgroup sort (radix_tile.wgsl) takes: sorts whose capacity fits
+    /// run in one dispatch instead of three per pass. On lavapipe it beat the multi-tile sort up
+    /// to 13,000 entries and the rank sort at 300 and 500 bodies, and lost at 49,000
+    /// (BENCHMARKS.md); on a GPU its one workgroup's serial runs of keys would wait on memory,
+    /// so only the smallest sorts use it there (not measured on a GPU yet).
+    pub tile_keys: u32,
 }
 
 impl Tuning {
     pub fn for_device(device_type: wgpu::DeviceType) -> Tuning {
         match device_type {
-            wgpu::DeviceType::Cpu => Tuning { scan_chunk: 16, radix_chunk: 32 },
-            _ => Tuning { scan_chunk: 2, radix_chunk: 8 },
+            wgpu::DeviceType::Cpu => Tuning { scan_chunk: 16, radix_chunk: 32, tile_keys: 16_384 },
+            _ => Tuning { scan_chunk: 2, radix_chunk: 8, tile_keys: 1024 },
         }
     }
 
@@ -144,6 +150,8 @@ pub(crate) struct Kernels {
     pub radix_setup: Kernel,
     pub radix_hist: Kernel,
     pub radix_scatter: Kernel,
+    /// Every pass of a sort that fits one tile, in one workgroup (see `radix.rs`).
+    pub radix_tile: Kernel,
     pub gather: Kernel,
     /// The small sort: ranks by counting, then back and gathered (see `sort.rs`).
     pub rank_sort: Kernel,
@@ -238,6 +246,12 @@ impl Kernels {
                 "radix_scatter.wgsl",
                 &[UniformDynamic, Read, Read, Read, Read, ReadWrite, ReadWrite],
                 &radix_chunk,
+            ),
+            radix_tile: tuned(
+                "satgpu.radix.tile",
+                "radix_tile.wgsl",
+                &[Uniform, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite],
+                &[],
             ),
             gather: k("satgpu.gather", "gather.wgsl", &[Read, Read, Read, ReadWrite]),
             rank_sort: k("satgpu.rank_sort", "rank_sort.wgsl", &[Read, Read, Read, ReadWrite, ReadWrite]),

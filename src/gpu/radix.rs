@@ -1,7 +1,9 @@
 //! Stable LSD radix sort of (u32 key, u32 value) pairs on the GPU by the low `key_bits` bits of the
 //! key: one pass per 4 bits, each a per-tile histogram, one exclusive scan over all histograms, and a stable scatter. The length is
 //! word 0 of the radix region of the control buffer when the sort runs, so it may be known only to
-//! the GPU. Stability makes the order of equal keys, and so the whole output, deterministic.
+//! the GPU. Stability makes the order of equal keys, and so the whole output, deterministic. A
+//! sort whose capacity is at most `Tuning::tile_keys` runs every pass in one workgroup and one
+//! dispatch instead (`radix_tile.wgsl`), with the same result.
 
 use wgpu::util::DeviceExt;
 
@@ -24,6 +26,8 @@ pub(crate) struct RadixSort {
     scatter: [wgpu::BindGroup; 2],
     /// The scratch keys and values, as long as the input (the small sort writes into them too).
     pub scratch: (wgpu::Buffer, wgpu::Buffer),
+    /// When the capacity fits one tile: the whole sort in one workgroup (`radix_tile.wgsl`).
+    tile: Option<wgpu::BindGroup>,
     _buffers: Vec<wgpu::Buffer>,
 }
 
@@ -102,6 +106,26 @@ impl RadixSort {
             )
         });
         let setup = kernels.radix_setup.bind(device, "satgpu.radix.setup", &[control.as_entire_binding()]);
+        // Its 16-bit digit counts hold at most 65,535 keys.
+        let tile = (capacity <= u64::from(kernels.tuning.tile_keys.min(65_535))).then(|| {
+            let shape = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("satgpu.radix.tile.shape"),
+                contents: bytemuck::cast_slice(&[passes, 0, 0, 0]),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            kernels.radix_tile.bind(
+                device,
+                "satgpu.radix.tile",
+                &[
+                    shape.as_entire_binding(),
+                    control.as_entire_binding(),
+                    keys.as_entire_binding(),
+                    values.as_entire_binding(),
+                    keys_b.as_entire_binding(),
+                    values_b.as_entire_binding(),
+                ],
+            )
+        });
         RadixSort {
             passes,
             control: control.clone(),
@@ -111,12 +135,19 @@ impl RadixSort {
             hist: hist_groups,
             scatter: scatter_groups,
             scratch: (keys_b, values_b),
+            tile,
             _buffers: vec![hist, digit],
         }
     }
 
     /// Records the sort into `pass`.
     pub fn encode(&self, kernels: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+        if let Some(tile) = &self.tile {
+            pass.set_pipeline(&kernels.radix_tile.pipeline);
+            pass.set_bind_group(0, tile, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+            return;
+        }
         pass.set_pipeline(&kernels.radix_setup.pipeline);
         pass.set_bind_group(0, &self.setup, &[]);
         pass.dispatch_workgroups(1, 1, 1);

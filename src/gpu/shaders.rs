@@ -8,7 +8,7 @@
 use crate::gpu::{control, narrow, ordering, sort, WG};
 
 /// The kernels, one file per pass, by file name.
-const KERNELS: [(&str, &str); 21] = [
+const KERNELS: [(&str, &str); 22] = [
     ("transform.wgsl", include_str!("../../shaders/transform.wgsl")),
     ("control_grid.wgsl", include_str!("../../shaders/control_grid.wgsl")),
     ("entries.wgsl", include_str!("../../shaders/entries.wgsl")),
@@ -16,6 +16,7 @@ const KERNELS: [(&str, &str); 21] = [
     ("radix_setup.wgsl", include_str!("../../shaders/radix_setup.wgsl")),
     ("radix_hist.wgsl", include_str!("../../shaders/radix_hist.wgsl")),
     ("radix_scatter.wgsl", include_str!("../../shaders/radix_scatter.wgsl")),
+    ("radix_tile.wgsl", include_str!("../../shaders/radix_tile.wgsl")),
     ("gather.wgsl", include_str!("../../shaders/gather.wgsl")),
     ("rank_sort.wgsl", include_str!("../../shaders/rank_sort.wgsl")),
     ("rank_gather.wgsl", include_str!("../../shaders/rank_gather.wgsl")),
@@ -53,14 +54,17 @@ const SHARED: [(&str, &str); 13] = [
 pub(crate) const RADIX_WG: u32 = 128;
 /// Invocations per workgroup of the scan kernels.
 pub(crate) const SCAN_WG: u32 = 256;
+/// Invocations of the one-workgroup radix sort (radix_tile.wgsl).
+pub(crate) const TILE_WG: u32 = 32;
 /// Digit values per radix pass (4-bit digits).
 pub(crate) const RADIX_BINS: u32 = 16;
 
 /// The `constants` module: every value Rust and WGSL must agree on.
 fn constants() -> String {
-    let values: [(&str, u64, &str); 23] = [
+    let values: [(&str, u64, &str); 24] = [
         ("WG", WG.into(), "invocations per workgroup of per-body, per-entry and per-pair kernels"),
         ("RADIX_WG", RADIX_WG.into(), "invocations per workgroup of the radix kernels"),
+        ("TILE_WG", TILE_WG.into(), "invocations of the one-workgroup radix sort"),
         ("SCAN_WG", SCAN_WG.into(), "invocations per workgroup of the scan kernels"),
         ("RADIX_BINS", RADIX_BINS.into(), "digit values per radix pass"),
         ("KEY_BITS", sort::KEY_BITS.into(), "bits of a strip entry key"),

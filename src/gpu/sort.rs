@@ -15,7 +15,9 @@ pub(crate) const KEY_BITS: u32 = 24;
 /// dispatches of O(n^2) comparisons in all, against the radix sort's 22. Measured on lavapipe
 /// (BENCHMARKS.md): at 500 bodies (capacity 2,524) the sort pass took 0.5 to 0.75 ms against 1.1
 /// to 1.7 for the radix sort; at 1,000 bodies (capacity 4,024) it was no faster, so the line is
-/// drawn between. Deciding by capacity bounds the comparisons whatever a frame holds.
+/// drawn between. Deciding by capacity bounds the comparisons whatever a frame holds. A capacity
+/// that fits the one-workgroup radix sort (`Tuning::tile_keys`: every rank-sort capacity on a CPU
+/// adapter, where it is faster still) takes that instead, so the rank sort serves GPUs.
 pub(crate) const SMALL_SORT: u32 = 2600;
 
 pub(crate) struct Sort {
@@ -44,7 +46,9 @@ impl Sort {
                 boxes.as_entire_binding(),
             ],
         );
-        let small = (capacity <= SMALL_SORT).then(|| {
+        // A capacity that fits the one-workgroup radix sort takes it instead (radix.rs).
+        let fits_tile = capacity <= kernels.tuning.tile_keys;
+        let small = (capacity <= SMALL_SORT && !fits_tile).then(|| {
             let (sorted_keys, sorted_values) = &radix.scratch;
             let rank = kernels.rank_sort.bind(
                 device,
