@@ -1,10 +1,11 @@
 // Entry control: one invocation, after the entry scan. Clamps the entry total to the capacity
 // (the host reads the true total, grows the buffers and reruns when it does not fit) and hands the
-// count to the radix sort, the sweep dispatches and the candidate scan.
+// count to the radix sort, the sweep dispatches and the candidate scan, whose levels it plans.
 
 #import constants
 #import params
 #import index
+#import scan_plan
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> total: array<u32>; // [0] = entry total
@@ -20,4 +21,5 @@ fn main() {
     control[ENTRY_ARGS + 2u] = args.z;
     control[RADIX] = e;
     control[CAND_SCAN] = e;
+    plan_scan(CAND_SCAN);
 }

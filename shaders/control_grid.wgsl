@@ -13,6 +13,7 @@
 #import constants
 #import params
 #import sortable
+#import scan_plan
 
 const MAX_STRIPS: f32 = 4096.0;
 const SAMPLES: u32 = 256u;      // AABB centres sampled at a fixed stride, one per invocation
@@ -65,6 +66,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     if lid != 0u {
         return;
     }
+    // The entry scan's length is the body count, known from the start: its levels are planned
+    // here, which saves the scan its setup dispatch.
+    plan_scan(ENTRY_SCAN);
     var y0 = 0.0;
     var x0 = 0.0;
     var height = 0.0;

@@ -59,7 +59,7 @@ impl AllPairs {
     /// Count, scan and write: three passes.
     pub fn encode(&self, rec: &mut Recorder<'_>) {
         let passes = [Pass::AllPairsCount, Pass::ScanAllPairs, Pass::AllPairsWrite];
-        count_scan_write(rec, passes, &self.scan, |k, pass, write| self.record(k, pass, write));
+        count_scan_write(rec, passes, (&self.scan, false), |k, pass, write| self.record(k, pass, write));
     }
 
     /// The write alone, for a later batch of candidates.

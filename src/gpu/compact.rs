@@ -65,6 +65,7 @@ impl Compact {
     /// The scan alone: each candidate's flag becomes its offset among the colliding pairs (the
     /// GPU ordering writes its keys there instead of the contacts, `ordering.rs`).
     pub fn encode_scan(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
-        self.scan.encode(k, pass);
+        // control_pairs.wgsl, which runs first in the narrow phase, planned the scan's levels.
+        self.scan.encode_levels(k, pass);
     }
 }

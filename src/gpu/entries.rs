@@ -86,7 +86,8 @@ impl Entries {
         pass.set_pipeline(&k.entries_count.pipeline);
         pass.set_bind_group(0, &self.entries_group, &[]);
         dispatch(pass, self.n, WG, self.fold);
-        self.body_scan.encode(k, pass);
+        // control_grid.wgsl planned the scan's levels.
+        self.body_scan.encode_levels(k, pass);
         pass.set_pipeline(&k.control_entries.pipeline);
         pass.set_bind_group(0, &self.control_group, &[]);
         pass.dispatch_workgroups(1, 1, 1);

@@ -180,6 +180,8 @@ impl Kernels {
         use Slot::*;
         let scan_chunk = [("CHUNK", f64::from(tuning.scan_chunk))];
         let radix_chunk = [("CHUNK", f64::from(tuning.radix_chunk))];
+        // Every kernel that plans a scan (shared/scan_plan.wgsl) needs its block length.
+        let scan_block = [("BLOCK", tuning.scan_block() as f64)];
         let src = |name: &str| shaders::source(name);
         let k = |label: &str, file: &str, slots: &[Slot]| Kernel::new(device, label, &src(file), slots, &[]);
         let tuned = |label: &str, file: &str, slots: &[Slot], constants: &[(&str, f64)]| {
@@ -225,10 +227,20 @@ impl Kernels {
                 "transform.wgsl",
                 &[Uniform, Read, Read, Read, ReadWrite, ReadWrite, Read],
             ),
-            control_grid: k("satgpu.control.grid", "control_grid.wgsl", &[Uniform, Read, ReadWrite, Read]),
+            control_grid: tuned(
+                "satgpu.control.grid",
+                "control_grid.wgsl",
+                &[Uniform, Read, ReadWrite, Read],
+                &scan_block,
+            ),
             entries_count,
             entries_write,
-            control_entries: k("satgpu.control.entries", "control_entries.wgsl", &[Uniform, Read, ReadWrite]),
+            control_entries: tuned(
+                "satgpu.control.entries",
+                "control_entries.wgsl",
+                &[Uniform, Read, ReadWrite],
+                &scan_block,
+            ),
             radix_setup: tuned(
                 "satgpu.radix.setup",
                 "radix_setup.wgsl",
@@ -262,13 +274,13 @@ impl Kernels {
             ),
             sweep,
             allpairs,
-            control_pairs: k("satgpu.control.pairs", "control_pairs.wgsl", &[Uniform, Read, ReadWrite, ReadWrite]),
-            scan_setup: tuned(
-                "satgpu.scan.setup",
-                "scan_setup.wgsl",
-                &[ReadWrite],
-                &[("BLOCK", tuning.scan_block() as f64)],
+            control_pairs: tuned(
+                "satgpu.control.pairs",
+                "control_pairs.wgsl",
+                &[Uniform, Read, ReadWrite, ReadWrite],
+                &scan_block,
             ),
+            scan_setup: tuned("satgpu.scan.setup", "scan_setup.wgsl", &[ReadWrite], &scan_block),
             scan_blocks,
             scan_add,
             sat: {

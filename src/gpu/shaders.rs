@@ -34,7 +34,7 @@ const KERNELS: [(&str, &str); 22] = [
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 13] = [
+const SHARED: [(&str, &str); 14] = [
     ("params", include_str!("../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../shaders/shared/index.wgsl")),
@@ -44,6 +44,7 @@ const SHARED: [(&str, &str); 13] = [
     ("digits", include_str!("../../shaders/shared/digits.wgsl")),
     ("chunk", include_str!("../../shaders/shared/chunk.wgsl")),
     ("scan", include_str!("../../shaders/shared/scan.wgsl")),
+    ("scan_plan", include_str!("../../shaders/shared/scan_plan.wgsl")),
     ("count_or_write", include_str!("../../shaders/shared/count_or_write.wgsl")),
     ("side", include_str!("../../shaders/shared/side.wgsl")),
     ("near", include_str!("../../shaders/shared/near.wgsl")),

@@ -57,7 +57,8 @@ impl Sweep {
     /// Count, scan and write: three passes.
     pub fn encode(&self, rec: &mut Recorder<'_>) {
         let passes = [Pass::SweepCount, Pass::ScanCandidates, Pass::SweepWrite];
-        count_scan_write(rec, passes, &self.scan, |k, pass, write| self.record(k, pass, write));
+        // control_entries.wgsl planned the candidate scan.
+        count_scan_write(rec, passes, (&self.scan, true), |k, pass, write| self.record(k, pass, write));
     }
 
     /// The write alone, for a later batch of candidates: the offsets are still on the GPU.
