@@ -259,11 +259,10 @@ impl Kernels {
                 &[UniformDynamic, Read, Read, Read, Read, ReadWrite, ReadWrite],
                 &radix_chunk,
             ),
-            radix_tile: tuned(
+            radix_tile: k(
                 "satgpu.radix.tile",
                 "radix_tile.wgsl",
                 &[Uniform, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite],
-                &[],
             ),
             gather: k("satgpu.gather", "gather.wgsl", &[Read, Read, Read, ReadWrite]),
             rank_sort: k("satgpu.rank_sort", "rank_sort.wgsl", &[Read, Read, Read, ReadWrite, ReadWrite]),

@@ -33,7 +33,7 @@ pub(crate) trait Record: Copy {
     fn b(&self) -> u32;
     /// `raw`, already sorted on the GPU, into `out` (replaced).
     fn from_sorted(raw: Vec<GpuContact>, out: &mut Vec<Self>) -> Result<()> {
-        fill(out, 0, Self::EMPTY, "contacts")?;
+        out.clear();
         out.try_reserve_exact(raw.len()).map_err(|_| Error::HostMemory {
             what: "contacts",
             needed: (raw.len() * std::mem::size_of::<Self>()) as u64,

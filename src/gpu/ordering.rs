@@ -31,9 +31,10 @@ pub(crate) fn key_layout(bodies: usize) -> (u32, u32) {
 }
 
 pub(crate) struct Ordering {
-    /// The sort's own control buffer: its length (the colliding count) and dispatch arguments,
-    /// and the key layout at [`ORDER_SHIFT`].
-    control: wgpu::Buffer,
+    /// The frame's control buffer, whose per-pair dispatch arguments run the keys pass. (The
+    /// sort's own control buffer, with its length, its dispatch arguments and the key layout at
+    /// [`ORDER_SHIFT`], lives in the bind groups and `radix`.)
+    frame_control: wgpu::Buffer,
     radix: RadixSort,
     two_sorts: bool,
     keys_group: wgpu::BindGroup,
@@ -96,7 +97,7 @@ impl Ordering {
             ],
         );
         Ordering {
-            control: inputs.control.clone(),
+            frame_control: inputs.control.clone(),
             radix,
             two_sorts: shift == 32,
             keys_group,
@@ -110,7 +111,7 @@ impl Ordering {
     pub fn encode_keys(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
         pass.set_pipeline(&k.order_keys.pipeline);
         pass.set_bind_group(0, &self.keys_group, &[]);
-        pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
+        pass.dispatch_workgroups_indirect(&self.frame_control, 4 * control::PAIR_ARGS);
     }
 
     /// The sort or sorts, then the contacts written in order.

@@ -5,6 +5,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::broad::{self, Broad};
 use crate::gpu::compact::Compact;
+use crate::gpu::kernels::Kernels;
 use crate::gpu::layout::GpuContact;
 use crate::gpu::manifold::ManifoldStage;
 use crate::gpu::narrow::{self, NarrowInputs, NarrowPhase};
@@ -91,6 +92,18 @@ impl Sized {
         );
         let compact = Compact::new(gpu, control, &candidates, &narrow, contacts, capacity.candidates);
         Sized { capacity, candidates, broad, narrow, compact, manifold: None, order: None }
+    }
+
+    /// The compaction; with the GPU ordering and `ordered`, its scan and then the sort keys in
+    /// place of its write (the sort itself is [`Ordering::encode`]).
+    pub fn encode_compact(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, ordered: bool) {
+        match self.order.as_ref().filter(|_| ordered) {
+            Some(order) => {
+                self.compact.encode_scan(k, pass);
+                order.encode_keys(k, pass);
+            }
+            None => self.compact.encode(k, pass),
+        }
     }
 
     /// Adds the GPU ordering ([`ContactOrder::Gpu`](super::ContactOrder::Gpu)) for a world of

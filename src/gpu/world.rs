@@ -367,14 +367,9 @@ impl World {
         self.transform.encode(&mut rec);
         s.broad.encode(&mut rec);
         s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded, self.large);
-        match s.order.as_ref().filter(|_| ordered) {
-            Some(order) => {
-                let pass = rec.pass(Pass::Compact);
-                s.compact.encode_scan(k, pass);
-                order.encode_keys(k, pass);
-                order.encode(k, rec.pass(Pass::Order));
-            }
-            None => s.compact.encode(k, rec.pass(Pass::Compact)),
+        s.encode_compact(k, rec.pass(Pass::Compact), ordered);
+        if let Some(order) = s.order.as_ref().filter(|_| ordered) {
+            order.encode(k, rec.pass(Pass::Order));
         }
         if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
             m.encode(k, rec.pass(Pass::Manifold));
@@ -382,7 +377,8 @@ impl World {
         self.readback.encode_totals(rec.encoder(), &s.broad, &s.compact);
     }
 
-    /// The passes a frame of this world runs, in order.
+    /// The passes a frame of this world that is read back runs, in order (a frame left on the GPU
+    /// under [`ContactOrder::Auto`] skips [`Pass::Order`]).
     pub fn passes(&self) -> Vec<Pass> {
         let mut passes = vec![Pass::Transform];
         passes.extend_from_slice(self.sized.broad.passes());
@@ -582,13 +578,9 @@ impl World {
             });
             s.broad.encode_write(k, &mut pass);
             s.narrow.encode(k, &mut pass, self.rounded, self.large);
-            match &s.order {
-                Some(order) => {
-                    s.compact.encode_scan(k, &mut pass);
-                    order.encode_keys(k, &mut pass);
-                    order.encode(k, &mut pass);
-                }
-                None => s.compact.encode(k, &mut pass),
+            s.encode_compact(k, &mut pass, true);
+            if let Some(order) = &s.order {
+                order.encode(k, &mut pass);
             }
             if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
                 m.encode(k, &mut pass);
