@@ -95,12 +95,17 @@ struct Face {
 // support vertex j, in the best face so far; true when the edge separates the pair by more than
 // the reach (then nothing else matters). Squared, so that it stays exact on small integers.
 fn consider(face: ptr<function, Face>, s: f32, axis: vec2<f32>, e: u32, j: u32, reach: f32) -> bool {
+    return consider_unit(face, s, axis, length(axis), e, j, reach);
+}
+
+// As consider, with the axis's length already known.
+fn consider_unit(face: ptr<function, Face>, s: f32, axis: vec2<f32>, len: f32, e: u32, j: u32, reach: f32) -> bool {
     if s > 0.0 && (reach == 0.0 || s * s > reach * reach * dot(axis, axis)) {
         (*face).apart = true;
         return true;
     }
     // Ties go to the lowest edge index, whatever order the edges are visited in.
-    let unit = s / length(axis);
+    let unit = s / len;
     if unit > (*face).separation || (unit == (*face).separation && e < (*face).edge) {
         (*face).separation = unit;
         (*face).edge = e;
@@ -141,39 +146,160 @@ fn best_face(p: Side, q: Side, reach: f32) -> Face {
 
 // Both best faces in one walk, for polygons of at least 3 vertices each: P's edge normals and
 // the reversed normals of Q's edges, merged in angle order, are the edge normals of the Minkowski
-// difference P - Q. Starting from P's edge 0 and Q's support vertex j against it, each step takes
-// whichever comes next: Q's edge j, when its end is no higher than its start along P's current
-// axis (Q's support then moves on to its end, and P's current vertex v is P's support against
-// that edge of Q), or else P's current edge (Q's vertex j its support). n_P + n_Q steps, one
-// support scan over Q, and the same few operations in every step, so lanes with similar vertex
-// counts stay in step; no rescan after sharp turns either. Decisions use the same products as
-// best_face: dot(P's axis, Q's edge) here is exactly minus dot(Q's axis, P's edge) there, so
-// both polygons' faces see the same order. Ties between equal separations go to the lowest edge
-// (consider), so the result does not depend on where the walk starts.
+// difference P - Q. From P's edge e and Q's support vertex j against it, each step takes whichever
+// comes next: Q's edge j, when its end is no higher than its start along P's current axis (Q's
+// support then moves on to its end, and P's current vertex v is P's support against that edge of
+// Q), or else P's current edge (Q's vertex j its support). The same few operations in every step,
+// so lanes with similar vertex counts stay in step, and no rescan after sharp turns. Decisions use
+// the same products as best_face: dot(P's axis, Q's edge) here is exactly minus dot(Q's axis, P's
+// edge) there, so both polygons' faces see the same order. Ties between equal separations go to
+// the lowest edge (consider), so the result does not depend on where the walk starts.
+//
+// Only an arc of directions is walked. With c_P, c_Q the centres of circles of radii r_P, r_Q
+// inside P and Q (`inner`) and d = c_Q - c_P, a face of either polygon whose direction in the
+// merged order is the unit vector u separates the pair by at most dot(u, d) - r_P - r_Q: P's
+// support along u is at least dot(u, c_P) + r_P, and Q's least point along u at most
+// dot(u, c_Q) - r_Q. That bound peaks at u = d / |d| and falls on both sides. So P's face nearest
+// that direction is tested first; its separation L0 bounds the best one from below, and the walk
+// starts where the bound falls to L0 (less a margin) on the clockwise side, found by binary
+// searches, and stops once past d, on the counter-clockwise side, the bound falls below the best
+// separation found (less the margin). The margin, PRUNE_MARGIN in the pair's frame (whose extent
+// is at most 2), exceeds the rounding of every quantity compared by far, so no face that could
+// win or tie is ever left out, and the result is the whole walk's. About log(n) + the arc's faces
+// steps; the whole n_P + n_Q when the arc is everything (deep overlaps, or c_P = c_Q).
 struct Faces {
     p: Face,
     q: Face,
 }
 
+const PRUNE_MARGIN: f32 = 0.000244140625; // 2^-12
+
+// The inner circle of a side in its local frame: (centre, radius). A shape of more than SMALL
+// vertices carries it in the record after its vertices (src/gpu/pack.rs: inner_circle); for
+// smaller ones it is computed here the same way: the centre is the mean of vertices 0, count / 4,
+// count / 2 and 3 count / 4 (inside: the shape is convex), the radius the least distance from it
+// to an edge's line.
+fn inner(s: Side) -> vec3<f32> {
+    if s.count > SMALL {
+        return shapes[s.start + s.count].xyz;
+    }
+    let m = s.count;
+    let c = 0.25 * (shapes[s.start].xy + shapes[s.start + m / 4u].xy + shapes[s.start + m / 2u].xy + shapes[s.start + 3u * m / 4u].xy);
+    var r = 3.0e38;
+    for (var k = 0u; k < s.count; k++) {
+        let v = shapes[s.start + k];
+        r = min(r, dot(v.zw, v.xy - c));
+    }
+    return vec3<f32>(c, max(r, 0.0));
+}
+
+// How far x is turned counter-clockwise from the unit vector n0, as a number in [0, 4) that grows
+// with the angle (exact enough for a binary search whose result is checked afterwards).
+fn turn(n0: vec2<f32>, x: vec2<f32>) -> f32 {
+    let c = dot(n0, x);
+    return select(3.0 + c, 1.0 - c, n0.x * x.y - n0.y * x.x >= 0.0);
+}
+
+// The last edge of s, counting counter-clockwise from edge 0, whose outward normal is turned no
+// further than the direction u (pair frame): binary search over the stored local unit normals.
+fn edge_at(s: Side, u: vec2<f32>) -> u32 {
+    let local = vec2<f32>(s.rotation.x * u.x + s.rotation.y * u.y, s.rotation.x * u.y - s.rotation.y * u.x);
+    let n0 = shapes[s.start].zw;
+    let key = turn(n0, local);
+    var lo = 0u;
+    var hi = s.count;
+    while hi - lo > 1u {
+        let mid = (lo + hi) / 2u;
+        if turn(n0, shapes[s.start + mid].zw) <= key {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// Q's vertex lowest along `axis` (pair frame): the binary search's candidate, then a climb in
+// each direction on Q's edge vectors (edge), as the walk decides, so that rounding in the search
+// cannot leave a higher vertex.
+fn support_toward(q: Side, axis: vec2<f32>) -> u32 {
+    var j = next(edge_at(q, -axis), q.count);
+    for (var steps = 0u; steps < q.count; steps++) {
+        let k = next(j, q.count);
+        if dot(axis, edge(q, j, k)) >= 0.0 {
+            break;
+        }
+        j = k;
+    }
+    for (var steps = 0u; steps < q.count; steps++) {
+        let k = prev(j, q.count);
+        if dot(axis, edge(q, k, j)) <= 0.0 {
+            break;
+        }
+        j = k;
+    }
+    return j;
+}
+
 fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
     var fp = Face(-3.0e38, 0u, 0u, false);
     var fq = Face(-3.0e38, 0u, 0u, false);
-    var i = 0u; // P's faces done; P's vertex i (v) supports Q's faces until P's edge i is done
-    var done = 0u; // Q's faces done
-    var v = vertex(p, 0u);
-    var w = vertex(p, 1u);
+    let ip = inner(p);
+    let iq = inner(q);
+    let d = placed(q, iq.xy) - placed(p, ip.xy);
+    let radii = (ip.z + iq.z) * p.scale; // both sides share the pair's scale
+    let far = length(d);
+    var e = 0u; // P's current edge, from v to w
+    if far > 0.0 {
+        // P's face nearest the direction of d, with Q's support against it: L0.
+        let f = edge_at(p, d / far);
+        let fv = vertex(p, f);
+        let fw = vertex(p, next(f, p.count));
+        let fa = vec2<f32>(fw.y - fv.y, fv.x - fw.x);
+        let fj = support_toward(q, fa);
+        if consider(&fp, dot(fa, vertex(q, fj) - fv), fa, f, fj, reach) {
+            return Faces(fp, fq);
+        }
+        // Where the bound falls to L0: the arc's clockwise end, d turned clockwise by acos(c).
+        let c = clamp((fp.separation - PRUNE_MARGIN + radii) / far, -1.0, 1.0);
+        let s = sqrt(max(0.0, 1.0 - c * c));
+        let u = vec2<f32>(d.x * c + d.y * s, d.y * c - d.x * s) / far;
+        // One edge earlier, so that rounding in the search cannot start the walk inside the arc.
+        e = prev(edge_at(p, u), p.count);
+    }
+    var v = vertex(p, e);
+    var w = vertex(p, next(e, p.count));
     var axis = vec2<f32>(w.y - v.y, v.x - w.x);
-    var j = support_scan(q, axis);
+    var j = support_toward(q, axis);
     var k = next(j, q.count);
     var lj = shapes[q.start + j].xy;
     var lk = shapes[q.start + k].xy;
     var qj = placed(q, lj);
     var qk = placed(q, lk);
+    var i = 0u; // P's faces done
+    var done = 0u; // Q's faces done
+    // Stopping is sound only after the walk has come through d from its clockwise side: `before`,
+    // a face less than half a turn clockwise of d has come (the start may lie on either side when
+    // the arc is the whole turn), and `passed`, after it one turned at least as far as d, by less
+    // than a quarter turn.
+    var before = false;
+    var passed = false;
     for (var step = 0u; step < p.count + q.count; step++) {
         let along = rotate(q.rotation, lk - lj) * q.scale; // Q's edge j, as edge() computes it
-        if i == p.count || (done < q.count && dot(axis, along) <= 0.0) {
-            let axis_q = vec2<f32>(qk.y - qj.y, qj.x - qk.x);
-            if consider(&fq, dot(axis_q, v - qj), axis_q, j, select(i, 0u, i == p.count), reach) {
+        let q_next = i == p.count || (done < q.count && dot(axis, along) <= 0.0);
+        // This face's direction in the merged order, and the bound on its separation.
+        let axis_q = vec2<f32>(qk.y - qj.y, qj.x - qk.x);
+        let u = select(axis, -axis_q, q_next);
+        let len = length(u);
+        let toward = dot(u, d) / len;
+        let cross = d.x * u.y - d.y * u.x;
+        before = before || cross < 0.0 || (cross == 0.0 && toward < 0.0);
+        passed = passed || (before && toward > 0.0 && cross >= 0.0);
+        if passed && toward - radii < max(fp.separation, fq.separation) - PRUNE_MARGIN {
+            break;
+        }
+        if q_next {
+            if consider_unit(&fq, dot(axis_q, v - qj), axis_q, len, j, e, reach) {
                 break;
             }
             done++;
@@ -184,13 +310,14 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
             lk = shapes[q.start + k].xy;
             qk = placed(q, lk);
         } else {
-            if consider(&fp, dot(axis, qj - v), axis, i, j, reach) {
+            if consider_unit(&fp, dot(axis, qj - v), axis, len, e, j, reach) {
                 break;
             }
             i++;
+            e = next(e, p.count);
             v = w;
             if i < p.count {
-                w = vertex(p, next(i, p.count));
+                w = vertex(p, next(e, p.count));
                 axis = vec2<f32>(w.y - v.y, v.x - w.x);
             }
         }

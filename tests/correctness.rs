@@ -58,6 +58,75 @@ fn every_mix_of_vertex_counts_in_every_order() {
     assert!(pairs > 300, "only {pairs} pairs");
 }
 
+/// A `k`-gon of radius `r` round `c` squashed to `aspect` of its height along y, then turned by
+/// `angle`: far from its inscribed circle, so the narrow phase's arc of faces is wide.
+fn squashed(k: usize, c: [f64; 2], r: f64, aspect: f64, angle: f64) -> Polygon {
+    let (s, co) = angle.sin_cos();
+    let v = (0..k)
+        .map(|i| {
+            let t = std::f64::consts::TAU * i as f64 / k as f64;
+            let (x, y) = (r * t.cos(), aspect * r * t.sin());
+            [c[0] + co * x - s * y, c[1] + s * x + co * y]
+        })
+        .collect();
+    Polygon::new(v).expect("squashed polygon")
+}
+
+#[test]
+fn large_pairs_at_every_angle_and_depth_match_the_reference() {
+    let gpu = common::gpu();
+    // The narrow phase walks only the faces of the Minkowski difference whose bound (from two
+    // inner circles) can still beat the best face found: pairs of many-vertex polygons, squashed
+    // and turned, at 48 directions and five distances (concentric, deep, shallow, nearly touching
+    // and apart), each in its own cell, against a triangle, a square and polygons up to 300.
+    let mut polygons = vec![];
+    let mut cell = 0.0;
+    for (ka, kb) in [(64, 64), (300, 3), (17, 4), (129, 200), (9, 9)] {
+        for step in 0..48 {
+            let t = std::f64::consts::TAU * f64::from(step) / 48.0;
+            for (m, dist) in [0.0, 0.4, 1.1, 1.45, 1.62].into_iter().enumerate() {
+                let c = [cell, 0.0];
+                polygons.push(squashed(ka, c, 1.0, 0.5, 0.3 * m as f64));
+                let b = [c[0] + dist * t.cos(), c[1] + dist * t.sin()];
+                polygons.push(squashed(kb, b, 0.8, 0.6 + 0.1 * m as f64, t + 0.7));
+                cell += 10.0;
+            }
+        }
+    }
+    let (pairs, _) = agree(&gpu, &polygons, "large pairs at every angle");
+    assert!(pairs > 800, "only {pairs} colliding pairs");
+    // A 9-gon deep in an 8-gon (`scales`, 114 polygons, seed 29): its edges turn by up to 68
+    // degrees, so the walk, whose arc is the whole turn, starts far on the counter-clockwise side
+    // of d and must not stop before it has come through d.
+    let eight = [
+        [3454.960693359375, 2048.35302734375],
+        [3453.58544921875, 2046.3336181640625],
+        [3453.804443359375, 2043.9466552734375],
+        [3455.489013671875, 2042.5902099609375],
+        [3457.652587890625, 2043.0589599609375],
+        [3459.027587890625, 2045.0782470703125],
+        [3458.808837890625, 2047.46533203125],
+        [3457.124267578125, 2048.82177734375],
+    ];
+    let nine = [
+        [3459.085205078125, 2048.383544921875],
+        [3458.20068359375, 2049.379638671875],
+        [3456.453369140625, 2048.96435546875],
+        [3454.660888671875, 2047.33251953125],
+        [3453.661865234375, 2045.2471923828125],
+        [3453.923828125, 2043.6844482421875],
+        [3455.323974609375, 2043.3753662109375],
+        [3457.20751953125, 2044.4644775390625],
+        [3458.69287109375, 2046.4423828125],
+    ];
+    let pair = [Polygon::new(eight.to_vec()).unwrap(), Polygon::new(nine.to_vec()).unwrap()];
+    agree(&gpu, &pair, "a 9-gon deep in an 8-gon");
+    // A tiny polygon deep inside a huge one, and the other way round.
+    let two = [squashed(500, [0.0, 0.0], 1e4, 0.5, 0.2), squashed(40, [300.0, 100.0], 1e-2, 0.7, 1.0)];
+    agree(&gpu, &two, "tiny inside huge");
+    agree(&gpu, &[two[1].clone(), two[0].clone()], "huge round tiny");
+}
+
 #[test]
 fn round_pile_and_scales_scenes_match_the_reference() {
     let gpu = common::gpu();

@@ -6,13 +6,15 @@ use bytemuck::Zeroable;
 use crate::error::{Error, Result};
 use crate::geometry::{Polygon, Transform, MAX_COORDINATE};
 use crate::gpu::layout::{GpuBody, LocalBounds};
+use crate::gpu::narrow::SMALL;
 
 /// What the host uploads: shape vertices with their unit edge normals, where each body finds its
 /// shape, and the initial transforms.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Packed {
     /// Per shape vertex: (x, y) relative to the shape's origin, then the unit outward normal of the
-    /// edge that starts at the vertex.
+    /// edge that starts at the vertex. A shape of more than [`SMALL`] vertices is followed by one
+    /// more record, its [`inner_circle`].
     pub shape_data: Vec<[f32; 4]>,
     /// Per body: where its shape starts, its vertex count and radius.
     pub bodies: Vec<GpuBody>,
@@ -45,6 +47,9 @@ impl Packed {
                     .map(|(v, n)| [v[0] as f32, v[1] as f32, n[0] as f32, n[1] as f32]),
             );
             shape_bounds.push(LocalBounds::of(&shape_data[start..]));
+            if let Some(inner) = inner_record(&shape_data[start..]) {
+                shape_data.push(inner);
+            }
         }
         let mut bodies = Vec::with_capacity(body_shapes.len());
         let mut boxes = Vec::with_capacity(body_shapes.len());
@@ -85,14 +90,14 @@ impl Packed {
         for p in polygons {
             let count = p.vertices().len() as u32;
             bodies.push(GpuBody { shape_start: start, count, ..GpuBody::zeroed() });
-            start += count;
+            start += records(count);
         }
         self.shape_data.clear();
         self.shape_data.resize(start as usize, [0.0f32; 4]);
         let mut slices = Vec::with_capacity(n);
         let mut rest = self.shape_data.as_mut_slice();
         for b in bodies.iter() {
-            let (mine, tail) = rest.split_at_mut(b.count as usize);
+            let (mine, tail) = rest.split_at_mut(records(b.count) as usize);
             slices.push(mine);
             rest = tail;
         }
@@ -109,7 +114,7 @@ impl Packed {
             // One pass over the vertices: at 63 vertices per polygon, packing is bound by memory.
             let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
             let mut bounds = LocalBounds::default();
-            for ((o, v), n) in out.iter_mut().zip(v).zip(p.edge_normals()) {
+            for ((o, v), n) in out[..v.len()].iter_mut().zip(v).zip(p.edge_normals()) {
                 lo = lo.min(v[1]);
                 hi = hi.max(v[1]);
                 *o = [(v[0] - anchor[0]) as f32, (v[1] - anchor[1]) as f32, n[0] as f32, n[1] as f32];
@@ -118,6 +123,9 @@ impl Packed {
             *h = hi - lo + 2.0 * p.radius();
             *body = bounds.body(body.shape_start, body.count, p.radius());
             *local_box = bounds.local_box();
+            if let Some(inner) = inner_record(&out[..v.len()]) {
+                out[v.len()] = inner;
+            }
         });
         self.typical_height = typical_height(&heights);
     }
@@ -138,6 +146,45 @@ impl Packed {
         self.bodies.len() == other.bodies.len()
             && self.bodies.iter().zip(&other.bodies).all(|(a, b)| (a.count, a.shape_start) == (b.count, b.shape_start))
     }
+}
+
+/// Records a shape of `count` vertices takes in the shape data: its vertices, and for a shape of
+/// more than [`SMALL`] vertices its [`inner_circle`].
+fn records(count: u32) -> u32 {
+    count + u32::from(count > SMALL)
+}
+
+/// The record that follows a shape of more than [`SMALL`] vertices, none for smaller ones.
+fn inner_record(local: &[[f32; 4]]) -> Option<[f32; 4]> {
+    (local.len() > SMALL as usize).then(|| {
+        let (c, r) = inner_circle(local);
+        [c[0], c[1], r, 0.0]
+    })
+}
+
+/// A circle inside a convex shape (local vertices and unit edge normals, as packed): its centre c
+/// is the mean of vertices 0, count / 4, count / 2 and 3 count / 4 (inside, the shape being
+/// convex) and its radius the least distance from c to an edge's line, rounded down. The narrow phase bounds each
+/// face's separation by it (sat.wgsl: `inner`) and computes the same for shapes of at most
+/// [`SMALL`] vertices itself. Its distances use the unit normals, which are the f32 edges'
+/// own to about 1e-7 of their length, so the radius is lowered by 2e-6 of the shape's size.
+pub(crate) fn inner_circle(local: &[[f32; 4]]) -> ([f32; 2], f32) {
+    let m = local.len();
+    let mean = |k: usize| [0, m / 4, m / 2, 3 * m / 4].iter().map(|&i| f64::from(local[i][k])).sum::<f64>() / 4.0;
+    let c = [mean(0) as f32, mean(1) as f32];
+    let (mut r, mut size) = (f64::INFINITY, 0.0f64);
+    for v in local {
+        let (x, y) = (f64::from(v[0]) - f64::from(c[0]), f64::from(v[1]) - f64::from(c[1]));
+        r = r.min(f64::from(v[2]) * x + f64::from(v[3]) * y);
+        size = size.max(x.abs().max(y.abs()));
+    }
+    let r = (r - 4e-6 * size).max(0.0);
+    // Rounded to f32 downwards.
+    let mut down = r as f32;
+    if f64::from(down) > r {
+        down = f32::from_bits(down.to_bits() - 1);
+    }
+    (c, down)
 }
 
 /// Bodies sampled for [`typical_height`].
@@ -257,5 +304,33 @@ mod tests {
         assert!(matches!(transforms(&bad), Err(Error::TransformOutOfRange { body: 0, .. })));
         let nan = [Transform { x: 0.0, y: 0.0, angle: 0.0 }, Transform { x: 0.0, y: f64::NAN, angle: 0.0 }];
         assert!(matches!(transforms(&nan), Err(Error::NonFiniteTransform { body: 1, .. })));
+    }
+
+    #[test]
+    fn large_shapes_carry_an_inner_circle() {
+        // A regular 16-gon of radius 2 round (5, 5), stored relative to its first vertex.
+        let k = 16;
+        let ring: Vec<[f64; 2]> = (0..k)
+            .map(|i| {
+                let t = std::f64::consts::TAU * f64::from(i) / f64::from(k);
+                [5.0 + 2.0 * t.cos(), 5.0 + 2.0 * t.sin()]
+            })
+            .collect();
+        let polygons = [square(0.0, 0.0, 1.0), Polygon::new(ring).unwrap(), square(9.0, 9.0, 1.0)];
+        let p = Packed::from_polygons(&polygons);
+        let starts: Vec<_> = p.bodies.iter().map(|b| (b.shape_start, b.count)).collect();
+        assert_eq!(starts, [(0, 4), (4, 16), (21, 4)]);
+        assert_eq!(p.shape_data.len(), 25);
+        let [cx, cy, r, pad] = p.shape_data[20];
+        // Vertices 0, 4, 8 and 12 are (7, 5), (5, 7), (3, 5) and (5, 3): the centre, relative to
+        // vertex 0, is (-2, 0).
+        assert!((f64::from(cx) + 2.0).abs() < 1e-6 && f64::from(cy).abs() < 1e-6, "{cx} {cy}");
+        let apothem = 2.0 * (std::f64::consts::PI / 16.0).cos();
+        assert!(f64::from(r) <= apothem && f64::from(r) > apothem - 1e-4, "{r} {apothem}");
+        assert_eq!(pad, 0.0);
+        // Shared shapes carry it the same way.
+        let shared = Packed::from_shapes(&polygons[1..2], &[0, 0]).unwrap();
+        assert_eq!(shared.shape_data.len(), 17);
+        assert_eq!(shared.shape_data[16][2], inner_circle(&shared.shape_data[..16]).1);
     }
 }
