@@ -166,13 +166,17 @@ fn best_face(p: Side, q: Side, reach: f32) -> Face {
 // separation found (less the margin). The margin, PRUNE_MARGIN in the pair's frame (whose extent
 // is at most 2), exceeds the rounding of every quantity compared by far, so no face that could
 // win or tie is ever left out, and the result is the whole walk's. About log(n) + the arc's faces
-// steps; the whole n_P + n_Q when the arc is everything (deep overlaps, or c_P = c_Q).
+// steps; the whole n_P + n_Q when the arc is everything (deep overlaps, or c_P = c_Q). Pairs of
+// fewer than PRUNE_FROM vertices in all walk every face from P's edge 0 (on CPU adapters, where
+// the searches and bounds of such pairs cost about what they save; Tuning::prune_from).
 struct Faces {
     p: Face,
     q: Face,
 }
 
 const PRUNE_MARGIN: f32 = 0.000244140625; // 2^-12
+// Set from src/gpu/kernels.rs (Tuning::prune_from).
+override PRUNE_FROM: u32 = 64u;
 
 // The inner circle of a side in its local frame: (centre, radius). A shape of more than SMALL
 // vertices carries it in the record after its vertices (src/gpu/pack.rs: inner_circle); for
@@ -244,10 +248,15 @@ fn support_toward(q: Side, axis: vec2<f32>) -> u32 {
 fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
     var fp = Face(-3.0e38, 0u, 0u, false);
     var fq = Face(-3.0e38, 0u, 0u, false);
-    let ip = inner(p);
-    let iq = inner(q);
-    let d = placed(q, iq.xy) - placed(p, ip.xy);
-    let radii = (ip.z + iq.z) * p.scale; // both sides share the pair's scale
+    var d = vec2<f32>(0.0);
+    var radii = 0.0;
+    let prune = p.count + q.count >= PRUNE_FROM;
+    if prune {
+        let ip = inner(p);
+        let iq = inner(q);
+        d = placed(q, iq.xy) - placed(p, ip.xy);
+        radii = (ip.z + iq.z) * p.scale; // both sides share the pair's scale
+    }
     let far = length(d);
     var e = 0u; // P's current edge, from v to w
     if far > 0.0 {
@@ -291,12 +300,14 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
         let axis_q = vec2<f32>(qk.y - qj.y, qj.x - qk.x);
         let u = select(axis, -axis_q, q_next);
         let len = length(u);
-        let toward = dot(u, d) / len;
-        let cross = d.x * u.y - d.y * u.x;
-        before = before || cross < 0.0 || (cross == 0.0 && toward < 0.0);
-        passed = passed || (before && toward > 0.0 && cross >= 0.0);
-        if passed && toward - radii < max(fp.separation, fq.separation) - PRUNE_MARGIN {
-            break;
+        if prune {
+            let toward = dot(u, d) / len;
+            let cross = d.x * u.y - d.y * u.x;
+            before = before || cross < 0.0 || (cross == 0.0 && toward < 0.0);
+            passed = passed || (before && toward > 0.0 && cross >= 0.0);
+            if passed && toward - radii < max(fp.separation, fq.separation) - PRUNE_MARGIN {
+                break;
+            }
         }
         if q_next {
             if consider_unit(&fq, dot(axis_q, v - qj), axis_q, len, j, e, reach) {

@@ -74,7 +74,8 @@ fn squashed(k: usize, c: [f64; 2], r: f64, aspect: f64, angle: f64) -> Polygon {
 
 #[test]
 fn large_pairs_at_every_angle_and_depth_match_the_reference() {
-    let gpu = common::gpu();
+    // (name, polygons, least colliding pairs), run on both tunings below.
+    let mut cases: Vec<(&str, Vec<Polygon>, usize)> = vec![];
     // The narrow phase walks only the faces of the Minkowski difference whose bound (from two
     // inner circles) can still beat the best face found: pairs of many-vertex polygons, squashed
     // and turned, at 48 directions and five distances (concentric, deep, shallow, nearly touching
@@ -93,11 +94,67 @@ fn large_pairs_at_every_angle_and_depth_match_the_reference() {
             }
         }
     }
-    let (pairs, _) = agree(&gpu, &polygons, "large pairs at every angle");
-    assert!(pairs > 800, "only {pairs} colliding pairs");
-    // A 9-gon deep in an 8-gon (`scales`, 114 polygons, seed 29): its edges turn by up to 68
-    // degrees, so the walk, whose arc is the whole turn, starts far on the counter-clockwise side
-    // of d and must not stop before it has come through d.
+    cases.push(("large pairs at every angle", polygons, 800));
+    // Half discs (40 vertices on the arc and one long edge, so two turns of 90 degrees between
+    // neighbouring normals) deep in 24-gons at every turn and offset: the arc is the whole turn,
+    // the walk may start far on the counter-clockwise side of d, and it must not stop before it
+    // has come through d.
+    let mut polygons = vec![];
+    for (arc, turn) in (0..3).flat_map(|a| (0..12).map(move |t| (a, t))) {
+        let phi = std::f64::consts::TAU * turn as f64 / 12.0;
+        let span = std::f64::consts::PI * [0.5, 1.0, 1.4][arc];
+        for step in 0..16 {
+            let psi = std::f64::consts::TAU * step as f64 / 16.0;
+            for (m, dist) in [0.0, 0.2, 0.45].into_iter().enumerate() {
+                let c = [10.0 * (turn + 12 * arc) as f64, 10.0 * (step + 16 * m) as f64];
+                let fan: Vec<[f64; 2]> = (0..40)
+                    .map(|i| {
+                        let t = phi + span * f64::from(i) / 39.0;
+                        [c[0] + t.cos(), c[1] + t.sin()]
+                    })
+                    .collect();
+                polygons.push(Polygon::new(fan).unwrap());
+                let b = [c[0] + dist * psi.cos(), c[1] + dist * psi.sin()];
+                polygons.push(squashed(24, b, 0.5, 0.8, psi));
+            }
+        }
+    }
+    cases.push(("arcs deep in 24-gons", polygons, 1000));
+    // Polygons with vertices at random angles on ellipses (so some turns between neighbouring
+    // normals are wide), 32 to 64 vertices against 3 to 40, mostly deep in each other.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut ellipse = |k: usize, c: [f64; 2], r: f64| {
+        let mut angles: Vec<f64> = (0..k).map(|_| std::f64::consts::TAU * random()).collect();
+        angles.sort_by(f64::total_cmp);
+        let (aspect, turn) = (0.5 + 0.5 * random(), std::f64::consts::TAU * random());
+        let (s, co) = turn.sin_cos();
+        let v = angles.iter().map(|t| {
+            let (x, y) = (r * t.cos(), aspect * r * t.sin());
+            [c[0] + co * x - s * y, c[1] + s * x + co * y]
+        });
+        Polygon::new(v.collect()).ok()
+    };
+    let mut polygons = vec![];
+    for i in 0..1500 {
+        let c = [10.0 * (i % 40) as f64, 10.0 * (i / 40) as f64];
+        let (ka, kb) = (32 + i % 33, 3 + (i * 7) % 38);
+        let (t, dist) = (std::f64::consts::TAU * (i as f64 * 0.618).fract(), 0.6 * (i as f64 * 0.377).fract());
+        if let (Some(a), Some(b)) =
+            (ellipse(ka, c, 1.0), ellipse(kb, [c[0] + dist * t.cos(), c[1] + dist * t.sin()], 0.9))
+        {
+            polygons.push(a);
+            polygons.push(b);
+        }
+    }
+    cases.push(("random ellipse polygons deep in each other", polygons, 1000));
+    // A 9-gon deep in an 8-gon (`scales`, 114 polygons, seed 29), a pair the random scenes found
+    // when the walk could stop before coming through d.
     let eight = [
         [3454.960693359375, 2048.35302734375],
         [3453.58544921875, 2046.3336181640625],
@@ -119,12 +176,21 @@ fn large_pairs_at_every_angle_and_depth_match_the_reference() {
         [3457.20751953125, 2044.4644775390625],
         [3458.69287109375, 2046.4423828125],
     ];
-    let pair = [Polygon::new(eight.to_vec()).unwrap(), Polygon::new(nine.to_vec()).unwrap()];
-    agree(&gpu, &pair, "a 9-gon deep in an 8-gon");
+    let pair = vec![Polygon::new(eight.to_vec()).unwrap(), Polygon::new(nine.to_vec()).unwrap()];
+    cases.push(("a 9-gon deep in an 8-gon", pair, 1));
     // A tiny polygon deep inside a huge one, and the other way round.
-    let two = [squashed(500, [0.0, 0.0], 1e4, 0.5, 0.2), squashed(40, [300.0, 100.0], 1e-2, 0.7, 1.0)];
-    agree(&gpu, &two, "tiny inside huge");
-    agree(&gpu, &[two[1].clone(), two[0].clone()], "huge round tiny");
+    let two = vec![squashed(500, [0.0, 0.0], 1e4, 0.5, 0.2), squashed(40, [300.0, 100.0], 1e-2, 0.7, 1.0)];
+    cases.push(("huge round tiny", vec![two[1].clone(), two[0].clone()], 1));
+    cases.push(("tiny inside huge", two, 1));
+    // CPU adapters walk every face of pairs under 64 vertices in all; the GPU tuning prunes
+    // every pair, so both paths are proven on every case.
+    for tuning in ["CPU", "GPU"] {
+        let gpu = if tuning == "CPU" { common::gpu() } else { common::gpu_tuned_for_gpus() };
+        for (name, polygons, least) in &cases {
+            let (pairs, _) = agree(&gpu, polygons, &format!("{name}, {tuning} tuning"));
+            assert!(pairs >= *least, "{name}: only {pairs} colliding pairs");
+        }
+    }
 }
 
 #[test]

@@ -118,13 +118,19 @@ pub(crate) struct Tuning {
     /// (BENCHMARKS.md); on a GPU its one workgroup's serial runs of keys would wait on memory,
     /// so only the smallest sorts use it there (not measured on a GPU yet).
     pub tile_keys: u32,
+    /// The fewest vertices in all of a many-vertex pair whose narrow phase walks only the arc of
+    /// faces that can still win (sat.wgsl: `PRUNE_FROM`); smaller pairs walk every face. On
+    /// lavapipe 64, 96 and 128 were within noise of each other on `round` and `shapes` (about
+    /// 1.5x faster than no pruning on `round`; BENCHMARKS.md). GPUs prune every pair: their
+    /// lanes wait on loads more than on the searches' arithmetic (not measured on a GPU yet).
+    pub prune_from: u32,
 }
 
 impl Tuning {
     pub fn for_device(device_type: wgpu::DeviceType) -> Tuning {
         match device_type {
-            wgpu::DeviceType::Cpu => Tuning { scan_chunk: 16, radix_chunk: 32, tile_keys: 16_384 },
-            _ => Tuning { scan_chunk: 2, radix_chunk: 8, tile_keys: 1024 },
+            wgpu::DeviceType::Cpu => Tuning { scan_chunk: 16, radix_chunk: 32, tile_keys: 16_384, prune_from: 64 },
+            _ => Tuning { scan_chunk: 2, radix_chunk: 8, tile_keys: 1024, prune_from: 0 },
         }
     }
 
@@ -285,9 +291,17 @@ impl Kernels {
             sat: {
                 let source = src("sat.wgsl");
                 let slots = [Read, Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite];
-                let plain = Kernel::new(device, "satgpu.sat", &source, &slots, &[("PHASE", 0.0), ("ROUNDED", 0.0)]);
+                let prune = f64::from(tuning.prune_from);
+                let plain = Kernel::new(
+                    device,
+                    "satgpu.sat",
+                    &source,
+                    &slots,
+                    &[("PHASE", 0.0), ("ROUNDED", 0.0), ("PRUNE_FROM", prune)],
+                );
                 let variant = |label: &str, phase: f64, rounded: f64| {
-                    Kernel::sharing(device, label, &source, &plain, &[("PHASE", phase), ("ROUNDED", rounded)])
+                    let constants = [("PHASE", phase), ("ROUNDED", rounded), ("PRUNE_FROM", prune)];
+                    Kernel::sharing(device, label, &source, &plain, &constants)
                 };
                 let rounded = variant("satgpu.sat.rounded", 0.0, 1.0);
                 Sat {
