@@ -95,17 +95,12 @@ struct Face {
 // support vertex j, in the best face so far; true when the edge separates the pair by more than
 // the reach (then nothing else matters). Squared, so that it stays exact on small integers.
 fn consider(face: ptr<function, Face>, s: f32, axis: vec2<f32>, e: u32, j: u32, reach: f32) -> bool {
-    return consider_unit(face, s, axis, length(axis), e, j, reach);
-}
-
-// As consider, with the axis's length already known.
-fn consider_unit(face: ptr<function, Face>, s: f32, axis: vec2<f32>, len: f32, e: u32, j: u32, reach: f32) -> bool {
     if s > 0.0 && (reach == 0.0 || s * s > reach * reach * dot(axis, axis)) {
         (*face).apart = true;
         return true;
     }
     // Ties go to the lowest edge index, whatever order the edges are visited in.
-    let unit = s / len;
+    let unit = s / length(axis);
     if unit > (*face).separation || (unit == (*face).separation && e < (*face).edge) {
         (*face).separation = unit;
         (*face).edge = e;
@@ -176,7 +171,7 @@ struct Faces {
 
 const PRUNE_MARGIN: f32 = 0.000244140625; // 2^-12
 // Set from src/gpu/kernels.rs (Tuning::prune_from).
-override PRUNE_FROM: u32 = 64u;
+override PRUNE_FROM: u32 = 128u;
 
 // The inner circle of a side in its local frame: (centre, radius). A shape of more than SMALL
 // vertices carries it in the record after its vertices (src/gpu/pack.rs: inner_circle); for
@@ -279,7 +274,14 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
     var v = vertex(p, e);
     var w = vertex(p, next(e, p.count));
     var axis = vec2<f32>(w.y - v.y, v.x - w.x);
-    var j = support_toward(q, axis);
+    // Q's support against P's edge e: by binary search where the walk is pruned, else (small
+    // polygons, mostly) by a scan.
+    var j: u32;
+    if prune {
+        j = support_toward(q, axis);
+    } else {
+        j = support_scan(q, axis);
+    }
     var k = next(j, q.count);
     var lj = shapes[q.start + j].xy;
     var lk = shapes[q.start + k].xy;
@@ -296,12 +298,10 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
     for (var step = 0u; step < p.count + q.count; step++) {
         let along = rotate(q.rotation, lk - lj) * q.scale; // Q's edge j, as edge() computes it
         let q_next = i == p.count || (done < q.count && dot(axis, along) <= 0.0);
-        // This face's direction in the merged order, and the bound on its separation.
-        let axis_q = vec2<f32>(qk.y - qj.y, qj.x - qk.x);
-        let u = select(axis, -axis_q, q_next);
-        let len = length(u);
         if prune {
-            let toward = dot(u, d) / len;
+            // This face's direction in the merged order, and the bound on its separation.
+            let u = select(axis, vec2<f32>(qj.y - qk.y, qk.x - qj.x), q_next);
+            let toward = dot(u, d) / length(u);
             let cross = d.x * u.y - d.y * u.x;
             before = before || cross < 0.0 || (cross == 0.0 && toward < 0.0);
             passed = passed || (before && toward > 0.0 && cross >= 0.0);
@@ -310,7 +310,8 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
             }
         }
         if q_next {
-            if consider_unit(&fq, dot(axis_q, v - qj), axis_q, len, j, e, reach) {
+            let axis_q = vec2<f32>(qk.y - qj.y, qj.x - qk.x);
+            if consider(&fq, dot(axis_q, v - qj), axis_q, j, e, reach) {
                 break;
             }
             done++;
@@ -321,7 +322,7 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
             lk = shapes[q.start + k].xy;
             qk = placed(q, lk);
         } else {
-            if consider_unit(&fp, dot(axis, qj - v), axis, len, e, j, reach) {
+            if consider(&fp, dot(axis, qj - v), axis, e, j, reach) {
                 break;
             }
             i++;

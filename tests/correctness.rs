@@ -182,7 +182,7 @@ fn large_pairs_at_every_angle_and_depth_match_the_reference() {
     let two = vec![squashed(500, [0.0, 0.0], 1e4, 0.5, 0.2), squashed(40, [300.0, 100.0], 1e-2, 0.7, 1.0)];
     cases.push(("huge round tiny", vec![two[1].clone(), two[0].clone()], 1));
     cases.push(("tiny inside huge", two, 1));
-    // CPU adapters walk every face of pairs under 64 vertices in all; the GPU tuning prunes
+    // CPU adapters walk every face of pairs under 128 vertices in all; the GPU tuning prunes
     // every pair, so both paths are proven on every case.
     for tuning in ["CPU", "GPU"] {
         let gpu = if tuning == "CPU" { common::gpu() } else { common::gpu_tuned_for_gpus() };

@@ -120,16 +120,17 @@ pub(crate) struct Tuning {
     pub tile_keys: u32,
     /// The fewest vertices in all of a many-vertex pair whose narrow phase walks only the arc of
     /// faces that can still win (sat.wgsl: `PRUNE_FROM`); smaller pairs walk every face. On
-    /// lavapipe 64, 96 and 128 were within noise of each other on `round` and `shapes` (about
-    /// 1.5x faster than no pruning on `round`; BENCHMARKS.md). GPUs prune every pair: their
-    /// lanes wait on loads more than on the searches' arithmetic (not measured on a GPU yet).
+    /// lavapipe 64, 96 and 128 gave `round`'s narrow phase within noise of each other (about
+    /// 1.5x faster than no pruning), and 64 made `shapes` (rounded polygons of 9 to 64
+    /// vertices) about 20 % slower, 128 not (BENCHMARKS.md). GPUs prune every pair: their lanes
+    /// wait on loads more than on the searches' arithmetic (not measured on a GPU yet).
     pub prune_from: u32,
 }
 
 impl Tuning {
     pub fn for_device(device_type: wgpu::DeviceType) -> Tuning {
         match device_type {
-            wgpu::DeviceType::Cpu => Tuning { scan_chunk: 16, radix_chunk: 32, tile_keys: 16_384, prune_from: 64 },
+            wgpu::DeviceType::Cpu => Tuning { scan_chunk: 16, radix_chunk: 32, tile_keys: 16_384, prune_from: 128 },
             _ => Tuning { scan_chunk: 2, radix_chunk: 8, tile_keys: 1024, prune_from: 0 },
         }
     }

@@ -47,7 +47,8 @@ impl Packed {
                     .map(|(v, n)| [v[0] as f32, v[1] as f32, n[0] as f32, n[1] as f32]),
             );
             shape_bounds.push(LocalBounds::of(&shape_data[start..]));
-            if let Some(inner) = inner_record(&shape_data[start..]) {
+            let reach = shape_bounds.last().expect("just pushed").body(0, 0, 0.0).radius;
+            if let Some(inner) = inner_record(&shape_data[start..], reach) {
                 shape_data.push(inner);
             }
         }
@@ -123,7 +124,7 @@ impl Packed {
             *h = hi - lo + 2.0 * p.radius();
             *body = bounds.body(body.shape_start, body.count, p.radius());
             *local_box = bounds.local_box();
-            if let Some(inner) = inner_record(&out[..v.len()]) {
+            if let Some(inner) = inner_record(&out[..v.len()], body.radius) {
                 out[v.len()] = inner;
             }
         });
@@ -155,30 +156,38 @@ fn records(count: u32) -> u32 {
 }
 
 /// The record that follows a shape of more than [`SMALL`] vertices, none for smaller ones.
-fn inner_record(local: &[[f32; 4]]) -> Option<[f32; 4]> {
+fn inner_record(local: &[[f32; 4]], reach: f32) -> Option<[f32; 4]> {
     (local.len() > SMALL as usize).then(|| {
-        let (c, r) = inner_circle(local);
+        let (c, r) = inner_circle(local, reach);
         [c[0], c[1], r, 0.0]
     })
 }
 
 /// A circle inside a convex shape (local vertices and unit edge normals, as packed): its centre c
 /// is the mean of vertices 0, count / 4, count / 2 and 3 count / 4 (inside, the shape being
-/// convex) and its radius the least distance from c to an edge's line, rounded down. The narrow phase bounds each
-/// face's separation by it (sat.wgsl: `inner`) and computes the same for shapes of at most
-/// [`SMALL`] vertices itself. Its distances use the unit normals, which are the f32 edges'
-/// own to about 1e-7 of their length, so the radius is lowered by 2e-6 of the shape's size.
-pub(crate) fn inner_circle(local: &[[f32; 4]]) -> ([f32; 2], f32) {
+/// convex) and its radius the least distance from c to an edge's line, rounded down. The narrow
+/// phase bounds each face's separation by it (sat.wgsl: `inner`) and computes the same for shapes
+/// of at most [`SMALL`] vertices itself. Its distances use the unit normals, which are the f32
+/// edges' own to about 1e-7 of their length, so the radius is lowered by 8e-6 of `reach`, which
+/// bounds every vertex's distance from the origin (and so half its distance from c).
+pub(crate) fn inner_circle(local: &[[f32; 4]], reach: f32) -> ([f32; 2], f32) {
     let m = local.len();
     let mean = |k: usize| [0, m / 4, m / 2, 3 * m / 4].iter().map(|&i| f64::from(local[i][k])).sum::<f64>() / 4.0;
     let c = [mean(0) as f32, mean(1) as f32];
-    let (mut r, mut size) = (f64::INFINITY, 0.0f64);
-    for v in local {
-        let (x, y) = (f64::from(v[0]) - f64::from(c[0]), f64::from(v[1]) - f64::from(c[1]));
-        r = r.min(f64::from(v[2]) * x + f64::from(v[3]) * y);
-        size = size.max(x.abs().max(y.abs()));
+    let (cx, cy) = (f64::from(c[0]), f64::from(c[1]));
+    let distance = |v: &[f32; 4]| f64::from(v[2]) * (f64::from(v[0]) - cx) + f64::from(v[3]) * (f64::from(v[1]) - cy);
+    // Four running minima, so that this second pass over the shape is not one long chain of
+    // dependent minima (it is part of every frame's upload of a `round` scene).
+    let mut least = [f64::INFINITY; 4];
+    let mut quads = local.chunks_exact(4);
+    for quad in &mut quads {
+        for (l, v) in least.iter_mut().zip(quad) {
+            *l = l.min(distance(v));
+        }
     }
-    let r = (r - 4e-6 * size).max(0.0);
+    let rest = quads.remainder().iter().map(distance).fold(f64::INFINITY, f64::min);
+    let r = least.into_iter().fold(rest, f64::min);
+    let r = (r - 8e-6 * f64::from(reach)).max(0.0);
     // Rounded to f32 downwards.
     let mut down = r as f32;
     if f64::from(down) > r {
@@ -331,6 +340,6 @@ mod tests {
         // Shared shapes carry it the same way.
         let shared = Packed::from_shapes(&polygons[1..2], &[0, 0]).unwrap();
         assert_eq!(shared.shape_data.len(), 17);
-        assert_eq!(shared.shape_data[16][2], inner_circle(&shared.shape_data[..16]).1);
+        assert_eq!(shared.shape_data[16][2], inner_circle(&shared.shape_data[..16], shared.bodies[0].radius).1);
     }
 }
