@@ -152,6 +152,18 @@ fn large_pairs_at_every_angle_and_depth_match_the_reference() {
             polygons.push(b);
         }
     }
+    // The same at 2^-95 and 2^100 of their size, far from the origin (powers of two: the
+    // reference's answers scale exactly).
+    for (name, scale, at) in
+        [("random ellipse polygons at 2^-95", -95, [3e-23, -1e-24]), ("at 2^100", 100, [-7e33, 2e34])]
+    {
+        let s = 2f64.powi(scale);
+        let moved = polygons.iter().map(|p| {
+            let v = p.vertices().iter().map(|v| [at[0] + s * v[0], at[1] + s * v[1]]).collect();
+            Polygon::new(v).expect("a scaled convex polygon")
+        });
+        cases.push((name, moved.collect(), 1000));
+    }
     cases.push(("random ellipse polygons deep in each other", polygons, 1000));
     // A 9-gon deep in an 8-gon (`scales`, 114 polygons, seed 29), a pair the random scenes found
     // when the walk could stop before coming through d.
