@@ -53,7 +53,12 @@ impl LocalBounds {
 
     /// The body of these vertices: `count` of them from `shape_start`, `round` around the core.
     pub fn body(&self, shape_start: u32, count: u32, round: f64) -> GpuBody {
-        GpuBody { shape_start, count, radius: (self.r2.sqrt() * (1.0 + 1e-6)) as f32, round: round as f32 }
+        GpuBody { shape_start, count, radius: self.radius(), round: round as f32 }
+    }
+
+    /// The largest distance of a vertex from the anchor, rounded up (`GpuBody::radius`).
+    pub fn radius(&self) -> f32 {
+        (self.r2.sqrt() * (1.0 + 1e-6)) as f32
     }
 
     /// The core's box in local coordinates, (min.xy, max.xy): the transform pass boxes a body of

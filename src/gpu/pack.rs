@@ -47,7 +47,7 @@ impl Packed {
                     .map(|(v, n)| [v[0] as f32, v[1] as f32, n[0] as f32, n[1] as f32]),
             );
             shape_bounds.push(LocalBounds::of(&shape_data[start..]));
-            let reach = shape_bounds.last().expect("just pushed").body(0, 0, 0.0).radius;
+            let reach = shape_bounds.last().expect("just pushed").radius();
             if let Some(inner) = inner_record(&shape_data[start..], reach) {
                 shape_data.push(inner);
             }
@@ -112,7 +112,9 @@ impl Packed {
             let v = p.vertices();
             let anchor = [f64::from(v[0][0] as f32), f64::from(v[0][1] as f32)];
             *t = [anchor[0] as f32, anchor[1] as f32, 1.0, 0.0];
-            // One pass over the vertices: at 63 vertices per polygon, packing is bound by memory.
+            // One pass over the input vertices (at 63 vertices per polygon, packing is bound by
+            // memory), then for a shape of more than SMALL vertices one over its packed records,
+            // still in cache, for its inner circle.
             let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
             let mut bounds = LocalBounds::default();
             for ((o, v), n) in out[..v.len()].iter_mut().zip(v).zip(p.edge_normals()) {
