@@ -100,8 +100,9 @@ pub enum Error {
         /// What was asked for (for example ", software adapter requested").
         detail: String,
     },
-    /// The adapter cannot run this pipeline (missing compute shaders, limits too small).
-    #[error("adapter {adapter} is unsuitable: {reason}")]
+    /// The adapter cannot run this pipeline (no compute shaders, limits too small): see
+    /// [`unsuitable_reason`](crate::gpu::unsuitable_reason).
+    #[error("adapter \"{adapter}\" cannot run satgpu: {reason}")]
     UnsuitableAdapter {
         /// Adapter name.
         adapter: String,

@@ -391,6 +391,7 @@ proptest! {
 
     /// Every mutation of a valid scene file (truncation, a replaced span, NaN and huge numbers,
     /// wrong types, deep nesting, long arrays) parses to a scene or a typed error: never a panic.
+    /// The base file has filters on its first and its last shape.
     #[test]
     fn the_scene_parser_never_panics(
         cut in 0usize..400,
@@ -403,14 +404,17 @@ proptest! {
         ]),
         repeat in 0usize..3000,
     ) {
-        let base = r#"{"polygons": [{"vertices": [[0, 0], [1, 0], [1, 1], [0, 1]]}, {"vertices": [[2, 0], [3, 0], [2.5, 1]], "radius": 0.5, "group": -2}, {"circle": {"center": [1, 2], "radius": 0.5}, "mask": 3}, {"capsule": {"a": [0.5, 0.5], "b": [1.5, 0.5], "radius": 0.25}, "category": 2}]}"#;
+        let base = r#"{"polygons": [{"vertices": [[0, 0], [1, 0], [1, 1], [0, 1]], "category": 4}, {"vertices": [[2, 0], [3, 0], [2.5, 1]], "radius": 0.5, "group": -2}, {"circle": {"center": [1, 2], "radius": 0.5}, "mask": 3}, {"capsule": {"a": [0.5, 0.5], "b": [1.5, 0.5], "radius": 0.25}, "category": 2}]}"#;
         let mut text: String = base.chars().take(base.len().min(cut.max(at))).collect();
         let at = at.min(text.len());
         text.insert_str(at, insert);
         text.push_str(&base[base.len().min(cut.max(at))..]);
         let long = format!(r#"{{"polygons": [{}]}}"#, vec![r#"{"vertices": [[0,0],[1,0],[0,1]]}"#; repeat].join(","));
         for t in [text.as_str(), &base[..cut.min(base.len())], long.as_str()] {
-            let _ = parse_scene(t, "fuzz.json".as_ref());
+            // Filters on the first and the last shape: a scene that parses has one per shape or none.
+            if let Ok(scene) = parse_scene(t, "fuzz.json".as_ref()) {
+                prop_assert!(scene.filters.is_empty() || scene.filters.len() == scene.polygons.len());
+            }
         }
     }
 }

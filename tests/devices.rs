@@ -23,6 +23,71 @@ fn a_device_with_too_few_storage_buffers_is_refused() {
     }
 }
 
+/// An adapter description as wgpu would report it.
+fn adapter(name: &str, backend: wgpu::Backend, driver_info: &str) -> wgpu::AdapterInfo {
+    wgpu::AdapterInfo {
+        name: name.into(),
+        driver_info: driver_info.into(),
+        ..wgpu::AdapterInfo::new(wgpu::DeviceType::Other, backend)
+    }
+}
+
+/// Issue 22: NVIDIA's EGL gives wgpu a desktop OpenGL 3.3 context, and wgpu reports compute
+/// shaders there (the driver has GL_ARB_compute_shader) but cannot translate one to GLSL 3.30.
+/// Such an adapter, and any without compute shaders, indirect dispatch or the storage buffers
+/// satgpu needs, is named with its reason, from fake descriptions since CI has none of them.
+#[test]
+fn adapters_that_cannot_run_satgpu_are_named_with_the_reason() {
+    let all = wgpu::DownlevelCapabilities::default();
+    let roomy = wgpu::Limits { max_storage_buffers_per_shader_stage: 16, ..wgpu::Limits::downlevel_defaults() };
+    let nvidia_gl = adapter("NVIDIA H100 80GB HBM3/PCIe/SSE2", wgpu::Backend::Gl, "3.3.0 NVIDIA 580.159.04");
+    let reason = gpu::unsuitable_reason(&nvidia_gl, &all, &roomy).expect("GL 3.3 refused");
+    assert!(reason.contains("OpenGL 3.3 cannot run compute shaders") && reason.contains("use Vulkan"), "{reason}");
+    let old_es = adapter("Mali", wgpu::Backend::Gl, "OpenGL ES 3.0 v1.r32p1");
+    assert!(gpu::unsuitable_reason(&old_es, &all, &roomy).unwrap().contains("OpenGL ES 3.0"));
+    // What lavapipe's GL sibling and a GLES 3.1 driver report are fine, as is Vulkan.
+    for ok in [
+        adapter("llvmpipe (LLVM 15.0.6, 256 bits)", wgpu::Backend::Gl, "4.5 (Core Profile) Mesa 22.3.6"),
+        adapter("Mali-G78", wgpu::Backend::Gl, "OpenGL ES 3.2 v1.r32p1"),
+        adapter("NVIDIA H100 80GB HBM3", wgpu::Backend::Vulkan, "580.159.04"),
+    ] {
+        assert_eq!(gpu::unsuitable_reason(&ok, &all, &roomy), None, "{ok:?}");
+    }
+    let vulkan = adapter("NVIDIA H100 80GB HBM3", wgpu::Backend::Vulkan, "580.159.04");
+    let no_compute = wgpu::DownlevelCapabilities {
+        flags: wgpu::DownlevelFlags::all() - wgpu::DownlevelFlags::COMPUTE_SHADERS,
+        ..all.clone()
+    };
+    assert_eq!(gpu::unsuitable_reason(&vulkan, &no_compute, &roomy).as_deref(), Some("it has no compute shaders"));
+    let no_indirect = wgpu::DownlevelCapabilities {
+        flags: wgpu::DownlevelFlags::all() - wgpu::DownlevelFlags::INDIRECT_EXECUTION,
+        ..all.clone()
+    };
+    assert_eq!(gpu::unsuitable_reason(&vulkan, &no_indirect, &roomy).as_deref(), Some("it has no indirect dispatch"));
+    let few = wgpu::Limits::downlevel_defaults();
+    let reason = gpu::unsuitable_reason(&vulkan, &all, &few).unwrap();
+    assert_eq!(reason, "it allows 4 storage buffers per shader stage, satgpu needs 7");
+    let small = wgpu::Limits { max_compute_invocations_per_workgroup: 64, ..roomy };
+    let reason = gpu::unsuitable_reason(&vulkan, &all, &small).unwrap();
+    assert_eq!(reason, "its max_compute_invocations_per_workgroup is 64, satgpu needs 256");
+    // The error a caller gets says so in one line, naming the adapter.
+    let e = Error::UnsuitableAdapter { adapter: gpu::describe_adapter(&nvidia_gl), reason: "x".into() };
+    assert!(e.to_string().starts_with("adapter \"NVIDIA H100 80GB HBM3/PCIe/SSE2 (Gl, Other"), "{e}");
+}
+
+/// A device the caller opened on such an adapter is refused the same way by `from_device`: a
+/// real device whose description claims OpenGL 3.3.
+#[test]
+fn from_device_refuses_a_gl_33_description() {
+    let _lock = common::gpu();
+    let (device, queue, _) = caller_device(satgpu_limits());
+    let claimed = adapter("NVIDIA H100 80GB HBM3/PCIe/SSE2", wgpu::Backend::Gl, "3.3.0 NVIDIA 580.159.04");
+    match Gpu::from_device(device, queue, claimed, Duration::from_secs(60)) {
+        Err(Error::UnsuitableAdapter { reason, .. }) => assert!(reason.contains("OpenGL 3.3"), "{reason}"),
+        other => panic!("expected UnsuitableAdapter, got {other:?}"),
+    }
+}
+
 #[test]
 fn works_on_a_device_the_caller_owns() {
     let _lock = common::gpu();

@@ -359,3 +359,81 @@ fn filters_follow_box2d() {
         assert_eq!(a.should_collide(&b), b.should_collide(&a), "symmetric");
     }
 }
+
+/// Issue 22: the parser started its filter list at the first non-default filter, and lost it when
+/// that filter was shape 0's. The same two squares, with the filter on the first shape, on the
+/// last, on both, and on the only shape of a one-shape scene.
+#[test]
+fn a_filter_on_the_first_or_the_last_shape_is_kept() {
+    let a = r#"{"vertices": [[0,0],[1,0],[1,1],[0,1]], "category": 2, "mask": 3}"#;
+    let b = r#"{"vertices": [[0.5,0.5],[1.5,0.5],[1.5,1.5],[0.5,1.5]], "category": 8, "mask": 4294967295}"#;
+    let plain = r#"{"vertices": [[0.5,0.5],[1.5,0.5],[1.5,1.5],[0.5,1.5]]}"#;
+    let f = |category, mask| Filter { category, mask, group: 0 };
+    let d = Filter::DEFAULT;
+    for (text, want) in [
+        (format!(r#"{{"polygons": [{a}, {b}]}}"#), vec![f(2, 3), f(8, u32::MAX)]),
+        (format!(r#"{{"polygons": [{b}, {a}]}}"#), vec![f(8, u32::MAX), f(2, 3)]),
+        (format!(r#"{{"polygons": [{a}, {plain}]}}"#), vec![f(2, 3), d]),
+        (format!(r#"{{"polygons": [{plain}, {a}]}}"#), vec![d, f(2, 3)]),
+        (format!(r#"{{"polygons": [{a}]}}"#), vec![f(2, 3)]),
+    ] {
+        let scene = parse(&text).unwrap();
+        assert_eq!(scene.filters, want, "{text}");
+        assert_eq!(parse(&scene_to_json(&scene)).unwrap(), scene, "round trip of {text}");
+    }
+    // The issue's scene: 8 & 3 == 0, so the reference reports no pair, in either order.
+    for text in [format!(r#"{{"polygons": [{a}, {b}]}}"#), format!(r#"{{"polygons": [{b}, {a}]}}"#)] {
+        let scene = parse(&text).unwrap();
+        assert!(satgpu::reference::detect(&scene.polygons).len() == 1, "the squares overlap");
+        assert!(satgpu::reference::detect_filtered(&scene.polygons, &scene.filters).is_empty(), "{text}");
+    }
+    assert!(parse(r#"{"polygons": []}"#).unwrap().filters.is_empty());
+}
+
+mod filters_at_every_position {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn filter() -> impl Strategy<Value = Option<Filter>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(Filter::DEFAULT)),
+            (any::<u32>(), any::<u32>(), any::<i32>()).prop_map(|(category, mask, group)| Some(Filter {
+                category,
+                mask,
+                group
+            })),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Scenes of 1 to 12 shapes whose entries carry a filter, a default one written out, or
+        /// none, at every position (the first and the last included): the parser gives one
+        /// filter per shape exactly as written, or none when every one is the default, and the
+        /// scene round-trips through the writer.
+        #[test]
+        fn parse_exactly_as_written(entries in prop::collection::vec(filter(), 1..12)) {
+            let body: Vec<String> = entries
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let square = format!("[[{i},0],[{i}.5,0],[{i}.5,1],[{i},1]]");
+                    match f {
+                        None => format!(r#"{{"vertices": {square}}}"#),
+                        Some(f) => format!(
+                            r#"{{"vertices": {square}, "category": {}, "mask": {}, "group": {}}}"#,
+                            f.category, f.mask, f.group
+                        ),
+                    }
+                })
+                .collect();
+            let scene = parse(&format!(r#"{{"polygons": [{}]}}"#, body.join(","))).unwrap();
+            let all: Vec<Filter> = entries.iter().map(|f| f.unwrap_or(Filter::DEFAULT)).collect();
+            let want = if all.iter().all(|f| *f == Filter::DEFAULT) { vec![] } else { all };
+            prop_assert_eq!(&scene.filters, &want);
+            prop_assert_eq!(parse(&scene_to_json(&scene)).unwrap(), scene);
+        }
+    }
+}

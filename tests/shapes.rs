@@ -203,3 +203,47 @@ proptest! {
         agree(&gpu, &polygons, &format!("scale 2^{exponent}"));
     }
 }
+
+/// Where gathering code breaks (issue 22): a filter on the first body only, on the last only, on
+/// a one-body world, and a change at index 0 between frames, in one-shot detection and in a
+/// `World` on both broad phases, against the filtered reference.
+#[test]
+fn filters_on_the_first_and_last_body_and_a_change_at_index_0() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Dense, 300, 4);
+    let n = polygons.len();
+    let all = reference::detect(&polygons);
+    let touches = |i: u32| all.iter().filter(|c| c.a == i || c.b == i).count();
+    assert!(touches(0) > 0 && touches(n as u32 - 1) > 0, "the first and last bodies must collide");
+    let alone = Filter { category: 2, mask: 2, group: 0 };
+    let mut first = vec![Filter::DEFAULT; n];
+    first[0] = alone;
+    let mut last = vec![Filter::DEFAULT; n];
+    last[n - 1] = alone;
+    for (what, filters) in [("first", &first), ("last", &last)] {
+        let want = reference::detect_filtered(&polygons, filters);
+        assert_eq!(want.len(), all.len() - touches(if what == "first" { 0 } else { n as u32 - 1 }), "{what}");
+        let report = compare(&polygons, &gpu::detect_filtered(&gpu, &polygons, filters).unwrap(), &want);
+        assert!(report.ok(), "{what}: {}", report.disagreements[0]);
+    }
+    for broad_phase in [BroadPhase::Strips, BroadPhase::AllPairs] {
+        let options = WorldOptions::default().with_broad_phase(broad_phase);
+        let mut world = World::from_polygons(&gpu, &polygons, &options).unwrap();
+        let unfiltered = bits(&world.step().unwrap().contacts);
+        // Frame by frame: the filter appears at index 0, moves to the last body, comes back to
+        // index 0, then every filter is the default again.
+        for (what, filters) in [("first", &first), ("last", &last), ("first again", &first)] {
+            world.set_filters(filters).unwrap();
+            let want = reference::detect_filtered(&polygons, filters);
+            let report = compare(&polygons, &world.step().unwrap().contacts, &want);
+            assert!(report.ok(), "{what} {broad_phase:?}: {}", report.disagreements[0]);
+        }
+        world.set_filters(&vec![Filter::DEFAULT; n]).unwrap();
+        assert_eq!(bits(&world.step().unwrap().contacts), unfiltered, "{broad_phase:?}: filters cleared");
+    }
+    // One body: its filter is kept and nothing collides.
+    let mut one = World::from_polygons(&gpu, &polygons[..1], &WorldOptions::default()).unwrap();
+    one.set_filters(&[alone]).unwrap();
+    assert_eq!(one.filters(), [alone]);
+    assert!(one.step().unwrap().contacts.is_empty());
+}

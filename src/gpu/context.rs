@@ -101,29 +101,114 @@ fn instance() -> wgpu::Instance {
     wgpu::Instance::new(descriptor.with_env())
 }
 
-/// Every adapter wgpu sees (after `WGPU_BACKEND`), best first.
-pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
-    let mut infos: Vec<_> =
-        pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all())).iter().map(|a| a.get_info()).collect();
-    infos.sort_by_key(rank);
-    infos
+/// An adapter wgpu lists, and whether satgpu can run on it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AdapterReport {
+    /// The adapter as wgpu describes it.
+    pub info: wgpu::AdapterInfo,
+    /// Why satgpu cannot run on it (see [`unsuitable_reason`]), or `None` when it can.
+    pub unsuitable: Option<String>,
+}
+
+/// Every adapter wgpu sees (after `WGPU_BACKEND`), best first, each with whether satgpu can
+/// run on it. Adapters it cannot use are listed too (`satgpu adapters` marks them), but
+/// [`Gpu::new`] never picks one.
+pub fn list_adapters() -> Vec<AdapterReport> {
+    let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+    let mut reports: Vec<_> = adapters.iter().map(report).collect();
+    reports.sort_by_key(|r| rank(&r.info));
+    reports
+}
+
+fn report(adapter: &wgpu::Adapter) -> AdapterReport {
+    let info = adapter.get_info();
+    let unsuitable = unsuitable_reason(&info, &adapter.get_downlevel_capabilities(), &adapter.limits());
+    AdapterReport { info, unsuitable }
+}
+
+/// The GL or GL ES version in a GL adapter's driver info (wgpu puts `GL_VERSION` there:
+/// `"4.5 (Core Profile) Mesa 22.3.6"`, `"OpenGL ES 3.2 Mesa 22.3.6"`, `"3.3.0 NVIDIA 580.159.04"`),
+/// as (is ES, major, minor).
+fn gl_version(driver_info: &str) -> Option<(bool, u32, u32)> {
+    let (es, rest) = match driver_info.trim().strip_prefix("OpenGL ES") {
+        Some(rest) => (true, rest),
+        None => (false, driver_info.trim()),
+    };
+    // "OpenGL ES-CM 1.1" and the like carry a profile before the version.
+    let rest = &rest[rest.find(|c: char| c.is_ascii_digit())?..];
+    let mut numbers = rest.split(|c: char| !c.is_ascii_digit());
+    let major = numbers.next()?.parse().ok()?;
+    let minor = numbers.next()?.parse().ok()?;
+    Some((es, major, minor))
+}
+
+/// Why an adapter with this description cannot run satgpu, or `None` when it can.
+///
+/// satgpu needs compute shaders and indirect dispatch (wgpu's downlevel flags), at least 7
+/// storage buffers per shader stage and wgpu's downlevel limits, and on the GL backend a context
+/// whose shading language has compute shaders: OpenGL 4.3 or OpenGL ES 3.1. That last check is
+/// needed because wgpu 30 reports compute shaders on a desktop GL 3.3 context whose driver has
+/// the `GL_ARB_compute_shader` extension (NVIDIA's), and then cannot translate a compute shader
+/// to GLSL 3.30. [`Gpu::new`] and [`Gpu::from_device`] refuse such adapters with
+/// [`Error::UnsuitableAdapter`](crate::Error::UnsuitableAdapter) before creating anything.
+pub fn unsuitable_reason(
+    info: &wgpu::AdapterInfo,
+    downlevel: &wgpu::DownlevelCapabilities,
+    limits: &wgpu::Limits,
+) -> Option<String> {
+    if info.backend == wgpu::Backend::Gl {
+        if let Some((es, major, minor)) = gl_version(&info.driver_info) {
+            let (api, need) = if es { ("OpenGL ES", (3, 1)) } else { ("OpenGL", (4, 3)) };
+            if (major, minor) < need {
+                return Some(format!(
+                    "{api} {major}.{minor} cannot run compute shaders (satgpu needs OpenGL 4.3 or OpenGL ES 3.1); \
+                     use Vulkan"
+                ));
+            }
+        }
+    }
+    for (flag, what) in [
+        (wgpu::DownlevelFlags::COMPUTE_SHADERS, "compute shaders"),
+        (wgpu::DownlevelFlags::INDIRECT_EXECUTION, "indirect dispatch"),
+    ] {
+        if !downlevel.flags.contains(flag) {
+            return Some(format!("it has no {what}"));
+        }
+    }
+    limits_reason(limits)
+}
+
+/// What satgpu asks of a device: wgpu's downlevel limits, 7 or 8 storage buffers per stage, and
+/// the adapter's own buffer and dispatch sizes (`have`, which satgpu sizes its buffers for).
+fn satgpu_limits(have: &wgpu::Limits) -> wgpu::Limits {
+    wgpu::Limits {
+        max_storage_buffer_binding_size: have.max_storage_buffer_binding_size,
+        max_buffer_size: have.max_buffer_size,
+        max_storage_buffers_per_shader_stage: have.max_storage_buffers_per_shader_stage.clamp(7, 8),
+        max_compute_workgroups_per_dimension: have.max_compute_workgroups_per_dimension,
+        ..wgpu::Limits::downlevel_defaults()
+    }
+}
+
+/// The limits of `have` that fall short of what satgpu asks, in words, or `None`.
+fn limits_reason(have: &wgpu::Limits) -> Option<String> {
+    let mut short = vec![];
+    satgpu_limits(have).check_limits_with_fail_fn(have, false, |name, need, got| {
+        short.push(match name {
+            "max_storage_buffers_per_shader_stage" => {
+                format!("it allows {got} storage buffers per shader stage, satgpu needs {need}")
+            }
+            _ => format!("its {name} is {got}, satgpu needs {need}"),
+        });
+    });
+    (!short.is_empty()).then(|| short.join("; "))
 }
 
 /// `"name (backend, device type, driver info)"`.
 pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {
     format!("{} ({:?}, {:?}, {} {})", info.name, info.backend, info.device_type, info.driver, info.driver_info)
         .replace(" )", ")")
-}
-
-fn required_limits(adapter: &wgpu::Adapter) -> wgpu::Limits {
-    let have = adapter.limits();
-    wgpu::Limits {
-        max_storage_buffer_binding_size: have.max_storage_buffer_binding_size,
-        max_buffer_size: have.max_buffer_size,
-        max_storage_buffers_per_shader_stage: have.max_storage_buffers_per_shader_stage.min(8),
-        max_compute_workgroups_per_dimension: have.max_compute_workgroups_per_dimension,
-        ..wgpu::Limits::downlevel_defaults()
-    }
 }
 
 impl Gpu {
@@ -145,37 +230,27 @@ impl Gpu {
         if let Ok(b) = std::env::var("WGPU_BACKEND") {
             detail.push_str(&format!(", WGPU_BACKEND={b:?}"));
         }
-        adapters.retain(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS));
-        adapters.sort_by_key(|a| rank(&a.get_info()));
-        let adapter = adapters.into_iter().next().ok_or(Error::NoAdapter { detail })?;
-        Self::open(&adapter, options.timeout, options.tune_as)
+        // An adapter that cannot run satgpu is never chosen; when the request leaves only such
+        // adapters, the best of them is named with the reason.
+        let (usable, unusable): (Vec<_>, Vec<_>) = adapters.into_iter().partition(|a| report(a).unsuitable.is_none());
+        if let Some(adapter) = usable.into_iter().min_by_key(|a| rank(&a.get_info())) {
+            return Self::open(&adapter, options.timeout, options.tune_as);
+        }
+        match unusable.iter().map(report).min_by_key(|r| rank(&r.info)) {
+            Some(AdapterReport { info, unsuitable: Some(reason) }) => {
+                Err(Error::UnsuitableAdapter { adapter: describe_adapter(&info), reason })
+            }
+            _ => Err(Error::NoAdapter { detail }),
+        }
     }
 
     fn open(adapter: &wgpu::Adapter, timeout: Duration, tune_as: Option<wgpu::DeviceType>) -> Result<Gpu> {
         let info = adapter.get_info();
-        let flags = adapter.get_downlevel_capabilities().flags;
-        for (flag, what) in [
-            (wgpu::DownlevelFlags::COMPUTE_SHADERS, "compute shaders"),
-            (wgpu::DownlevelFlags::INDIRECT_EXECUTION, "indirect dispatch"),
-        ] {
-            if !flags.contains(flag) {
-                return Err(Error::UnsuitableAdapter {
-                    adapter: describe_adapter(&info),
-                    reason: format!("no {what}"),
-                });
-            }
-        }
-        if adapter.limits().max_storage_buffers_per_shader_stage < 7 {
-            return Err(Error::UnsuitableAdapter {
-                adapter: describe_adapter(&info),
-                reason: "fewer than 7 storage buffers per shader stage".into(),
-            });
-        }
         let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("satgpu"),
             required_features: features,
-            required_limits: required_limits(adapter),
+            required_limits: satgpu_limits(&adapter.limits()),
             memory_hints: wgpu::MemoryHints::Performance,
             ..Default::default()
         }))
@@ -193,7 +268,8 @@ impl Gpu {
     }
 
     /// Wraps a device the caller already owns (a simulation's renderer, say). The device needs
-    /// compute shaders, indirect dispatch and at least 7 storage buffers per stage; it is used
+    /// compute shaders, indirect dispatch and at least 7 storage buffers per stage, and on GL a
+    /// context of OpenGL 4.3 or OpenGL ES 3.1 (see [`unsuitable_reason`]); it is used
     /// as it is, with timestamps only if `TIMESTAMP_QUERY` was enabled on it.
     ///
     /// The device keeps the handlers the caller set (`on_uncaptured_error`, device lost):
@@ -205,12 +281,16 @@ impl Gpu {
         info: wgpu::AdapterInfo,
         timeout: Duration,
     ) -> Result<Gpu> {
-        if device.limits().max_storage_buffers_per_shader_stage < 7 {
+        // A device carries its limits but not its adapter's downlevel flags; the GL version in
+        // `info` and the limits are what can be checked here.
+        let unsuitable = unsuitable_reason(&info, &wgpu::DownlevelCapabilities::default(), &device.limits());
+        if let Some(reason) = unsuitable {
             return Err(Error::UnsuitableAdapter {
                 adapter: describe_adapter(&info),
-                reason: "the device allows fewer than 7 storage buffers per shader stage; request \
-                         `max_storage_buffers_per_shader_stage: 8` (every desktop adapter has it)"
-                    .into(),
+                reason: format!(
+                    "{reason} (request the device with `max_storage_buffers_per_shader_stage: 8` and the \
+                     adapter's own buffer sizes; every desktop adapter has them)"
+                ),
             });
         }
         let tuning = Tuning::for_device(info.device_type);

@@ -35,7 +35,7 @@ mod transform;
 mod world;
 
 pub use broad::{BroadPhase, ALL_PAIRS_MAX};
-pub use context::{describe_adapter, list_adapters, AdapterChoice, Gpu, GpuOptions};
+pub use context::{describe_adapter, list_adapters, unsuitable_reason, AdapterChoice, AdapterReport, Gpu, GpuOptions};
 pub use frame::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 pub use pass::{Pass, PassTime};
 pub(crate) use readback::read_as;

@@ -130,21 +130,24 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
         return Err(Error::MissingPolygons { path: path.to_path_buf() });
     };
     let mut polygons = Vec::with_capacity(raw.len());
-    let mut filters = vec![];
+    // The filter list starts at the first non-default filter (which may be shape 0's), so a
+    // scene without filters never holds one per shape.
+    let mut filters: Option<Vec<Filter>> = None;
     for (index, entry) in raw.into_iter().enumerate() {
         let filter = entry.filter();
-        if filter != Filter::DEFAULT && filters.is_empty() {
-            filters = vec![Filter::DEFAULT; index];
-        }
-        if !filters.is_empty() {
-            filters.push(filter);
+        match filters.as_mut() {
+            Some(list) => list.push(filter),
+            None if filter != Filter::DEFAULT => {
+                let mut list = Vec::with_capacity(polygons.capacity());
+                list.resize(index, Filter::DEFAULT);
+                list.push(filter);
+                filters = Some(list);
+            }
+            None => {}
         }
         polygons.push(entry.shape().map_err(|reason| Error::InvalidPolygon { index, reason })?);
     }
-    if !filters.is_empty() {
-        filters.resize(polygons.len(), Filter::DEFAULT);
-    }
-    Ok(Scene { polygons, filters })
+    Ok(Scene { polygons, filters: filters.unwrap_or_default() })
 }
 
 /// Reads and validates a scene file; I/O and parse errors name the file.

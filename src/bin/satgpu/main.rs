@@ -239,7 +239,7 @@ enum Command {
         #[command(flatten)]
         device: DeviceArgs,
     },
-    /// Lists the adapters wgpu sees, best first.
+    /// Lists the adapters wgpu sees, best first, and marks those satgpu cannot run on.
     Adapters,
 }
 
@@ -530,11 +530,20 @@ fn truncate(s: &str, n: usize) -> &str {
 
 fn adapters() -> Result<(), Failure> {
     let list = gpu::list_adapters();
-    if list.is_empty() {
-        return Err(Error::NoAdapter { detail: String::new() }.into());
+    for report in &list {
+        match &report.unsuitable {
+            None => println!("{}", gpu::describe_adapter(&report.info)),
+            Some(reason) => println!("{}  [cannot run satgpu: {reason}]", gpu::describe_adapter(&report.info)),
+        }
     }
-    for info in list {
-        println!("{}", gpu::describe_adapter(&info));
+    // Exit 3 unless some adapter can run satgpu, naming the best one that cannot.
+    if list.iter().any(|r| r.unsuitable.is_none()) {
+        return Ok(());
     }
-    Ok(())
+    match list.into_iter().next() {
+        Some(gpu::AdapterReport { info, unsuitable: Some(reason), .. }) => {
+            Err(Error::UnsuitableAdapter { adapter: gpu::describe_adapter(&info), reason }.into())
+        }
+        _ => Err(Error::NoAdapter { detail: String::new() }.into()),
+    }
 }
