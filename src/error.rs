@@ -119,6 +119,22 @@ pub enum Error {
         /// The adapter's limit.
         limit: u64,
     },
+    /// The work needs more memory than the host has available (on a software adapter the
+    /// device's buffers count too, since they live in the host's memory), or than a
+    /// [`GpuOptions::with_memory_limit`](crate::gpu::GpuOptions::with_memory_limit) allows.
+    /// Checked before anything is allocated: nothing is left half-built, and a
+    /// [`World`](crate::gpu::World) refused at growth keeps working at its old size.
+    #[error("{what} need about {} ({memory}); {} are available", crate::memory::human_bytes(*.needed), crate::memory::human_bytes(*.available))]
+    NotEnoughMemory {
+        /// What was asked for, for example "50,000,000 round polygons".
+        what: String,
+        /// Where the bytes would live: "host and software GPU" or "host".
+        memory: &'static str,
+        /// Bytes the estimate ([`memory::estimate`](crate::memory::estimate)) needs.
+        needed: u64,
+        /// Bytes available.
+        available: u64,
+    },
     /// The result does not fit in host memory.
     #[error("{what} need {needed} bytes of host memory, which could not be allocated")]
     HostMemory {

@@ -43,6 +43,7 @@
 pub mod error;
 pub mod geometry;
 pub mod gpu;
+pub mod memory;
 pub mod reference;
 pub mod scene;
 pub mod sim;

@@ -204,3 +204,41 @@ fn bench_writes_every_key_and_orders_where_asked() {
     }
     expect_bad_input(&["bench", "--order", "sideways"], &["sideways"]);
 }
+
+/// Issue 32: under an injected ceiling (`SATGPU_MEMORY_LIMIT`, bytes), every command that would
+/// build a scene too large refuses at once, before generating it: exit 3, one line naming the
+/// size, the memory it needs and what is available, and no file left behind. `--timeout 0` is a
+/// usage error.
+#[test]
+fn sizes_that_do_not_fit_are_refused_at_once_and_leave_no_file() {
+    let (json, bench_json, scene) = (tmp("sim-refused.json"), tmp("bench-refused.json"), tmp("gen-refused.json"));
+    for args in [
+        vec!["run", "--kind", "round", "--n", "50000"],
+        vec!["sim", "--n", "50000", "--frames", "1", "--json", p(&json)],
+        vec!["bench", "--kind", "crowd", "--n", "50000", "--frames", "1", "--json", p(&bench_json)],
+        vec!["gen", "--kind", "crowd", "--n", "50000", "--out", p(&scene)],
+    ] {
+        let start = std::time::Instant::now();
+        let o = Command::new(env!("CARGO_BIN_EXE_satgpu"))
+            .args(&args)
+            .env("SATGPU_MEMORY_LIMIT", "1000000")
+            .output()
+            .expect("satgpu runs");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err}");
+        assert!(err.starts_with("satgpu: error: 50,000 "), "{args:?}: {err}");
+        assert!(err.contains(" need about ") && err.ends_with("; 977 KiB are available\n"), "{args:?}: {err}");
+        assert!(start.elapsed().as_secs() < 20, "{args:?} took {:?}", start.elapsed());
+    }
+    for file in [&json, &bench_json, &scene] {
+        assert!(!file.exists(), "{} was left behind", file.display());
+    }
+    expect_bad_input(&["run", "--n", "100", "--timeout", "0"], &["--timeout", "must be at least 1 second"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_satgpu"))
+        .args(["gen", "--kind", "crowd", "--n", "5", "--out", p(&scene)])
+        .env("SATGPU_MEMORY_LIMIT", "lots")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

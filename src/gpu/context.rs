@@ -28,13 +28,16 @@ pub struct GpuOptions {
     /// Longest time any single wait on the GPU may take before it is an [`Error::Timeout`]
     /// (default 60 s).
     pub timeout: Duration,
+    /// The most memory satgpu may count on, in bytes, on top of what the host has available
+    /// (see [`Gpu::memory_available`]); `None` (the default): the host's available memory alone.
+    pub memory_limit: Option<u64>,
     /// Tune the kernels as for this device type instead of the adapter's own (tests).
     pub(crate) tune_as: Option<wgpu::DeviceType>,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { adapter: AdapterChoice::Auto, timeout: Duration::from_secs(60), tune_as: None }
+        GpuOptions { adapter: AdapterChoice::Auto, timeout: Duration::from_secs(60), memory_limit: None, tune_as: None }
     }
 }
 
@@ -48,6 +51,12 @@ impl GpuOptions {
     /// With `timeout` for every wait.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// With at most `bytes` of memory for satgpu's allocations (see [`Gpu::memory_available`]).
+    pub fn with_memory_limit(mut self, bytes: u64) -> Self {
+        self.memory_limit = Some(bytes);
         self
     }
 }
@@ -67,6 +76,7 @@ struct Inner {
 pub struct Gpu {
     inner: Arc<Inner>,
     timeout: Duration,
+    memory_limit: Option<u64>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -234,7 +244,8 @@ impl Gpu {
         // adapters, the best of them is named with the reason.
         let (usable, unusable): (Vec<_>, Vec<_>) = adapters.into_iter().partition(|a| report(a).unsuitable.is_none());
         if let Some(adapter) = usable.into_iter().min_by_key(|a| rank(&a.get_info())) {
-            return Self::open(&adapter, options.timeout, options.tune_as);
+            let gpu = Self::open(&adapter, options.timeout, options.tune_as)?;
+            return Ok(Gpu { memory_limit: options.memory_limit, ..gpu });
         }
         match unusable.iter().map(report).min_by_key(|r| rank(&r.info)) {
             Some(AdapterReport { info, unsuitable: Some(reason) }) => {
@@ -310,7 +321,8 @@ impl Gpu {
         // rejects a shader fails here, with the device named.
         let kernels = scoped(&device, || Kernels::new(&device, tuning))
             .map_err(|e| Error::Device(format!("creating the pipelines on {}: {e}", describe_adapter(&info))))?;
-        Ok(Gpu { inner: Arc::new(Inner { device, queue, info, timestamps, lost, kernels }), timeout })
+        let inner = Arc::new(Inner { device, queue, info, timestamps, lost, kernels });
+        Ok(Gpu { inner, timeout, memory_limit: None })
     }
 
     /// The device.
@@ -345,7 +357,43 @@ impl Gpu {
 
     /// A handle to the same device (same pipelines) whose waits time out after `timeout`.
     pub fn with_timeout(&self, timeout: Duration) -> Gpu {
-        Gpu { inner: self.inner.clone(), timeout }
+        Gpu { timeout, ..self.clone() }
+    }
+
+    /// A handle to the same device that allows satgpu at most `bytes` for the worlds created
+    /// or grown through it (`None`: the host's available memory alone).
+    pub fn with_memory_limit(&self, bytes: Option<u64>) -> Gpu {
+        Gpu { memory_limit: bytes, ..self.clone() }
+    }
+
+    /// Whether the device's buffers live in the host's memory (a CPU adapter such as lavapipe
+    /// or llvmpipe).
+    pub fn is_software(&self) -> bool {
+        self.inner.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// The bytes the next allocation may take: the host's available memory
+    /// ([`memory::available`](crate::memory::available)), at most the memory limit this handle
+    /// was given; `None` when neither is known.
+    pub fn memory_available(&self) -> Option<u64> {
+        match (crate::memory::available(), self.memory_limit) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// [`Error::NotEnoughMemory`], naming `what`, unless `estimate` (from
+    /// [`memory::estimate`](crate::memory::estimate)) fits: host and device bytes together on a
+    /// software adapter; on a GPU the host bytes, and the device bytes against the memory limit
+    /// if one was given (the device's own limits are checked per buffer). Worlds check
+    /// themselves; call this before work of your own, such as generating a scene.
+    pub fn check_memory(&self, what: impl Fn() -> String, estimate: crate::memory::MemoryEstimate) -> Result<()> {
+        use crate::memory::check;
+        if self.is_software() {
+            return check(&what, "host and software GPU", estimate.total(), self.memory_available());
+        }
+        check(&what, "host", estimate.host, self.memory_available())?;
+        check(&what, "GPU", estimate.device, self.memory_limit)
     }
 
     /// Blocks until `submission` (from [`World::dispatch`](crate::gpu::World::dispatch), say)

@@ -40,7 +40,7 @@ pub use frame::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, ST
 pub use pass::{Pass, PassTime};
 pub(crate) use readback::read_as;
 pub use shaders::shader_sources;
-pub use world::{detect, detect_filtered, detect_full, World};
+pub use world::{check_fits, detect, detect_filtered, detect_full, World};
 
 /// Invocations per workgroup of the per-body, per-entry and per-pair kernels (WGSL: `WG`).
 pub(crate) const WG: u32 = 64;

@@ -8,6 +8,12 @@ use crate::geometry::{Polygon, Transform, MAX_COORDINATE};
 use crate::gpu::layout::{GpuBody, LocalBounds};
 use crate::gpu::narrow::SMALL;
 
+/// Room for `len` more elements in `v`, or [`Error::HostMemory`] naming `what`.
+fn try_reserve<T>(v: &mut Vec<T>, len: usize, what: &'static str) -> Result<()> {
+    v.try_reserve(len)
+        .map_err(|_| Error::HostMemory { what, needed: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64) })
+}
+
 /// What the host uploads: shape vertices with their unit edge normals, where each body finds its
 /// shape, and the initial transforms.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -52,9 +58,12 @@ impl Packed {
                 shape_data.push(inner);
             }
         }
-        let mut bodies = Vec::with_capacity(body_shapes.len());
-        let mut boxes = Vec::with_capacity(body_shapes.len());
-        let mut heights = Vec::with_capacity(body_shapes.len());
+        let n = body_shapes.len();
+        let (mut bodies, mut boxes, mut heights, mut transforms) = (vec![], vec![], vec![], vec![]);
+        try_reserve(&mut bodies, n, "packed bodies")?;
+        try_reserve(&mut boxes, n, "packed boxes")?;
+        try_reserve(&mut heights, n, "shape heights")?;
+        try_reserve(&mut transforms, n, "packed transforms")?;
         for (i, &s) in body_shapes.iter().enumerate() {
             let shape = shapes.get(s as usize).ok_or(Error::UnknownShape {
                 body: i,
@@ -66,27 +75,30 @@ impl Packed {
             boxes.push(bounds.local_box());
             heights.push(shape_height[s as usize]);
         }
-        let transforms = vec![[0.0, 0.0, 1.0, 0.0]; bodies.len()];
+        transforms.resize(n, [0.0, 0.0, 1.0, 0.0]);
         Ok(Packed { shape_data, bodies, boxes, transforms, typical_height: typical_height(&heights) })
     }
 
     /// One shape and one body per polygon; the shape is relative to the polygon's first vertex
     /// rounded to f32, which becomes the body's translation.
-    pub fn from_polygons(polygons: &[Polygon]) -> Packed {
+    pub fn from_polygons(polygons: &[Polygon]) -> Result<Packed> {
         let mut packed = Packed::default();
-        packed.repack(polygons);
-        packed
+        packed.repack(polygons)?;
+        Ok(packed)
     }
 
     /// [`from_polygons`](Packed::from_polygons) into this one's vectors, reusing their memory: a
     /// program that sets new polygons every frame then touches no fresh pages (for 10,000
     /// polygons of 63 vertices on average, fresh pages cost more than the packing itself).
     /// Packs on every core (the GPU is idle meanwhile); the result does not depend on how many.
-    pub fn repack(&mut self, polygons: &[Polygon]) {
+    ///
+    /// Every vector is reserved fallibly: memory the system refuses is [`Error::HostMemory`].
+    pub fn repack(&mut self, polygons: &[Polygon]) -> Result<()> {
         use rayon::prelude::*;
         let n = polygons.len();
         let bodies = &mut self.bodies;
         bodies.clear();
+        try_reserve(bodies, n, "packed bodies")?;
         let mut start = 0u32;
         for p in polygons {
             let count = p.vertices().len() as u32;
@@ -94,8 +106,10 @@ impl Packed {
             start += records(count);
         }
         self.shape_data.clear();
+        try_reserve(&mut self.shape_data, start as usize, "packed shape vertices")?;
         self.shape_data.resize(start as usize, [0.0f32; 4]);
-        let mut slices = Vec::with_capacity(n);
+        let mut slices = vec![];
+        try_reserve(&mut slices, n, "packing slices")?;
         let mut rest = self.shape_data.as_mut_slice();
         for b in bodies.iter() {
             let (mine, tail) = rest.split_at_mut(records(b.count) as usize);
@@ -103,10 +117,14 @@ impl Packed {
             rest = tail;
         }
         self.transforms.clear();
+        try_reserve(&mut self.transforms, n, "packed transforms")?;
         self.transforms.resize(n, [0.0f32; 4]);
         self.boxes.clear();
+        try_reserve(&mut self.boxes, n, "packed boxes")?;
         self.boxes.resize(n, [0.0f32; 4]);
-        let mut heights = vec![0.0f64; n];
+        let mut heights = vec![];
+        try_reserve(&mut heights, n, "shape heights")?;
+        heights.resize(n, 0.0f64);
         let per_body = self.transforms.par_iter_mut().zip(&mut self.boxes).zip(&mut heights).zip(bodies);
         polygons.par_iter().zip(slices).zip(per_body).for_each(|((p, out), (((t, local_box), h), body))| {
             let v = p.vertices();
@@ -131,6 +149,7 @@ impl Packed {
             }
         });
         self.typical_height = typical_height(&heights);
+        Ok(())
     }
 
     /// Whether some body is a circle or a capsule or has a radius around its core.
@@ -247,7 +266,7 @@ mod tests {
     #[test]
     fn polygons_are_stored_relative_to_their_first_vertex() {
         let polygons = [square(1e6, -3.0, 2.0), Polygon::new(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]).unwrap()];
-        let p = Packed::from_polygons(&polygons);
+        let p = Packed::from_polygons(&polygons).unwrap();
         assert_eq!(p.bodies.len(), 2);
         assert_eq!((p.bodies[0].shape_start, p.bodies[0].count), (0, 4));
         assert_eq!((p.bodies[1].shape_start, p.bodies[1].count), (4, 3));
@@ -278,15 +297,15 @@ mod tests {
     fn packing_is_the_same_on_any_number_of_threads() {
         let polygons: Vec<_> =
             (0..5000).map(|i| square(f64::from(i) * 0.37, f64::from(i % 17), 1.0 + f64::from(i % 5))).collect();
-        let many = Packed::from_polygons(&polygons);
+        let many = Packed::from_polygons(&polygons).unwrap();
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
             .unwrap()
-            .install(|| Packed::from_polygons(&polygons));
+            .install(|| Packed::from_polygons(&polygons).unwrap());
         assert_eq!(many, one);
         assert!(many.same_layout(&one));
-        assert!(!many.same_layout(&Packed::from_polygons(&polygons[1..])));
+        assert!(!many.same_layout(&Packed::from_polygons(&polygons[1..]).unwrap()));
     }
 
     #[test]
@@ -328,7 +347,7 @@ mod tests {
             })
             .collect();
         let polygons = [square(0.0, 0.0, 1.0), Polygon::new(ring).unwrap(), square(9.0, 9.0, 1.0)];
-        let p = Packed::from_polygons(&polygons);
+        let p = Packed::from_polygons(&polygons).unwrap();
         let starts: Vec<_> = p.bodies.iter().map(|b| (b.shape_start, b.count)).collect();
         assert_eq!(starts, [(0, 4), (4, 16), (21, 4)]);
         assert_eq!(p.shape_data.len(), 25);

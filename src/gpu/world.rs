@@ -25,6 +25,7 @@ use crate::gpu::readback::{Readback, Totals};
 use crate::gpu::sized::{Capacity, Sized};
 use crate::gpu::transform::TransformStage;
 use crate::gpu::{control, init, order, Gpu};
+use crate::memory::{self, grouped, SceneSize, Work};
 
 /// A frame's contacts and manifolds in GPU order, the colliding total and the batches run.
 type Batches = (Vec<GpuContact>, Vec<GpuManifold>, u64, u32);
@@ -86,14 +87,24 @@ impl World {
     /// One body per polygon: the one-shot case. Each polygon becomes a shape relative to its
     /// first vertex (rounded to f32), and that vertex becomes the body's translation, so the GPU
     /// holds every polygon to the precision of its own size wherever it lies.
+    ///
+    /// Polygons whose world would not fit in memory are [`Error::NotEnoughMemory`], before
+    /// anything is allocated (see [`memory`](crate::memory)).
     pub fn from_polygons(gpu: &Gpu, polygons: &[Polygon], options: &WorldOptions) -> Result<World> {
-        World::build(gpu, Packed::from_polygons(polygons), options)
+        let vertices = polygons.iter().map(|p| p.vertices().len()).sum();
+        check_memory(gpu, polygons.len(), vertices, options)?;
+        World::build(gpu, Packed::from_polygons(polygons)?, options)
     }
 
     /// Uploads `shapes` (in local coordinates, best centred near their own origin) and creates
     /// one body per entry of `body_shapes`, which names each body's shape. Every body starts at
     /// the identity transform.
+    ///
+    /// A world that would not fit in memory is [`Error::NotEnoughMemory`], before anything is
+    /// allocated (see [`memory`](crate::memory)).
     pub fn new(gpu: &Gpu, shapes: &[Polygon], body_shapes: &[u32], options: &WorldOptions) -> Result<World> {
+        let vertices = shapes.iter().map(|p| p.vertices().len()).sum();
+        check_memory(gpu, body_shapes.len(), vertices, options)?;
         World::build(gpu, Packed::from_shapes(shapes, body_shapes)?, options)
     }
 
@@ -101,9 +112,11 @@ impl World {
     /// one-shot scene that changes every frame. When the number of polygons and each one's vertex
     /// count are unchanged, only the vertex data (16 bytes per vertex and 48 per polygon) is
     /// uploaded into the existing buffers; otherwise the world is rebuilt, keeping its capacities.
+    /// A rebuild that would not fit in memory is [`Error::NotEnoughMemory`], and the world keeps
+    /// its old polygons.
     pub fn set_polygons(&mut self, polygons: &[Polygon]) -> Result<()> {
         let mut packed = std::mem::take(&mut self.spare);
-        packed.repack(polygons);
+        packed.repack(polygons)?;
         if packed.same_layout(&self.packed) {
             self.transform.write(self.gpu.queue(), &packed);
             self.rounded = packed.rounded();
@@ -119,6 +132,7 @@ impl World {
             ..self.options.clone()
         };
         let generation = self.generation + 1;
+        check_memory(&self.gpu, packed.bodies.len(), packed.shape_data.len(), &options)?;
         let filters = std::mem::take(&mut self.filters);
         *self = World::build(&self.gpu, packed, &options)?;
         self.generation = generation;
@@ -157,14 +171,7 @@ impl World {
         let limits = gpu.device().limits();
         let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         let n = packed.bodies.len();
-        if n >= (1 << 31) {
-            return Err(Error::TooLarge { what: "bodies", needed: n as u64, limit: 1 << 31 });
-        }
-        for (what, needed) in [("shape vertices", 16 * packed.shape_data.len() as u64), ("AABBs", 16 * n as u64)] {
-            if needed > binding_limit {
-                return Err(Error::TooLarge { what, needed, limit: binding_limit });
-            }
-        }
+        check_bindings(gpu, n as u64, packed.shape_data.len() as u64)?;
         let fold = options
             .max_workgroups_per_dimension
             .unwrap_or(limits.max_compute_workgroups_per_dimension)
@@ -300,6 +307,11 @@ impl World {
         if (capacity.entries, capacity.candidates) == (c.entries, c.candidates) {
             return Ok(());
         }
+        // The new buffers are made while the old ones still exist: refused before either changes.
+        let (e, k) = (u64::from(capacity.entries), u64::from(capacity.candidates));
+        let device = crate::memory::capacity_bytes(e, k);
+        let what = || format!("{} candidate pairs and {} strip entries", grouped(k), grouped(e));
+        self.gpu.check_memory(what, crate::memory::MemoryEstimate { host: 0, device })?;
         self.sized = self.gpu.scoped(|| {
             let mut sized =
                 Sized::new(&self.gpu, &self.params, &self.control, &self.transform, strips, capacity, self.fold);
@@ -693,6 +705,46 @@ fn deliver<T: order::Record>(
 /// Returns the pairs sorted by (a, b), with a and b indices into `polygons`.
 pub fn detect(gpu: &Gpu, polygons: &[Polygon]) -> Result<Vec<Contact>> {
     Ok(World::from_polygons(gpu, polygons, &WorldOptions::default())?.step()?.contacts)
+}
+
+/// [`Error::TooLarge`] unless `bodies` bodies and `records` shape records (vertices, and one
+/// more per shape of more than 8) fit in one buffer binding each.
+fn check_bindings(gpu: &Gpu, bodies: u64, records: u64) -> Result<()> {
+    let limits = gpu.device().limits();
+    let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+    if bodies >= (1 << 31) {
+        return Err(Error::TooLarge { what: "bodies", needed: bodies, limit: 1 << 31 });
+    }
+    for (what, needed) in [("shape vertices", records.saturating_mul(16)), ("AABBs", 16 * bodies)] {
+        if needed > binding_limit {
+            return Err(Error::TooLarge { what, needed, limit: binding_limit });
+        }
+    }
+    Ok(())
+}
+
+/// Whether `work` on a scene of `size` fits `gpu`, checked before anything is allocated: the
+/// buffer bindings a world's bodies and vertices need ([`Error::TooLarge`]) and the memory of
+/// [`memory::estimate`] against what `gpu` may use ([`Error::NotEnoughMemory`], naming `what`).
+/// Every [`World`] checks its own size; call this before work that comes first, such as
+/// generating or reading the scene.
+pub fn check_fits(gpu: &Gpu, size: SceneSize, work: Work, what: impl Fn() -> String) -> Result<()> {
+    gpu.check_memory(what, memory::estimate(size, work))?;
+    if work.world {
+        check_bindings(gpu, size.bodies, size.vertices)?;
+    }
+    Ok(())
+}
+
+/// [`check_fits`] for a world of `bodies` bodies and `vertices` shape vertices, with the
+/// capacities `options` ask for.
+fn check_memory(gpu: &Gpu, bodies: usize, vertices: usize, options: &WorldOptions) -> Result<()> {
+    let size = SceneSize {
+        bodies: bodies as u64,
+        vertices: vertices as u64,
+        candidates: options.candidate_capacity.map_or(0, u64::from),
+    };
+    check_fits(gpu, size, Work::WORLD, || format!("{} bodies", grouped(size.bodies)))
 }
 
 /// As [`detect`], with one collision filter per polygon (`filters` empty: the default

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
 use satgpu::gpu::{self, AdapterChoice, ContactDetail, ContactOrder, Gpu, GpuOptions, World, WorldOptions};
+use satgpu::memory::{self, SceneSize, Work};
 use satgpu::scene::{self, SceneKind};
 use satgpu::{reference, validate, Contact, Error, Manifold};
 
@@ -73,18 +74,63 @@ struct DeviceArgs {
     /// Which adapter to use (WGPU_BACKEND and WGPU_ADAPTER_NAME narrow it further).
     #[arg(long, value_enum, default_value = "auto")]
     adapter: AdapterArg,
-    /// Seconds any wait on the GPU may take before it is an error.
-    #[arg(long, default_value_t = 120)]
+    /// Seconds any wait on the GPU may take before it is an error (at least 1).
+    #[arg(long, default_value_t = 120, value_parser = parse_timeout)]
     timeout: u64,
 }
 
+/// `--timeout`: whole seconds, at least 1 (0 would fail every wait at once).
+fn parse_timeout(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("must be at least 1 second".into()),
+        Ok(s) => Ok(s),
+        Err(e) => Err(format!("{e}: a whole number of seconds, at least 1")),
+    }
+}
+
+/// `SATGPU_MEMORY_LIMIT` (bytes): the most memory the command may count on, below what the
+/// host has available. For tests and shared machines; unset, the host's available memory alone.
+fn memory_limit() -> Result<Option<u64>, Failure> {
+    match std::env::var("SATGPU_MEMORY_LIMIT") {
+        Err(_) => Ok(None),
+        Ok(text) => text
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| Failure(2, format!("SATGPU_MEMORY_LIMIT={text:?}: expected a number of bytes"))),
+    }
+}
+
+/// The size of a generated scene of `n` polygons of `kind`, scaled from a sample of up to 2,000
+/// of them: vertices and candidate pairs per polygon stay about the same as n grows.
+fn generated_size(kind: SceneKind, n: usize, seed: u64) -> SceneSize {
+    let m = n.min(2000);
+    let sample = scene::generate(kind, m, seed);
+    let vertices: usize = sample.iter().map(|p| p.vertices().len()).sum();
+    let candidates = reference::detect_stats(&sample).1;
+    let scale = |count: usize| ((count as f64 / m.max(1) as f64) * n as f64).ceil() as u64;
+    SceneSize { bodies: n as u64, vertices: scale(vertices), candidates: scale(candidates) }
+}
+
+/// Refuses, before anything is generated, a scene of `n` `kind` polygons whose `work` does not
+/// fit in the memory `gpu` may use.
+fn check_generated(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, work: Work) -> satgpu::Result<()> {
+    gpu::check_fits(gpu, generated_size(kind, n, seed), work, || {
+        format!("{} {kind} polygons", memory::grouped(n as u64))
+    })
+}
+
 impl DeviceArgs {
-    fn open(&self) -> satgpu::Result<Gpu> {
+    fn open(&self) -> Result<Gpu, Failure> {
         let adapter = match self.adapter {
             AdapterArg::Auto => AdapterChoice::Auto,
             AdapterArg::Software => AdapterChoice::Software,
         };
-        Gpu::new(&GpuOptions::default().with_adapter(adapter).with_timeout(Duration::from_secs(self.timeout)))
+        let mut options = GpuOptions::default().with_adapter(adapter).with_timeout(Duration::from_secs(self.timeout));
+        if let Some(limit) = memory_limit()? {
+            options = options.with_memory_limit(limit);
+        }
+        Ok(Gpu::new(&options)?)
     }
 }
 
@@ -255,7 +301,8 @@ impl From<Error> for Failure {
             | Error::DeviceLost(_)
             | Error::Timeout { .. }
             | Error::TooLarge { .. }
-            | Error::HostMemory { .. } => 3,
+            | Error::HostMemory { .. }
+            | Error::NotEnoughMemory { .. } => 3,
             _ => 2,
         };
         Failure(code, e.to_string())
@@ -286,10 +333,7 @@ fn main() -> ExitCode {
         Command::Detect { scene, backend, out, contacts, device } => {
             detect(&scene, backend, out.as_deref(), contacts == Detail::Full, &device)
         }
-        Command::Gen { kind, n, seed, out } => {
-            let polygons = scene::generate(kind, n, seed);
-            scene::write_scene(&out, &scene::Scene::new(polygons)).map_err(Failure::from)
-        }
+        Command::Gen { kind, n, seed, out } => gen(kind, n, seed, &out),
         Command::Bench { scene, kind, n, frames, seed, json, plot, contacts, order, device } => {
             let detail = if contacts == Detail::Full { ContactDetail::Full } else { ContactDetail::Basic };
             let order = match order {
@@ -332,12 +376,32 @@ fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e3
 }
 
+/// `satgpu gen`: refuses a scene whose polygons and text do not fit in the host's memory.
+fn gen(kind: SceneKind, n: usize, seed: u64, out: &Path) -> Result<(), Failure> {
+    let estimate = memory::estimate(generated_size(kind, n, seed), Work::GENERATE);
+    let available = match (memory::available(), memory_limit()?) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    memory::check(|| format!("{} {kind} polygons", memory::grouped(n as u64)), "host", estimate.host, available)?;
+    let polygons = scene::generate(kind, n, seed);
+    scene::write_scene(out, &scene::Scene::new(polygons)).map_err(Failure::from)
+}
+
 fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), Failure> {
+    let gpu = device.open()?;
+    check_generated(&gpu, kind, n, seed, Work::VALIDATE)?;
+    let estimate = memory::estimate(generated_size(kind, n, seed), Work::VALIDATE);
     let t = Instant::now();
     let polygons = scene::generate(kind, n, seed);
     println!("scene      {kind}, {n} polygons, seed {seed} (generated in {:.0} ms)", ms(t));
-    let gpu = device.open()?;
     println!("adapter    {}", gpu.describe());
+    let available = gpu.memory_available().map_or("unknown".into(), memory::human_bytes);
+    println!(
+        "memory     about {} on the host and {} on the device estimated; {available} available",
+        memory::human_bytes(estimate.host),
+        memory::human_bytes(estimate.device)
+    );
     let t = Instant::now();
     let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_timestamps(true))?;
     let upload_ms = ms(t);
@@ -454,6 +518,12 @@ fn bench(
         Some(path) => vec![(path.display().to_string(), None)],
         None => kinds.iter().flat_map(|&k| sizes.iter().map(move |&n| (format!("{k}"), Some((k, n))))).collect(),
     };
+    // Every scene is checked before the first one runs: one runs at a time.
+    for &(_, generated) in &scenes {
+        if let Some((kind, n)) = generated {
+            check_generated(&gpu, kind, n, seed, Work::VALIDATE)?;
+        }
+    }
     let bar = indicatif::ProgressBar::new((scenes.len() * 5 * (frames + 2)) as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {msg}")

@@ -54,6 +54,11 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     if !(200..=20_000).contains(&args.size) {
         return Err(Failure(2, format!("--size {}: must be between 200 and 20000 pixels", args.size)));
     }
+    let gpu = device.open()?;
+    // The crowd's shapes are a handful: its size is its bodies, checked before the scenario is made.
+    let size = satgpu::memory::SceneSize { bodies: args.n as u64, ..Default::default() };
+    let what = || format!("{} bodies ({})", satgpu::memory::grouped(args.n as u64), args.kind);
+    satgpu::gpu::check_fits(&gpu, size, satgpu::memory::Work::SIM, what)?;
     let scenario = Scenario::crossing(args.kind, args.n, args.seed)
         .map_err(|reason| Failure(2, format!("the {} scenario with n = {}: {reason}", args.kind, args.n)))?;
     // Open the JSON file first, so that a bad path fails before the run rather than after it.
@@ -61,7 +66,6 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
         Some(path) => Some(std::fs::File::create(path).map_err(|source| Error::Io { path: path.clone(), source })?),
         None => None,
     };
-    let gpu = device.open()?;
     println!("adapter    {}", gpu.describe());
     println!(
         "scenario   two crowds crossing: {} {} bodies, {} static, seed {}",
