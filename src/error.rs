@@ -155,9 +155,11 @@ pub enum Error {
     /// [`World`](crate::gpu::World) that returned it stays usable: its next step starts afresh.
     #[error("GPU device error: {0}")]
     Device(String),
-    /// The device is lost (driver reset, device destroyed). Nothing on it can run again:
-    /// recreate the [`Gpu`](crate::gpu::Gpu) and every [`World`](crate::gpu::World) on it.
-    #[error("GPU device lost: {0}; recreate the Gpu and its Worlds")]
+    /// The device is lost (driver reset, device destroyed, GPU removed), with wgpu's reason.
+    /// Nothing on it can run again: open a new [`Gpu`](crate::gpu::Gpu) and move each
+    /// [`World`](crate::gpu::World) to it with
+    /// [`World::rebuild_on`](crate::gpu::World::rebuild_on).
+    #[error("the GPU device was lost ({0}); open a new Gpu and rebuild its worlds on it")]
     DeviceLost(String),
     /// The GPU did not finish in time. The [`World`](crate::gpu::World) that returned it stays
     /// usable: its next step waits for the late work first.

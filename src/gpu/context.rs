@@ -66,8 +66,11 @@ struct Inner {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     timestamps: bool,
-    /// Set by the device-lost callback of a device satgpu opened itself.
+    /// Why the device is lost, once satgpu knows: set by the device-lost callback of a device
+    /// satgpu opened itself, or by [`Gpu::check_lost`]'s probe.
     lost: Arc<Mutex<Option<String>>>,
+    /// satgpu opened the device and owns its device-lost callback.
+    owned: bool,
     kernels: Kernels,
 }
 
@@ -272,10 +275,11 @@ impl Gpu {
         let lost = Arc::new(Mutex::new(None));
         let flag = lost.clone();
         device.set_device_lost_callback(move |reason, msg| {
-            *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{reason:?}: {msg}"));
+            let why = if msg.is_empty() { format!("{reason:?}") } else { format!("{reason:?}: {msg}") };
+            *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
         });
         let tuning = Tuning::for_device(tune_as.unwrap_or(info.device_type));
-        Self::wrap(device, queue, info, timeout, tuning, lost)
+        Self::wrap(device, queue, info, timeout, tuning, Some(lost))
     }
 
     /// Wraps a device the caller already owns (a simulation's renderer, say). The device needs
@@ -305,7 +309,7 @@ impl Gpu {
             });
         }
         let tuning = Tuning::for_device(info.device_type);
-        Self::wrap(device, queue, info, timeout, tuning, Arc::new(Mutex::new(None)))
+        Self::wrap(device, queue, info, timeout, tuning, None)
     }
 
     fn wrap(
@@ -314,14 +318,16 @@ impl Gpu {
         info: wgpu::AdapterInfo,
         timeout: Duration,
         tuning: Tuning,
-        lost: Arc<Mutex<Option<String>>>,
+        lost: Option<Arc<Mutex<Option<String>>>>,
     ) -> Result<Gpu> {
+        let owned = lost.is_some();
+        let lost = lost.unwrap_or_default();
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         // Compile every pipeline now, so the first frame does not pay for it and a driver that
         // rejects a shader fails here, with the device named.
         let kernels = scoped(&device, || Kernels::new(&device, tuning))
             .map_err(|e| Error::Device(format!("creating the pipelines on {}: {e}", describe_adapter(&info))))?;
-        let inner = Arc::new(Inner { device, queue, info, timestamps, lost, kernels });
+        let inner = Arc::new(Inner { device, queue, info, timestamps, lost, owned, kernels });
         Ok(Gpu { inner, timeout, memory_limit: None })
     }
 
@@ -398,13 +404,15 @@ impl Gpu {
 
     /// Blocks until `submission` (from [`World::dispatch`](crate::gpu::World::dispatch), say)
     /// has finished on the GPU, at most this handle's timeout.
+    /// [`Error::DeviceLost`] if the device was lost meanwhile, even when the work itself
+    /// finished (a destroyed device lets its queue drain; what it wrote can no longer be read).
     pub fn wait(&self, submission: wgpu::SubmissionIndex) -> Result<()> {
         self.check_lost()?;
         self.inner
             .device
             .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(self.timeout) })
-            .map(|_| ())
-            .map_err(|e| self.poll_error(e, "a dispatched frame"))
+            .map_err(|e| self.poll_error(e, "a dispatched frame"))?;
+        self.check_lost()
     }
 
     pub(crate) fn kernels(&self) -> &Kernels {
@@ -413,20 +421,71 @@ impl Gpu {
 
     /// Runs `f` inside validation and out-of-memory error scopes on this thread, and returns the
     /// first error they caught as [`Error::Device`] (or [`Error::DeviceLost`]).
+    ///
+    /// Objects made on a lost device are invalid without an error (wgpu reports loss only to
+    /// the device-lost callback), so loss is checked before and after `f`.
     pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
         self.check_lost()?;
-        scoped(&self.inner.device, f).map_err(|e| self.lost_or(e))
+        let value = scoped(&self.inner.device, f).map_err(|e| self.lost_or(e))?;
+        self.check_lost()?;
+        Ok(value)
     }
 
-    /// [`Error::DeviceLost`] once the device is lost.
+    /// Whether the device is known to be lost (destroyed, reset, removed), with wgpu's reason.
+    /// A lost device never comes back: open a new [`Gpu`] and move each
+    /// [`World`](crate::gpu::World) to it with
+    /// [`World::rebuild_on`](crate::gpu::World::rebuild_on).
+    pub fn lost(&self) -> Option<String> {
+        self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn mark_lost(&self, why: String) {
+        self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(why);
+    }
+
+    /// [`Error::DeviceLost`] once the device is lost. On a device satgpu opened, a
+    /// non-blocking poll gives wgpu's device-lost callback its chance to run first; on a device
+    /// the caller brought (whose callback stays the caller's) a probe asks instead.
     pub(crate) fn check_lost(&self) -> Result<()> {
-        match &*self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()) {
-            Some(why) => Err(Error::DeviceLost(why.clone())),
+        if self.lost().is_none() {
+            if self.inner.owned {
+                let _ = self.inner.device.poll(wgpu::PollType::Poll);
+            } else {
+                self.probe();
+            }
+        }
+        match self.lost() {
+            Some(why) => Err(Error::DeviceLost(why)),
             None => Ok(()),
         }
     }
 
+    /// Marks the device lost if a 4-byte mapped buffer made on it is invalid, as every object
+    /// of a lost device is. Inside an error scope, so a caller's error handler never sees it.
+    fn probe(&self) {
+        let device = &self.inner.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("satgpu.probe"),
+            size: 4,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        });
+        let invalid = buffer.get_mapped_range_mut(..).err().map(|e| e.to_string());
+        buffer.unmap();
+        buffer.destroy();
+        drop(pollster::block_on(scope.pop()));
+        if let Some(e) = invalid {
+            self.mark_lost(format!("the device is no longer valid: {e}"));
+        }
+    }
+
+    /// `e`, or [`Error::DeviceLost`] when the device turns out to be lost (checked with a probe
+    /// on every device: the callback may not have run yet).
     fn lost_or(&self, e: Error) -> Error {
+        if self.lost().is_none() {
+            self.probe();
+        }
         self.check_lost().err().unwrap_or(e)
     }
 

@@ -49,15 +49,13 @@ pub(crate) fn initial(fold: u32) -> Vec<u32> {
 
 /// A new control buffer for `fold`.
 pub(crate) fn buffer(device: &wgpu::Device, label: &str, fold: u32) -> wgpu::Buffer {
-    use wgpu::util::DeviceExt;
-    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some(label),
-        contents: bytemuck::cast_slice(&initial(fold)),
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::INDIRECT
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::COPY_SRC,
-    })
+    use wgpu::BufferUsages as U;
+    super::init(
+        device,
+        label,
+        bytemuck::cast_slice(&initial(fold)),
+        U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC,
+    )
 }
 
 /// The binding of one region.

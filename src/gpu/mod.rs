@@ -65,9 +65,17 @@ fn storage(device: &wgpu::Device, label: &str, size: u64, extra: wgpu::BufferUsa
 }
 
 /// A buffer holding `contents`, padded to at least 16 bytes and a multiple of 4.
-fn init(device: &wgpu::Device, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-    use wgpu::util::DeviceExt;
-    let mut bytes = contents.to_vec();
-    bytes.resize(bytes.len().max(16).next_multiple_of(4), 0);
-    device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: &bytes, usage })
+///
+/// In place of wgpu's `create_buffer_init`, which panics when the device is lost (its buffer is
+/// then invalid and cannot be mapped): here that buffer is returned unwritten, and the loss is
+/// reported by the call that made it ([`Gpu::scoped`] checks for loss afterwards).
+pub(crate) fn init(device: &wgpu::Device, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    let size = (contents.len() as u64).max(16).next_multiple_of(4);
+    let buffer =
+        device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: true });
+    if let Ok(mut view) = buffer.get_mapped_range_mut(..) {
+        view.slice(..contents.len()).copy_from_slice(contents);
+    }
+    buffer.unmap();
+    buffer
 }

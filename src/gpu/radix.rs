@@ -5,8 +5,6 @@
 //! sort whose capacity is at most `Tuning::tile_keys` runs every pass in one workgroup and one
 //! dispatch instead (`radix_tile.wgsl`), with the same result.
 
-use wgpu::util::DeviceExt;
-
 use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
 use crate::gpu::scan::Scan;
@@ -70,11 +68,7 @@ impl RadixSort {
             let at = (stride * u64::from(p)) as usize;
             shifts[at..at + 4].copy_from_slice(&(DIGIT_BITS * p).to_le_bytes());
         }
-        let digit = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("satgpu.radix.shift"),
-            contents: &shifts,
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        let digit = super::init(device, "satgpu.radix.shift", &shifts, wgpu::BufferUsages::UNIFORM);
         let digit_binding = || {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: &digit,
@@ -108,11 +102,12 @@ impl RadixSort {
         let setup = kernels.radix_setup.bind(device, "satgpu.radix.setup", &[control.as_entire_binding()]);
         // Its 16-bit digit counts hold at most 65,535 keys.
         let tile = (capacity <= u64::from(kernels.tuning.tile_keys.min(65_535))).then(|| {
-            let shape = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("satgpu.radix.tile.shape"),
-                contents: bytemuck::cast_slice(&[passes, 0, 0, 0]),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+            let shape = super::init(
+                device,
+                "satgpu.radix.tile.shape",
+                bytemuck::cast_slice(&[passes, 0, 0, 0]),
+                wgpu::BufferUsages::UNIFORM,
+            );
             kernels.radix_tile.bind(
                 device,
                 "satgpu.radix.tile",

@@ -6,8 +6,6 @@
 //! (256 * CHUNK elements, see `Tuning`) and writes block totals to level 1, and so on until one block remains; its
 //! total is the grand total, then the block offsets are added back down.
 
-use wgpu::util::DeviceExt;
-
 use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
 
@@ -74,11 +72,8 @@ impl Scan {
         for l in 0..levels {
             init[l * stride] = l as u32;
         }
-        let level_uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(&format!("{label}.levels")),
-            contents: bytemuck::cast_slice(&init),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        let level_uniforms =
+            super::init(device, &format!("{label}.levels"), bytemuck::cast_slice(&init), wgpu::BufferUsages::UNIFORM);
         let level = |l: usize| {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: &sums,

@@ -2,8 +2,6 @@
 //! read back, and the GPU tuning forced on a CPU adapter. Hidden from the documentation and not
 //! part of the stable API.
 
-use wgpu::util::DeviceExt;
-
 use crate::error::Result;
 use crate::gpu::radix::RadixSort;
 use crate::gpu::scan::Scan;
@@ -18,13 +16,8 @@ pub fn open_tuned_as(options: &GpuOptions, device_type: wgpu::DeviceType) -> Res
 }
 
 fn upload(gpu: &Gpu, label: &str, bytes: &[u8]) -> wgpu::Buffer {
-    let mut contents = bytes.to_vec();
-    contents.resize(contents.len().max(16), 0);
-    gpu.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some(label),
-        contents: &contents,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-    })
+    use wgpu::BufferUsages as U;
+    super::init(gpu.device(), label, bytes, U::STORAGE | U::COPY_SRC | U::COPY_DST)
 }
 
 fn download(gpu: &Gpu, encoder: wgpu::CommandEncoder, copies: &[(&wgpu::Buffer, u64, u64)]) -> Result<Vec<u8>> {

@@ -115,6 +115,7 @@ impl World {
     /// A rebuild that would not fit in memory is [`Error::NotEnoughMemory`], and the world keeps
     /// its old polygons.
     pub fn set_polygons(&mut self, polygons: &[Polygon]) -> Result<()> {
+        self.gpu.check_lost()?;
         let mut packed = std::mem::take(&mut self.spare);
         packed.repack(polygons)?;
         if packed.same_layout(&self.packed) {
@@ -147,6 +148,7 @@ impl World {
     /// everywhere, and while every filter is the default the broad phase does not read them. The
     /// filters survive [`set_polygons`](World::set_polygons) when the number of bodies stays.
     pub fn set_filters(&mut self, filters: &[Filter]) -> Result<()> {
+        self.gpu.check_lost()?;
         if filters.len() != self.len() {
             return Err(Error::FilterCount { got: filters.len(), expected: self.len() });
         }
@@ -301,6 +303,7 @@ impl World {
     /// Makes room for at least `entries` strip entries and `candidates` candidate pairs (and as
     /// many contacts), so that no frame up to that size pays for a rerun.
     pub fn reserve(&mut self, entries: u64, candidates: u64) -> Result<()> {
+        self.gpu.check_lost()?;
         let c = self.sized.capacity;
         let strips = matches!(self.sized.broad, Broad::Strips { .. });
         let capacity = c.grown(entries, candidates, strips)?;
@@ -348,14 +351,57 @@ impl World {
     /// GPU, rounded once to f32 (x, y, cos, sin). Checks every transform first: a bad one is an
     /// error naming the body, and nothing is uploaded.
     pub fn set_transforms(&mut self, transforms: &[Transform]) -> Result<()> {
+        self.gpu.check_lost()?;
         if transforms.len() != self.len() {
             return Err(Error::TransformCount { got: transforms.len(), expected: self.len() });
         }
-        let packed = pack::transforms(transforms)?;
-        if !packed.is_empty() {
-            self.gpu.queue().write_buffer(&self.transform.transforms, 0, bytemuck::cast_slice(&packed));
+        // Kept on the host as uploaded, so that rebuild_on carries them to another device.
+        self.packed.transforms = pack::transforms(transforms)?;
+        if !self.packed.transforms.is_empty() {
+            self.gpu.queue().write_buffer(&self.transform.transforms, 0, bytemuck::cast_slice(&self.packed.transforms));
         }
         Ok(())
+    }
+
+    /// This world on another device, for a program that carries on after
+    /// [`Error::DeviceLost`]: the same shapes, bodies, filters, options, capacities and last
+    /// transforms (as they were uploaded), from the copies the world keeps on the host. Its
+    /// frames give the same pairs as this world's would have.
+    ///
+    /// ```no_run
+    /// # use satgpu::gpu::{Gpu, GpuOptions, World};
+    /// # fn frame(world: &mut World) -> satgpu::Result<()> { world.step().map(|_| ()) }
+    /// # fn main() -> satgpu::Result<()> {
+    /// # let (shapes, body_shapes) = (vec![], vec![]);
+    /// let mut world = World::new(&Gpu::new(&GpuOptions::default())?, &shapes, &body_shapes, &Default::default())?;
+    /// loop {
+    ///     match frame(&mut world) {
+    ///         Err(satgpu::Error::DeviceLost(why)) => {
+    ///             eprintln!("GPU lost ({why}); carrying on with a new device");
+    ///             world = world.rebuild_on(&Gpu::new(&GpuOptions::default())?)?;
+    ///         }
+    ///         other => other?,
+    ///     }
+    /// #   break;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn rebuild_on(&self, gpu: &Gpu) -> Result<World> {
+        let c = self.sized.capacity;
+        let options = WorldOptions {
+            candidate_capacity: Some(c.candidates),
+            entry_capacity: Some(c.entries),
+            ..self.options.clone()
+        };
+        check_memory(gpu, self.len(), self.packed.shape_data.len(), &options)?;
+        let mut world = World::build(gpu, self.packed.clone(), &options)?;
+        (world.strip_height, world.generation) = (self.strip_height, self.generation);
+        world.write_params(0);
+        if !self.filters.is_empty() {
+            world.set_filters(&self.filters)?;
+        }
+        Ok(world)
     }
 
     /// Records every pass of a frame into `encoder`, then copies the three totals (strip
