@@ -17,6 +17,11 @@ pub enum Error {
         /// What is wrong with it.
         reason: PolygonError,
     },
+    /// A polygon failed validation where satgpu does not know its index: `?` on
+    /// [`Polygon::new`](crate::Polygon::new) in a function that returns [`Result`]. Use
+    /// [`PolygonError::at`] to name the index when you know it.
+    #[error("polygon {0}")]
+    Polygon(#[from] PolygonError),
     /// A body refers to a shape that does not exist.
     #[error("body {body} uses shape {shape}, but only {shapes} shapes were given")]
     UnknownShape {
@@ -174,3 +179,10 @@ pub enum Error {
 
 /// Shorthand for `Result<T, satgpu::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl PolygonError {
+    /// This error as [`Error::InvalidPolygon`] for the polygon at `index` of the caller's input.
+    pub fn at(self, index: usize) -> Error {
+        Error::InvalidPolygon { index, reason: self }
+    }
+}

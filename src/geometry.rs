@@ -87,7 +87,16 @@ pub enum PolygonError {
         /// Input index of the vertex.
         vertex: usize,
     },
-    /// The polygon turns the other way at this vertex, or winds around more than once.
+    /// Two edges of the outline cross or touch: the outline intersects itself (a bow-tie, a
+    /// star). Edge `k` runs from vertex `k` to the next one (the last edge back to vertex 0).
+    #[error("intersects itself: edges {first} and {second} cross (edge k runs from vertex k to the next)")]
+    SelfIntersecting {
+        /// The first of the two edges, by input index.
+        first: usize,
+        /// The second, after `first`.
+        second: usize,
+    },
+    /// The outline is simple but turns the other way at this vertex (concave).
     #[error("is not convex (at vertex {vertex})")]
     NonConvex {
         /// Input index of the offending vertex.
@@ -271,6 +280,45 @@ fn cross(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 }
 
+fn dist2(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)
+}
+
+/// Why an outline that is not convex is refused: the first two edges that cross, or else
+/// [`PolygonError::NonConvex`] at `vertex`. Runs only on outlines already refused (O(n^2)).
+fn not_convex(vertices: &[[f64; 2]], vertex: usize) -> PolygonError {
+    match first_crossing(vertices) {
+        Some((first, second)) => PolygonError::SelfIntersecting { first, second },
+        None => PolygonError::NonConvex { vertex },
+    }
+}
+
+/// The first pair of non-adjacent edges (edge k from vertex k to the next) that cross or touch.
+fn first_crossing(v: &[[f64; 2]]) -> Option<(usize, usize)> {
+    let n = v.len();
+    let edge = |k: usize| (v[k], v[(k + 1) % n]);
+    (0..n)
+        .flat_map(|i| (i + 2..n).filter(move |&j| !(i == 0 && j == n - 1)).map(move |j| (i, j)))
+        .find(|&(i, j)| segments_meet(edge(i), edge(j)))
+}
+
+/// Whether two closed segments share a point.
+fn segments_meet((a, b): ([f64; 2], [f64; 2]), (c, d): ([f64; 2], [f64; 2])) -> bool {
+    let (d1, d2, d3, d4) = (cross(a, b, c), cross(a, b, d), cross(c, d, a), cross(c, d, b));
+    let opposite = |x: f64, y: f64| (x > 0.0 && y < 0.0) || (x < 0.0 && y > 0.0);
+    if opposite(d1, d2) && opposite(d3, d4) {
+        return true;
+    }
+    // A point of one segment on the other (collinear, within its box).
+    let within = |p: [f64; 2], q: [f64; 2], r: [f64; 2]| {
+        r[0] >= p[0].min(q[0]) && r[0] <= p[0].max(q[0]) && r[1] >= p[1].min(q[1]) && r[1] <= p[1].max(q[1])
+    };
+    (d1 == 0.0 && within(a, b, c))
+        || (d2 == 0.0 && within(a, b, d))
+        || (d3 == 0.0 && within(c, d, a))
+        || (d4 == 0.0 && within(c, d, b))
+}
+
 impl Polygon {
     /// Validates `vertices` as a convex polygon. Either winding is accepted; clockwise input is
     /// reversed so that the stored polygon is counter-clockwise. Input is rejected when it has
@@ -307,7 +355,10 @@ impl Polygon {
             return Err(PolygonError::TooSmall { size: scale, min: MIN_SIZE });
         }
         if area2.abs() <= scale * scale * 1e-14 {
-            return Err(PolygonError::ZeroArea);
+            // A bow-tie's two lobes cancel: zero area, but not collinear.
+            let far = vertices.iter().copied().max_by(|a, b| dist2(o, *a).total_cmp(&dist2(o, *b))).unwrap_or(o);
+            let collinear = vertices.iter().all(|&v| cross(o, far, v).abs() <= scale * scale * 1e-12);
+            return Err(if collinear { PolygonError::ZeroArea } else { not_convex(&vertices, 0) });
         }
         let sign = area2.signum();
         let mut turning = 0.0;
@@ -323,18 +374,18 @@ impl Polygon {
             if cr.abs() <= norm * 1e-12 {
                 if dot < 0.0 {
                     // A spike that doubles back on itself.
-                    return Err(PolygonError::NonConvex { vertex: i });
+                    return Err(not_convex(&vertices, i));
                 }
                 return Err(PolygonError::Collinear { vertex: i });
             }
             if cr.signum() != sign {
-                return Err(PolygonError::NonConvex { vertex: i });
+                return Err(not_convex(&vertices, i));
             }
             turning += (cr * sign).atan2(dot);
         }
         // A convex outline turns exactly once; a pentagram turns twice.
         if (turning - TAU).abs() > 1e-6 {
-            return Err(PolygonError::NonConvex { vertex: 0 });
+            return Err(not_convex(&vertices, 0));
         }
         let mut vertices = vertices;
         if sign < 0.0 {
@@ -571,8 +622,31 @@ mod tests {
         // A pentagram turns the same way at every vertex but winds around twice.
         let pentagon = regular(5);
         let star: Vec<_> = (0..5).map(|i| pentagon[(2 * i) % 5]).collect();
-        assert!(matches!(reason(&star), PolygonError::NonConvex { .. }));
+        assert_eq!(reason(&star), PolygonError::SelfIntersecting { first: 0, second: 2 });
         assert!(Polygon::new(pentagon).is_ok());
+    }
+
+    /// Issue 29: a bow-tie was "zero area (collinear)" and a lopsided one "not convex"; both
+    /// name the two edges that cross. A simple concave outline stays NonConvex.
+    #[test]
+    fn self_intersecting_outlines_name_the_edges_that_cross() {
+        let bow_tie = [[0.0, 0.0], [2.0, 2.0], [2.0, 0.0], [0.0, 2.0]];
+        assert_eq!(reason(&bow_tie), PolygonError::SelfIntersecting { first: 0, second: 2 });
+        let lopsided = [[0.0, 0.0], [4.0, 3.0], [4.0, 0.0], [0.0, 1.0]];
+        assert_eq!(reason(&lopsided), PolygonError::SelfIntersecting { first: 0, second: 2 });
+        assert_eq!(
+            PolygonError::SelfIntersecting { first: 0, second: 2 }.to_string(),
+            "intersects itself: edges 0 and 2 cross (edge k runs from vertex k to the next)"
+        );
+        // Edges 1 and 3 cross here; a vertex touching a non-adjacent edge counts too.
+        let twisted = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]];
+        assert_eq!(reason(&twisted), PolygonError::SelfIntersecting { first: 1, second: 3 });
+        let pinched = [[0.0, 0.0], [4.0, 0.0], [2.0, 2.0], [4.0, 4.0], [0.0, 4.0], [2.0, 2.0]];
+        assert!(matches!(reason(&pinched), PolygonError::SelfIntersecting { .. }), "{:?}", reason(&pinched));
+        // In clockwise order too.
+        let mut backwards = bow_tie;
+        backwards.reverse();
+        assert!(matches!(reason(&backwards), PolygonError::SelfIntersecting { .. }));
     }
 
     #[test]

@@ -242,3 +242,100 @@ fn sizes_that_do_not_fit_are_refused_at_once_and_leave_no_file() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// `satgpu` with `args`, its environment changed by `env` (None: removed).
+fn satgpu_env(args: &[&str], env: &[(&str, Option<&str>)]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_satgpu"));
+    command.args(args);
+    for (key, value) in env {
+        match value {
+            Some(v) => command.env(key, v),
+            None => command.env_remove(key),
+        };
+    }
+    command.output().expect("satgpu runs")
+}
+
+/// Issue 29: every argument is checked before work starts, files appear whole or not at all,
+/// each command names the file it wrote and its size, and the GPU's start-up is timed apart
+/// from the detection.
+#[test]
+fn the_cli_checks_first_writes_whole_files_and_says_what_it_wrote() {
+    let scene = tmp("told.json");
+    let o = satgpu(&["gen", "--kind", "mixed", "--n", "300", "--out", p(&scene)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), format!("wrote {}: 300 polygons\n", p(&scene)));
+
+    // A bad --out is refused before the scene is even read, and leaves nothing behind.
+    let txt = tmp("told.txt");
+    expect_bad_input(&["detect", p(&tmp("no-such-scene.json")), "--out", p(&txt)], &[".csv or .json"]);
+    assert!(!txt.exists());
+
+    let csv = tmp("told.csv");
+    let o = satgpu(&["detect", p(&scene), "--out", p(&csv)]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pairs = std::fs::read_to_string(&csv).unwrap().lines().count() - 1;
+    assert!(
+        out.starts_with(&format!("wrote {}: {pairs} colliding pairs (gpu backend: device opened in ", p(&csv))),
+        "{out}"
+    );
+    assert!(out.contains(" ms, detection "), "{out}");
+    let o = satgpu(&["detect", p(&scene), "--backend", "cpu"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("(cpu backend: detection "), "{}", stderr(&o));
+
+    let bench = tmp("told-bench.json");
+    let o = satgpu(&["bench", "--kind", "crowd", "--n", "500", "--frames", "1", "--json", p(&bench)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("wrote {}: 1 scenes", p(&bench))));
+
+    let sim = tmp("told-sim.json");
+    let o = satgpu(&["sim", "--n", "300", "--frames", "2", "--json", p(&sim)]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("300 bodies (agents)") && !out.contains("agents bodies"), "{out}");
+    assert!(out.contains(&format!("wrote {}: 2 frames", p(&sim))), "{out}");
+    // A JSON path in a folder that does not exist fails before the run.
+    let nowhere = tmp("no-such-folder").join("sim.json");
+    let o = satgpu(&["sim", "--n", "300", "--frames", "2", "--json", p(&nowhere)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("frames per second"));
+}
+
+/// `gen --help`, the parser and the README list the same scene kinds.
+#[test]
+fn help_parser_and_readme_list_every_scene_kind() {
+    let help = String::from_utf8_lossy(&satgpu(&["gen", "--help"]).stdout).into_owned();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let kinds_paragraph = readme.split("Scene kinds (").nth(1).expect("the README lists the scene kinds");
+    for kind in satgpu::scene::SceneKind::ALL {
+        assert!(help.contains(kind.name()), "gen --help lacks {kind}: {help}");
+        assert!(
+            kinds_paragraph[..3000.min(kinds_paragraph.len())].contains(&format!("`{kind}`")),
+            "README lacks {kind}"
+        );
+        let o = satgpu(&["gen", "--kind", kind.name(), "--n", "3", "--out", p(&tmp(&format!("kind-{kind}.json")))]);
+        assert!(o.status.success(), "{kind}: {}", stderr(&o));
+    }
+}
+
+/// The CLI gives libwayland a runtime folder when XDG_RUNTIME_DIR is missing, and removes it
+/// on every exit path: success, an error exit, a usage error and --help.
+#[test]
+fn the_cli_leaves_no_runtime_folder_behind() {
+    let temp = tmp("runtime-home");
+    std::fs::create_dir_all(&temp).unwrap();
+    let env = [("XDG_RUNTIME_DIR", None), ("TMPDIR", Some(p(&temp)))];
+    for (args, code) in [
+        (vec!["adapters"], 0),
+        (vec!["detect", "/no/such/scene.json"], 2),
+        (vec!["frobnicate"], 2),
+        (vec!["--help"], 0),
+    ] {
+        let o = satgpu_env(&args, &env);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("XDG_RUNTIME_DIR"), "{args:?}: {}", stderr(&o));
+        let left: Vec<_> = std::fs::read_dir(&temp).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+}

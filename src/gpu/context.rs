@@ -108,10 +108,27 @@ fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
 /// before each of ours (about 70 us each on lavapipe, `cargo bench --bench overhead`), and
 /// satgpu's indirect arguments come only from its own kernels, which fold every count to at most
 /// the device's workgroups per dimension (`index.wgsl`, `folded`).
-fn instance() -> wgpu::Instance {
-    let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle();
+///
+/// `backends` is what to look at unless `WGPU_BACKEND` says otherwise.
+fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut descriptor =
+        wgpu::InstanceDescriptor { backends, ..wgpu::InstanceDescriptor::new_without_display_handle() };
     descriptor.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
     wgpu::Instance::new(descriptor.with_env())
+}
+
+/// The backends [`Gpu::new`] looks at, in turn, until one offers a usable adapter: those
+/// `WGPU_BACKEND` names, or Vulkan, Metal and DX12, then GL.
+fn search_order(from_env: Option<wgpu::Backends>) -> Vec<wgpu::Backends> {
+    match from_env {
+        Some(backends) => vec![backends],
+        None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
+    }
+}
+
+/// The adapters of `backends` (or of `WGPU_BACKEND`).
+fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    pollster::block_on(instance(backends).enumerate_adapters(wgpu::Backends::all()))
 }
 
 /// An adapter wgpu lists, and whether satgpu can run on it.
@@ -128,7 +145,7 @@ pub struct AdapterReport {
 /// run on it. Adapters it cannot use are listed too (`satgpu adapters` marks them), but
 /// [`Gpu::new`] never picks one.
 pub fn list_adapters() -> Vec<AdapterReport> {
-    let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+    let adapters = enumerate(wgpu::Backends::all());
     let mut reports: Vec<_> = adapters.iter().map(report).collect();
     reports.sort_by_key(|r| rank(&r.info));
     reports
@@ -227,17 +244,31 @@ pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {
 impl Gpu {
     /// Opens the best adapter allowed by `options`, `WGPU_BACKEND` and `WGPU_ADAPTER_NAME`
     /// (a case-insensitive substring of the adapter name).
+    ///
+    /// Without `WGPU_BACKEND`, GL is looked at only when no Vulkan, Metal or DX12 adapter can
+    /// serve: opening GL through EGL can print to the terminal (libwayland's "XDG_RUNTIME_DIR is
+    /// invalid or not set"), which a library must not do when it has no need of GL.
     pub fn new(options: &GpuOptions) -> Result<Gpu> {
-        let instance = instance();
-        let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        let name = std::env::var("WGPU_ADAPTER_NAME").ok();
+        let wanted = |a: &wgpu::Adapter| {
+            let info = a.get_info();
+            (options.adapter != AdapterChoice::Software || info.device_type == wgpu::DeviceType::Cpu)
+                && name.as_ref().is_none_or(|n| info.name.to_lowercase().contains(&n.to_lowercase()))
+        };
+        let mut adapters = vec![];
+        for backends in search_order(wgpu::Backends::from_env()) {
+            if adapters.iter().any(|a| report(a).unsuitable.is_none()) {
+                break;
+            }
+            let mut more = enumerate(backends);
+            more.retain(wanted);
+            adapters.extend(more);
+        }
         let mut detail = String::new();
         if options.adapter == AdapterChoice::Software {
-            adapters.retain(|a| a.get_info().device_type == wgpu::DeviceType::Cpu);
             detail.push_str(", software adapter requested");
         }
-        if let Ok(name) = std::env::var("WGPU_ADAPTER_NAME") {
-            let want = name.to_lowercase();
-            adapters.retain(|a| a.get_info().name.to_lowercase().contains(&want));
+        if let Some(name) = &name {
             detail.push_str(&format!(", WGPU_ADAPTER_NAME={name:?}"));
         }
         if let Ok(b) = std::env::var("WGPU_BACKEND") {
@@ -508,5 +539,26 @@ fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T> {
     match invalid.or(oom) {
         Some(e) => Err(Error::Device(e.to_string())),
         None => Ok(value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gl_is_looked_at_last_or_when_asked_for() {
+        assert_eq!(search_order(None), [wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY]);
+        assert!(!wgpu::Backends::PRIMARY.contains(wgpu::Backends::GL));
+        assert_eq!(search_order(Some(wgpu::Backends::GL)), [wgpu::Backends::GL]);
+    }
+
+    #[test]
+    fn reads_gl_versions() {
+        assert_eq!(gl_version("4.5 (Core Profile) Mesa 22.3.6"), Some((false, 4, 5)));
+        assert_eq!(gl_version("3.3.0 NVIDIA 580.159.04"), Some((false, 3, 3)));
+        assert_eq!(gl_version("OpenGL ES 3.2 Mesa 22.3.6"), Some((true, 3, 2)));
+        assert_eq!(gl_version("OpenGL ES-CM 1.1"), Some((true, 1, 1)));
+        assert_eq!(gl_version("unknown"), None);
     }
 }

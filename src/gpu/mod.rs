@@ -37,6 +37,7 @@ mod world;
 pub use broad::{BroadPhase, ALL_PAIRS_MAX};
 pub use context::{describe_adapter, list_adapters, unsuitable_reason, AdapterChoice, AdapterReport, Gpu, GpuOptions};
 pub use frame::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
+pub use layout::{GpuContact, GpuManifold};
 pub use pass::{Pass, PassTime};
 pub(crate) use readback::read_as;
 pub use shaders::shader_sources;

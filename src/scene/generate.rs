@@ -73,7 +73,8 @@ impl SceneKind {
     ];
 
     /// The lower-case name used on the command line and in file names.
-    fn name(self) -> &'static str {
+    /// The kind's name, as `FromStr` reads it and the CLI lists it.
+    pub fn name(self) -> &'static str {
         match self {
             SceneKind::Crowd => "crowd",
             SceneKind::Dense => "dense",

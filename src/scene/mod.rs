@@ -202,8 +202,31 @@ fn json<T: Serialize + ?Sized>(v: &T) -> String {
 }
 
 /// Writes a scene file (see [`scene_to_json`]); I/O errors name the file.
+///
+/// The file appears whole or not at all (see [`write_atomically`]).
 pub fn write_scene(path: &Path, scene: &Scene) -> Result<()> {
-    std::fs::write(path, scene_to_json(scene)).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+    write_atomically(path, |w| {
+        w.write_all(scene_to_json(scene).as_bytes()).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+    })
+}
+
+/// Writes `path` through `write`, into a hidden temporary file beside it that is renamed over
+/// `path` only once `write` succeeded: a failure (here, in `write`, or a full disk) leaves no
+/// empty or partial file, and an existing `path` as it was.
+pub fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let name = path.file_name().ok_or_else(|| io(std::io::Error::other("not a file name")))?;
+    let tmp = path.with_file_name(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let result = (|| {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+        write(&mut w)?;
+        w.into_inner().map_err(|e| io(e.into_error()))?;
+        std::fs::rename(&tmp, path).map_err(io)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// One output row; field names are the CSV header and the JSON keys.

@@ -79,6 +79,12 @@ struct DeviceArgs {
     timeout: u64,
 }
 
+/// `--kind`: one of [`SceneKind::ALL`], the list `--help` shows and the parser takes.
+fn scene_kind() -> impl clap::builder::TypedValueParser<Value = SceneKind> {
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(SceneKind::ALL.map(SceneKind::name)).try_map(|name| name.parse::<SceneKind>())
+}
+
 /// `--timeout`: whole seconds, at least 1 (0 would fail every wait at once).
 fn parse_timeout(text: &str) -> Result<u64, String> {
     match text.parse::<u64>() {
@@ -140,7 +146,7 @@ enum Command {
     /// validate every pair against the CPU reference, print the figures. Exits 1 on disagreement.
     Run {
         /// Scene kind.
-        #[arg(long, default_value = "crowd")]
+        #[arg(long, default_value = "crowd", value_parser = scene_kind())]
         kind: SceneKind,
         /// Number of polygons.
         #[arg(long, default_value_t = 100_000)]
@@ -170,8 +176,8 @@ enum Command {
     },
     /// Writes a deterministic generated scene.
     Gen {
-        /// crowd, dense, mixed, clustered or grid.
-        #[arg(long)]
+        /// Scene kind.
+        #[arg(long, value_parser = scene_kind())]
         kind: SceneKind,
         /// Number of polygons.
         #[arg(long)]
@@ -189,8 +195,8 @@ enum Command {
         /// A scene file to benchmark instead of generated scenes.
         #[arg(long, conflicts_with_all = ["kind", "n"])]
         scene: Option<PathBuf>,
-        /// Scene kind (crowd, dense, mixed, clustered, grid); several separated by commas.
-        #[arg(long, value_delimiter = ',', default_value = "crowd")]
+        /// Scene kind; several separated by commas.
+        #[arg(long, value_delimiter = ',', default_value = "crowd", value_parser = scene_kind())]
         kind: Vec<SceneKind>,
         /// Number of polygons; several separated by commas.
         #[arg(long, value_delimiter = ',', default_value = "100000")]
@@ -309,25 +315,48 @@ impl From<Error> for Failure {
     }
 }
 
-/// EGL (the GL backend) prints "XDG_RUNTIME_DIR is invalid or not set" twice on every command
-/// when the variable is missing, as in many containers and CI shells. Give it a private directory
-/// of its own (mode 0700, as the XDG spec asks) before any thread starts.
-fn ensure_runtime_dir() {
+/// Libwayland, reached through EGL (the GL backend) or through Mesa's Vulkan device-select
+/// layer, prints "XDG_RUNTIME_DIR is invalid or not set" twice when the variable is missing, as
+/// in many containers and CI shells. The CLI gives it a private directory of its own (mode 0700,
+/// as the XDG spec asks) before any thread starts, and removes it when the command ends, on
+/// every exit path ([`RuntimeDir`] is dropped at the end of `main`).
+fn ensure_runtime_dir() -> RuntimeDir {
     if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
-        return;
+        return RuntimeDir(None);
     }
     let dir = std::env::temp_dir().join(format!("satgpu-runtime-{}", std::process::id()));
-    if std::fs::create_dir_all(&dir).is_ok() {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    if std::fs::create_dir_all(&dir).is_err() {
+        return RuntimeDir(None);
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+    std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    RuntimeDir(Some(dir))
+}
+
+/// The runtime directory the CLI made, removed when dropped.
+struct RuntimeDir(Option<PathBuf>);
+
+impl Drop for RuntimeDir {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.0 {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
 fn main() -> ExitCode {
-    ensure_runtime_dir();
+    let _runtime = ensure_runtime_dir();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let cli = Cli::parse();
+    // Not Cli::parse, which exits the process on --help and usage errors without dropping the
+    // runtime directory.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
     let result = match cli.command {
         Command::Run { kind, n, seed, device } => run(kind, n, seed, &device),
         Command::Detect { scene, backend, out, contacts, device } => {
@@ -385,7 +414,9 @@ fn gen(kind: SceneKind, n: usize, seed: u64, out: &Path) -> Result<(), Failure> 
     };
     memory::check(|| format!("{} {kind} polygons", memory::grouped(n as u64)), "host", estimate.host, available)?;
     let polygons = scene::generate(kind, n, seed);
-    scene::write_scene(out, &scene::Scene::new(polygons)).map_err(Failure::from)
+    scene::write_scene(out, &scene::Scene::new(polygons))?;
+    println!("wrote {}: {} polygons", out.display(), memory::grouped(n as u64));
+    Ok(())
 }
 
 fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), Failure> {
@@ -436,37 +467,43 @@ fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), 
 }
 
 fn detect(path: &Path, backend: Backend, out: Option<&Path>, full: bool, device: &DeviceArgs) -> Result<(), Failure> {
+    // Every argument is checked before any work starts.
+    let json = match out.map(|out| (out, out.extension().and_then(|e| e.to_str()))) {
+        None => false,
+        Some((_, Some("json"))) => true,
+        Some((_, Some("csv"))) => false,
+        Some((out, _)) => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
+    };
     let scene::Scene { polygons, filters } = scene::read_scene(path)?;
+    // Opening the device (and compiling every pipeline) is timed apart from the detection.
     let t = Instant::now();
-    let (contacts, manifolds): (Vec<Contact>, Vec<Manifold>) = match (backend, full) {
-        (Backend::Cpu, false) => (reference::detect_filtered(&polygons, &filters), vec![]),
-        (Backend::Cpu, true) => reference::detect_full(&polygons, &filters),
-        (Backend::Gpu, false) => (gpu::detect_filtered(&device.open()?, &polygons, &filters)?, vec![]),
-        (Backend::Gpu, true) => gpu::detect_full(&device.open()?, &polygons, &filters)?,
+    let gpu = if backend == Backend::Gpu { Some(device.open()?) } else { None };
+    let open_ms = ms(t);
+    let t = Instant::now();
+    let (contacts, manifolds): (Vec<Contact>, Vec<Manifold>) = match (&gpu, full) {
+        (None, false) => (reference::detect_filtered(&polygons, &filters), vec![]),
+        (None, true) => reference::detect_full(&polygons, &filters),
+        (Some(gpu), false) => (gpu::detect_filtered(gpu, &polygons, &filters)?, vec![]),
+        (Some(gpu), true) => gpu::detect_full(gpu, &polygons, &filters)?,
     };
     let elapsed = ms(t);
+    let timing = match gpu {
+        Some(_) => format!("gpu backend: device opened in {open_ms:.1} ms, detection {elapsed:.1} ms"),
+        None => format!("cpu backend: detection {elapsed:.1} ms"),
+    };
     match out {
         Some(out) => {
-            let file = std::fs::File::create(out).map_err(|source| Error::Io { path: out.to_path_buf(), source })?;
-            let w = std::io::BufWriter::new(file);
-            match out.extension().and_then(|e| e.to_str()) {
-                Some("json") if full => scene::write_manifolds_json(w, &contacts, &manifolds, out)?,
-                Some("csv") if full => scene::write_manifolds_csv(w, &contacts, &manifolds, out)?,
-                Some("json") => scene::write_contacts_json(w, &contacts, out)?,
-                Some("csv") => scene::write_contacts_csv(w, &contacts, out)?,
-                _ => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
-            }
+            scene::write_atomically(out, |w| match (json, full) {
+                (true, true) => scene::write_manifolds_json(w, &contacts, &manifolds, out),
+                (false, true) => scene::write_manifolds_csv(w, &contacts, &manifolds, out),
+                (true, false) => scene::write_contacts_json(w, &contacts, out),
+                (false, false) => scene::write_contacts_csv(w, &contacts, out),
+            })?;
+            println!("wrote {}: {} colliding pairs ({timing})", out.display(), memory::grouped(contacts.len() as u64));
         }
         None => {
             let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(
-                stdout,
-                "{} polygons, {} colliding pairs ({:?} backend, {:.1} ms)",
-                polygons.len(),
-                contacts.len(),
-                if backend == Backend::Gpu { "gpu" } else { "cpu" },
-                elapsed
-            );
+            let _ = writeln!(stdout, "{} polygons, {} colliding pairs ({timing})", polygons.len(), contacts.len());
             for (i, c) in contacts.iter().enumerate().take(10) {
                 let _ = write!(
                     stdout,
@@ -582,10 +619,14 @@ fn bench(
     }
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&results).map_err(|e| Failure(2, e.to_string()))?;
-        std::fs::write(path, text).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+        scene::write_atomically(path, |w| {
+            w.write_all(text.as_bytes()).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+        })?;
+        println!("wrote {}: {} scenes", path.display(), results.len());
     }
     if let Some(path) = plot {
         crate::plot::write(path, &results, &names)?;
+        println!("wrote {}: {} scenes", path.display(), results.len());
     }
     if results.iter().all(|r| r.agrees) {
         Ok(())

@@ -61,14 +61,18 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     satgpu::gpu::check_fits(&gpu, size, satgpu::memory::Work::SIM, what)?;
     let scenario = Scenario::crossing(args.kind, args.n, args.seed)
         .map_err(|reason| Failure(2, format!("the {} scenario with n = {}: {reason}", args.kind, args.n)))?;
-    // Open the JSON file first, so that a bad path fails before the run rather than after it.
-    let json_file = match &args.json {
-        Some(path) => Some(std::fs::File::create(path).map_err(|source| Error::Io { path: path.clone(), source })?),
-        None => None,
-    };
+    // A JSON path whose folder does not exist fails before the run rather than after it; the
+    // file itself is written whole at the end, or not at all.
+    if let Some(path) = &args.json {
+        let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !folder.is_dir() {
+            let source = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder");
+            return Err(Error::Io { path: path.clone(), source }.into());
+        }
+    }
     println!("adapter    {}", gpu.describe());
     println!(
-        "scenario   two crowds crossing: {} {} bodies, {} static, seed {}",
+        "scenario   two crowds crossing: {} bodies ({}), {} static, seed {}",
         args.n,
         args.kind,
         scenario.body_shapes.len() - scenario.moving,
@@ -129,7 +133,7 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     if sim.reruns() > 0 {
         println!("reruns     {} (windows run again after the buffers grew)", sim.reruns());
     }
-    if let (Some(path), Some(file)) = (&args.json, json_file) {
+    if let Some(path) = &args.json {
         let json = SimJson {
             kind: args.kind.name(),
             n: args.n,
@@ -146,8 +150,14 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
             state_hash: hash,
             reruns: sim.reruns(),
         };
-        serde_json::to_writer_pretty(std::io::BufWriter::new(file), &json)
-            .map_err(|e| Failure(2, format!("{}: {e}", path.display())))?;
+        let text = serde_json::to_string_pretty(&json).map_err(|e| Failure(2, format!("{}: {e}", path.display())))?;
+        satgpu::scene::write_atomically(path, |w| {
+            w.write_all(text.as_bytes()).map_err(|source| Error::Io { path: path.clone(), source })
+        })?;
+        println!("wrote {}: {} frames", path.display(), args.frames);
+    }
+    if let Some(dir) = &args.frames_out {
+        println!("wrote {}: {} pictures (frame_NNNNN.png)", dir.display(), 1 + args.frames / args.every);
     }
     Ok(())
 }

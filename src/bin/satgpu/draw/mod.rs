@@ -261,7 +261,8 @@ impl Drawing {
             Format::Svg => self.to_svg().into_bytes(),
             Format::Png => self.to_png().map_err(|e| Failure(2, format!("{}: PNG encoding: {e}", path.display())))?,
         };
-        std::fs::write(path, bytes).map_err(|source| Error::Io { path: path.to_path_buf(), source }.into())
+        let io = |source| Error::Io { path: path.to_path_buf(), source };
+        satgpu::scene::write_atomically(path, |w| w.write_all(&bytes).map_err(io)).map_err(Failure::from)
     }
 }
 
