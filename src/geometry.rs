@@ -525,8 +525,8 @@ pub struct ContactPoint {
 /// What [`ContactDetail::Full`](crate::gpu::ContactDetail::Full) adds to a colliding pair: its
 /// containment flags and a manifold of one or two contact points.
 ///
-/// Box-on-box face contact gives two points, a corner into a face one; see the README's
-/// numerics contract for how the points are built and how far they may be off.
+/// Box-on-box face contact gives two points, a corner into a face one; see docs/numerics.md,
+/// the numerics contract, for how the points are built and how far they may be off.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Manifold {
     /// Every point of `a` lies in `b` (closed sets, so a shape lies in itself).

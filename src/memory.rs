@@ -6,7 +6,7 @@
 //! against the memory the host has available ([`available`]); a [`Gpu`](crate::gpu::Gpu) does
 //! this before every allocation of a [`World`](crate::gpu::World), and the CLI before it
 //! generates or reads a scene. The figures are upper bounds of what the code allocates, rounded
-//! up: per body, per vertex and per candidate, as the README's limits section states.
+//! up: per body, per vertex and per candidate, as docs/how-it-works.md (Sizes and memory) states.
 
 use crate::error::{Error, Result};
 

@@ -59,3 +59,21 @@ fn a_failed_write_leaves_no_file_and_an_old_file_as_it_was() {
     assert_eq!(left, ["out.csv"], "no temporary file left beside it");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The README stays a page: what a newcomer needs, with the rest in docs/ (every docs/ file it
+/// links exists).
+#[test]
+fn the_readme_is_a_page_and_its_links_resolve() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    assert!(readme.lines().count() <= 250, "README.md has {} lines", readme.lines().count());
+    let mut linked = 0;
+    for part in readme.split("](").skip(1) {
+        let target = part.split([')', '#']).next().unwrap();
+        if target.starts_with("docs/") || target.ends_with(".md") {
+            assert!(std::path::Path::new(&format!("{root}/{target}")).exists(), "README links {target}");
+            linked += 1;
+        }
+    }
+    assert!(linked >= 5, "README links its docs");
+}

@@ -1,4 +1,4 @@
-//! The GPU pipeline against the CPU reference, under the numerics contract in the README, on
+//! The GPU pipeline against the CPU reference, under the numerics contract (docs/numerics.md), on
 //! every generated scene kind and on hand-made edge cases.
 
 mod common;

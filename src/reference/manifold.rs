@@ -1,5 +1,5 @@
-//! Containment flags and contact manifolds in `f64`, from the definitions in the README's
-//! numerics contract, for [`ContactDetail::Full`](crate::gpu::ContactDetail::Full).
+//! Containment flags and contact manifolds in `f64`, from the definitions in the numerics contract
+//! (docs/numerics.md), for [`ContactDetail::Full`](crate::gpu::ContactDetail::Full).
 //!
 //! Containment is decided on the cores by distances: with `delta = r_inner - r_outer`, every
 //! point of the inner shape lies in the outer one exactly when every vertex of its core lies in
@@ -171,7 +171,7 @@ fn single(a: &Polygon, b: &Polygon, n: [f64; 2], depth: f64, from_a: &[bool], to
 }
 
 /// The manifold of a colliding pair with its contact (normal from a to b, depth), as the GPU
-/// builds it: see manifold.wgsl and the README. The flags come from [`contained`].
+/// builds it: see manifold.wgsl and docs/how-it-works.md. The flags come from [`contained`].
 pub fn manifold(a: &Polygon, b: &Polygon, contact: &Contact) -> Manifold {
     manifold_alternatives(a, b, contact, 0.0)[0]
 }

@@ -160,9 +160,10 @@ pub fn read_scene(path: &Path) -> Result<Scene> {
 /// diffable and greppable.
 ///
 /// Coordinates use serde_json's shortest round-trip formatting. Reading the text back gives
-/// the same bits whenever each coordinate has at most 15 significant digits (as every
-/// [`generate`]d scene does); serde_json's default float parser is not correctly rounded for
-/// longer numbers and may be off by one ulp there unless its `float_roundtrip` feature is on.
+/// the same bits whenever each coordinate has at most 15 significant digits (as every scene
+/// of `generate`, feature `generate`, does); serde_json's default float parser is not correctly
+/// rounded for longer numbers and may be off by one ulp there unless its `float_roundtrip`
+/// feature is on.
 pub fn scene_to_json(scene: &Scene) -> String {
     let mut out = String::from("{\"polygons\": [");
     for (i, p) in scene.polygons.iter().enumerate() {

@@ -160,8 +160,9 @@ pub fn command(
     picture.save(out)?;
     let w = picture.window;
     println!(
-        "{}: {} x {} px, {} (x {}..{}, y {}..{}), {} colliding pairs",
+        "wrote {}: {} shapes, {} x {} px, {} (x {}..{}, y {}..{}), {} colliding pairs",
         out.display(),
+        polygons.len(),
         picture.drawing.width(),
         picture.drawing.height(),
         picture.view,
