@@ -2,7 +2,7 @@
 //! bodies whose AABBs overlap it; scan the counts; write each body's pairs at its offset, inside
 //! the current batch's window of the candidate buffer.
 
-use crate::gpu::broad::count_scan_write;
+use crate::gpu::candidates::count_scan_write;
 use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
 use crate::gpu::pass::{Pass, Recorder};

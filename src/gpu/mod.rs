@@ -9,6 +9,7 @@
 
 mod allpairs;
 mod broad;
+mod candidates;
 mod compact;
 mod context;
 mod control;
@@ -26,6 +27,7 @@ mod radix;
 mod readback;
 mod scan;
 mod shaders;
+mod shared;
 mod sized;
 mod sort;
 mod sweep;

@@ -11,16 +11,9 @@
 use crate::gpu::control;
 use crate::gpu::kernels::Kernels;
 use crate::gpu::scan::Total;
+use crate::gpu::shared::LARGE_LIST;
 use crate::gpu::transform::TransformStage;
 use crate::gpu::{storage, Gpu};
-
-/// Most vertices of a polygon in the narrow phase's small path (and the transform's per-vertex
-/// box).
-pub(crate) const SMALL: u32 = 8;
-/// Cost bins of the large pairs.
-pub(crate) const COST_BINS: u32 = 8;
-/// Word of the scratch buffer where the list of large pairs starts, after the bins.
-pub(crate) const LARGE_LIST: u32 = 32;
 
 /// Bytes of scratch the narrow phase needs for `capacity` candidates.
 pub(crate) fn scratch_bytes(capacity: u64) -> u64 {

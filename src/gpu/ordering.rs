@@ -13,10 +13,8 @@ use crate::gpu::compact::Compact;
 use crate::gpu::kernels::{Kernel, Kernels};
 use crate::gpu::narrow::NarrowPhase;
 use crate::gpu::radix::RadixSort;
+use crate::gpu::shared::ORDER_SHIFT;
 use crate::gpu::{control, init, storage, Gpu};
-
-/// Word of the ordering's control buffer holding the key's shift of `a`, or 32 for two sorts.
-pub(crate) const ORDER_SHIFT: u64 = 0;
 
 /// The shift of `a` in a one-sort key (32: two sorts, by `b` then by `a`) and the bits each sort
 /// orders, for a world of `bodies` bodies.

@@ -6,7 +6,7 @@ use bytemuck::Zeroable;
 use crate::error::{Error, Result};
 use crate::geometry::{Polygon, Transform, MAX_COORDINATE};
 use crate::gpu::layout::{GpuBody, LocalBounds};
-use crate::gpu::narrow::SMALL;
+use crate::gpu::shared::SMALL;
 
 /// Room for `len` more elements in `v`, or [`Error::HostMemory`] naming `what`.
 fn try_reserve<T>(v: &mut Vec<T>, len: usize, what: &'static str) -> Result<()> {
@@ -159,7 +159,7 @@ impl Packed {
 
     /// Whether some body has more vertices than the narrow phase's small path takes.
     pub fn large(&self) -> bool {
-        self.bodies.iter().any(|b| b.count > crate::gpu::narrow::SMALL)
+        self.bodies.iter().any(|b| b.count > SMALL)
     }
 
     /// Whether `other` has the same bodies with the same vertex counts at the same places, so

@@ -3,7 +3,8 @@
 //! and the manifolds.
 
 use crate::error::{Error, Result};
-use crate::gpu::broad::{self, Broad};
+use crate::gpu::broad::Broad;
+use crate::gpu::candidates;
 use crate::gpu::compact::Compact;
 use crate::gpu::kernels::Kernels;
 use crate::gpu::layout::GpuContact;
@@ -70,8 +71,14 @@ impl Sized {
     ) -> Sized {
         let pairs = u64::from(capacity.candidates);
         let candidates = storage(gpu.device(), "satgpu.candidates", 8 * pairs, wgpu::BufferUsages::COPY_SRC);
-        let inputs =
-            broad::Inputs { params, control, bodies: transform, candidates: &candidates, n: transform.len(), fold };
+        let inputs = candidates::Inputs {
+            params,
+            control,
+            bodies: transform,
+            candidates: &candidates,
+            n: transform.len(),
+            fold,
+        };
         let broad = Broad::new(gpu, strips, capacity.entries, &inputs);
         // The colliding pairs; until the compaction writes them, the narrow phase's list of
         // large pairs (4 bytes per candidate and 128).

@@ -6,10 +6,8 @@ use crate::gpu::control;
 use crate::gpu::entries::Entries;
 use crate::gpu::pass::{Pass, Recorder};
 use crate::gpu::radix::RadixSort;
+use crate::gpu::shared::KEY_BITS;
 use crate::gpu::{storage, Gpu};
-
-/// Bits of a strip entry key: 6 radix passes.
-pub(crate) const KEY_BITS: u32 = 24;
 
 /// Worlds whose entry capacity is at most this sort by rank instead (`rank_sort.wgsl`): two
 /// dispatches of O(n^2) comparisons in all, against the radix sort's 22. Measured on lavapipe

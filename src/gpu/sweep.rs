@@ -3,7 +3,7 @@
 //! count); write each entry's pairs at its offset, inside the current batch's window of the
 //! candidate buffer.
 
-use crate::gpu::broad::{count_scan_write, Inputs};
+use crate::gpu::candidates::{count_scan_write, Inputs};
 use crate::gpu::control;
 use crate::gpu::entries::Entries;
 use crate::gpu::kernels::Kernels;
