@@ -8,7 +8,7 @@ use crate::gpu::pass::PassTime;
 /// Default strip height in typical AABB heights of the bodies' shapes (a mean that leaves out
 /// the few largest, see `pack::typical_height`). Taller strips mean fewer
 /// entries to sort but longer sweeps; on lavapipe at 100,000 polygons of every scene kind, frames
-/// were fastest between 4 and 6 (1.3 entries per body instead of 2 at 1), see BENCHMARKS.md.
+/// were fastest between 4 and 6 (1.3 entries per body instead of 2 at 1), see docs/benchmarks-history.md.
 pub const STRIP_HEIGHT_FACTOR: f64 = 4.0;
 
 /// Options for a [`World`](super::World): `WorldOptions::default().with_candidate_capacity(1 << 20)`.
@@ -47,7 +47,7 @@ pub enum ContactOrder {
     /// Frames read back ([`World::step`](super::World::step) and the like) order on the GPU on a
     /// GPU adapter and on the host on a CPU adapter (lavapipe, llvmpipe), where the GPU's radix
     /// passes run on the same cores and cost several times the host's counting sort
-    /// (BENCHMARKS.md). Frames left on the GPU ([`World::dispatch`](super::World::dispatch),
+    /// (docs/benchmarks-history.md). Frames left on the GPU ([`World::dispatch`](super::World::dispatch),
     /// [`World::encode`](super::World::encode)) are not sorted: their pairs stay in sweep order,
     /// which is deterministic too.
     #[default]

@@ -115,14 +115,14 @@ pub(crate) struct Tuning {
     /// The most keys the one-workgroup sort (radix_tile.wgsl) takes: sorts whose capacity fits
     /// run in one dispatch instead of three per pass. On lavapipe it beat the multi-tile sort up
     /// to 13,000 entries and the rank sort at 300 and 500 bodies, and lost at 49,000
-    /// (BENCHMARKS.md); on a GPU its one workgroup's serial runs of keys would wait on memory,
+    /// (docs/benchmarks-history.md); on a GPU its one workgroup's serial runs of keys would wait on memory,
     /// so only the smallest sorts use it there (not measured on a GPU yet).
     pub tile_keys: u32,
     /// The fewest vertices in all of a many-vertex pair whose narrow phase walks only the arc of
     /// faces that can still win (sat.wgsl: `PRUNE_FROM`); smaller pairs walk every face. On
     /// lavapipe 64, 96 and 128 gave `round`'s narrow phase within noise of each other (about
     /// 1.5x faster than no pruning), and 64 made `shapes` (rounded polygons of 9 to 64
-    /// vertices) about 20 % slower, 128 not (BENCHMARKS.md). GPUs prune every pair: their lanes
+    /// vertices) about 20 % slower, 128 not (docs/benchmarks-history.md). GPUs prune every pair: their lanes
     /// wait on loads more than on the searches' arithmetic (not measured on a GPU yet).
     pub prune_from: u32,
 }

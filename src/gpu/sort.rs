@@ -11,7 +11,7 @@ use crate::gpu::{storage, Gpu};
 
 /// Worlds whose entry capacity is at most this sort by rank instead (`rank_sort.wgsl`): two
 /// dispatches of O(n^2) comparisons in all, against the radix sort's 22. Measured on lavapipe
-/// (BENCHMARKS.md): at 500 bodies (capacity 2,524) the sort pass took 0.5 to 0.75 ms against 1.1
+/// (docs/benchmarks-history.md): at 500 bodies (capacity 2,524) the sort pass took 0.5 to 0.75 ms against 1.1
 /// to 1.7 for the radix sort; at 1,000 bodies (capacity 4,024) it was no faster, so the line is
 /// drawn between. Deciding by capacity bounds the comparisons whatever a frame holds. A capacity
 /// that fits the one-workgroup radix sort (`Tuning::tile_keys`: every rank-sort capacity on a CPU
