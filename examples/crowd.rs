@@ -27,9 +27,8 @@ use satgpu::{Polygon, Transform};
 /// The caller's passes: `push` over the colliding pairs, then `integrate` over the bodies
 /// (apply the pushes, then walk).
 const PUSH_OUT: &str = r#"
-struct Contact { a: u32, b: u32, normal_x: f32, normal_y: f32, depth: f32, pad: u32 }
 
-@group(0) @binding(0) var<storage, read> totals: array<u32>;       // [2] = colliding pairs
+@group(0) @binding(0) var<storage, read> totals: array<u32>;       // [TOTAL_COLLIDING] = colliding pairs
 @group(0) @binding(1) var<storage, read> contacts: array<Contact>;
 @group(0) @binding(2) var<storage, read_write> moves: array<atomic<i32>>; // 2 per body, fixed point
 @group(0) @binding(3) var<storage, read_write> transforms: array<vec4<f32>>; // x, y, cos, sin
@@ -41,7 +40,7 @@ const FIXED: f32 = 65536.0; // displacements in 1/65536 units: integer sums are 
 @compute @workgroup_size(64)
 fn push(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = gid.x + gid.y * nwg.x * 64u;
-    if i >= totals[2] {
+    if i >= totals[TOTAL_COLLIDING] {
         return;
     }
     let c = contacts[i];
@@ -101,7 +100,8 @@ impl PushOut {
         use wgpu::util::DeviceExt;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("example.push_out"),
-            source: wgpu::ShaderSource::Wgsl(PUSH_OUT.into()),
+            // satgpu's records (struct Contact, the TOTAL_* words), then this program's pass.
+            source: wgpu::ShaderSource::Wgsl(format!("{}\n{PUSH_OUT}", satgpu::gpu::RECORDS_WGSL).into()),
         });
         let pipeline = |entry: &str| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {

@@ -25,17 +25,6 @@
 #import near
 #import contact
 
-// Twin of GpuManifold in src/gpu/layout.rs.
-struct Manifold {
-    flags: u32, // bit 0: a_in_b, bit 1: b_in_a, bits 2 and up: the number of points (1 or 2)
-    p1_x: f32,
-    p1_y: f32,
-    p1_depth: f32,
-    p2_x: f32,
-    p2_y: f32,
-    p2_depth: f32,
-    pad: u32,
-}
 
 @group(0) @binding(0) var<storage, read> contact_args: array<u32, 4>; // [3] = colliding pairs
 @group(0) @binding(1) var<storage, read> contacts: array<Contact>;

@@ -122,3 +122,58 @@ fn a_broken_shader_is_rejected() {
     };
     assert!(rejected, "naga accepted an ill-typed shader, so the validation test proves nothing");
 }
+
+/// `gpu::RECORDS_WGSL`, the records users' shaders paste in, validates and lays out every field
+/// of `Contact` and `Manifold` at the offset of its twin in `GpuContact` and `GpuManifold`.
+#[test]
+fn the_records_users_paste_match_the_rust_types_field_by_field() {
+    let src = satgpu::gpu::RECORDS_WGSL;
+    let module = parse("RECORDS_WGSL", src);
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
+    let fields = |name: &str| -> Vec<(String, u32)> {
+        let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).unwrap();
+        match &ty.inner {
+            naga::TypeInner::Struct { members, .. } => {
+                members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect()
+            }
+            other => panic!("{name} is {other:?}"),
+        }
+    };
+    use std::mem::offset_of;
+    let contact = [
+        ("a", offset_of!(GpuContact, a)),
+        ("b", offset_of!(GpuContact, b)),
+        ("normal_x", offset_of!(GpuContact, normal_x)),
+        ("normal_y", offset_of!(GpuContact, normal_y)),
+        ("depth", offset_of!(GpuContact, depth)),
+        ("pad", offset_of!(GpuContact, pad)),
+    ];
+    let manifold = [
+        ("flags", offset_of!(GpuManifold, flags)),
+        ("p1_x", offset_of!(GpuManifold, p1_x)),
+        ("p1_y", offset_of!(GpuManifold, p1_y)),
+        ("p1_depth", offset_of!(GpuManifold, p1_depth)),
+        ("p2_x", offset_of!(GpuManifold, p2_x)),
+        ("p2_y", offset_of!(GpuManifold, p2_y)),
+        ("p2_depth", offset_of!(GpuManifold, p2_depth)),
+        ("pad", offset_of!(GpuManifold, pad)),
+    ];
+    for (name, rust) in [("Contact", &contact[..]), ("Manifold", &manifold[..])] {
+        let want: Vec<(String, u32)> = rust.iter().map(|(f, o)| (f.to_string(), *o as u32)).collect();
+        assert_eq!(fields(name), want, "{name}");
+    }
+    // The totals' words, as World::totals_buffer documents them (arguments at byte 16).
+    for line in [
+        "TOTAL_ENTRIES: u32 = 0u",
+        "TOTAL_CANDIDATES: u32 = 1u",
+        "TOTAL_COLLIDING: u32 = 2u",
+        "TOTAL_PAIR_ARGS: u32 = 4u",
+    ] {
+        assert!(src.contains(line), "{line}");
+    }
+    // The simulation reads them as a user's shader would.
+    assert!(!satgpu::sim::SHADER.contains("struct Contact {"));
+    assert!(satgpu::sim::shader().starts_with(src));
+}

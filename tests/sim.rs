@@ -150,7 +150,7 @@ fn small_scenarios_and_bad_options() {
 /// The simulation's WGSL validates with naga (its pipelines are built at run time).
 #[test]
 fn the_simulation_shader_validates() {
-    let src = satgpu::sim::SHADER;
+    let src = &satgpu::sim::shader();
     let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
         .validate(&module)

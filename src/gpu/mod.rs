@@ -42,7 +42,7 @@ pub use frame::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, ST
 pub use layout::{GpuContact, GpuManifold};
 pub use pass::{Pass, PassTime};
 pub(crate) use readback::read_as;
-pub use shaders::shader_sources;
+pub use shaders::{shader_sources, RECORDS_WGSL};
 pub use world::{check_fits, detect, detect_filtered, detect_full, World};
 
 /// Invocations per workgroup of the per-body, per-entry and per-pair kernels (WGSL: `WG`).

@@ -35,7 +35,7 @@ const KERNELS: [(&str, &str); 22] = [
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 14] = [
+const SHARED: [(&str, &str); 15] = [
     ("params", include_str!("../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../shaders/shared/index.wgsl")),
@@ -50,6 +50,7 @@ const SHARED: [(&str, &str); 14] = [
     ("side", include_str!("../../shaders/shared/side.wgsl")),
     ("near", include_str!("../../shaders/shared/near.wgsl")),
     ("contact", include_str!("../../shaders/shared/contact.wgsl")),
+    ("records", include_str!("../../shaders/shared/records.wgsl")),
 ];
 
 /// Invocations per workgroup of the radix kernels.
@@ -124,6 +125,16 @@ fn compose(source: &str, done: &mut Vec<String>, out: &mut String) -> Result<(),
     }
     Ok(())
 }
+
+/// The WGSL of the records a [`World`](crate::gpu::World) leaves on the GPU for a caller's own
+/// passes: `struct Contact` ([`GpuContact`](crate::gpu::GpuContact), in
+/// [`contacts_buffer`](crate::gpu::World::contacts_buffer)), `struct Manifold`
+/// ([`GpuManifold`](crate::gpu::GpuManifold), in
+/// [`manifolds_buffer`](crate::gpu::World::manifolds_buffer)) and the word indices of
+/// [`totals_buffer`](crate::gpu::World::totals_buffer) (`TOTAL_COLLIDING`, `TOTAL_PAIR_ARGS`, ...).
+/// satgpu's own kernels are composed from the same text; paste it before your shader's code
+/// (`format!("{RECORDS_WGSL}\n{my_shader}")`) instead of copying the structs.
+pub const RECORDS_WGSL: &str = include_str!("../../shaders/shared/records.wgsl");
 
 /// Every kernel, composed, by file name: what the pipelines are built from.
 pub fn shader_sources() -> Vec<(&'static str, String)> {

@@ -32,7 +32,7 @@ struct Agent {
     pad: f32,
 }
 
-struct Contact { a: u32, b: u32, normal_x: f32, normal_y: f32, depth: f32, pad: u32 }
+// struct Contact and the TOTAL_* word indices come from satgpu::gpu::RECORDS_WGSL, pasted before this.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> transforms: array<vec4<f32>>; // World: x, y, cos, sin
@@ -103,7 +103,7 @@ fn add_move(body: u32, d: vec2<f32>) {
 @compute @workgroup_size(64)
 fn push(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = index(gid, nwg);
-    if k >= totals[2] {
+    if k >= totals[TOTAL_COLLIDING] {
         return;
     }
     let c = contacts[k];
@@ -175,8 +175,8 @@ fn finish(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 // outgrew the world's buffers (its contacts would then be incomplete) and rerun it.
 @compute @workgroup_size(1)
 fn guard() {
-    atomicMax(&stats[0], totals[0]);
-    atomicMax(&stats[1], totals[1]);
+    atomicMax(&stats[0], totals[TOTAL_ENTRIES]);
+    atomicMax(&stats[1], totals[TOTAL_CANDIDATES]);
 }
 
 var<workgroup> largest: array<f32, MEASURE_WG>;
@@ -187,7 +187,7 @@ var<workgroup> sum: array<f32, MEASURE_WG>;
 // same on every run.
 @compute @workgroup_size(256)
 fn measure(@builtin(local_invocation_index) lid: u32) {
-    let count = totals[2];
+    let count = totals[TOTAL_COLLIDING];
     var m = 0.0;
     var s = 0.0;
     for (var k = lid; k < count; k += MEASURE_WG) {

@@ -40,8 +40,15 @@ pub use scenario::{Scenario, SimKind, Walker};
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, World, WorldOptions};
 
-/// The simulation's WGSL: its passes, one entry point each.
+/// The simulation's own WGSL: its passes, one entry point each. It reads the world's records
+/// through [`RECORDS_WGSL`](crate::gpu::RECORDS_WGSL), as any caller's shader does; [`shader`]
+/// is the two together.
 pub const SHADER: &str = include_str!("crowd.wgsl");
+
+/// The simulation's complete WGSL: [`RECORDS_WGSL`](crate::gpu::RECORDS_WGSL), then [`SHADER`].
+pub fn shader() -> String {
+    format!("{}\n{SHADER}", crate::gpu::RECORDS_WGSL)
+}
 
 /// How the iterations of a frame find the pairs they push apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,7 +190,7 @@ impl Pipelines {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("satgpu.sim"),
-            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+            source: wgpu::ShaderSource::Wgsl(shader().into()),
         });
         let pipeline = |entry: &str| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
