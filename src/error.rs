@@ -129,7 +129,7 @@ pub enum Error {
     /// [`GpuOptions::with_memory_limit`](crate::gpu::GpuOptions::with_memory_limit) allows.
     /// Checked before anything is allocated: nothing is left half-built, and a
     /// [`World`](crate::gpu::World) refused at growth keeps working at its old size.
-    #[error("{what} need about {} ({memory}); {} are available", crate::memory::human_bytes(*.needed), crate::memory::human_bytes(*.available))]
+    #[error("{what} need about {} ({memory}); {} are available", crate::units::human_bytes(*.needed), crate::units::human_bytes(*.available))]
     NotEnoughMemory {
         /// What was asked for, for example "50,000,000 round polygons".
         what: String,

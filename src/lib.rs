@@ -8,6 +8,7 @@ pub mod memory;
 pub mod reference;
 pub mod scene;
 pub mod sim;
+mod units;
 pub mod validate;
 
 pub use error::{Error, Result};

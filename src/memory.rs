@@ -9,6 +9,7 @@
 //! up: per body, per vertex and per candidate, as docs/how-it-works.md (Sizes and memory) states.
 
 use crate::error::{Error, Result};
+pub use crate::units::{grouped, human_bytes};
 
 /// Bytes per body, per vertex and per candidate pair of each part of the work.
 mod cost {
@@ -155,6 +156,14 @@ pub fn available() -> Option<u64> {
     mem_available(&text)
 }
 
+/// [`available`], at most `limit` when one is given; `None` when neither is known.
+pub fn available_within(limit: Option<u64>) -> Option<u64> {
+    match (available(), limit) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// `MemAvailable` in bytes from the text of /proc/meminfo.
 fn mem_available(meminfo: &str) -> Option<u64> {
     let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
@@ -171,38 +180,6 @@ pub fn check(what: impl FnOnce() -> String, memory: &'static str, needed: u64, a
         }
         _ => Ok(()),
     }
-}
-
-/// `bytes` for people: `"61 GiB"`, `"3.4 MiB"`, `"512 bytes"`.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if value >= 10.0 {
-        format!("{value:.0} {}", UNITS[unit])
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
-
-/// `n` with thousands separators: `50,000,000`.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -252,15 +229,5 @@ mod tests {
             e.unwrap_err().to_string(),
             "50,000,000 round polygons need about 61 GiB (host and software GPU); 23 GiB are available"
         );
-    }
-
-    #[test]
-    fn formats_sizes_and_counts() {
-        assert_eq!(human_bytes(512), "512 bytes");
-        assert_eq!(human_bytes(3 << 20), "3.0 MiB");
-        assert_eq!(human_bytes(61 << 30), "61 GiB");
-        assert_eq!(grouped(50_000_000), "50,000,000");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1000), "1,000");
     }
 }

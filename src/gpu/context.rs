@@ -413,10 +413,7 @@ impl Gpu {
     /// ([`memory::available`](crate::memory::available)), at most the memory limit this handle
     /// was given; `None` when neither is known.
     pub fn memory_available(&self) -> Option<u64> {
-        match (crate::memory::available(), self.memory_limit) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        crate::memory::available_within(self.memory_limit)
     }
 
     /// [`Error::NotEnoughMemory`], naming `what`, unless `estimate` (from

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
 use satgpu::gpu::{self, AdapterChoice, ContactDetail, ContactOrder, Gpu, GpuOptions, World, WorldOptions};
-use satgpu::memory::{self, SceneSize, Work};
+use satgpu::memory::{self, MemoryEstimate, SceneSize, Work};
 use satgpu::scene::{self, SceneKind};
 use satgpu::{reference, validate, Contact, Error, Manifold};
 
@@ -119,11 +119,11 @@ fn generated_size(kind: SceneKind, n: usize, seed: u64) -> SceneSize {
 }
 
 /// Refuses, before anything is generated, a scene of `n` `kind` polygons whose `work` does not
-/// fit in the memory `gpu` may use.
-fn check_generated(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, work: Work) -> satgpu::Result<()> {
-    gpu::check_fits(gpu, generated_size(kind, n, seed), work, || {
-        format!("{} {kind} polygons", memory::grouped(n as u64))
-    })
+/// fit in the memory `gpu` may use; otherwise its estimate.
+fn check_generated(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, work: Work) -> satgpu::Result<MemoryEstimate> {
+    let size = generated_size(kind, n, seed);
+    gpu::check_fits(gpu, size, work, || format!("{} {kind} polygons", memory::grouped(n as u64)))?;
+    Ok(memory::estimate(size, work))
 }
 
 impl DeviceArgs {
@@ -408,10 +408,7 @@ fn ms(since: Instant) -> f64 {
 /// `satgpu gen`: refuses a scene whose polygons and text do not fit in the host's memory.
 fn gen(kind: SceneKind, n: usize, seed: u64, out: &Path) -> Result<(), Failure> {
     let estimate = memory::estimate(generated_size(kind, n, seed), Work::GENERATE);
-    let available = match (memory::available(), memory_limit()?) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
+    let available = memory::available_within(memory_limit()?);
     memory::check(|| format!("{} {kind} polygons", memory::grouped(n as u64)), "host", estimate.host, available)?;
     let polygons = scene::generate(kind, n, seed);
     scene::write_scene(out, &scene::Scene::new(polygons))?;
@@ -421,8 +418,7 @@ fn gen(kind: SceneKind, n: usize, seed: u64, out: &Path) -> Result<(), Failure> 
 
 fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), Failure> {
     let gpu = device.open()?;
-    check_generated(&gpu, kind, n, seed, Work::VALIDATE)?;
-    let estimate = memory::estimate(generated_size(kind, n, seed), Work::VALIDATE);
+    let estimate = check_generated(&gpu, kind, n, seed, Work::VALIDATE)?;
     let t = Instant::now();
     let polygons = scene::generate(kind, n, seed);
     println!("scene      {kind}, {n} polygons, seed {seed} (generated in {:.0} ms)", ms(t));
