@@ -1,47 +1,141 @@
-//! The GPU module's files import each other without loops (issue 23): the project's own check,
-//! since a user's clone has no `../shared/tools/modgraph.py`. An import is any path through
-//! `crate::gpu::` or `super::` naming another file of `src/gpu/`, in a `use` or inline.
+//! The crate's files import each other without loops, and the GPU module's folders are layers
+//! (issue 23): a file of `src/gpu/` imports only from layers below its own, and no stage names
+//! another. The project's own check, since a user's clone has no `../shared/tools/modgraph.py`.
+//!
+//! An import is a path through `crate::`, `super::` or `self::`, in a `use` tree or inline, in
+//! code (comments, and the tests at the bottom of a file, are left out), resolved to the file of
+//! the longest module it names. A name re-exported by a `mod.rs` counts as using that `mod.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Each file of `src/gpu/` (by module name, `mod.rs` left out: it declares, it does not use)
-/// with the sibling modules its code names.
-fn imports() -> BTreeMap<String, BTreeSet<String>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/gpu");
-    let mut sources = BTreeMap::new();
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        if path.extension().is_some_and(|e| e == "rs") && name != "mod" {
-            sources.insert(name, std::fs::read_to_string(&path).unwrap());
+/// The layers of `src/gpu/`, bottom first: a file may import from a lower layer, and from its own
+/// layer except in `stages/`.
+const LAYERS: [&str; 8] = ["kernels", "device", "host", "primitives", "resources", "stages", "world", "testing"];
+
+/// The rank of a file of `src/gpu/` (`gpu/stages/sort.rs` -> `stages`); `host` sits beside
+/// `device`, both above `kernels`. `None` for `gpu/mod.rs`, which declares and re-exports.
+fn layer(file: &str) -> Option<usize> {
+    let rest = file.strip_prefix("gpu/")?;
+    let first = rest.split(['/', '.']).next()?;
+    let rank = LAYERS.iter().position(|l| *l == first)?;
+    // device and host share a floor.
+    Some(if first == "host" {
+        1
+    } else if rank > 2 {
+        rank - 1
+    } else {
+        rank
+    })
+}
+
+/// Every module of the library crate (`["gpu", "stages", "sort"]`) and its file relative to `src`.
+fn modules(src: &Path) -> BTreeMap<Vec<String>, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(src).unwrap().to_string_lossy().replace('\\', "/");
+            if path.is_dir() {
+                if rel != "bin" {
+                    stack.push(path);
+                }
+                continue;
+            }
+            let Some(stem) = rel.strip_suffix(".rs") else { continue };
+            let mut parts: Vec<String> = stem.split('/').map(String::from).collect();
+            if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+                parts.pop();
+            }
+            out.insert(parts, rel);
         }
     }
-    let modules: BTreeSet<String> = sources.keys().cloned().collect();
-    let mut graph = BTreeMap::new();
-    for (name, text) in &sources {
-        // Only code: the tests at the bottom of a file may use anything.
-        let code = text.split("#[cfg(test)]").next().unwrap_or(text);
-        let mut names = BTreeSet::new();
-        for prefix in ["crate::gpu::", "super::"] {
-            for rest in code.split(prefix).skip(1) {
-                let group = match rest.strip_prefix('{') {
-                    Some(inner) => inner.split('}').next().unwrap_or(""),
-                    None => "",
-                };
-                for item in group.split(',') {
-                    let word: String = item.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                    if modules.contains(&word) && &word != name {
-                        names.insert(word);
+    out
+}
+
+/// The paths of the `use` tree or inline path starting at `text` (just after `crate::`, say),
+/// each as its segments: `a::{b, c::d}` -> `[a, b]`, `[a, c, d]`.
+fn tree(text: &str) -> Vec<Vec<String>> {
+    fn space(text: &str) -> usize {
+        text.len() - text.trim_start().len()
+    }
+    fn parse(text: &str, prefix: Vec<String>, out: &mut Vec<Vec<String>>) -> usize {
+        let mut path = prefix;
+        let mut at = space(text);
+        loop {
+            if text[at..].starts_with('{') {
+                at += 1;
+                loop {
+                    at += space(&text[at..]);
+                    if text[at..].starts_with('}') {
+                        return at + 1;
+                    }
+                    at += parse(&text[at..], path.clone(), out);
+                    at += space(&text[at..]);
+                    match text[at..].chars().next() {
+                        Some(',') => at += 1,
+                        Some('}') => return at + 1,
+                        _ => return at,
                     }
                 }
-                let first: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                if modules.contains(&first) && &first != name {
-                    names.insert(first);
+            }
+            let word: String =
+                text[at..].chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '*').collect();
+            at += word.len();
+            if !word.is_empty() {
+                path.push(word);
+            }
+            if text[at..].starts_with("::") {
+                at += 2;
+            } else {
+                out.push(path);
+                return at;
+            }
+        }
+    }
+    let mut out = vec![];
+    parse(text, vec![], &mut out);
+    out
+}
+
+/// Each file with the files its code imports.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let modules = modules(&src);
+    let mut graph = BTreeMap::new();
+    for (module, file) in &modules {
+        let text = std::fs::read_to_string(src.join(file)).unwrap();
+        let code: String = text
+            .split("#[cfg(test)]")
+            .next()
+            .unwrap_or(&text)
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        // The module `super::` and `self::` start from: a mod.rs or lib.rs is its own directory.
+        let here = module.clone();
+        let mut uses = BTreeSet::new();
+        for (start, root) in
+            [("crate::", vec![]), ("super::", here[..here.len().saturating_sub(1)].to_vec()), ("self::", here.clone())]
+        {
+            for (i, _) in code.match_indices(start) {
+                let before = code[..i].chars().last();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                for tail in tree(&code[i + start.len()..]) {
+                    let mut full = root.clone();
+                    full.extend(tail);
+                    let target = (0..=full.len()).rev().find_map(|n| modules.get(&full[..n]));
+                    if let Some(target) = target.filter(|t| *t != file) {
+                        uses.insert(target.clone());
+                    }
                 }
             }
         }
-        graph.insert(name.clone(), names);
+        graph.insert(file.clone(), uses);
     }
     graph
 }
@@ -74,21 +168,85 @@ fn a_loop(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     graph.keys().find_map(|node| visit(node, graph, &mut vec![], &mut done))
 }
 
+/// Imports that break the layering: from a higher layer, or from one stage to another.
+fn layer_breaks(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut breaks = vec![];
+    for (file, uses) in graph {
+        let Some(own) = layer(file) else { continue };
+        for used in uses {
+            let stage_to_stage = file.starts_with("gpu/stages/") && used.starts_with("gpu/stages/");
+            match layer(used) {
+                Some(theirs) if theirs > own || stage_to_stage => breaks.push(format!("{file} -> {used}")),
+                // The GPU module's own mod.rs sits above every layer; a file of gpu/ names what
+                // it uses by its own path.
+                None if used.starts_with("gpu/") && file != "gpu/testing.rs" => {
+                    breaks.push(format!("{file} -> {used}"))
+                }
+                _ => {}
+            }
+        }
+    }
+    breaks
+}
+
 #[test]
-fn the_gpu_module_has_no_import_loops() {
-    let graph = imports();
-    assert!(graph.len() > 20, "found the GPU module's files: {:?}", graph.keys());
-    assert!(graph["world"].contains("sized") && graph["sort"].contains("radix"), "the scan sees imports: {graph:?}");
+fn the_crate_has_no_import_loops() {
+    let graph = graph();
+    assert!(graph.len() > 40, "found the crate's files: {:?}", graph.keys());
+    let sees = |a: &str, b: &str| graph[a].contains(b);
+    assert!(
+        sees("gpu/world/mod.rs", "gpu/world/sized.rs")
+            && sees("gpu/stages/sort.rs", "gpu/primitives/radix.rs")
+            && sees("gpu/stages/narrow.rs", "gpu/resources.rs"),
+        "the scan sees imports: {graph:?}"
+    );
     if let Some(found) = a_loop(&graph) {
         panic!("import loop: {} -> {}", found.join(" -> "), found[0]);
     }
 }
 
 #[test]
-fn the_loop_finder_finds_a_loop() {
+fn gpu_files_import_only_from_lower_layers_and_no_stage_names_another() {
+    let graph = graph();
+    let gpu: Vec<_> = graph.keys().filter(|f| f.starts_with("gpu/")).collect();
+    assert!(gpu.iter().all(|f| *f == "gpu/mod.rs" || layer(f).is_some()), "a file outside the layers: {gpu:?}");
+    assert!(gpu.iter().filter(|f| f.starts_with("gpu/stages/")).count() >= 10);
+    let breaks = layer_breaks(&graph);
+    assert!(breaks.is_empty(), "imports against the layers:\n{}", breaks.join("\n"));
+}
+
+#[test]
+fn the_checks_can_fail() {
     let edge = |a: &str, b: &[&str]| (a.to_string(), b.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>());
     let looped: BTreeMap<_, _> = [edge("a", &["b"]), edge("b", &["c"]), edge("c", &["a"]), edge("d", &[])].into();
     assert_eq!(a_loop(&looped), Some(vec!["a".to_string(), "b".to_string(), "c".to_string()]));
-    let tree: BTreeMap<_, _> = [edge("a", &["b", "c"]), edge("b", &["c"]), edge("c", &[])].into();
-    assert_eq!(a_loop(&tree), None);
+    let tree_graph: BTreeMap<_, _> = [edge("a", &["b", "c"]), edge("b", &["c"]), edge("c", &[])].into();
+    assert_eq!(a_loop(&tree_graph), None);
+    let upward: BTreeMap<_, _> = [
+        edge("gpu/kernels/shaders.rs", &["gpu/stages/narrow.rs"]),
+        edge("gpu/stages/compact.rs", &["gpu/stages/narrow.rs", "gpu/primitives/scan.rs"]),
+        edge("gpu/stages/narrow.rs", &["gpu/mod.rs", "gpu/resources.rs"]),
+        edge("gpu/world/mod.rs", &["gpu/stages/narrow.rs", "gpu/host/pack.rs"]),
+    ]
+    .into();
+    assert_eq!(
+        layer_breaks(&upward),
+        [
+            "gpu/kernels/shaders.rs -> gpu/stages/narrow.rs",
+            "gpu/stages/compact.rs -> gpu/stages/narrow.rs",
+            "gpu/stages/narrow.rs -> gpu/mod.rs"
+        ]
+    );
+}
+
+#[test]
+fn use_trees_expand() {
+    let paths = tree("gpu::{device::context::Gpu, kernels::{control, shared::WG}};");
+    let joined: Vec<String> = paths.iter().map(|p| p.join("::")).collect();
+    assert_eq!(joined, ["gpu::device::context::Gpu", "gpu::kernels::control", "gpu::kernels::shared::WG"]);
+    assert_eq!(tree("gpu::stages::sort::Sort::new(gpu)"), [["gpu", "stages", "sort", "Sort", "new"]]);
+    assert_eq!(layer("gpu/host/pack.rs"), layer("gpu/device/pass.rs"));
+    assert!(layer("gpu/kernels/shaders.rs") < layer("gpu/primitives/scan.rs"));
+    assert!(layer("gpu/resources.rs") < layer("gpu/stages/sort.rs"));
+    assert_eq!(layer("gpu/mod.rs"), None);
 }

@@ -301,7 +301,7 @@ fn timestamps_only_when_asked() {
 }
 
 /// Small worlds sort their strip entries in one or two dispatches instead of the radix sort's 21
-/// (src/gpu/sort.rs): up to `Tuning::tile_keys` entries (16,384 on a CPU adapter, 1,024 as
+/// (src/gpu/stages/sort.rs): up to `Tuning::tile_keys` entries (16,384 on a CPU adapter, 1,024 as
 /// tuned for GPUs) in one workgroup (radix_tile.wgsl), and otherwise up to 2,600 by rank
 /// (rank_sort.wgsl). All three sorts are stable, so a world sized past each threshold gives the
 /// same bits; ties (equal keys) are common in grid and pile, and every kind must agree with the

@@ -3,9 +3,11 @@
 //! part of the stable API.
 
 use crate::error::Result;
-use crate::gpu::radix::RadixSort;
-use crate::gpu::scan::Scan;
-use crate::gpu::{control, readback, Gpu, GpuOptions, World};
+use crate::gpu::kernels::control;
+use crate::gpu::primitives::radix::RadixSort;
+use crate::gpu::primitives::scan::Scan;
+use crate::gpu::stages::readback;
+use crate::gpu::{Gpu, GpuOptions, World};
 
 /// Opens a device as [`Gpu::new`] does, with the kernels tuned as for `device_type` instead of
 /// the adapter's own type, so tests on a CPU adapter cover the GPU tuning too.
@@ -17,7 +19,7 @@ pub fn open_tuned_as(options: &GpuOptions, device_type: wgpu::DeviceType) -> Res
 
 fn upload(gpu: &Gpu, label: &str, bytes: &[u8]) -> wgpu::Buffer {
     use wgpu::BufferUsages as U;
-    super::init(gpu.device(), label, bytes, U::STORAGE | U::COPY_SRC | U::COPY_DST)
+    crate::gpu::kernels::buffers::init(gpu.device(), label, bytes, U::STORAGE | U::COPY_SRC | U::COPY_DST)
 }
 
 fn download(gpu: &Gpu, encoder: wgpu::CommandEncoder, copies: &[(&wgpu::Buffer, u64, u64)]) -> Result<Vec<u8>> {

@@ -1,0 +1,561 @@
+//! Adapter and device: choosing an adapter, requesting only what it has, and catching the
+//! device's errors for satgpu's own work in error scopes, so each error comes back from the call
+//! that caused it and the caller's device keeps its own handlers.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::gpu::kernels::pipelines::{Kernels, Tuning};
+
+/// Which adapter to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AdapterChoice {
+    /// The best adapter wgpu finds: discrete, then integrated, then virtual, then CPU; Vulkan
+    /// before other backends at equal rank.
+    #[default]
+    Auto,
+    /// A CPU (software) adapter only, such as Mesa lavapipe or llvmpipe.
+    Software,
+}
+
+/// How to open a device: `GpuOptions::default().with_timeout(Duration::from_secs(5))`.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct GpuOptions {
+    /// Which adapter to use. `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` narrow the choice further.
+    pub adapter: AdapterChoice,
+    /// Longest time any single wait on the GPU may take before it is an [`Error::Timeout`]
+    /// (default 60 s).
+    pub timeout: Duration,
+    /// The most memory satgpu may count on, in bytes, on top of what the host has available
+    /// (see [`Gpu::memory_available`]); `None` (the default): the host's available memory alone.
+    pub memory_limit: Option<u64>,
+    /// Tune the kernels as for this device type instead of the adapter's own (tests).
+    pub(crate) tune_as: Option<wgpu::DeviceType>,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        GpuOptions { adapter: AdapterChoice::Auto, timeout: Duration::from_secs(60), memory_limit: None, tune_as: None }
+    }
+}
+
+impl GpuOptions {
+    /// With `adapter`.
+    pub fn with_adapter(mut self, adapter: AdapterChoice) -> Self {
+        self.adapter = adapter;
+        self
+    }
+
+    /// With `timeout` for every wait.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// With at most `bytes` of memory for satgpu's allocations (see [`Gpu::memory_available`]).
+    pub fn with_memory_limit(mut self, bytes: u64) -> Self {
+        self.memory_limit = Some(bytes);
+        self
+    }
+}
+
+struct Inner {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    timestamps: bool,
+    /// Why the device is lost, once satgpu knows: set by the device-lost callback of a device
+    /// satgpu opened itself, or by [`Gpu::check_lost`]'s probe.
+    lost: Arc<Mutex<Option<String>>>,
+    /// satgpu opened the device and owns its device-lost callback.
+    owned: bool,
+    kernels: Kernels,
+}
+
+/// An open device with satgpu's compute pipelines. Cheap to clone (reference-counted).
+#[derive(Clone)]
+pub struct Gpu {
+    inner: Arc<Inner>,
+    timeout: Duration,
+    memory_limit: Option<u64>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("adapter", &self.describe()).finish()
+    }
+}
+
+fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
+    let ty = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    };
+    let backend = match info.backend {
+        wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12 => 0,
+        _ => 1,
+    };
+    (ty, backend)
+}
+
+/// wgpu's defaults and environment variables, except that indirect dispatches are not validated
+/// unless `WGPU_VALIDATION_INDIRECT_CALL=1` asks for it. That validation runs an extra dispatch
+/// before each of ours (about 70 us each on lavapipe, `cargo bench --bench overhead`), and
+/// satgpu's indirect arguments come only from its own kernels, which fold every count to at most
+/// the device's workgroups per dimension (`index.wgsl`, `folded`).
+///
+/// `backends` is what to look at unless `WGPU_BACKEND` says otherwise.
+fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut descriptor =
+        wgpu::InstanceDescriptor { backends, ..wgpu::InstanceDescriptor::new_without_display_handle() };
+    descriptor.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    wgpu::Instance::new(descriptor.with_env())
+}
+
+/// The backends [`Gpu::new`] looks at, in turn, until one offers a usable adapter: those
+/// `WGPU_BACKEND` names, or Vulkan, Metal and DX12, then GL.
+fn search_order(from_env: Option<wgpu::Backends>) -> Vec<wgpu::Backends> {
+    match from_env {
+        Some(backends) => vec![backends],
+        None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
+    }
+}
+
+/// The adapters of `backends` (or of `WGPU_BACKEND`).
+fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    pollster::block_on(instance(backends).enumerate_adapters(wgpu::Backends::all()))
+}
+
+/// An adapter wgpu lists, and whether satgpu can run on it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AdapterReport {
+    /// The adapter as wgpu describes it.
+    pub info: wgpu::AdapterInfo,
+    /// Why satgpu cannot run on it (see [`unsuitable_reason`]), or `None` when it can.
+    pub unsuitable: Option<String>,
+}
+
+/// Every adapter wgpu sees (after `WGPU_BACKEND`), best first, each with whether satgpu can
+/// run on it. Adapters it cannot use are listed too (`satgpu adapters` marks them), but
+/// [`Gpu::new`] never picks one.
+pub fn list_adapters() -> Vec<AdapterReport> {
+    let adapters = enumerate(wgpu::Backends::all());
+    let mut reports: Vec<_> = adapters.iter().map(report).collect();
+    reports.sort_by_key(|r| rank(&r.info));
+    reports
+}
+
+fn report(adapter: &wgpu::Adapter) -> AdapterReport {
+    let info = adapter.get_info();
+    let unsuitable = unsuitable_reason(&info, &adapter.get_downlevel_capabilities(), &adapter.limits());
+    AdapterReport { info, unsuitable }
+}
+
+/// The GL or GL ES version in a GL adapter's driver info (wgpu puts `GL_VERSION` there:
+/// `"4.5 (Core Profile) Mesa 22.3.6"`, `"OpenGL ES 3.2 Mesa 22.3.6"`, `"3.3.0 NVIDIA 580.159.04"`),
+/// as (is ES, major, minor).
+fn gl_version(driver_info: &str) -> Option<(bool, u32, u32)> {
+    let (es, rest) = match driver_info.trim().strip_prefix("OpenGL ES") {
+        Some(rest) => (true, rest),
+        None => (false, driver_info.trim()),
+    };
+    // "OpenGL ES-CM 1.1" and the like carry a profile before the version.
+    let rest = &rest[rest.find(|c: char| c.is_ascii_digit())?..];
+    let mut numbers = rest.split(|c: char| !c.is_ascii_digit());
+    let major = numbers.next()?.parse().ok()?;
+    let minor = numbers.next()?.parse().ok()?;
+    Some((es, major, minor))
+}
+
+/// Why an adapter with this description cannot run satgpu, or `None` when it can.
+///
+/// satgpu needs compute shaders and indirect dispatch (wgpu's downlevel flags), at least 7
+/// storage buffers per shader stage and wgpu's downlevel limits, and on the GL backend a context
+/// whose shading language has compute shaders: OpenGL 4.3 or OpenGL ES 3.1. That last check is
+/// needed because wgpu 30 reports compute shaders on a desktop GL 3.3 context whose driver has
+/// the `GL_ARB_compute_shader` extension (NVIDIA's), and then cannot translate a compute shader
+/// to GLSL 3.30. [`Gpu::new`] and [`Gpu::from_device`] refuse such adapters with
+/// [`Error::UnsuitableAdapter`](crate::Error::UnsuitableAdapter) before creating anything.
+pub fn unsuitable_reason(
+    info: &wgpu::AdapterInfo,
+    downlevel: &wgpu::DownlevelCapabilities,
+    limits: &wgpu::Limits,
+) -> Option<String> {
+    if info.backend == wgpu::Backend::Gl {
+        if let Some((es, major, minor)) = gl_version(&info.driver_info) {
+            let (api, need) = if es { ("OpenGL ES", (3, 1)) } else { ("OpenGL", (4, 3)) };
+            if (major, minor) < need {
+                return Some(format!(
+                    "{api} {major}.{minor} cannot run compute shaders (satgpu needs OpenGL 4.3 or OpenGL ES 3.1); \
+                     use Vulkan"
+                ));
+            }
+        }
+    }
+    for (flag, what) in [
+        (wgpu::DownlevelFlags::COMPUTE_SHADERS, "compute shaders"),
+        (wgpu::DownlevelFlags::INDIRECT_EXECUTION, "indirect dispatch"),
+    ] {
+        if !downlevel.flags.contains(flag) {
+            return Some(format!("it has no {what}"));
+        }
+    }
+    limits_reason(limits)
+}
+
+/// What satgpu asks of a device: wgpu's downlevel limits, 7 or 8 storage buffers per stage, and
+/// the adapter's own buffer and dispatch sizes (`have`, which satgpu sizes its buffers for).
+fn satgpu_limits(have: &wgpu::Limits) -> wgpu::Limits {
+    wgpu::Limits {
+        max_storage_buffer_binding_size: have.max_storage_buffer_binding_size,
+        max_buffer_size: have.max_buffer_size,
+        max_storage_buffers_per_shader_stage: have.max_storage_buffers_per_shader_stage.clamp(7, 8),
+        max_compute_workgroups_per_dimension: have.max_compute_workgroups_per_dimension,
+        ..wgpu::Limits::downlevel_defaults()
+    }
+}
+
+/// The limits of `have` that fall short of what satgpu asks, in words, or `None`.
+fn limits_reason(have: &wgpu::Limits) -> Option<String> {
+    let mut short = vec![];
+    satgpu_limits(have).check_limits_with_fail_fn(have, false, |name, need, got| {
+        short.push(match name {
+            "max_storage_buffers_per_shader_stage" => {
+                format!("it allows {got} storage buffers per shader stage, satgpu needs {need}")
+            }
+            _ => format!("its {name} is {got}, satgpu needs {need}"),
+        });
+    });
+    (!short.is_empty()).then(|| short.join("; "))
+}
+
+/// `"name (backend, device type, driver info)"`.
+pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({:?}, {:?}, {} {})", info.name, info.backend, info.device_type, info.driver, info.driver_info)
+        .replace(" )", ")")
+}
+
+impl Gpu {
+    /// Opens the best adapter allowed by `options`, `WGPU_BACKEND` and `WGPU_ADAPTER_NAME`
+    /// (a case-insensitive substring of the adapter name).
+    ///
+    /// Without `WGPU_BACKEND`, GL is looked at only when no Vulkan, Metal or DX12 adapter can
+    /// serve: opening GL through EGL can print to the terminal (libwayland's "XDG_RUNTIME_DIR is
+    /// invalid or not set"), which a library must not do when it has no need of GL.
+    pub fn new(options: &GpuOptions) -> Result<Gpu> {
+        let name = std::env::var("WGPU_ADAPTER_NAME").ok();
+        let wanted = |a: &wgpu::Adapter| {
+            let info = a.get_info();
+            (options.adapter != AdapterChoice::Software || info.device_type == wgpu::DeviceType::Cpu)
+                && name.as_ref().is_none_or(|n| info.name.to_lowercase().contains(&n.to_lowercase()))
+        };
+        let mut adapters = vec![];
+        for backends in search_order(wgpu::Backends::from_env()) {
+            if adapters.iter().any(|a| report(a).unsuitable.is_none()) {
+                break;
+            }
+            let mut more = enumerate(backends);
+            more.retain(wanted);
+            adapters.extend(more);
+        }
+        let mut detail = String::new();
+        if options.adapter == AdapterChoice::Software {
+            detail.push_str(", software adapter requested");
+        }
+        if let Some(name) = &name {
+            detail.push_str(&format!(", WGPU_ADAPTER_NAME={name:?}"));
+        }
+        if let Ok(b) = std::env::var("WGPU_BACKEND") {
+            detail.push_str(&format!(", WGPU_BACKEND={b:?}"));
+        }
+        // An adapter that cannot run satgpu is never chosen; when the request leaves only such
+        // adapters, the best of them is named with the reason.
+        let (usable, unusable): (Vec<_>, Vec<_>) = adapters.into_iter().partition(|a| report(a).unsuitable.is_none());
+        if let Some(adapter) = usable.into_iter().min_by_key(|a| rank(&a.get_info())) {
+            let gpu = Self::open(&adapter, options.timeout, options.tune_as)?;
+            return Ok(Gpu { memory_limit: options.memory_limit, ..gpu });
+        }
+        match unusable.iter().map(report).min_by_key(|r| rank(&r.info)) {
+            Some(AdapterReport { info, unsuitable: Some(reason) }) => {
+                Err(Error::UnsuitableAdapter { adapter: describe_adapter(&info), reason })
+            }
+            _ => Err(Error::NoAdapter { detail }),
+        }
+    }
+
+    fn open(adapter: &wgpu::Adapter, timeout: Duration, tune_as: Option<wgpu::DeviceType>) -> Result<Gpu> {
+        let info = adapter.get_info();
+        let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("satgpu"),
+            required_features: features,
+            required_limits: satgpu_limits(&adapter.limits()),
+            memory_hints: wgpu::MemoryHints::Performance,
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Device(format!("request_device on {}: {e}", info.name)))?;
+        // satgpu owns this device: stray errors are logged rather than panicking, and loss is
+        // remembered so every later call says so.
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| log::error!("satgpu device: {e}")));
+        let lost = Arc::new(Mutex::new(None));
+        let flag = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            let why = if msg.is_empty() { format!("{reason:?}") } else { format!("{reason:?}: {msg}") };
+            *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
+        });
+        let tuning = Tuning::for_device(tune_as.unwrap_or(info.device_type));
+        Self::wrap(device, queue, info, timeout, tuning, Some(lost))
+    }
+
+    /// Wraps a device the caller already owns (a simulation's renderer, say). The device needs
+    /// compute shaders, indirect dispatch and at least 7 storage buffers per stage, and on GL a
+    /// context of OpenGL 4.3 or OpenGL ES 3.1 (see [`unsuitable_reason`]); it is used
+    /// as it is, with timestamps only if `TIMESTAMP_QUERY` was enabled on it.
+    ///
+    /// The device keeps the handlers the caller set (`on_uncaptured_error`, device lost):
+    /// satgpu catches the errors of its own work in error scopes, and returns them from the call
+    /// that caused them. Errors from the caller's own work stay the caller's.
+    pub fn from_device(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        timeout: Duration,
+    ) -> Result<Gpu> {
+        // A device carries its limits but not its adapter's downlevel flags; the GL version in
+        // `info` and the limits are what can be checked here.
+        let unsuitable = unsuitable_reason(&info, &wgpu::DownlevelCapabilities::default(), &device.limits());
+        if let Some(reason) = unsuitable {
+            return Err(Error::UnsuitableAdapter {
+                adapter: describe_adapter(&info),
+                reason: format!(
+                    "{reason} (request the device with `max_storage_buffers_per_shader_stage: 8` and the \
+                     adapter's own buffer sizes; every desktop adapter has them)"
+                ),
+            });
+        }
+        let tuning = Tuning::for_device(info.device_type);
+        Self::wrap(device, queue, info, timeout, tuning, None)
+    }
+
+    fn wrap(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        timeout: Duration,
+        tuning: Tuning,
+        lost: Option<Arc<Mutex<Option<String>>>>,
+    ) -> Result<Gpu> {
+        let owned = lost.is_some();
+        let lost = lost.unwrap_or_default();
+        let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        // Compile every pipeline now, so the first frame does not pay for it and a driver that
+        // rejects a shader fails here, with the device named.
+        let kernels = scoped(&device, || Kernels::new(&device, tuning))
+            .map_err(|e| Error::Device(format!("creating the pipelines on {}: {e}", describe_adapter(&info))))?;
+        let inner = Arc::new(Inner { device, queue, info, timestamps, lost, owned, kernels });
+        Ok(Gpu { inner, timeout, memory_limit: None })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.inner.device
+    }
+
+    /// The queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.inner.queue
+    }
+
+    /// The adapter's description as wgpu reports it.
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.inner.info
+    }
+
+    /// One line naming the adapter, backend, type and driver.
+    pub fn describe(&self) -> String {
+        describe_adapter(&self.inner.info)
+    }
+
+    /// Whether per-pass times come from GPU timestamp queries (otherwise: wall clock).
+    pub fn has_timestamps(&self) -> bool {
+        self.inner.timestamps
+    }
+
+    /// The longest any single wait on the GPU may take through this handle.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// A handle to the same device (same pipelines) whose waits time out after `timeout`.
+    pub fn with_timeout(&self, timeout: Duration) -> Gpu {
+        Gpu { timeout, ..self.clone() }
+    }
+
+    /// A handle to the same device that allows satgpu at most `bytes` for the worlds created
+    /// or grown through it (`None`: the host's available memory alone).
+    pub fn with_memory_limit(&self, bytes: Option<u64>) -> Gpu {
+        Gpu { memory_limit: bytes, ..self.clone() }
+    }
+
+    /// Whether the device's buffers live in the host's memory (a CPU adapter such as lavapipe
+    /// or llvmpipe).
+    pub fn is_software(&self) -> bool {
+        self.inner.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// The bytes the next allocation may take: the host's available memory
+    /// ([`memory::available`](crate::memory::available)), at most the memory limit this handle
+    /// was given; `None` when neither is known.
+    pub fn memory_available(&self) -> Option<u64> {
+        crate::memory::available_within(self.memory_limit)
+    }
+
+    /// [`Error::NotEnoughMemory`], naming `what`, unless `estimate` (from
+    /// [`memory::estimate`](crate::memory::estimate)) fits: host and device bytes together on a
+    /// software adapter; on a GPU the host bytes, and the device bytes against the memory limit
+    /// if one was given (the device's own limits are checked per buffer). Worlds check
+    /// themselves; call this before work of your own, such as generating a scene.
+    pub fn check_memory(&self, what: impl Fn() -> String, estimate: crate::memory::MemoryEstimate) -> Result<()> {
+        use crate::memory::check;
+        if self.is_software() {
+            return check(&what, "host and software GPU", estimate.total(), self.memory_available());
+        }
+        check(&what, "host", estimate.host, self.memory_available())?;
+        check(&what, "GPU", estimate.device, self.memory_limit)
+    }
+
+    /// Blocks until `submission` (from [`World::dispatch`](crate::gpu::World::dispatch), say)
+    /// has finished on the GPU, at most this handle's timeout.
+    /// [`Error::DeviceLost`] if the device was lost meanwhile, even when the work itself
+    /// finished (a destroyed device lets its queue drain; what it wrote can no longer be read).
+    pub fn wait(&self, submission: wgpu::SubmissionIndex) -> Result<()> {
+        self.check_lost()?;
+        self.inner
+            .device
+            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(self.timeout) })
+            .map_err(|e| self.poll_error(e, "a dispatched frame"))?;
+        self.check_lost()
+    }
+
+    pub(crate) fn kernels(&self) -> &Kernels {
+        &self.inner.kernels
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes on this thread, and returns the
+    /// first error they caught as [`Error::Device`] (or [`Error::DeviceLost`]).
+    ///
+    /// Objects made on a lost device are invalid without an error (wgpu reports loss only to
+    /// the device-lost callback), so loss is checked before and after `f`.
+    pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        self.check_lost()?;
+        let value = scoped(&self.inner.device, f).map_err(|e| self.lost_or(e))?;
+        self.check_lost()?;
+        Ok(value)
+    }
+
+    /// Whether the device is known to be lost (destroyed, reset, removed), with wgpu's reason.
+    /// A lost device never comes back: open a new [`Gpu`] and move each
+    /// [`World`](crate::gpu::World) to it with
+    /// [`World::rebuild_on`](crate::gpu::World::rebuild_on).
+    pub fn lost(&self) -> Option<String> {
+        self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn mark_lost(&self, why: String) {
+        self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(why);
+    }
+
+    /// [`Error::DeviceLost`] once the device is lost. On a device satgpu opened, a
+    /// non-blocking poll gives wgpu's device-lost callback its chance to run first; on a device
+    /// the caller brought (whose callback stays the caller's) a probe asks instead.
+    pub(crate) fn check_lost(&self) -> Result<()> {
+        if self.lost().is_none() {
+            if self.inner.owned {
+                let _ = self.inner.device.poll(wgpu::PollType::Poll);
+            } else {
+                self.probe();
+            }
+        }
+        match self.lost() {
+            Some(why) => Err(Error::DeviceLost(why)),
+            None => Ok(()),
+        }
+    }
+
+    /// Marks the device lost if a 4-byte mapped buffer made on it is invalid, as every object
+    /// of a lost device is. Inside an error scope, so a caller's error handler never sees it.
+    fn probe(&self) {
+        let device = &self.inner.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("satgpu.probe"),
+            size: 4,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        });
+        let invalid = buffer.get_mapped_range_mut(..).err().map(|e| e.to_string());
+        buffer.unmap();
+        buffer.destroy();
+        drop(pollster::block_on(scope.pop()));
+        if let Some(e) = invalid {
+            self.mark_lost(format!("the device is no longer valid: {e}"));
+        }
+    }
+
+    /// `e`, or [`Error::DeviceLost`] when the device turns out to be lost (checked with a probe
+    /// on every device: the callback may not have run yet).
+    fn lost_or(&self, e: Error) -> Error {
+        if self.lost().is_none() {
+            self.probe();
+        }
+        self.check_lost().err().unwrap_or(e)
+    }
+
+    /// A failed wait as an [`Error`].
+    pub(crate) fn poll_error(&self, e: wgpu::PollError, what: &'static str) -> Error {
+        match e {
+            wgpu::PollError::Timeout => Error::Timeout { what, timeout: self.timeout },
+            other => self.lost_or(Error::Device(format!("waiting for {what}: {other}"))),
+        }
+    }
+}
+
+/// `f` inside validation and out-of-memory error scopes.
+fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T> {
+    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let value = f();
+    let invalid = pollster::block_on(validation.pop());
+    let oom = pollster::block_on(memory.pop());
+    match invalid.or(oom) {
+        Some(e) => Err(Error::Device(e.to_string())),
+        None => Ok(value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gl_is_looked_at_last_or_when_asked_for() {
+        assert_eq!(search_order(None), [wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY]);
+        assert!(!wgpu::Backends::PRIMARY.contains(wgpu::Backends::GL));
+        assert_eq!(search_order(Some(wgpu::Backends::GL)), [wgpu::Backends::GL]);
+    }
+
+    #[test]
+    fn reads_gl_versions() {
+        assert_eq!(gl_version("4.5 (Core Profile) Mesa 22.3.6"), Some((false, 4, 5)));
+        assert_eq!(gl_version("3.3.0 NVIDIA 580.159.04"), Some((false, 3, 3)));
+        assert_eq!(gl_version("OpenGL ES 3.2 Mesa 22.3.6"), Some((true, 3, 2)));
+        assert_eq!(gl_version("OpenGL ES-CM 1.1"), Some((true, 1, 1)));
+        assert_eq!(gl_version("unknown"), None);
+    }
+}

@@ -1,0 +1,5 @@
+//! Beside the device, below the frame: host-side work on the GPU's records. `pack` turns
+//! polygons into the GPU layout; `order` sorts a frame's pairs by (a, b) after the readback.
+
+pub(crate) mod order;
+pub(crate) mod pack;

@@ -1,0 +1,68 @@
+//! The control buffer: one small storage buffer holding every count and indirect dispatch argument
+//! that only the GPU knows during a frame, so a whole frame runs from one submission with no
+//! readback in the middle. The shaders get these offsets from the generated `constants` module
+//! (src/gpu/kernels/shaders.rs).
+//!
+//! Regions are 64 words (256 bytes, the largest storage offset alignment WebGPU allows), so a
+//! scan can bind its own region.
+
+/// Words per region.
+pub(crate) const REGION: u64 = 64;
+/// Frame region, word 16: strip grid (y0, strips per unit y, strips, x key bits, x0, x buckets per
+/// unit x, x bits kept), written by control_grid.wgsl.
+pub(crate) const GRID: u64 = 16;
+/// Frame region, word 24: candidate pairs to test (the candidate total clamped to capacity).
+pub(crate) const PAIRS: u64 = 24;
+/// Frame region, word 28: (x, y, z) indirect arguments of the per-pair passes.
+pub(crate) const PAIR_ARGS: u64 = 28;
+/// Frame region, word 32: (x, y, z) indirect arguments of the per-entry passes.
+pub(crate) const ENTRY_ARGS: u64 = 32;
+/// Frame region, word 36: strip entries to sort and sweep (the entry total clamped to capacity).
+pub(crate) const ENTRIES: u64 = 36;
+/// Region of the scan over per-body counts (entries per body, or all-pairs candidates per body).
+pub(crate) const ENTRY_SCAN: u64 = 64;
+/// Region of the radix sort: [0] length, [1] tiles, [4..7) tile dispatch, [15] fold width.
+pub(crate) const RADIX: u64 = 128;
+/// Region of the radix sort's histogram scan.
+pub(crate) const HIST_SCAN: u64 = 192;
+/// Region of the scan over per-entry candidate counts.
+pub(crate) const CAND_SCAN: u64 = 256;
+/// Region of the scan over collision flags.
+pub(crate) const PAIR_SCAN: u64 = 320;
+/// Words in the buffer.
+pub(crate) const WORDS: u64 = 384;
+/// Word of a scan or radix region holding the fold width (most workgroups per dispatch row).
+pub(crate) const FOLD: u64 = 15;
+/// Word of a scan region where level 0's (x, y, z) dispatch arguments start.
+pub(crate) const SCAN_ARGS: u64 = 16;
+/// Levels a scan region has room for: lengths in words 0..5, arguments in 16..31.
+pub(crate) const SCAN_LEVELS: u64 = 5;
+
+/// Initial contents: the fold width in every region that dispatches indirectly.
+pub(crate) fn initial(fold: u32) -> Vec<u32> {
+    let mut words = vec![0u32; WORDS as usize];
+    for region in [ENTRY_SCAN, RADIX, HIST_SCAN, CAND_SCAN, PAIR_SCAN] {
+        words[(region + FOLD) as usize] = fold;
+    }
+    words
+}
+
+/// A new control buffer for `fold`.
+pub(crate) fn buffer(device: &wgpu::Device, label: &str, fold: u32) -> wgpu::Buffer {
+    use wgpu::BufferUsages as U;
+    crate::gpu::kernels::buffers::init(
+        device,
+        label,
+        bytemuck::cast_slice(&initial(fold)),
+        U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC,
+    )
+}
+
+/// The binding of one region.
+pub(crate) fn region(buffer: &wgpu::Buffer, region: u64) -> wgpu::BindingResource<'_> {
+    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        buffer,
+        offset: 4 * region,
+        size: std::num::NonZeroU64::new(4 * REGION),
+    })
+}

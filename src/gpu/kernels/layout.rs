@@ -1,0 +1,153 @@
+//! `#[repr(C)]` twins of the structs the shaders read and write. Each WGSL struct carries a
+//! comment naming its twin here; the size assertions catch a field added on one side only.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Where a body's shape lives (shaders: `Body`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuBody {
+    /// First vertex of the body's shape in the shape buffer.
+    pub shape_start: u32,
+    /// Number of vertices.
+    pub count: u32,
+    /// Largest distance of a vertex from the body's anchor, rounded up: the narrow phase picks
+    /// each pair's power-of-two scale from it.
+    pub radius: f32,
+    /// The shape's own radius around its core (0 for a plain polygon; circles, capsules and
+    /// rounded polygons are every point within it of the core).
+    pub round: f32,
+}
+
+/// What a body needs to know of its core's local vertices, gathered one vertex at a time (so a
+/// packing loop reads each vertex once).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LocalBounds {
+    lo: [f32; 2],
+    hi: [f32; 2],
+    /// Largest squared distance from the anchor, in f64: squares of f32 values cannot overflow
+    /// it, so no hypot (several times slower, for every vertex of every frame's polygons).
+    r2: f64,
+}
+
+impl Default for LocalBounds {
+    fn default() -> Self {
+        LocalBounds { lo: [f32::INFINITY; 2], hi: [f32::NEG_INFINITY; 2], r2: 0.0 }
+    }
+}
+
+impl LocalBounds {
+    pub fn of(local: &[[f32; 4]]) -> LocalBounds {
+        let mut bounds = LocalBounds::default();
+        for v in local {
+            bounds.add(v);
+        }
+        bounds
+    }
+
+    pub fn add(&mut self, v: &[f32; 4]) {
+        self.lo = [self.lo[0].min(v[0]), self.lo[1].min(v[1])];
+        self.hi = [self.hi[0].max(v[0]), self.hi[1].max(v[1])];
+        self.r2 = self.r2.max(f64::from(v[0]) * f64::from(v[0]) + f64::from(v[1]) * f64::from(v[1]));
+    }
+
+    /// The body of these vertices: `count` of them from `shape_start`, `round` around the core.
+    pub fn body(&self, shape_start: u32, count: u32, round: f64) -> GpuBody {
+        GpuBody { shape_start, count, radius: self.radius(), round: round as f32 }
+    }
+
+    /// The largest distance of a vertex from the anchor, rounded up (`GpuBody::radius`).
+    pub fn radius(&self) -> f32 {
+        (self.r2.sqrt() * (1.0 + 1e-6)) as f32
+    }
+
+    /// The core's box in local coordinates, (min.xy, max.xy): the transform pass boxes a body of
+    /// many vertices from it instead of rotating every vertex.
+    pub fn local_box(&self) -> [f32; 4] {
+        [self.lo[0], self.lo[1], self.hi[0], self.hi[1]]
+    }
+}
+
+/// Per-world constants (shaders: `Params`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+pub struct GpuParams {
+    /// Number of bodies.
+    pub n_bodies: u32,
+    /// Capacity of the strip entry buffers.
+    pub entry_capacity: u32,
+    /// Capacity of the candidate pair buffers.
+    pub candidate_capacity: u32,
+    /// Most workgroups per dispatch dimension; larger dispatches fold into y.
+    pub fold_width: u32,
+    /// Height of a broad-phase strip, in world units.
+    pub strip_height: f32,
+    /// First candidate pair of this batch: 0, unless a frame has more candidates than one
+    /// binding holds and runs in batches.
+    pub candidate_base: u32,
+    /// Padding to 32 bytes.
+    pub pad: [u32; 2],
+}
+
+/// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](crate::gpu::World::contacts_buffer)
+/// (compact.wgsl: `Contact`): `a < b`, unit normal from a to b, depth >= 0.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuContact {
+    /// Lower body index.
+    pub a: u32,
+    /// Higher body index.
+    pub b: u32,
+    /// Normal, x component.
+    pub normal_x: f32,
+    /// Normal, y component.
+    pub normal_y: f32,
+    /// Penetration depth.
+    pub depth: f32,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// The manifold and containment flags of a colliding pair, at the same index as its
+/// [`GpuContact`] in [`World::manifolds_buffer`](crate::gpu::World::manifolds_buffer) (manifold.wgsl:
+/// `Manifold`). Positions are in world coordinates.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuManifold {
+    /// Bit 0: `a_in_b`; bit 1: `b_in_a`; bits 2 and up: the number of points (1 or 2).
+    pub flags: u32,
+    /// First point, x.
+    pub p1_x: f32,
+    /// First point, y.
+    pub p1_y: f32,
+    /// Depth at the first point.
+    pub p1_depth: f32,
+    /// Second point, x (0 when there is one point).
+    pub p2_x: f32,
+    /// Second point, y.
+    pub p2_y: f32,
+    /// Depth at the second point.
+    pub p2_depth: f32,
+    /// Padding.
+    pub pad: u32,
+}
+
+impl GpuManifold {
+    /// As the library reports it.
+    pub fn to_manifold(&self) -> crate::geometry::Manifold {
+        use crate::geometry::{ContactPoint, Manifold};
+        // `+ 0.0` turns -0.0 into 0.0, as for the contacts.
+        let point = |x: f32, y: f32, depth: f32| ContactPoint {
+            point: [f64::from(x) + 0.0, f64::from(y) + 0.0],
+            depth: f64::from(depth) + 0.0,
+        };
+        let points = [point(self.p1_x, self.p1_y, self.p1_depth), point(self.p2_x, self.p2_y, self.p2_depth)];
+        let len = ((self.flags >> 2) as usize).clamp(1, 2);
+        Manifold::new(self.flags & 1 != 0, self.flags & 2 != 0, &points[..len])
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<GpuBody>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuParams>() == 32);
+const _: () = assert!(std::mem::size_of::<GpuContact>() == 24);
+const _: () = assert!(std::mem::size_of::<GpuManifold>() == 32);

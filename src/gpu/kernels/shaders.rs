@@ -1,0 +1,180 @@
+//! WGSL composition. WGSL has no includes, so each kernel in `shaders/*.wgsl` names the shared
+//! definitions it needs with `#import name` lines: `shaders/shared/name.wgsl`, or `constants`,
+//! which is generated here from the Rust side so that control-buffer offsets, workgroup sizes
+//! and key bits have one source. Each module is pasted once, where it is first imported
+//! (imports inside a module are resolved the same way). tests/shaders.rs validates every
+//! composed kernel with naga and checks that no definition appears in two files.
+
+use crate::gpu::kernels::control;
+use crate::gpu::kernels::shared::WG;
+use crate::gpu::kernels::shared::{COST_BINS, KEY_BITS, LARGE_LIST, ORDER_SHIFT, SMALL};
+
+/// The kernels, one file per pass, by file name.
+const KERNELS: [(&str, &str); 22] = [
+    ("transform.wgsl", include_str!("../../../shaders/transform.wgsl")),
+    ("control_grid.wgsl", include_str!("../../../shaders/control_grid.wgsl")),
+    ("entries.wgsl", include_str!("../../../shaders/entries.wgsl")),
+    ("control_entries.wgsl", include_str!("../../../shaders/control_entries.wgsl")),
+    ("radix_setup.wgsl", include_str!("../../../shaders/radix_setup.wgsl")),
+    ("radix_hist.wgsl", include_str!("../../../shaders/radix_hist.wgsl")),
+    ("radix_scatter.wgsl", include_str!("../../../shaders/radix_scatter.wgsl")),
+    ("radix_tile.wgsl", include_str!("../../../shaders/radix_tile.wgsl")),
+    ("gather.wgsl", include_str!("../../../shaders/gather.wgsl")),
+    ("rank_sort.wgsl", include_str!("../../../shaders/rank_sort.wgsl")),
+    ("rank_gather.wgsl", include_str!("../../../shaders/rank_gather.wgsl")),
+    ("sweep.wgsl", include_str!("../../../shaders/sweep.wgsl")),
+    ("allpairs.wgsl", include_str!("../../../shaders/allpairs.wgsl")),
+    ("control_pairs.wgsl", include_str!("../../../shaders/control_pairs.wgsl")),
+    ("scan_setup.wgsl", include_str!("../../../shaders/scan_setup.wgsl")),
+    ("scan_blocks.wgsl", include_str!("../../../shaders/scan_blocks.wgsl")),
+    ("scan_add.wgsl", include_str!("../../../shaders/scan_add.wgsl")),
+    ("sat.wgsl", include_str!("../../../shaders/sat.wgsl")),
+    ("compact.wgsl", include_str!("../../../shaders/compact.wgsl")),
+    ("order_keys.wgsl", include_str!("../../../shaders/order_keys.wgsl")),
+    ("order_gather.wgsl", include_str!("../../../shaders/order_gather.wgsl")),
+    ("manifold.wgsl", include_str!("../../../shaders/manifold.wgsl")),
+];
+
+/// The shared modules, by import name.
+const SHARED: [(&str, &str); 15] = [
+    ("params", include_str!("../../../shaders/shared/params.wgsl")),
+    ("body", include_str!("../../../shaders/shared/body.wgsl")),
+    ("index", include_str!("../../../shaders/shared/index.wgsl")),
+    ("sortable", include_str!("../../../shaders/shared/sortable.wgsl")),
+    ("grid", include_str!("../../../shaders/shared/grid.wgsl")),
+    ("filter", include_str!("../../../shaders/shared/filter.wgsl")),
+    ("digits", include_str!("../../../shaders/shared/digits.wgsl")),
+    ("chunk", include_str!("../../../shaders/shared/chunk.wgsl")),
+    ("scan", include_str!("../../../shaders/shared/scan.wgsl")),
+    ("scan_plan", include_str!("../../../shaders/shared/scan_plan.wgsl")),
+    ("count_or_write", include_str!("../../../shaders/shared/count_or_write.wgsl")),
+    ("side", include_str!("../../../shaders/shared/side.wgsl")),
+    ("near", include_str!("../../../shaders/shared/near.wgsl")),
+    ("contact", include_str!("../../../shaders/shared/contact.wgsl")),
+    ("records", include_str!("../../../shaders/shared/records.wgsl")),
+];
+
+/// Invocations per workgroup of the radix kernels.
+pub(crate) const RADIX_WG: u32 = 128;
+/// Invocations per workgroup of the scan kernels.
+pub(crate) const SCAN_WG: u32 = 256;
+/// Invocations of the one-workgroup radix sort (radix_tile.wgsl).
+pub(crate) const TILE_WG: u32 = 32;
+/// Digit values per radix pass (4-bit digits).
+pub(crate) const RADIX_BINS: u32 = 16;
+
+/// The `constants` module: every value Rust and WGSL must agree on.
+fn constants() -> String {
+    let values: [(&str, u64, &str); 24] = [
+        ("WG", WG.into(), "invocations per workgroup of per-body, per-entry and per-pair kernels"),
+        ("RADIX_WG", RADIX_WG.into(), "invocations per workgroup of the radix kernels"),
+        ("TILE_WG", TILE_WG.into(), "invocations of the one-workgroup radix sort"),
+        ("SCAN_WG", SCAN_WG.into(), "invocations per workgroup of the scan kernels"),
+        ("RADIX_BINS", RADIX_BINS.into(), "digit values per radix pass"),
+        ("KEY_BITS", KEY_BITS.into(), "bits of a strip entry key"),
+        ("GRID", control::GRID, "control: the strip grid (7 words)"),
+        ("PAIRS", control::PAIRS, "control: candidate pairs to test"),
+        ("PAIR_ARGS", control::PAIR_ARGS, "control: (x, y, z) for per-pair passes"),
+        ("ENTRY_ARGS", control::ENTRY_ARGS, "control: (x, y, z) for per-entry passes"),
+        ("ENTRIES", control::ENTRIES, "control: entries to sort and sweep"),
+        ("SMALL", SMALL.into(), "vertices of a polygon the narrow phase's small path takes"),
+        ("COST_BINS", COST_BINS.into(), "cost bins of the narrow phase's large pairs"),
+        ("LARGE_LIST", LARGE_LIST.into(), "word where the narrow phase's list of large pairs starts"),
+        ("ENTRY_SCAN", control::ENTRY_SCAN, "control: region of the scan over per-body counts"),
+        ("RADIX", control::RADIX, "control: radix region: [0] length, [1] tiles, [4..7) tile dispatch"),
+        ("HIST_SCAN", control::HIST_SCAN, "control: region of the histogram scan"),
+        ("CAND_SCAN", control::CAND_SCAN, "control: region of the candidate scan"),
+        ("PAIR_SCAN", control::PAIR_SCAN, "control: region of the compaction scan"),
+        ("FOLD", control::FOLD, "word of a scan or radix region holding the fold width"),
+        ("SCAN_ARGS", control::SCAN_ARGS, "word of a scan region where level 0's dispatch arguments start"),
+        ("SCAN_LEVELS", control::SCAN_LEVELS, "levels a scan region has room for"),
+        ("REGION", control::REGION, "words per control region"),
+        ("ORDER_SHIFT", ORDER_SHIFT, "ordering control: shift of a in the sort key (32: two sorts)"),
+    ];
+    let mut out = String::from("// Generated by src/gpu/kernels/shaders.rs from the Rust side.\n");
+    for (name, value, doc) in values {
+        out.push_str(&format!("const {name}: u32 = {value}u; // {doc}\n"));
+    }
+    out
+}
+
+/// `source` with every `#import` resolved, or the name of an unknown module.
+fn compose(source: &str, done: &mut Vec<String>, out: &mut String) -> Result<(), String> {
+    for line in source.lines() {
+        match line.trim().strip_prefix("#import ") {
+            Some(name) => {
+                let name = name.trim();
+                if done.iter().any(|d| d == name) {
+                    continue;
+                }
+                done.push(name.to_string());
+                if name == "constants" {
+                    out.push_str(&constants());
+                } else {
+                    let module = SHARED
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .ok_or_else(|| format!("unknown WGSL module {name:?}"))?;
+                    compose(module.1, done, out)?;
+                }
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The WGSL of the records a [`World`](crate::gpu::World) leaves on the GPU for a caller's own
+/// passes: `struct Contact` ([`GpuContact`](crate::gpu::GpuContact), in
+/// [`contacts_buffer`](crate::gpu::World::contacts_buffer)), `struct Manifold`
+/// ([`GpuManifold`](crate::gpu::GpuManifold), in
+/// [`manifolds_buffer`](crate::gpu::World::manifolds_buffer)) and the word indices of
+/// [`totals_buffer`](crate::gpu::World::totals_buffer) (`TOTAL_COLLIDING`, `TOTAL_PAIR_ARGS`, ...).
+/// satgpu's own kernels are composed from the same text; paste it before your shader's code
+/// (`format!("{RECORDS_WGSL}\n{my_shader}")`) instead of copying the structs.
+pub const RECORDS_WGSL: &str = include_str!("../../../shaders/shared/records.wgsl");
+
+/// Every kernel, composed, by file name: what the pipelines are built from.
+pub fn shader_sources() -> Vec<(&'static str, String)> {
+    KERNELS.iter().map(|(name, _)| (*name, source(name))).collect()
+}
+
+/// The composed kernel `file` (empty if there is none, which pipeline creation then reports).
+pub(crate) fn source(file: &str) -> String {
+    let Some((name, text)) = KERNELS.iter().find(|(n, _)| *n == file) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    if let Err(e) = compose(text, &mut vec![], &mut out) {
+        // Every import is resolved in tests/shaders.rs; an unknown one fails there.
+        out = format!("// {name}: {e}\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_resolve_once_and_in_place() {
+        let mut out = String::new();
+        compose("a\n#import chunk\n#import scan\nb\n", &mut vec![], &mut out).unwrap();
+        assert!(out.starts_with("a\n"));
+        assert!(out.ends_with("b\n"));
+        assert_eq!(out.matches("override CHUNK").count(), 1, "chunk is imported twice but pasted once");
+        let mut out = String::new();
+        assert!(compose("#import nowhere\n", &mut vec![], &mut out).unwrap_err().contains("nowhere"));
+    }
+
+    #[test]
+    fn every_kernel_composes() {
+        for (name, source) in shader_sources() {
+            assert!(!source.contains("#import"), "{name} has an unresolved import");
+            assert!(source.contains("fn main("), "{name} lost its entry point");
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! The constants that Rust and WGSL share and that more than one file needs, at the bottom of
+//! the GPU module: the composer (`shaders.rs`) writes them into the generated `constants`
+//! module, and the stages and the host packing read them here, so no lower file reaches up into
+//! a stage for them.
+
+/// Most vertices of a polygon in the narrow phase's small path (and the transform's per-vertex
+/// box); a larger shape carries its inner circle in one more record (`pack.rs`).
+pub(crate) const SMALL: u32 = 8;
+/// Cost bins of the narrow phase's large pairs.
+pub(crate) const COST_BINS: u32 = 8;
+/// Word of the narrow phase's scratch buffer where the list of large pairs starts, after the bins.
+pub(crate) const LARGE_LIST: u32 = 32;
+/// Word of the ordering's control buffer holding the key's shift of `a`, or 32 for two sorts.
+pub(crate) const ORDER_SHIFT: u64 = 0;
+/// Bits of a strip entry key: 6 radix passes.
+pub(crate) const KEY_BITS: u32 = 24;
+
+/// Invocations per workgroup of the per-body, per-entry and per-pair kernels (WGSL: `WG`).
+pub(crate) const WG: u32 = 64;

@@ -1,0 +1,16 @@
+//! Layer 5, the stages of a frame, in frame order. Each owns its pipelines' bind groups and
+//! scratch and exposes `new` and `encode`; the buffers it reads and writes come from
+//! [`resources`](super::resources), handed over by `world/`. No stage names another.
+
+pub(crate) mod transform;
+// The strip broad phase.
+pub(crate) mod entries;
+pub(crate) mod sort;
+pub(crate) mod sweep;
+// The all-pairs broad phase.
+pub(crate) mod allpairs;
+pub(crate) mod compact;
+pub(crate) mod manifold;
+pub(crate) mod narrow;
+pub(crate) mod ordering;
+pub(crate) mod readback;

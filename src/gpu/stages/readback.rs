@@ -1,0 +1,245 @@
+//! Readback: the frame's totals and timestamps, then its contacts, copied to mappable buffers
+//! and read with a timeout. Every path out of a read, errors included, leaves the buffer
+//! unmapped, so a timeout or a device error never breaks the next frame.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::gpu::device::context::Gpu;
+use crate::gpu::device::pass::Timestamps;
+use crate::gpu::kernels::buffers::storage;
+use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
+
+/// Where the resolved timestamps sit in the status buffer.
+const TICKS_AT: u64 = 256;
+const STATUS_BYTES: u64 = TICKS_AT + Timestamps::BYTES;
+
+/// A u32 on the GPU: its buffer and byte offset.
+pub(crate) type Slot<'a> = (&'a wgpu::Buffer, u64);
+
+/// The three totals of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Totals {
+    pub entries: u64,
+    pub candidates: u64,
+    pub colliding: u64,
+}
+
+pub(crate) struct Readback {
+    /// `[entries, candidates, colliding, 0, x, y, z, 0]` after a frame: the totals, then the
+    /// indirect arguments of a 64-wide pass over the colliding pairs.
+    pub totals: wgpu::Buffer,
+    status: wgpu::Buffer,
+    contacts: Option<wgpu::Buffer>,
+    /// Where the manifolds are copied to be read ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)).
+    manifolds: Option<wgpu::Buffer>,
+    /// Contacts the submitted frame copies into `contacts` itself, so that a frame with no more
+    /// colliding pairs than that is read back after one wait (see `encode_contacts`).
+    copied: u64,
+    /// Colliding pairs of the last frame read back: the next frame's guess.
+    last_colliding: u64,
+    pub timestamps: Option<Timestamps>,
+}
+
+impl Readback {
+    pub fn new(gpu: &Gpu) -> Readback {
+        use wgpu::BufferUsages as U;
+        let device = gpu.device();
+        Readback {
+            totals: storage(device, "satgpu.totals", 32, U::COPY_SRC | U::COPY_DST | U::INDIRECT),
+            status: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("satgpu.status.read"),
+                size: STATUS_BYTES,
+                usage: U::MAP_READ | U::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            contacts: None,
+            manifolds: None,
+            copied: 0,
+            last_colliding: 0,
+            timestamps: gpu.has_timestamps().then(|| Timestamps::new(device, gpu.queue())),
+        }
+    }
+
+    /// Records the copies of the three totals (each a buffer and a byte offset; no entry total
+    /// with all pairs) and of the colliding pairs' dispatch arguments (`args`) into
+    /// [`Readback::totals`].
+    pub fn encode_totals(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        (entries, candidates, colliding): (Option<Slot<'_>>, Slot<'_>, Slot<'_>),
+        args: &wgpu::Buffer,
+    ) {
+        match entries {
+            Some((buf, off)) => encoder.copy_buffer_to_buffer(buf, off, &self.totals, 0, 4),
+            None => encoder.clear_buffer(&self.totals, 0, Some(4)),
+        }
+        encoder.copy_buffer_to_buffer(candidates.0, candidates.1, &self.totals, 4, 4);
+        self.encode_colliding(encoder, colliding);
+        encoder.copy_buffer_to_buffer(args, 0, &self.totals, 16, 12);
+    }
+
+    /// Records the copy of the colliding total (at `buf`, byte `off`) alone (a later batch).
+    pub fn encode_colliding(&self, encoder: &mut wgpu::CommandEncoder, (buf, off): Slot<'_>) {
+        encoder.copy_buffer_to_buffer(buf, off, &self.totals, 8, 4);
+    }
+
+    /// Records the copies the host reads after the frame: the totals, and the timestamps if
+    /// `timed`.
+    pub fn encode_status(&self, encoder: &mut wgpu::CommandEncoder, timed: bool) {
+        encoder.copy_buffer_to_buffer(&self.totals, 0, &self.status, 0, 16);
+        if let (Some(ts), true) = (&self.timestamps, timed) {
+            ts.resolve(encoder, &self.status, TICKS_AT);
+        }
+    }
+
+    /// Waits for `submission` and reads the totals, and the timestamps' bytes if `timed`.
+    pub fn status(
+        &self,
+        gpu: &Gpu,
+        submission: wgpu::SubmissionIndex,
+        timed: bool,
+        what: &'static str,
+    ) -> Result<(Totals, Vec<u8>)> {
+        let size = if timed && self.timestamps.is_some() { STATUS_BYTES } else { 16 };
+        let bytes: Vec<u8> = read_as(gpu, &self.status, size, submission, what)?;
+        let t: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[..12]);
+        let totals = Totals { entries: t[0].into(), candidates: t[1].into(), colliding: t[2].into() };
+        let ticks = bytes.get(TICKS_AT as usize..).unwrap_or_default().to_vec();
+        Ok((totals, ticks))
+    }
+
+    /// Records, into the frame's own submission, the copy of as many contacts as the last frame
+    /// had (plus an eighth and 256, at most `capacity`) to the mappable buffer, so that a frame
+    /// like the last is read back after a single wait. A frame with more colliding pairs copies
+    /// the rest in a second submission.
+    pub fn encode_contacts(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        capacity: u64,
+    ) {
+        let count = (self.last_colliding + self.last_colliding / 8 + 256).min(capacity);
+        let bytes = count * std::mem::size_of::<GpuContact>() as u64;
+        let dst = reserve(gpu, &mut self.contacts, bytes, "satgpu.contacts.read");
+        encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+        self.copied = count;
+    }
+
+    /// The first `count` manifolds of `src`, copied and read now (after the frame's work).
+    pub fn manifolds(&mut self, gpu: &Gpu, src: &wgpu::Buffer, count: u64) -> Result<Vec<GpuManifold>> {
+        let bytes = count * std::mem::size_of::<GpuManifold>() as u64;
+        if bytes == 0 {
+            return Ok(vec![]);
+        }
+        let dst = reserve(gpu, &mut self.manifolds, bytes, "satgpu.manifolds.read");
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+        let submission = gpu.queue().submit([encoder.finish()]);
+        read_as(gpu, dst, bytes, submission, "manifolds")
+    }
+
+    /// The first `count` contacts of `src` in host memory: from the copy the frame `submission`
+    /// made when it holds them all, otherwise copied now. Forgets the frame's copy either way; a
+    /// frame's count is the next frame's guess.
+    pub fn contacts(
+        &mut self,
+        gpu: &Gpu,
+        src: &wgpu::Buffer,
+        count: u64,
+        submission: Option<wgpu::SubmissionIndex>,
+    ) -> Result<Vec<GpuContact>> {
+        let copied = std::mem::take(&mut self.copied);
+        if submission.is_some() {
+            self.last_colliding = count;
+        }
+        let bytes = count * std::mem::size_of::<GpuContact>() as u64;
+        if bytes == 0 {
+            return Ok(vec![]);
+        }
+        let submission = match submission.filter(|_| count <= copied) {
+            Some(frame) => frame,
+            None => {
+                let dst = reserve(gpu, &mut self.contacts, bytes, "satgpu.contacts.read");
+                let mut encoder = gpu.device().create_command_encoder(&Default::default());
+                encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+                gpu.queue().submit([encoder.finish()])
+            }
+        };
+        read_as(gpu, self.contacts.as_ref().expect("reserved"), bytes, submission, "contacts")
+    }
+}
+
+/// A mappable buffer in `slot` of at least `bytes` (grown by half when replaced).
+fn reserve<'a>(gpu: &Gpu, slot: &'a mut Option<wgpu::Buffer>, bytes: u64, label: &str) -> &'a wgpu::Buffer {
+    if slot.as_ref().is_none_or(|b| b.size() < bytes) {
+        *slot = Some(gpu.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: (bytes + bytes / 2).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        }));
+    }
+    slot.as_ref().expect("reserved above")
+}
+
+/// Unmaps the buffer when dropped, on every path out of a read: mapped, still pending after a
+/// timeout (the mapping is cancelled), or failed (nothing to unmap; the complaint is caught here).
+struct Unmap<'a>(&'a wgpu::Device, &'a wgpu::Buffer);
+
+impl Drop for Unmap<'_> {
+    fn drop(&mut self) {
+        let scope = self.0.push_error_scope(wgpu::ErrorFilter::Validation);
+        self.1.unmap();
+        let _ = pollster::block_on(scope.pop());
+    }
+}
+
+/// Maps the first `size` bytes of `buffer` (MAP_READ) after `submission` completes and returns
+/// them decoded as `T` records (one copy). `what` names the work in a timeout error. Waits at
+/// most the device's timeout in all.
+pub(crate) fn read_as<T: bytemuck::Pod>(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    size: u64,
+    submission: wgpu::SubmissionIndex,
+    what: &'static str,
+) -> Result<Vec<T>> {
+    if size == 0 {
+        return Ok(vec![]);
+    }
+    let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
+    buffer.slice(..size).map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    let _unmap = Unmap(gpu.device(), buffer);
+    let timeout = gpu.timeout();
+    let deadline = Instant::now() + timeout;
+    gpu.device()
+        .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(timeout) })
+        .map_err(|e| gpu.poll_error(e, what))?;
+    // The callback runs inside some thread's poll. When another thread polls the same device at
+    // the same moment, it may be running our callback still: wait for it, up to the deadline.
+    let mut receive = pin!(rx.receive());
+    let mapped = loop {
+        match receive.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(Some(r)) => break r,
+            Poll::Ready(None) => return Err(Error::Device(format!("mapping the {what} readback was cancelled"))),
+            Poll::Pending if Instant::now() >= deadline => return Err(Error::Timeout { what, timeout }),
+            Poll::Pending => {
+                gpu.device().poll(wgpu::PollType::Poll).map_err(|e| gpu.poll_error(e, what))?;
+                std::thread::sleep(Duration::from_micros(50));
+            }
+        }
+    };
+    mapped.map_err(|e| Error::Device(format!("mapping the {what} readback failed: {e}")))?;
+    let view = buffer
+        .slice(..size)
+        .get_mapped_range()
+        .map_err(|e| Error::Device(format!("reading the {what} readback: {e}")))?;
+    Ok(bytemuck::pod_collect_to_vec(&view))
+}

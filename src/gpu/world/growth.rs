@@ -1,0 +1,122 @@
+//! A world that changes size: new polygons, more room for entries and candidates, another device.
+//! Each checks memory before anything is replaced, so a refusal leaves the world as it was.
+
+use crate::error::Result;
+use crate::geometry::Polygon;
+use crate::gpu::device::context::Gpu;
+use crate::gpu::world::broad::Broad;
+use crate::gpu::world::fits::check_memory;
+use crate::gpu::world::options::WorldOptions;
+use crate::gpu::world::sized::Sized;
+use crate::gpu::world::{add_stages, World};
+use crate::memory::grouped;
+
+impl World {
+    /// Replaces every polygon of a world made by [`from_polygons`](World::from_polygons), for a
+    /// one-shot scene that changes every frame. When the number of polygons and each one's vertex
+    /// count are unchanged, only the vertex data (16 bytes per vertex and 48 per polygon) is
+    /// uploaded into the existing buffers; otherwise the world is rebuilt, keeping its capacities.
+    /// A rebuild that would not fit in memory is [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), and the world keeps
+    /// its old polygons.
+    pub fn set_polygons(&mut self, polygons: &[Polygon]) -> Result<()> {
+        self.gpu.check_lost()?;
+        let mut packed = std::mem::take(&mut self.spare);
+        packed.repack(polygons)?;
+        if packed.same_layout(&self.packed) {
+            self.bodies.write(self.gpu.queue(), &packed);
+            self.rounded = packed.rounded();
+            self.large = packed.large();
+            self.spare = std::mem::replace(&mut self.packed, packed);
+            return Ok(());
+        }
+        let c = self.sized.capacity;
+        let options = WorldOptions {
+            candidate_capacity: Some(c.candidates),
+            entry_capacity: Some(c.entries),
+            strip_height: None,
+            ..self.options.clone()
+        };
+        let generation = self.generation + 1;
+        check_memory(&self.gpu, packed.bodies.len(), packed.shape_data.len(), &options)?;
+        let filters = std::mem::take(&mut self.filters);
+        *self = World::build(&self.gpu, packed, &options)?;
+        self.generation = generation;
+        if filters.len() == self.len() {
+            self.set_filters(&filters)?;
+        }
+        Ok(())
+    }
+
+    /// Makes room for at least `entries` strip entries and `candidates` candidate pairs (and as
+    /// many contacts), so that no frame up to that size pays for a rerun.
+    pub fn reserve(&mut self, entries: u64, candidates: u64) -> Result<()> {
+        self.gpu.check_lost()?;
+        let c = self.sized.capacity;
+        let strips = matches!(self.sized.broad, Broad::Strips { .. });
+        let capacity = c.grown(entries, candidates, strips)?;
+        if (capacity.entries, capacity.candidates) == (c.entries, c.candidates) {
+            return Ok(());
+        }
+        // The new buffers are made while the old ones still exist: refused before either changes.
+        let (e, k) = (u64::from(capacity.entries), u64::from(capacity.candidates));
+        let device = crate::memory::capacity_bytes(e, k);
+        let what = || format!("{} candidate pairs and {} strip entries", grouped(k), grouped(e));
+        self.gpu.check_memory(what, crate::memory::MemoryEstimate { host: 0, device })?;
+        self.sized = self.gpu.scoped(|| {
+            let wiring = self.wiring();
+            let mut sized = Sized::new(&self.gpu, &wiring, strips, capacity);
+            add_stages(&self.gpu, &self.options, &wiring, &mut sized);
+            sized
+        })?;
+        self.sized.broad.set_filtered(!self.filters.is_empty());
+        self.generation += 1;
+        self.write_params(0);
+        Ok(())
+    }
+
+    /// Makes room for at least `candidates` candidate pairs (and as many contacts).
+    pub fn reserve_candidates(&mut self, candidates: u64) -> Result<()> {
+        self.reserve(0, candidates)
+    }
+
+    /// This world on another device, for a program that carries on after
+    /// [`Error::DeviceLost`](crate::Error::DeviceLost): the same shapes, bodies, filters, options, capacities and last
+    /// transforms (as they were uploaded), from the copies the world keeps on the host. Its
+    /// frames give the same pairs as this world's would have.
+    ///
+    /// ```no_run
+    /// # use satgpu::gpu::{Gpu, GpuOptions, World};
+    /// # fn frame(world: &mut World) -> satgpu::Result<()> { world.step().map(|_| ()) }
+    /// # fn main() -> satgpu::Result<()> {
+    /// # let (shapes, body_shapes) = (vec![], vec![]);
+    /// let mut world = World::new(&Gpu::new(&GpuOptions::default())?, &shapes, &body_shapes, &Default::default())?;
+    /// loop {
+    ///     match frame(&mut world) {
+    ///         Err(satgpu::Error::DeviceLost(why)) => {
+    ///             eprintln!("GPU lost ({why}); carrying on with a new device");
+    ///             world = world.rebuild_on(&Gpu::new(&GpuOptions::default())?)?;
+    ///         }
+    ///         other => other?,
+    ///     }
+    /// #   break;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn rebuild_on(&self, gpu: &Gpu) -> Result<World> {
+        let c = self.sized.capacity;
+        let options = WorldOptions {
+            candidate_capacity: Some(c.candidates),
+            entry_capacity: Some(c.entries),
+            ..self.options.clone()
+        };
+        check_memory(gpu, self.len(), self.packed.shape_data.len(), &options)?;
+        let mut world = World::build(gpu, self.packed.clone(), &options)?;
+        (world.strip_height, world.generation) = (self.strip_height, self.generation);
+        world.write_params(0);
+        if !self.filters.is_empty() {
+            world.set_filters(&self.filters)?;
+        }
+        Ok(world)
+    }
+}

@@ -1,0 +1,73 @@
+//! What a caller sets between frames: transforms, filters, the detail per pair, timestamps and the
+//! timeout. Each is checked before anything reaches the GPU.
+
+use crate::error::{Error, Result};
+use crate::geometry::{Filter, Transform};
+use crate::gpu::host::pack;
+use crate::gpu::world::options::ContactDetail;
+use crate::gpu::world::World;
+
+impl World {
+    /// Sets every body's position and rotation for the next frame: 16 bytes per body go to the
+    /// GPU, rounded once to f32 (x, y, cos, sin). Checks every transform first: a bad one is an
+    /// error naming the body, and nothing is uploaded.
+    pub fn set_transforms(&mut self, transforms: &[Transform]) -> Result<()> {
+        self.gpu.check_lost()?;
+        if transforms.len() != self.len() {
+            return Err(Error::TransformCount { got: transforms.len(), expected: self.len() });
+        }
+        // Kept on the host as uploaded, so that rebuild_on carries them to another device.
+        self.packed.transforms = pack::transforms(transforms)?;
+        if !self.packed.transforms.is_empty() {
+            self.gpu.queue().write_buffer(&self.bodies.transforms, 0, bytemuck::cast_slice(&self.packed.transforms));
+        }
+        Ok(())
+    }
+
+    /// Sets every body's collision filter (see [`Filter`]) from the next frame on. Pairs that the
+    /// filters exclude never become candidates. A world starts with [`Filter::DEFAULT`]
+    /// everywhere, and while every filter is the default the broad phase does not read them. The
+    /// filters survive [`set_polygons`](World::set_polygons) when the number of bodies stays.
+    pub fn set_filters(&mut self, filters: &[Filter]) -> Result<()> {
+        self.gpu.check_lost()?;
+        if filters.len() != self.len() {
+            return Err(Error::FilterCount { got: filters.len(), expected: self.len() });
+        }
+        if filters.iter().all(|f| *f == Filter::DEFAULT) {
+            self.filters.clear();
+        } else {
+            self.filters = filters.to_vec();
+            let words: Vec<[u32; 4]> = filters.iter().map(|f| [f.category, f.mask, f.group as u32, 0]).collect();
+            self.gpu.queue().write_buffer(&self.bodies.filters, 0, bytemuck::cast_slice(&words));
+        }
+        self.sized.broad.set_filtered(!self.filters.is_empty());
+        Ok(())
+    }
+
+    /// The collision filters, empty while every body has the default.
+    pub fn filters(&self) -> &[Filter] {
+        &self.filters
+    }
+
+    /// Sets what each colliding pair reports from the next frame on (see [`ContactDetail`]).
+    /// [`ContactDetail::Full`](crate::gpu::ContactDetail::Full) adds a pass and a buffer of 32 bytes per candidate the first time.
+    pub fn set_contact_detail(&mut self, detail: ContactDetail) -> Result<()> {
+        self.options.contact_detail = detail;
+        if self.full() && self.sized.manifold.is_none() {
+            let (gpu, bodies, sized) = (&self.gpu, &self.bodies, &mut self.sized);
+            gpu.scoped(|| sized.add_manifolds(gpu, bodies))?;
+        }
+        Ok(())
+    }
+
+    /// Turns per-pass GPU timestamps on or off from the next frame (see
+    /// [`WorldOptions::timestamps`](crate::gpu::WorldOptions::timestamps)).
+    pub fn set_timestamps(&mut self, on: bool) {
+        self.options.timestamps = on;
+    }
+
+    /// Makes every later wait of this world time out after `timeout`.
+    pub fn set_timeout(&mut self, timeout: std::time::Duration) {
+        self.gpu = self.gpu.with_timeout(timeout);
+    }
+}

@@ -1,0 +1,373 @@
+//! The persistent collision pipeline: shapes uploaded once, bodies moved by per-frame
+//! transforms, buffers and bind groups kept across frames. A frame, top to bottom:
+//!
+//! ```text
+//! transform -> broad phase (strips: entries, sort, sweep | all pairs) -> narrow phase (SAT)
+//!           -> compaction -> totals -> readback, ordered by (a, b)
+//! ```
+//!
+//! The stages (`stages/`) take the buffers they read and write from `resources.rs`; this file
+//! makes those buffers, wires the stages to them (with `sized.rs` and `broad.rs`) and runs the
+//! frame: one submission (one compute pass unless timestamps are asked for) that
+//! also copies the totals and as many contacts as the last frame had to mappable buffers, one
+//! wait, then growth and rerun (a buffer was too small), a second copy (more pairs than the last
+//! frame) or batches (the candidates outgrow what one binding holds), so no pair is ever dropped.
+
+use std::time::Instant;
+
+use crate::error::Result;
+use crate::geometry::{Contact, Filter, Manifold, Polygon};
+use crate::gpu::device::context::Gpu;
+use crate::gpu::device::pass::{Pass, Recorder};
+use crate::gpu::host::pack::Packed;
+use crate::gpu::kernels::buffers::init;
+use crate::gpu::kernels::control;
+use crate::gpu::kernels::layout::{GpuContact, GpuManifold, GpuParams};
+use crate::gpu::resources::{BodyBuffers, Wiring};
+use crate::gpu::stages::readback::Readback;
+use crate::gpu::stages::transform::TransformStage;
+use crate::gpu::world::options::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
+use crate::gpu::world::sized::{Capacity, Sized};
+
+pub(crate) mod broad;
+mod collect;
+mod detect;
+mod fits;
+mod growth;
+mod inputs;
+pub(crate) mod options;
+mod resident;
+pub(crate) mod sized;
+
+pub use detect::{detect, detect_filtered, detect_full};
+pub use fits::check_fits;
+use fits::{check_bindings, check_memory};
+
+/// A frame submitted by [`World::submit`] and not yet collected.
+struct InFlight {
+    submission: wgpu::SubmissionIndex,
+    start: Instant,
+    reruns: u32,
+}
+
+/// A persistent collision pipeline over bodies that share uploaded shapes.
+///
+/// Create it once, then per frame call [`set_transforms`](World::set_transforms) (16 bytes per
+/// body) and [`step`](World::step). Pipelines are created once per [`Gpu`]; buffers and bind
+/// groups once per world, and again only when a frame outgrows them (see
+/// [`generation`](World::generation)).
+pub struct World {
+    gpu: Gpu,
+    options: WorldOptions,
+    packed: Packed,
+    /// The previous polygons' packing, whose memory the next [`set_polygons`](World::set_polygons)
+    /// reuses.
+    spare: Packed,
+    fold: u32,
+    strip_height: f32,
+    params: wgpu::Buffer,
+    control: wgpu::Buffer,
+    bodies: BodyBuffers,
+    transform: TransformStage,
+    sized: Sized,
+    readback: Readback,
+    generation: u64,
+    in_flight: Option<InFlight>,
+    /// Per body collision filters; empty while every body has the default.
+    filters: Vec<Filter>,
+    /// Some body is a circle or a capsule or has a radius: the narrow phase's rounded variant runs.
+    rounded: bool,
+    /// Some body has more vertices than the narrow phase's small path takes: its binning and
+    /// large-pair passes run.
+    large: bool,
+    /// The last frame's manifolds ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)), in the order of its contacts.
+    manifolds: Vec<Manifold>,
+    /// Test hook: the next frame records an invalid copy (see `testing`).
+    pub(crate) poison: bool,
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("bodies", &self.len())
+            .field("broad_phase", &self.sized.broad.name())
+            .field("entry_capacity", &self.sized.capacity.entries)
+            .field("candidate_capacity", &self.sized.capacity.candidates)
+            .finish()
+    }
+}
+
+impl World {
+    /// One body per polygon: the one-shot case. Each polygon becomes a shape relative to its
+    /// first vertex (rounded to f32), and that vertex becomes the body's translation, so the GPU
+    /// holds every polygon to the precision of its own size wherever it lies.
+    ///
+    /// Polygons whose world would not fit in memory are [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), before
+    /// anything is allocated (see [`memory`](crate::memory)).
+    pub fn from_polygons(gpu: &Gpu, polygons: &[Polygon], options: &WorldOptions) -> Result<World> {
+        let vertices = polygons.iter().map(|p| p.vertices().len()).sum();
+        check_memory(gpu, polygons.len(), vertices, options)?;
+        World::build(gpu, Packed::from_polygons(polygons)?, options)
+    }
+
+    /// Uploads `shapes` (in local coordinates, best centred near their own origin) and creates
+    /// one body per entry of `body_shapes`, which names each body's shape. Every body starts at
+    /// the identity transform.
+    ///
+    /// A world that would not fit in memory is [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), before anything is
+    /// allocated (see [`memory`](crate::memory)).
+    pub fn new(gpu: &Gpu, shapes: &[Polygon], body_shapes: &[u32], options: &WorldOptions) -> Result<World> {
+        let vertices = shapes.iter().map(|p| p.vertices().len()).sum();
+        check_memory(gpu, body_shapes.len(), vertices, options)?;
+        World::build(gpu, Packed::from_shapes(shapes, body_shapes)?, options)
+    }
+
+    fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions) -> Result<World> {
+        let (rounded, large) = (packed.rounded(), packed.large());
+        let limits = gpu.device().limits();
+        let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        let n = packed.bodies.len();
+        check_bindings(gpu, n as u64, packed.shape_data.len() as u64)?;
+        let fold = options
+            .max_workgroups_per_dimension
+            .unwrap_or(limits.max_compute_workgroups_per_dimension)
+            .clamp(1, limits.max_compute_workgroups_per_dimension);
+        let strips = options.broad_phase.strips(n);
+        let strip_height = options.strip_height.unwrap_or(STRIP_HEIGHT_FACTOR * packed.typical_height) as f32;
+        // The largest per-entry buffer is the gathered AABBs, 16 bytes each.
+        let max_entries = (binding_limit / 16).min(u64::from(u32::MAX / 2));
+        // Per candidate, the largest record is a manifold (32 bytes; a contact takes 24).
+        let record = std::mem::size_of::<GpuManifold>().max(std::mem::size_of::<GpuContact>()) as u64;
+        let max_candidates = (binding_limit / record).min(u64::from(u32::MAX / 2));
+        let candidates = options.candidate_capacity.unwrap_or((6 * n as u32).max(1024));
+        let entries = options.entry_capacity.unwrap_or((3 * n as u32).saturating_add(1024));
+        let capacity = Capacity {
+            entries: if strips { u64::from(entries).clamp(1, max_entries) as u32 } else { 1 },
+            candidates: u64::from(candidates).clamp(1, max_candidates) as u32,
+            max_entries,
+            max_candidates,
+        };
+        gpu.scoped(|| {
+            use wgpu::BufferUsages as U;
+            let device = gpu.device();
+            let control = control::buffer(device, "satgpu.control", fold);
+            let params =
+                init(device, "satgpu.params", &[0; std::mem::size_of::<GpuParams>()], U::UNIFORM | U::COPY_DST);
+            let bodies = BodyBuffers::new(device, &packed);
+            let transform = TransformStage::new(gpu, &params, &bodies, fold);
+            let wiring = Wiring { params: &params, control: &control, bodies: &bodies, fold };
+            let mut sized = Sized::new(gpu, &wiring, strips, capacity);
+            add_stages(gpu, options, &wiring, &mut sized);
+            let world = World {
+                gpu: gpu.clone(),
+                options: options.clone(),
+                packed,
+                spare: Packed::default(),
+                fold,
+                strip_height,
+                params,
+                control,
+                bodies,
+                transform,
+                sized,
+                readback: Readback::new(gpu),
+                generation: 0,
+                in_flight: None,
+                filters: vec![],
+                rounded,
+                large,
+                manifolds: vec![],
+                poison: false,
+            };
+            world.write_params(0);
+            world
+        })
+    }
+
+    /// Number of bodies.
+    pub fn len(&self) -> usize {
+        self.packed.bodies.len()
+    }
+
+    /// Whether the world has no bodies.
+    pub fn is_empty(&self) -> bool {
+        self.packed.bodies.is_empty()
+    }
+
+    /// The candidate pairs the buffers currently hold room for.
+    pub fn candidate_capacity(&self) -> u32 {
+        self.sized.capacity.candidates
+    }
+
+    /// The strip entries the buffers currently hold room for (1 with the all-pairs broad phase).
+    pub fn entry_capacity(&self) -> u32 {
+        self.sized.capacity.entries
+    }
+
+    /// The device this world runs on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// Whether this world orders the pairs of the frames it reads back on the GPU (see
+    /// [`ContactOrder`]; `Auto` resolved for its adapter).
+    pub fn orders_on_gpu(&self) -> bool {
+        self.sized.order.is_some()
+    }
+
+    fn full(&self) -> bool {
+        self.options.contact_detail == ContactDetail::Full
+    }
+
+    /// The manifolds of the last frame collected with [`step_into`](World::step_into) or
+    /// [`collect_into`](World::collect_into), at the same index as its contacts; empty unless
+    /// the world runs with [`ContactDetail::Full`](crate::gpu::ContactDetail::Full). ([`step`](World::step) moves them into
+    /// [`Frame::manifolds`].)
+    pub fn manifolds(&self) -> &[Manifold] {
+        &self.manifolds
+    }
+
+    /// How many times the sized buffers ([`contacts_buffer`](World::contacts_buffer),
+    /// [`candidates_buffer`](World::candidates_buffer)) were replaced since the world was made.
+    /// A caller that binds them rebuilds its bind groups when this changes. The other buffers
+    /// live as long as the world.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// What the stages of this world bind and dispatch by.
+    fn wiring(&self) -> Wiring<'_> {
+        Wiring { params: &self.params, control: &self.control, bodies: &self.bodies, fold: self.fold }
+    }
+
+    /// Uploads the per-world constants, with the first candidate of the batch to run.
+    fn write_params(&self, candidate_base: u32) {
+        let c = self.sized.capacity;
+        let params = GpuParams {
+            n_bodies: self.len() as u32,
+            entry_capacity: c.entries,
+            candidate_capacity: c.candidates,
+            fold_width: self.fold,
+            strip_height: self.strip_height,
+            candidate_base,
+            pad: [0; 2],
+        };
+        self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+    }
+
+    fn record(&self, encoder: &mut wgpu::CommandEncoder, timed: bool, ordered: bool) {
+        let timestamps = self.readback.timestamps.as_ref().filter(|_| timed);
+        let mut rec = Recorder::new(encoder, self.gpu.kernels(), timestamps);
+        let (s, k) = (&self.sized, rec.kernels);
+        // Compaction's last invocation writes the colliding pairs' dispatch arguments; a frame
+        // without candidates runs none, and must read zeros.
+        rec.encoder().clear_buffer(&s.pairs.args, 0, None);
+        self.transform.encode(&mut rec);
+        s.broad.encode(&mut rec);
+        s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded, self.large);
+        s.encode_compact(k, rec.pass(Pass::Compact), ordered);
+        if let Some(order) = s.order.as_ref().filter(|_| ordered) {
+            order.encode(k, rec.pass(Pass::Order));
+        }
+        if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
+            m.encode(k, rec.pass(Pass::Manifold));
+        }
+        let (entries, candidates) = s.broad.totals();
+        self.readback.encode_totals(rec.encoder(), (entries, candidates, s.compact.total()), &s.pairs.args);
+    }
+
+    /// The passes a frame of this world that is read back runs, in order (a frame left on the GPU
+    /// under [`ContactOrder::Auto`] skips [`Pass::Order`]).
+    pub fn passes(&self) -> Vec<Pass> {
+        let mut passes = vec![Pass::Transform];
+        passes.extend_from_slice(self.sized.broad.passes());
+        passes.extend([Pass::Sat, Pass::Compact]);
+        if self.sized.order.is_some() {
+            passes.push(Pass::Order);
+        }
+        if self.full() {
+            passes.push(Pass::Manifold);
+        }
+        passes
+    }
+
+    /// Runs a frame and reads the colliding pairs back, sorted by (a, b). Grows the buffers and
+    /// reruns the frame when they were too small, so no pair is ever lost. Blocks until the
+    /// frame is done, at most the [`Gpu`]'s timeout per wait.
+    pub fn step(&mut self) -> Result<Frame> {
+        let mut contacts = Vec::new();
+        let stats = self.step_into(&mut contacts)?;
+        Ok(Frame { contacts, manifolds: std::mem::take(&mut self.manifolds), stats })
+    }
+
+    /// As [`step`](World::step), into `contacts` (cleared first), reusing its allocation.
+    pub fn step_into(&mut self, contacts: &mut Vec<Contact>) -> Result<FrameStats> {
+        self.submit()?;
+        self.collect_into(contacts)
+    }
+
+    /// Starts a frame and returns at once, so the caller can work on the CPU meanwhile; then
+    /// [`collect_into`](World::collect_into) waits for it. A second `submit` before collecting
+    /// starts a new frame in place of the first.
+    pub fn submit(&mut self) -> Result<()> {
+        let start = Instant::now();
+        self.in_flight = None;
+        let submission = self.submit_frame()?;
+        self.in_flight = Some(InFlight { submission, start, reruns: 0 });
+        Ok(())
+    }
+
+    fn submit_frame(&mut self) -> Result<wgpu::SubmissionIndex> {
+        let poison = std::mem::take(&mut self.poison);
+        let gpu = self.gpu.clone();
+        gpu.scoped(|| {
+            let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+            self.record(&mut encoder, self.options.timestamps, true);
+            let capacity = u64::from(self.sized.capacity.candidates);
+            self.readback.encode_contacts(&self.gpu, &mut encoder, &self.sized.pairs.contacts, capacity);
+            self.readback.encode_status(&mut encoder, self.options.timestamps);
+            if poison {
+                // An unaligned copy: a validation error in satgpu's own submission.
+                encoder.copy_buffer_to_buffer(&self.readback.totals, 1, &self.readback.totals, 8, 3);
+            }
+            self.gpu.queue().submit([encoder.finish()])
+        })
+    }
+
+    /// Waits for the frame [`submit`](World::submit) started (or runs one if none is in
+    /// flight) and reads its pairs into `contacts`, sorted by (a, b). After any error the world
+    /// stays usable: buffers are unmapped and the next frame starts afresh.
+    pub fn collect_into(&mut self, contacts: &mut Vec<Contact>) -> Result<FrameStats> {
+        self.collect_sink(contacts)
+    }
+
+    /// As [`step_into`](World::step_into), with each pair as the GPU computed it: f32
+    /// [`GpuContact`](crate::gpu::GpuContact) records (24 bytes) sorted by (a, b), -0.0 in a normal made 0.0. With the
+    /// ordering on the GPU ([`ContactOrder::Gpu`], the default on GPUs) the readback is one copy
+    /// into a vector and nothing more; `contacts` is replaced by it.
+    pub fn step_f32_into(&mut self, contacts: &mut Vec<GpuContact>) -> Result<FrameStats> {
+        self.submit()?;
+        self.collect_f32_into(contacts)
+    }
+
+    /// As [`collect_into`](World::collect_into), into f32 records (see
+    /// [`step_f32_into`](World::step_f32_into)).
+    pub fn collect_f32_into(&mut self, contacts: &mut Vec<GpuContact>) -> Result<FrameStats> {
+        self.collect_sink(contacts)
+    }
+}
+
+/// Adds the stages `options` ask for to `sized`: the GPU ordering and the manifolds.
+fn add_stages(gpu: &Gpu, options: &WorldOptions, wiring: &Wiring<'_>, sized: &mut Sized) {
+    let on_gpu = match options.order {
+        ContactOrder::Gpu => true,
+        ContactOrder::Host => false,
+        ContactOrder::Auto => gpu.adapter_info().device_type != wgpu::DeviceType::Cpu,
+    };
+    if on_gpu {
+        sized.add_order(gpu, wiring.control, wiring.bodies.len() as usize, wiring.fold);
+    }
+    if options.contact_detail == ContactDetail::Full {
+        sized.add_manifolds(gpu, wiring.bodies);
+    }
+}

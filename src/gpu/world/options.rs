@@ -1,0 +1,161 @@
+//! What a caller passes to a [`World`](crate::gpu::World) and gets back from a frame: options,
+//! counts and timings.
+
+use crate::geometry::Contact;
+use crate::gpu::device::pass::PassTime;
+use crate::gpu::world::broad::BroadPhase;
+
+/// Default strip height in typical AABB heights of the bodies' shapes (a mean that leaves out
+/// the few largest, see `pack::typical_height`). Taller strips mean fewer
+/// entries to sort but longer sweeps; on lavapipe at 100,000 polygons of every scene kind, frames
+/// were fastest between 4 and 6 (1.3 entries per body instead of 2 at 1), see docs/benchmarks-history.md.
+pub const STRIP_HEIGHT_FACTOR: f64 = 4.0;
+
+/// Options for a [`World`](crate::gpu::World): `WorldOptions::default().with_candidate_capacity(1 << 20)`.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct WorldOptions {
+    /// Candidate pairs to make room for up front (default: 6 per body, at least 1024, at most
+    /// what one buffer binding holds). Buffers grow by themselves when a frame needs more;
+    /// reserving avoids that frame's rerun.
+    pub candidate_capacity: Option<u32>,
+    /// Strip entries to make room for up front (default: 3 per body plus 1024).
+    pub entry_capacity: Option<u32>,
+    /// Most workgroups per dispatch dimension (default: the device limit). Larger dispatches
+    /// fold into a 2D grid; tests lower this to exercise the folding at small sizes.
+    pub max_workgroups_per_dimension: Option<u32>,
+    /// The broad phase.
+    pub broad_phase: BroadPhase,
+    /// Height of a broad-phase strip (default: [`STRIP_HEIGHT_FACTOR`] times the typical AABB height
+    /// of the shapes over all bodies). Smaller strips mean more entries and shorter sweeps.
+    pub strip_height: Option<f64>,
+    /// Time every pass with GPU timestamps, reported in [`FrameStats::passes`] (default off: each
+    /// timed pass is a compute pass of its own, while an untimed frame records one compute pass).
+    /// Needs an adapter with timestamp queries; without them the option reports wall clock.
+    pub timestamps: bool,
+    /// What each colliding pair reports (default [`ContactDetail::Basic`]).
+    pub contact_detail: ContactDetail,
+    /// Where the colliding pairs are ordered by (a, b) (default [`ContactOrder::Auto`]).
+    pub order: ContactOrder,
+}
+
+/// Where a frame's colliding pairs are ordered by (a, b). Every choice gives the same pairs, in
+/// the same order, with the same bits; they differ only in time, and in the order
+/// [`World::contacts_buffer`](crate::gpu::World::contacts_buffer) holds after a frame left on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContactOrder {
+    /// Frames read back ([`World::step`](crate::gpu::World::step) and the like) order on the GPU on a
+    /// GPU adapter and on the host on a CPU adapter (lavapipe, llvmpipe), where the GPU's radix
+    /// passes run on the same cores and cost several times the host's counting sort
+    /// (docs/benchmarks-history.md). Frames left on the GPU ([`World::dispatch`](crate::gpu::World::dispatch),
+    /// [`World::encode`](crate::gpu::World::encode)) are not sorted: their pairs stay in sweep order,
+    /// which is deterministic too.
+    #[default]
+    Auto,
+    /// On the host after the readback: a counting sort by `a`, then each body's pairs by `b`.
+    Host,
+    /// On the GPU, every frame, by a stable radix sort of the pairs' keys (4 to 12 radix passes, 16
+    /// more bytes per candidate): the contacts buffer holds the pairs sorted by (a, b), also after
+    /// a frame left on the GPU, and a readback through
+    /// [`World::step_f32_into`](crate::gpu::World::step_f32_into) is one copy. A frame that runs in
+    /// batches (more candidates than one binding holds) merges its batches on the host.
+    Gpu,
+}
+
+/// What a frame reports per colliding pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContactDetail {
+    /// The pair, its normal and its depth ([`Contact`]): the fast default.
+    #[default]
+    Basic,
+    /// Also a [`Manifold`](crate::Manifold) per pair in [`Frame::manifolds`]: the containment
+    /// flags and one or two contact points, computed on the GPU by one more pass over the
+    /// colliding pairs.
+    Full,
+}
+
+impl WorldOptions {
+    /// With room for `candidates` candidate pairs up front.
+    pub fn with_candidate_capacity(mut self, candidates: u32) -> Self {
+        self.candidate_capacity = Some(candidates);
+        self
+    }
+
+    /// With the colliding pairs ordered where `order` says.
+    pub fn with_order(mut self, order: ContactOrder) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// With room for `entries` strip entries up front.
+    pub fn with_entry_capacity(mut self, entries: u32) -> Self {
+        self.entry_capacity = Some(entries);
+        self
+    }
+
+    /// With at most `groups` workgroups per dispatch dimension.
+    pub fn with_max_workgroups_per_dimension(mut self, groups: u32) -> Self {
+        self.max_workgroups_per_dimension = Some(groups);
+        self
+    }
+
+    /// With `broad_phase`.
+    pub fn with_broad_phase(mut self, broad_phase: BroadPhase) -> Self {
+        self.broad_phase = broad_phase;
+        self
+    }
+
+    /// With per-pass GPU timestamps (see [`timestamps`](WorldOptions::timestamps)).
+    pub fn with_timestamps(mut self, timestamps: bool) -> Self {
+        self.timestamps = timestamps;
+        self
+    }
+
+    /// With `detail` per colliding pair.
+    pub fn with_contact_detail(mut self, detail: ContactDetail) -> Self {
+        self.contact_detail = detail;
+        self
+    }
+
+    /// With strips `height` world units tall.
+    pub fn with_strip_height(mut self, height: f64) -> Self {
+        self.strip_height = Some(height);
+        self
+    }
+}
+
+/// Counts and timings of one frame.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct FrameStats {
+    /// Broad phase used: `"strips"` or `"all_pairs"`.
+    pub broad_phase: &'static str,
+    /// Strip entries (bodies counted once per strip they span; 0 for all pairs).
+    pub entries: u64,
+    /// Broad-phase candidate pairs (AABB overlaps).
+    pub candidates: u64,
+    /// Colliding pairs.
+    pub colliding: u64,
+    /// Per-pass times: GPU timestamps for the compute passes ([`Pass::name`](crate::gpu::Pass::name))
+    /// when [`WorldOptions::timestamps`] asks and the device has them, otherwise one wall-clock
+    /// `gpu_total`; `readback` is always wall clock.
+    pub passes: Vec<PassTime>,
+    /// Wall-clock time of the whole frame, from encoding to contacts in host memory.
+    pub frame_ms: f64,
+    /// Times the frame was rerun because a buffer had to grow.
+    pub reruns: u32,
+    /// Batches the narrow phase ran in: 1, or more when the candidates outgrew what one buffer
+    /// binding of the device holds.
+    pub batches: u32,
+}
+
+/// The result of [`World::step`](crate::gpu::World::step).
+#[derive(Debug, Clone)]
+pub struct Frame {
+    /// Colliding pairs, sorted by (a, b).
+    pub contacts: Vec<Contact>,
+    /// With [`ContactDetail::Full`], each pair's manifold, at the same index as its contact;
+    /// otherwise empty.
+    pub manifolds: Vec<crate::Manifold>,
+    /// Counts and timings.
+    pub stats: FrameStats,
+}

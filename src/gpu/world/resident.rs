@@ -1,0 +1,80 @@
+//! Frames left on the GPU: recorded into a caller's encoder or submitted without a wait, and the
+//! buffers a caller's own passes bind.
+
+use crate::error::Result;
+use crate::gpu::world::options::ContactOrder;
+use crate::gpu::world::World;
+
+impl World {
+    /// Records every pass of a frame into `encoder`, then copies the three totals (strip
+    /// entries, candidates, colliding) into [`totals_buffer`](World::totals_buffer). After
+    /// submission the contacts are in [`contacts_buffer`](World::contacts_buffer), in sweep order
+    /// (sorted by (a, b) with [`ContactOrder::Gpu`]), complete only if the entry and candidate totals are within
+    /// [`entry_capacity`](World::entry_capacity) and [`candidate_capacity`](World::candidate_capacity).
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
+        // Auto leaves a resident frame's pairs in sweep order: no caller of its own passes needs
+        // them sorted, and the sort would be most of a GPU frame.
+        self.record(encoder, false, self.options.order == ContactOrder::Gpu);
+    }
+
+    /// Runs a frame and leaves the results on the GPU (see [`encode`](World::encode)); returns the
+    /// submission so a caller can order its own work after it. Nothing is waited for.
+    pub fn dispatch(&mut self) -> Result<wgpu::SubmissionIndex> {
+        self.gpu.scoped(|| {
+            let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+            self.encode(&mut encoder);
+            self.gpu.queue().submit([encoder.finish()])
+        })
+    }
+
+    /// Eight u32 after a frame (STORAGE | COPY_SRC | INDIRECT): `[entries, candidates,
+    /// colliding, 0]`, then at byte 16 the indirect arguments `(x, y, z)` of a pass over the
+    /// colliding pairs with `@workgroup_size(64)`: `dispatch_workgroups_indirect(totals, 16)`.
+    /// Large counts fold into y, so the pair index is `gid.x + gid.y * nwg.x * 64`, and pairs
+    /// at or past `totals[2]` must be skipped. Lives as long as the world.
+    pub fn totals_buffer(&self) -> &wgpu::Buffer {
+        &self.readback.totals
+    }
+
+    /// The contacts of the last frame as [`GpuContact`](crate::gpu::GpuContact) records (STORAGE | COPY_SRC): in sweep
+    /// order, or sorted by (a, b) after a frame read back with the ordering on the GPU and after
+    /// every frame with [`ContactOrder::Gpu`]. Valid for the first `totals[2]` records. Replaced when the
+    /// [`generation`](World::generation) changes.
+    pub fn contacts_buffer(&self) -> &wgpu::Buffer {
+        &self.sized.pairs.contacts
+    }
+
+    /// With [`ContactDetail::Full`](crate::gpu::ContactDetail::Full), the manifolds of the last frame as [`GpuManifold`](crate::gpu::GpuManifold) records
+    /// (STORAGE | COPY_SRC), at the same index as their contacts in
+    /// [`contacts_buffer`](World::contacts_buffer); `None` before the detail is first asked for.
+    /// Replaced when the [`generation`](World::generation) changes.
+    pub fn manifolds_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.sized.manifold.as_ref().map(|m| &m.manifolds)
+    }
+
+    /// The broad phase's candidate pairs `(a, b)` as `vec2<u32>` (STORAGE | COPY_SRC). Valid for
+    /// the first `totals[1]` entries when within capacity. Replaced when the
+    /// [`generation`](World::generation) changes.
+    pub fn candidates_buffer(&self) -> &wgpu::Buffer {
+        &self.sized.pairs.candidates
+    }
+
+    /// Per body `(x, y, cos, sin)` as `vec4<f32>` (STORAGE | COPY_DST | COPY_SRC), read by the next frame.
+    /// A caller's own pass may write it on the GPU instead of calling
+    /// [`set_transforms`](World::set_transforms); it must keep |x|, |y| <= 1e37. Lives as long as
+    /// the world.
+    pub fn transforms_buffer(&self) -> &wgpu::Buffer {
+        &self.bodies.transforms
+    }
+
+    /// The control buffer (test hooks read the strip grid from it).
+    pub(crate) fn control_buffer(&self) -> &wgpu::Buffer {
+        &self.control
+    }
+
+    /// World-space AABBs per body as `vec4<f32>` (min.x, min.y, max.x, max.y) (STORAGE |
+    /// COPY_SRC). Lives as long as the world.
+    pub fn aabbs_buffer(&self) -> &wgpu::Buffer {
+        &self.bodies.aabbs
+    }
+}
