@@ -250,3 +250,20 @@ fn use_trees_expand() {
     assert!(layer("gpu/resources.rs") < layer("gpu/stages/sort.rs"));
     assert_eq!(layer("gpu/mod.rs"), None);
 }
+
+#[test]
+fn the_documented_layout_names_every_gpu_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/how-it-works.md")).unwrap();
+    let layout = doc.split("## Layout").nth(1).expect("docs/how-it-works.md has a Layout section");
+    let missing: Vec<String> = modules(&root.join("src"))
+        .into_values()
+        .filter(|file| file.starts_with("gpu/"))
+        .flat_map(|file| {
+            let parts: Vec<String> = file.trim_end_matches(".rs").split('/').map(String::from).collect();
+            parts.into_iter().skip(1).filter(|p| p != "mod").collect::<Vec<_>>()
+        })
+        .filter(|name| !layout.contains(name.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "docs/how-it-works.md's Layout leaves out: {missing:?}");
+}

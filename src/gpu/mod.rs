@@ -24,9 +24,8 @@ mod stages;
 pub mod testing;
 mod world;
 
-pub use device::context::{
-    describe_adapter, list_adapters, unsuitable_reason, AdapterChoice, AdapterReport, Gpu, GpuOptions,
-};
+pub use device::adapter::{describe_adapter, list_adapters, unsuitable_reason, AdapterReport};
+pub use device::context::{AdapterChoice, Gpu, GpuOptions};
 pub use device::pass::{Pass, PassTime};
 pub use kernels::layout;
 pub use kernels::layout::{GpuContact, GpuManifold};

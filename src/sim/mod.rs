@@ -31,6 +31,7 @@
 //! incomplete: the world grows, the state goes back to the copy taken at the start of the
 //! window (on the GPU), and the window runs again. No pair is silently dropped.
 
+mod pipelines;
 mod scenario;
 
 use std::time::Instant;
@@ -39,6 +40,7 @@ pub use scenario::{Scenario, SimKind, Walker};
 
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, World, WorldOptions};
+use pipelines::{Agent, Params, Pipelines};
 
 /// The simulation's own WGSL: its passes, one entry point each. It reads the world's records
 /// through [`RECORDS_WGSL`](crate::gpu::RECORDS_WGSL), as any caller's shader does; [`shader`]
@@ -106,113 +108,6 @@ pub struct FrameReport {
     pub colliding: u64,
     /// Wall-clock time of the frame, from submission to the GPU finishing it (ms).
     pub ms: f64,
-}
-
-/// The simulation's uniform block (`Params` in crowd.wgsl).
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    bodies: u32,
-    frame: u32,
-    reuse: u32,
-    pad0: u32,
-    dt: f32,
-    fixed: f32,
-    margin: f32,
-    relax: f32,
-    tau: f32,
-    max_speed: f32,
-    pad1: [f32; 2],
-}
-
-/// Per body (`Agent` in crowd.wgsl).
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Agent {
-    goal: [f32; 2],
-    velocity: [f32; 2],
-    speed: f32,
-    inv_mass: f32,
-    radius: f32,
-    pad: f32,
-}
-
-/// The entry points of crowd.wgsl.
-struct Pipelines {
-    integrate: wgpu::ComputePipeline,
-    anchor: wgpu::ComputePipeline,
-    push: wgpu::ComputePipeline,
-    apply: wgpu::ComputePipeline,
-    finish: wgpu::ComputePipeline,
-    guard: wgpu::ComputePipeline,
-    measure: wgpu::ComputePipeline,
-    layout: wgpu::BindGroupLayout,
-}
-
-impl Pipelines {
-    fn new(device: &wgpu::Device) -> Pipelines {
-        use wgpu::{BindingType, BufferBindingType};
-        let storage = |read_only| BindingType::Buffer {
-            ty: BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        };
-        let uniform =
-            BindingType::Buffer { ty: BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None };
-        let types = [
-            uniform,
-            storage(false),
-            storage(false),
-            storage(false),
-            storage(false),
-            storage(true),
-            storage(true),
-            storage(false),
-        ];
-        let entries: Vec<_> = types
-            .iter()
-            .enumerate()
-            .map(|(i, ty)| wgpu::BindGroupLayoutEntry {
-                binding: i as u32,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: *ty,
-                count: None,
-            })
-            .collect();
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("satgpu.sim"),
-            entries: &entries,
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("satgpu.sim"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("satgpu.sim"),
-            source: wgpu::ShaderSource::Wgsl(shader().into()),
-        });
-        let pipeline = |entry: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&format!("satgpu.sim.{entry}")),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
-        Pipelines {
-            integrate: pipeline("integrate"),
-            anchor: pipeline("anchor"),
-            push: pipeline("push"),
-            apply: pipeline("apply"),
-            finish: pipeline("finish"),
-            guard: pipeline("guard"),
-            measure: pipeline("measure"),
-            layout,
-        }
-    }
 }
 
 /// A crowd on the GPU: a [`World`] and the passes that move its bodies (see the module docs).

@@ -2,5 +2,6 @@
 //! timeouts ([`Gpu`](context::Gpu), which builds the pipelines once), and the passes of a frame
 //! with their timestamps ([`Pass`](pass::Pass), `Recorder`).
 
+pub(crate) mod adapter;
 pub(crate) mod context;
 pub(crate) mod pass;

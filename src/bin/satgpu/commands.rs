@@ -1,0 +1,261 @@
+//! The subcommands that run the library: `gen`, `run`, `detect`, `bench` and `adapters` (`render`
+//! and `sim` have modules of their own).
+
+// The argument types and helpers of main.rs.
+use super::*;
+
+/// `satgpu gen`: refuses a scene whose polygons and text do not fit in the host's memory.
+pub(crate) fn gen(kind: SceneKind, n: usize, seed: u64, out: &Path) -> Result<(), Failure> {
+    let estimate = memory::estimate(generated_size(kind, n, seed), Work::GENERATE);
+    let available = memory::available_within(memory_limit()?);
+    memory::check(|| format!("{} {kind} polygons", memory::grouped(n as u64)), "host", estimate.host, available)?;
+    let polygons = scene::generate(kind, n, seed);
+    scene::write_scene(out, &scene::Scene::new(polygons))?;
+    println!("wrote {}: {} polygons", out.display(), memory::grouped(n as u64));
+    Ok(())
+}
+
+pub(crate) fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), Failure> {
+    let gpu = device.open()?;
+    let estimate = check_generated(&gpu, kind, n, seed, Work::VALIDATE)?;
+    let t = Instant::now();
+    let polygons = scene::generate(kind, n, seed);
+    println!("scene      {kind}, {n} polygons, seed {seed} (generated in {:.0} ms)", ms(t));
+    println!("adapter    {}", gpu.describe());
+    let available = gpu.memory_available().map_or("unknown".into(), memory::human_bytes);
+    println!(
+        "memory     about {} on the host and {} on the device estimated; {available} available",
+        memory::human_bytes(estimate.host),
+        memory::human_bytes(estimate.device)
+    );
+    let t = Instant::now();
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_timestamps(true))?;
+    let upload_ms = ms(t);
+    // The first frame compiles shaders in the driver and sizes the buffers; time the second.
+    world.step()?;
+    let frame = world.step()?;
+    let stats = &frame.stats;
+    println!("upload     {upload_ms:.2} ms (wall, buffers and bind groups)");
+    for p in &stats.passes {
+        println!("  {:<16} {:>9.3} ms ({})", p.name, p.ms, p.clock);
+    }
+    println!("frame      {:.2} ms (wall, second frame, GPU passes + readback)", stats.frame_ms);
+    println!("candidates {}", stats.candidates);
+    println!("colliding  {}", stats.colliding);
+    let t = Instant::now();
+    let (expected, ref_candidates) = reference::detect_stats(&polygons);
+    println!("reference  {:.1} ms (CPU f64), {} candidates, {} colliding", ms(t), ref_candidates, expected.len());
+    let report = validate::compare(&polygons, &frame.contacts, &expected);
+    println!("in band    {} (pairs inside the tolerance band, allowed)", report.in_band);
+    println!("disagreements {}", report.disagreements.len());
+    for d in report.disagreements.iter().take(10) {
+        println!("  {d}");
+    }
+    if report.ok() {
+        Ok(())
+    } else {
+        Err(Failure(
+            1,
+            format!("{} pairs disagree with the CPU reference outside the band", report.disagreements.len()),
+        ))
+    }
+}
+
+pub(crate) fn detect(
+    path: &Path,
+    backend: Backend,
+    out: Option<&Path>,
+    full: bool,
+    device: &DeviceArgs,
+) -> Result<(), Failure> {
+    // Every argument is checked before any work starts.
+    let json = match out.map(|out| (out, out.extension().and_then(|e| e.to_str()))) {
+        None => false,
+        Some((_, Some("json"))) => true,
+        Some((_, Some("csv"))) => false,
+        Some((out, _)) => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
+    };
+    let scene::Scene { polygons, filters } = scene::read_scene(path)?;
+    // Opening the device (and compiling every pipeline) is timed apart from the detection.
+    let t = Instant::now();
+    let gpu = if backend == Backend::Gpu { Some(device.open()?) } else { None };
+    let open_ms = ms(t);
+    let t = Instant::now();
+    let (contacts, manifolds): (Vec<Contact>, Vec<Manifold>) = match (&gpu, full) {
+        (None, false) => (reference::detect_filtered(&polygons, &filters), vec![]),
+        (None, true) => reference::detect_full(&polygons, &filters),
+        (Some(gpu), false) => (gpu::detect_filtered(gpu, &polygons, &filters)?, vec![]),
+        (Some(gpu), true) => gpu::detect_full(gpu, &polygons, &filters)?,
+    };
+    let elapsed = ms(t);
+    let timing = match gpu {
+        Some(_) => format!("gpu backend: device opened in {open_ms:.1} ms, detection {elapsed:.1} ms"),
+        None => format!("cpu backend: detection {elapsed:.1} ms"),
+    };
+    match out {
+        Some(out) => {
+            scene::write_atomically(out, |w| match (json, full) {
+                (true, true) => scene::write_manifolds_json(w, &contacts, &manifolds, out),
+                (false, true) => scene::write_manifolds_csv(w, &contacts, &manifolds, out),
+                (true, false) => scene::write_contacts_json(w, &contacts, out),
+                (false, false) => scene::write_contacts_csv(w, &contacts, out),
+            })?;
+            println!("wrote {}: {} colliding pairs ({timing})", out.display(), memory::grouped(contacts.len() as u64));
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{} polygons, {} colliding pairs ({timing})", polygons.len(), contacts.len());
+            for (i, c) in contacts.iter().enumerate().take(10) {
+                let _ = write!(
+                    stdout,
+                    "  ({}, {}) normal ({:.6}, {:.6}) depth {:.6}",
+                    c.a, c.b, c.normal[0], c.normal[1], c.depth
+                );
+                if let Some(m) = manifolds.get(i) {
+                    let _ = write!(stdout, " a_in_b {} b_in_a {}", u8::from(m.a_in_b), u8::from(m.b_in_a));
+                    for p in m.points() {
+                        let _ = write!(stdout, " point ({:.6}, {:.6}) depth {:.6}", p.point[0], p.point[1], p.depth);
+                    }
+                }
+                let _ = writeln!(stdout);
+            }
+            if contacts.len() > 10 {
+                let _ = writeln!(stdout, "  ... {} more (use --out FILE.csv for all)", contacts.len() - 10);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The scenes `bench` runs: a file, or every kind at every size from a seed.
+pub(crate) struct Scenes<'a> {
+    pub(crate) file: Option<&'a Path>,
+    pub(crate) kinds: &'a [SceneKind],
+    pub(crate) sizes: &'a [usize],
+    pub(crate) seed: u64,
+}
+
+pub(crate) fn bench(
+    scenes: Scenes<'_>,
+    frames: usize,
+    json: Option<&Path>,
+    plot: Option<&Path>,
+    options: &WorldOptions,
+    device: &DeviceArgs,
+) -> Result<(), Failure> {
+    let Scenes { file: scene_file, kinds, sizes, seed } = scenes;
+    if frames == 0 {
+        return Err(Failure(2, "--frames must be at least 1".into()));
+    }
+    if let Some(path) = plot {
+        draw::Format::of(path, "--plot")?;
+    }
+    let gpu = device.open()?;
+    println!("adapter {}", gpu.describe());
+    let scenes: Vec<(String, Option<(SceneKind, usize)>)> = match scene_file {
+        Some(path) => vec![(path.display().to_string(), None)],
+        None => kinds.iter().flat_map(|&k| sizes.iter().map(move |&n| (format!("{k}"), Some((k, n))))).collect(),
+    };
+    // Every scene is checked before the first one runs: one runs at a time.
+    for &(_, generated) in &scenes {
+        if let Some((kind, n)) = generated {
+            check_generated(&gpu, kind, n, seed, Work::VALIDATE)?;
+        }
+    }
+    let bar = indicatif::ProgressBar::new((scenes.len() * 5 * (frames + 2)) as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut results = vec![];
+    for (name, generated) in scenes {
+        let polygons = match generated {
+            Some((kind, n)) => scene::generate(kind, n, seed),
+            None => scene::read_scene(Path::new(&name))?.polygons,
+        };
+        bar.set_message(format!("{name} n={}", polygons.len()));
+        let base = bar.position();
+        let result =
+            bench::run(&gpu, &name, &polygons, 2, frames, options, |done, _| bar.set_position(base + done as u64))?;
+        results.push(result);
+    }
+    bar.finish_and_clear();
+    let clock = results.first().map(|r| r.pass_clock.clone()).unwrap_or_default();
+    println!("per-pass medians in ms ({clock} clock for GPU passes; upload and readback: wall clock)");
+    let mut names: Vec<String> = vec![];
+    for r in &results {
+        for k in r.passes.keys() {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    let order: Vec<&str> = std::iter::once("upload")
+        .chain(gpu::Pass::ALL.iter().map(|p| p.name()))
+        .chain(["gpu_total", "readback"])
+        .collect();
+    names.sort_by_key(|n| order.iter().position(|o| o == n).unwrap_or(order.len()));
+    print!("{:<10} {:>9} {:>10} {:>10}", "scene", "n", "candidates", "colliding");
+    for n in &names {
+        print!(" {:>9}", truncate(n, 9));
+    }
+    println!(" {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}", "frame", "sim", "sim f32", "resident", "cpu ref", "agree");
+    for r in &results {
+        print!("{:<10} {:>9} {:>10} {:>10}", truncate(&r.scene, 10), r.n, r.candidates, r.colliding);
+        for n in &names {
+            match r.passes.get(n) {
+                Some(ms) => print!(" {ms:>9.2}"),
+                None => print!(" {:>9}", "-"),
+            }
+        }
+        println!(
+            " {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.1} {:>6}",
+            r.frame_ms_median,
+            r.sim_frame_ms_median,
+            r.sim_frame_f32_ms_median,
+            r.resident_frame_ms_median,
+            r.reference_ms,
+            r.agrees
+        );
+    }
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&results).map_err(|e| Failure(2, e.to_string()))?;
+        scene::write_atomically(path, |w| {
+            w.write_all(text.as_bytes()).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+        })?;
+        println!("wrote {}: {} scenes", path.display(), results.len());
+    }
+    if let Some(path) = plot {
+        crate::plot::write(path, &results, &names)?;
+        println!("wrote {}: {} scenes", path.display(), results.len());
+    }
+    if results.iter().all(|r| r.agrees) {
+        Ok(())
+    } else {
+        Err(Failure(1, "the GPU disagreed with the CPU reference on a benchmarked scene".into()))
+    }
+}
+
+pub(crate) fn truncate(s: &str, n: usize) -> &str {
+    &s[..s.len().min(n)]
+}
+
+pub(crate) fn adapters() -> Result<(), Failure> {
+    let list = gpu::list_adapters();
+    for report in &list {
+        match &report.unsuitable {
+            None => println!("{}", gpu::describe_adapter(&report.info)),
+            Some(reason) => println!("{}  [cannot run satgpu: {reason}]", gpu::describe_adapter(&report.info)),
+        }
+    }
+    // Exit 3 unless some adapter can run satgpu, naming the best one that cannot.
+    if list.iter().any(|r| r.unsuitable.is_none()) {
+        return Ok(());
+    }
+    match list.into_iter().next() {
+        Some(gpu::AdapterReport { info, unsuitable: Some(reason), .. }) => {
+            Err(Error::UnsuitableAdapter { adapter: gpu::describe_adapter(&info), reason }.into())
+        }
+        _ => Err(Error::NoAdapter { detail: String::new() }.into()),
+    }
+}
