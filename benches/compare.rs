@@ -43,6 +43,10 @@
 //! * **parry2d contact**: the same with `parry2d::query::contact` (prediction 0: GJK, then EPA
 //!   for overlapping shapes) per candidate, which gives a normal and a depth as satgpu does:
 //!   what a parry2d user pays for the same output. Shown beside it (`contact/gpu`).
+//! * **parry2d contact, all cores**: the same on every core with rayon: shapes built in
+//!   parallel, the BVH built and traversed on one thread (parry2d's traversal is sequential), its
+//!   candidates tested in parallel, the pairs sorted in parallel (`all cores/gpu`). Its pairs
+//!   must equal the one-thread run's.
 //!
 //! parry2d works in f32. To keep its rounding proportional to the size of a pair rather than to
 //! the distance from the origin (the same contract the GPU meets, see `satgpu::validate`),
@@ -157,45 +161,53 @@ enum ParryQuery {
 
 /// All colliding pairs with parry2d: shapes, BVH over their AABBs, self-traversal, then `query`
 /// per candidate.
+/// What a parry2d user builds for polygon `i`: its anchor (first vertex), its shape relative to
+/// the anchor, and its AABB in world space, rounded outward to f32.
+fn parry_shape(i: usize, p: &Polygon) -> ([f64; 2], Box<dyn Shape>, ParryAabb) {
+    let o = p.vertices()[0];
+    let (mut lo, mut hi) = (o, o);
+    let local: Vec<Vector> = p
+        .vertices()
+        .iter()
+        .map(|v| {
+            lo = [lo[0].min(v[0]), lo[1].min(v[1])];
+            hi = [hi[0].max(v[0]), hi[1].max(v[1])];
+            Vector::new((v[0] - o[0]) as f32, (v[1] - o[1]) as f32)
+        })
+        .collect();
+    // What a parry2d user would pick for each shape: Ball, Capsule, a round or plain
+    // ConvexPolygon.
+    let r = p.radius();
+    let shape: Box<dyn Shape> = match p.kind() {
+        ShapeKind::Circle => Box::new(Ball::new(r as f32)),
+        ShapeKind::Capsule => Box::new(Capsule::new(local[0], local[1], r as f32)),
+        kind => {
+            let polygon = ConvexPolygon::from_convex_polyline_unmodified(local)
+                .unwrap_or_else(|| panic!("polygon {i} degenerates in f32"));
+            if kind == ShapeKind::RoundedPolygon {
+                Box::new(RoundShape { inner_shape: polygon, border_radius: r as f32 })
+            } else {
+                Box::new(polygon)
+            }
+        }
+    };
+    let aabb = ParryAabb::new(
+        Vector::new(f32_down(lo[0] - r), f32_down(lo[1] - r)),
+        Vector::new(f32_up(hi[0] + r), f32_up(hi[1] + r)),
+    );
+    (o, shape, aabb)
+}
+
 fn parry_detect(polygons: &[Polygon], query: ParryQuery) -> ParryOut {
     let t = Instant::now();
     let mut anchors = Vec::with_capacity(polygons.len());
     let mut shapes = Vec::with_capacity(polygons.len());
     let mut aabbs = Vec::with_capacity(polygons.len());
     for (i, p) in polygons.iter().enumerate() {
-        let o = p.vertices()[0];
-        let (mut lo, mut hi) = (o, o);
-        let local: Vec<Vector> = p
-            .vertices()
-            .iter()
-            .map(|v| {
-                lo = [lo[0].min(v[0]), lo[1].min(v[1])];
-                hi = [hi[0].max(v[0]), hi[1].max(v[1])];
-                Vector::new((v[0] - o[0]) as f32, (v[1] - o[1]) as f32)
-            })
-            .collect();
-        // What a parry2d user would pick for each shape: Ball, Capsule, a round or plain
-        // ConvexPolygon.
-        let r = p.radius();
-        let shape: Box<dyn Shape> = match p.kind() {
-            ShapeKind::Circle => Box::new(Ball::new(r as f32)),
-            ShapeKind::Capsule => Box::new(Capsule::new(local[0], local[1], r as f32)),
-            kind => {
-                let polygon = ConvexPolygon::from_convex_polyline_unmodified(local)
-                    .unwrap_or_else(|| panic!("polygon {i} degenerates in f32"));
-                if kind == ShapeKind::RoundedPolygon {
-                    Box::new(RoundShape { inner_shape: polygon, border_radius: r as f32 })
-                } else {
-                    Box::new(polygon)
-                }
-            }
-        };
-        anchors.push(o);
+        let (anchor, shape, aabb) = parry_shape(i, p);
+        anchors.push(anchor);
         shapes.push(shape);
-        aabbs.push(ParryAabb::new(
-            Vector::new(f32_down(lo[0] - r), f32_down(lo[1] - r)),
-            Vector::new(f32_up(hi[0] + r), f32_up(hi[1] + r)),
-        ));
+        aabbs.push(aabb);
     }
     let shapes_ms = ms_since(t);
 
@@ -210,20 +222,7 @@ fn parry_detect(polygons: &[Polygon], query: ParryQuery) -> ParryOut {
     bvh.traverse_bvtt_single_tree::<false>(&mut workspace, &mut |i, j| {
         candidates += 1;
         let (a, b) = (i.min(j), i.max(j));
-        let (oa, ob) = (anchors[a as usize], anchors[b as usize]);
-        let pos12 = Pose::from_translation(Vector::new((ob[0] - oa[0]) as f32, (ob[1] - oa[1]) as f32));
-        let (sa, sb) = (&*shapes[a as usize], &*shapes[b as usize]);
-        let hit = match query {
-            ParryQuery::Intersection => {
-                intersection_test(&Pose::IDENTITY, sa, &pos12, sb)
-                    .expect("parry2d supports intersection tests between these shapes")
-                    .intersecting
-            }
-            ParryQuery::Contact => contact(&Pose::IDENTITY, sa, &pos12, sb, 0.0)
-                .expect("parry2d supports contacts between these shapes")
-                .is_some_and(|c| black_box(c.dist) <= 0.0),
-        };
-        if hit {
+        if parry_hit(query, (&anchors, &shapes), a, b) {
             pairs.push((a, b));
         }
     });
@@ -234,6 +233,47 @@ fn parry_detect(polygons: &[Polygon], query: ParryQuery) -> ParryOut {
     let sort_ms = ms_since(t);
 
     ParryOut { pairs, candidates, phases: ParryPhases { shapes_ms, bvh_build_ms, traverse_and_test_ms, sort_ms } }
+}
+
+/// Whether bodies `a` and `b` collide, by `query`.
+fn parry_hit(query: ParryQuery, (anchors, shapes): (&[[f64; 2]], &[Box<dyn Shape>]), a: u32, b: u32) -> bool {
+    let (oa, ob) = (anchors[a as usize], anchors[b as usize]);
+    let pos12 = Pose::from_translation(Vector::new((ob[0] - oa[0]) as f32, (ob[1] - oa[1]) as f32));
+    let (sa, sb) = (&*shapes[a as usize], &*shapes[b as usize]);
+    match query {
+        ParryQuery::Intersection => {
+            intersection_test(&Pose::IDENTITY, sa, &pos12, sb)
+                .expect("parry2d supports intersection tests between these shapes")
+                .intersecting
+        }
+        ParryQuery::Contact => contact(&Pose::IDENTITY, sa, &pos12, sb, 0.0)
+            .expect("parry2d supports contacts between these shapes")
+            .is_some_and(|c| black_box(c.dist) <= 0.0),
+    }
+}
+
+/// [`parry_detect`] on all cores, as a parry2d user with rayon would write it: the shapes built
+/// in parallel, the BVH built and traversed on one thread (parry2d's traversal is sequential),
+/// the candidates it lists tested in parallel, the pairs sorted in parallel.
+fn parry_detect_all_cores(polygons: &[Polygon], query: ParryQuery) -> Vec<(u32, u32)> {
+    use rayon::prelude::*;
+    let built: Vec<_> = polygons.par_iter().enumerate().map(|(i, p)| parry_shape(i, p)).collect();
+    let mut anchors = Vec::with_capacity(built.len());
+    let mut shapes = Vec::with_capacity(built.len());
+    let mut aabbs = Vec::with_capacity(built.len());
+    for (anchor, shape, aabb) in built {
+        anchors.push(anchor);
+        shapes.push(shape);
+        aabbs.push(aabb);
+    }
+    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &aabbs);
+    let mut workspace = BvhWorkspace::default();
+    let mut candidates = Vec::new();
+    bvh.traverse_bvtt_single_tree::<false>(&mut workspace, &mut |i, j| candidates.push((i.min(j), i.max(j))));
+    let mut pairs: Vec<(u32, u32)> =
+        candidates.into_par_iter().filter(|&(a, b)| parry_hit(query, (&anchors, &shapes), a, b)).collect();
+    pairs.par_sort_unstable();
+    pairs
 }
 
 /// Relative tolerance of parry2d's boolean GJK, `sqrt(10 * f32::EPSILON)` (about 1.1e-3, its
@@ -319,6 +359,11 @@ struct Row {
     pairs_parry_contact: usize,
     parry_contact_over_gpu_frame: f64,
     parry_contact: ParryCheck,
+    /// parry2d with `contact` per candidate on all cores ([`parry_detect_all_cores`]).
+    parry_contact_all_cores_ms: f64,
+    parry_contact_all_cores_over_gpu_frame: f64,
+    /// Threads rayon ran on.
+    threads: usize,
     reference_over_gpu_frame: f64,
     /// GPU vs reference under `satgpu::validate::compare`.
     gpu_ok: bool,
@@ -365,6 +410,9 @@ fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Ro
         out
     });
     let (parry_contact_ms, parry_contact) = measure(reps, || parry_detect(&polygons, ParryQuery::Contact));
+    let (parry_contact_all_cores_ms, parry_all) =
+        measure(reps, || parry_detect_all_cores(&polygons, ParryQuery::Contact));
+    assert_eq!(parry_all, parry_contact.pairs, "parry2d on all cores finds the pairs it finds on one");
     // The warm-up's phases are not part of the median.
     let timed = &phases[1..];
     let phase = |f: fn(&ParryPhases) -> f64| median(&timed.iter().map(f).collect::<Vec<_>>());
@@ -400,6 +448,9 @@ fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Ro
         pairs_parry_contact: parry_contact.pairs.len(),
         parry_contact_over_gpu_frame: parry_contact_ms / gpu_frame_ms,
         parry_contact: parry_contact_check,
+        parry_contact_all_cores_ms,
+        parry_contact_all_cores_over_gpu_frame: parry_contact_all_cores_ms / gpu_frame_ms,
+        threads: rayon::current_num_threads(),
         reference_over_gpu_frame: reference_ms / gpu_frame_ms,
         gpu_ok: gpu_report.ok(),
         gpu_in_band: gpu_report.in_band,
@@ -408,7 +459,7 @@ fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Ro
     }
 }
 
-const COLUMNS: usize = 18;
+const COLUMNS: usize = 20;
 
 const HEADER: [&str; COLUMNS] = [
     "kind",
@@ -425,6 +476,8 @@ const HEADER: [&str; COLUMNS] = [
     "parry/gpu",
     "parry contact ms",
     "contact/gpu",
+    "contact all cores ms",
+    "all cores/gpu",
     "ref/gpu",
     "agree",
     "parry loose",
@@ -452,6 +505,8 @@ fn cells(r: &Row) -> [String; COLUMNS] {
         format!("{:.2}x", r.parry_over_gpu_frame),
         format!("{:.2}", r.parry_contact_ms),
         format!("{:.2}x", r.parry_contact_over_gpu_frame),
+        format!("{:.2}", r.parry_contact_all_cores_ms),
+        format!("{:.2}x", r.parry_contact_all_cores_over_gpu_frame),
         format!("{:.2}x", r.reference_over_gpu_frame),
         agree,
         r.parry.loose.len().to_string(),
@@ -519,8 +574,10 @@ fn main() {
     let gpu = Gpu::new(&GpuOptions::default()).expect("the compare bench needs a GPU adapter");
     println!("adapter: {}", gpu.describe());
     println!(
-        "mode: {}, seed {seed}, median of {reps} run(s) after a warm-up; reference and parry2d single-threaded",
-        if bench { "bench" } else { "test (timings not meaningful)" }
+        "mode: {}, seed {seed}, median of {reps} run(s) after a warm-up; reference and parry2d on one thread, \
+         parry2d contact also on all {} threads",
+        if bench { "bench" } else { "test (timings not meaningful)" },
+        rayon::current_num_threads()
     );
 
     let mut rows = Vec::new();
