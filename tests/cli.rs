@@ -199,6 +199,17 @@ fn bench_writes_every_key_and_orders_where_asked() {
         }
         assert_eq!(row["order"].as_str(), Some(order));
         assert_eq!(row["agrees"].as_bool(), Some(true), "{row}");
+        // Issue 24: every call that moves data has a span, beside the GPU passes.
+        let (host, sim) = (&row["host_spans"], &row["sim_host_spans"]);
+        let ordered = if order == "gpu" { "widen" } else { "order" };
+        for span in ["pack", "staging_write", "submit", "wait", "map", "copy_out", ordered] {
+            assert!(host[span].as_f64().is_some_and(|ms| ms >= 0.0), "whole frame, {span}: {row}");
+        }
+        for span in ["transform_conversion", "staging_write", "submit", "wait", "map", "copy_out", ordered] {
+            assert!(sim[span].as_f64().is_some_and(|ms| ms >= 0.0), "sim frame, {span}: {row}");
+        }
+        assert!(host["transform_conversion"].is_null() && sim["pack"].is_null(), "{row}");
+        assert!(row["transforms_copy_ms"].as_f64().is_some() && row["contacts_copy_ms"].as_f64().is_some(), "{row}");
         assert!(row["colliding"].as_u64().unwrap() > 0, "{row}");
         assert_eq!(!row["passes"]["order"].is_null(), order == "gpu", "{row}");
     }
@@ -337,5 +348,55 @@ fn the_cli_leaves_no_runtime_folder_behind() {
         assert!(!stderr(&o).contains("XDG_RUNTIME_DIR"), "{args:?}: {}", stderr(&o));
         let left: Vec<_> = std::fs::read_dir(&temp).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+}
+
+/// Issue 24: `satgpu bench --trace` writes a Chrome trace (Trace Event Format) that Perfetto
+/// opens: named processes and tracks, complete spans with start and length in microseconds, each
+/// frame's host spans inside it, and the GPU passes of the timestamped frames.
+#[test]
+fn bench_trace_is_a_chrome_trace_of_every_timed_frame() {
+    let trace = tmp("bench-trace.json");
+    let frames = 2;
+    let args = ["bench", "--kind", "crowd,agents", "--n", "400", "--frames", "2", "--trace", p(&trace)];
+    let out = satgpu(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let events = v["traceEvents"].as_array().expect("a traceEvents array");
+    let (meta, spans): (Vec<_>, Vec<_>) = events.iter().partition(|e| e["ph"] == "M");
+    let names = |pid: u64| -> Vec<&str> {
+        meta.iter().filter(|e| e["pid"] == pid).map(|e| e["args"]["name"].as_str().unwrap()).collect()
+    };
+    assert_eq!(names(1)[..3], ["crowd n=400", "frames", "host"], "{meta:?}");
+    assert_eq!(names(2)[0], "agents n=400");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("wrote {}: {} spans", p(&trace), spans.len())));
+    for e in &spans {
+        assert_eq!(e["ph"], "X");
+        let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
+        assert!(ts >= 0.0 && dur >= 0.0 && e["name"].is_string(), "{e}");
+        assert!([0, 1, 2].contains(&e["tid"].as_u64().unwrap()) && [1, 2].contains(&e["pid"].as_u64().unwrap()));
+    }
+    for pid in [1, 2] {
+        let of = |tid: u64| spans.iter().filter(move |e| e["pid"] == pid && e["tid"] == tid);
+        let count = |name: &str| of(0).filter(|e| e["name"] == name).count();
+        for kind in ["frame", "frame (timestamps)", "sim frame", "sim frame f32", "resident frame"] {
+            assert_eq!(count(kind), frames, "pid {pid}: {kind}");
+        }
+        // Each host span lies inside a frame.
+        for span in of(1) {
+            let (ts, end) =
+                (span["ts"].as_f64().unwrap(), span["ts"].as_f64().unwrap() + span["dur"].as_f64().unwrap());
+            let inside = of(0).any(|f| {
+                let (fts, fdur) = (f["ts"].as_f64().unwrap(), f["dur"].as_f64().unwrap());
+                ts >= fts - 50.0 && end <= fts + fdur + 50.0
+            });
+            assert!(inside, "host span outside every frame: {span}");
+        }
+        let host: Vec<&str> = of(1).map(|e| e["name"].as_str().unwrap()).collect();
+        for name in ["pack", "transform_conversion", "staging_write", "submit", "wait", "map", "copy_out"] {
+            assert!(host.contains(&name), "pid {pid}: no {name} span in {host:?}");
+        }
+        let gpu: Vec<&str> = of(2).map(|e| e["name"].as_str().unwrap()).collect();
+        assert!(gpu.contains(&"transform") && gpu.contains(&"sat"), "pid {pid}: GPU passes {gpu:?}");
     }
 }

@@ -326,3 +326,37 @@ fn the_small_rank_sort_and_the_radix_sort_give_the_same_bits() {
         }
     }
 }
+
+/// Issue 24: every frame reports the host's work as spans, in order, starting with what the
+/// calls before it did; a frame left on the GPU reports nowhere and leaves nothing for the next.
+#[test]
+fn frames_report_their_host_spans() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Crowd, 500, 3);
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    let names = |stats: &gpu::FrameStats| stats.host.iter().map(|s| s.name).collect::<Vec<_>>();
+    let ordered = if world.orders_on_gpu() { "widen" } else { "order" };
+
+    world.set_polygons(&polygons).unwrap();
+    let frame = world.step().unwrap();
+    let spans = names(&frame.stats);
+    assert_eq!(spans[..3], ["pack", "staging_write", "submit"], "{spans:?}");
+    for name in ["wait", "map", "copy_out", ordered] {
+        assert!(spans.contains(&name), "{name} missing from {spans:?}");
+    }
+    assert_eq!(spans.last(), Some(&ordered));
+    assert_eq!(frame.stats.host[0].start_ms, 0.0);
+    for pair in frame.stats.host.windows(2) {
+        assert!(pair[1].start_ms >= pair[0].start_ms + pair[0].ms - 1e-6, "spans overlap: {pair:?}");
+    }
+
+    let transforms: Vec<Transform> = (0..polygons.len()).map(|_| Transform::IDENTITY).collect();
+    world.set_transforms(&transforms).unwrap();
+    world.dispatch().unwrap();
+    let mut raw = vec![];
+    let spans = names(&world.step_f32_into(&mut raw).unwrap());
+    assert_eq!(spans[0], "submit", "the spans before the resident frame were dropped: {spans:?}");
+    world.set_transforms(&transforms).unwrap();
+    let spans = names(&world.step().unwrap().stats);
+    assert_eq!(spans[..3], ["transform_conversion", "staging_write", "submit"], "{spans:?}");
+}

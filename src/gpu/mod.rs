@@ -26,7 +26,7 @@ mod world;
 
 pub use device::adapter::{describe_adapter, list_adapters, unsuitable_reason, AdapterReport};
 pub use device::context::{AdapterChoice, Gpu, GpuOptions};
-pub use device::pass::{Pass, PassTime};
+pub use device::pass::{HostSpan, Pass, PassTime};
 pub use kernels::layout;
 pub use kernels::layout::{GpuContact, GpuManifold};
 pub use kernels::shaders::{shader_sources, RECORDS_WGSL};

@@ -11,10 +11,12 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use satgpu::gpu::{Gpu, World, WorldOptions};
+use satgpu::gpu::{FrameStats, Gpu, World, WorldOptions};
 use satgpu::Result;
 use satgpu::{reference, validate};
 use satgpu::{Polygon, Transform};
+
+use crate::trace::Trace;
 
 /// Figures for one scene.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -53,10 +55,36 @@ pub struct BenchResult {
     pub passes: BTreeMap<String, f64>,
     /// `"gpu"` when the GPU passes come from timestamp queries, `"wall"` otherwise.
     pub pass_clock: String,
+    /// Median host time of each kind of span in a whole frame, milliseconds, wall clock (see
+    /// `FrameStats::host`): `pack`, `staging_write`, `submit`, `wait`, `map`, `copy_out`, `order`
+    /// or `widen`. A span that repeats in a frame counts once, summed.
+    pub host_spans: BTreeMap<String, f64>,
+    /// The same for simulation frames: `transform_conversion`, `staging_write`, `submit`, ...
+    pub sim_host_spans: BTreeMap<String, f64>,
+    /// What the host spans are measured against, in the same run: the median time of one copy
+    /// of the frame's f64 transforms (`Vec<Transform>::clone`), milliseconds.
+    pub transforms_copy_ms: f64,
+    /// ... and of one copy of its f32 contacts (`Vec<GpuContact>::clone`), milliseconds.
+    pub contacts_copy_ms: f64,
     /// CPU reference (f64, one thread) on the same scene, milliseconds.
     pub reference_ms: f64,
     /// Whether the GPU pairs of the last frame equal the reference's under the numerics contract.
     pub agrees: bool,
+}
+
+/// Each span's time in `stats`, summed by name, appended to `into`.
+fn add_spans(into: &mut BTreeMap<String, Vec<f64>>, stats: &FrameStats) {
+    let mut sums: BTreeMap<&str, f64> = BTreeMap::new();
+    for span in &stats.host {
+        *sums.entry(span.name).or_default() += span.ms;
+    }
+    for (name, ms) in sums {
+        into.entry(name.into()).or_default().push(ms);
+    }
+}
+
+fn medians(spans: BTreeMap<String, Vec<f64>>) -> BTreeMap<String, f64> {
+    spans.into_iter().map(|(k, v)| (k, median(v))).collect()
 }
 
 /// The median of `v` (NaN when empty).
@@ -76,16 +104,22 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 /// Runs `warmup` untimed and `frames` timed frames of each kind on `polygons`, then the CPU
 /// reference once. `progress` is called after every frame with (done, total). Whole frames are
 /// timed without GPU timestamps, as a caller runs them; the per-pass times come from as many
-/// frames of their own with timestamps on (each pass then a compute pass of its own).
+/// frames of their own with timestamps on (each pass then a compute pass of its own). With
+/// `trace`, every timed frame goes into it.
 pub fn run(
     gpu: &Gpu,
-    scene: &str,
-    polygons: &[Polygon],
+    (scene, polygons): (&str, &[Polygon]),
     warmup: usize,
     frames: usize,
     options: &WorldOptions,
+    mut trace: Option<&mut Trace>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<BenchResult> {
+    if let Some(trace) = trace.as_deref_mut() {
+        trace.scene(&format!("{scene} n={}", polygons.len()));
+    }
+    let mut host_spans = BTreeMap::new();
+    let mut sim_host_spans = BTreeMap::new();
     let total = 5 * (warmup + frames);
     let mut done = 0;
     let mut world = World::from_polygons(gpu, polygons, options)?;
@@ -102,6 +136,10 @@ pub fn run(
             let ms = start.elapsed().as_secs_f64() * 1e3;
             if i >= warmup && !timed {
                 frame_ms.push(ms);
+                add_spans(&mut host_spans, &frame.stats);
+            }
+            if let Some(trace) = trace.as_deref_mut().filter(|_| i >= warmup) {
+                trace.frame(if timed { "frame (timestamps)" } else { "frame" }, start, ms, Some(&frame.stats));
             }
             if i >= warmup && timed {
                 passes.entry("upload".into()).or_default().push(upload_ms);
@@ -132,9 +170,14 @@ pub fn run(
     for i in 0..warmup + frames {
         let start = Instant::now();
         world.set_transforms(&transforms)?;
-        world.step()?;
+        let frame = world.step()?;
+        let ms = start.elapsed().as_secs_f64() * 1e3;
         if i >= warmup {
-            sim_ms.push(start.elapsed().as_secs_f64() * 1e3);
+            sim_ms.push(ms);
+            add_spans(&mut sim_host_spans, &frame.stats);
+            if let Some(trace) = trace.as_deref_mut() {
+                trace.frame("sim frame", start, ms, Some(&frame.stats));
+            }
         }
         done += 1;
         progress(done, total);
@@ -145,21 +188,44 @@ pub fn run(
     for i in 0..warmup + frames {
         let start = Instant::now();
         world.set_transforms(&transforms)?;
-        world.step_f32_into(&mut raw)?;
+        let stats = world.step_f32_into(&mut raw)?;
+        let ms = start.elapsed().as_secs_f64() * 1e3;
         if i >= warmup {
-            sim_f32_ms.push(start.elapsed().as_secs_f64() * 1e3);
+            sim_f32_ms.push(ms);
+            if let Some(trace) = trace.as_deref_mut() {
+                trace.frame("sim frame f32", start, ms, Some(&stats));
+            }
         }
         done += 1;
         progress(done, total);
     }
+
+    // One copy of the bytes each way moves, for scale.
+    let copy = |f: &dyn Fn()| {
+        median(
+            (0..frames.max(3))
+                .map(|_| {
+                    let start = Instant::now();
+                    f();
+                    start.elapsed().as_secs_f64() * 1e3
+                })
+                .collect(),
+        )
+    };
+    let transforms_copy_ms = copy(&|| drop(std::hint::black_box(transforms.clone())));
+    let contacts_copy_ms = copy(&|| drop(std::hint::black_box(raw.clone())));
 
     let mut resident_ms = vec![];
     for i in 0..warmup + frames {
         let start = Instant::now();
         let submission = world.dispatch()?;
         gpu.wait(submission)?;
+        let ms = start.elapsed().as_secs_f64() * 1e3;
         if i >= warmup {
-            resident_ms.push(start.elapsed().as_secs_f64() * 1e3);
+            resident_ms.push(ms);
+            if let Some(trace) = trace.as_deref_mut() {
+                trace.frame("resident frame", start, ms, None);
+            }
         }
         done += 1;
         progress(done, total);
@@ -187,6 +253,10 @@ pub fn run(
         resident_frame_ms_median: median(resident_ms),
         passes: passes.into_iter().map(|(k, v)| (k, median(v))).collect(),
         pass_clock: pass_clock.to_string(),
+        host_spans: medians(host_spans),
+        sim_host_spans: medians(sim_host_spans),
+        transforms_copy_ms,
+        contacts_copy_ms,
         reference_ms,
         agrees,
     })

@@ -138,8 +138,7 @@ pub(crate) struct Scenes<'a> {
 pub(crate) fn bench(
     scenes: Scenes<'_>,
     frames: usize,
-    json: Option<&Path>,
-    plot: Option<&Path>,
+    (json, plot, trace): (Option<&Path>, Option<&Path>, Option<&Path>),
     options: &WorldOptions,
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
@@ -168,6 +167,7 @@ pub(crate) fn bench(
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let mut results = vec![];
+    let mut events = trace.map(|_| crate::trace::Trace::default());
     for (name, generated) in scenes {
         let polygons = match generated {
             Some((kind, n)) => scene::generate(kind, n, seed),
@@ -175,8 +175,8 @@ pub(crate) fn bench(
         };
         bar.set_message(format!("{name} n={}", polygons.len()));
         let base = bar.position();
-        let result =
-            bench::run(&gpu, &name, &polygons, 2, frames, options, |done, _| bar.set_position(base + done as u64))?;
+        let progress = |done, _| bar.set_position(base + done as u64);
+        let result = bench::run(&gpu, (&name, &polygons), 2, frames, options, events.as_mut(), progress)?;
         results.push(result);
     }
     bar.finish_and_clear();
@@ -224,6 +224,13 @@ pub(crate) fn bench(
             w.write_all(text.as_bytes()).map_err(|source| Error::Io { path: path.to_path_buf(), source })
         })?;
         println!("wrote {}: {} scenes", path.display(), results.len());
+    }
+    if let (Some(path), Some(events)) = (trace, &events) {
+        let text = events.to_json().map_err(|e| Failure(2, e.to_string()))?;
+        scene::write_atomically(path, |w| {
+            w.write_all(text.as_bytes()).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+        })?;
+        println!("wrote {}: {} spans", path.display(), events.spans());
     }
     if let Some(path) = plot {
         crate::plot::write(path, &results, &names)?;

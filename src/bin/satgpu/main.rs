@@ -9,6 +9,7 @@ mod draw;
 mod plot;
 mod render;
 mod sim;
+mod trace;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -216,6 +217,10 @@ enum Command {
         /// Also draw the per-pass times as stacked bars, one bar per scene: FILE.svg or FILE.png.
         #[arg(long)]
         plot: Option<PathBuf>,
+        /// Also write every timed frame's host spans and GPU passes as a Chrome trace (JSON) that
+        /// Perfetto (ui.perfetto.dev) and chrome://tracing open.
+        #[arg(long)]
+        trace: Option<PathBuf>,
         /// `full` times frames that also compute manifolds and containment flags (the `manifold`
         /// pass).
         #[arg(long, value_enum, default_value = "basic")]
@@ -366,7 +371,7 @@ fn main() -> ExitCode {
             detect(&scene, backend, out.as_deref(), contacts == Detail::Full, &device)
         }
         Command::Gen { kind, n, seed, out } => gen(kind, n, seed, &out),
-        Command::Bench { scene, kind, n, frames, seed, json, plot, contacts, order, device } => {
+        Command::Bench { scene, kind, n, frames, seed, json, plot, trace, contacts, order, device } => {
             let detail = if contacts == Detail::Full { ContactDetail::Full } else { ContactDetail::Basic };
             let order = match order {
                 OrderArg::Auto => ContactOrder::Auto,
@@ -375,7 +380,7 @@ fn main() -> ExitCode {
             };
             let options = WorldOptions::default().with_contact_detail(detail).with_order(order);
             let scenes = Scenes { file: scene.as_deref(), kinds: &kind, sizes: &n, seed };
-            bench(scenes, frames, json.as_deref(), plot.as_deref(), &options, &device)
+            bench(scenes, frames, (json.as_deref(), plot.as_deref(), trace.as_deref()), &options, &device)
         }
         Command::Sim { kind, n, frames, iterations, seed, resolve, json, frames_out, every, size, device } => {
             let resolve = match resolve {

@@ -97,6 +97,63 @@ pub struct PassTime {
     pub clock: &'static str,
 }
 
+/// A stretch of host work in a frame, on the wall clock: see
+/// [`FrameStats::host`](crate::gpu::FrameStats::host).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HostSpan {
+    /// What the host did: `pack` (polygons to GPU records), `transform_conversion` (transforms
+    /// checked and converted to f32), `staging_write` (handing the bytes to wgpu), `submit`
+    /// (recording and submitting the frame), `wait` (for the GPU), `map` (mapping a readback
+    /// buffer), `copy_out` (out of mapped memory), `order` (the pairs sorted by (a, b) on the host,
+    /// converted to the caller's records on the way) or `widen` (pairs the GPU sorted converted to
+    /// the caller's records).
+    pub name: &'static str,
+    /// Milliseconds from the start of the frame's first span.
+    pub start_ms: f64,
+    /// Milliseconds.
+    pub ms: f64,
+}
+
+/// Host spans as they happen: at most [`SpanLog::MAX`], the oldest dropped first, so a caller
+/// who never collects a frame does not grow it.
+#[derive(Debug, Default)]
+pub(crate) struct SpanLog {
+    spans: std::collections::VecDeque<(&'static str, std::time::Instant, f64)>,
+}
+
+impl SpanLog {
+    /// Spans kept between two collected frames.
+    pub const MAX: usize = 256;
+
+    /// Runs `f`, timed as `name`.
+    pub fn time<T>(&mut self, name: &'static str, f: impl FnOnce() -> T) -> T {
+        let start = std::time::Instant::now();
+        let value = f();
+        self.record(name, start);
+        value
+    }
+
+    /// A span `name` from `start` to now.
+    pub fn record(&mut self, name: &'static str, start: std::time::Instant) {
+        if self.spans.len() == Self::MAX {
+            self.spans.pop_front();
+        }
+        self.spans.push_back((name, start, start.elapsed().as_secs_f64() * 1e3));
+    }
+
+    /// The spans so far, from the first one's start, and forgets them.
+    pub fn take(&mut self) -> Vec<HostSpan> {
+        let Some(origin) = self.spans.iter().map(|s| s.1).min() else { return vec![] };
+        let spans = self.spans.drain(..);
+        spans.map(|(name, start, ms)| HostSpan { name, start_ms: (start - origin).as_secs_f64() * 1e3, ms }).collect()
+    }
+
+    /// Forgets every span.
+    pub fn clear(&mut self) {
+        self.spans.clear();
+    }
+}
+
 /// A begin and an end timestamp for every [`Pass`].
 pub(crate) struct Timestamps {
     set: wgpu::QuerySet,
@@ -209,7 +266,32 @@ impl Drop for Recorder<'_> {
 
 #[cfg(test)]
 mod tests {
+    use crate::gpu::device::pass::SpanLog;
     use crate::gpu::Pass;
+
+    #[test]
+    fn span_logs_start_at_their_first_span_keep_the_newest_and_empty_when_taken() {
+        let mut log = SpanLog::default();
+        assert!(log.take().is_empty());
+        let first = std::time::Instant::now();
+        log.time("a", || std::thread::sleep(std::time::Duration::from_millis(2)));
+        log.record("b", first);
+        let spans = log.take();
+        assert_eq!(spans.iter().map(|s| s.name).collect::<Vec<_>>(), ["a", "b"]);
+        assert!(spans[0].start_ms >= 0.0 && spans[0].ms >= 2.0, "{spans:?}");
+        assert_eq!(spans[1].start_ms, 0.0, "b started first");
+        assert!(log.take().is_empty());
+        for _ in 0..SpanLog::MAX + 5 {
+            log.record("c", std::time::Instant::now());
+        }
+        log.record("last", std::time::Instant::now());
+        let spans = log.take();
+        assert_eq!(spans.len(), SpanLog::MAX);
+        assert_eq!(spans.last().unwrap().name, "last");
+        log.record("d", first);
+        log.clear();
+        assert!(log.take().is_empty());
+    }
 
     #[test]
     fn names_are_unique_and_snake_case() {

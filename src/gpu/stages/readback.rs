@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::gpu::device::context::Gpu;
-use crate::gpu::device::pass::Timestamps;
+use crate::gpu::device::pass::{SpanLog, Timestamps};
 use crate::gpu::kernels::buffers::storage;
 use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
 
@@ -102,10 +102,10 @@ impl Readback {
         gpu: &Gpu,
         submission: wgpu::SubmissionIndex,
         timed: bool,
-        what: &'static str,
+        (what, log): (&'static str, &mut SpanLog),
     ) -> Result<(Totals, Vec<u8>)> {
         let size = if timed && self.timestamps.is_some() { STATUS_BYTES } else { 16 };
-        let bytes: Vec<u8> = read_as(gpu, &self.status, size, submission, what)?;
+        let bytes: Vec<u8> = read_logged(gpu, &self.status, size, submission, (what, log))?;
         let t: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[..12]);
         let totals = Totals { entries: t[0].into(), candidates: t[1].into(), colliding: t[2].into() };
         let ticks = bytes.get(TICKS_AT as usize..).unwrap_or_default().to_vec();
@@ -131,7 +131,13 @@ impl Readback {
     }
 
     /// The first `count` manifolds of `src`, copied and read now (after the frame's work).
-    pub fn manifolds(&mut self, gpu: &Gpu, src: &wgpu::Buffer, count: u64) -> Result<Vec<GpuManifold>> {
+    pub fn manifolds(
+        &mut self,
+        gpu: &Gpu,
+        src: &wgpu::Buffer,
+        count: u64,
+        log: &mut SpanLog,
+    ) -> Result<Vec<GpuManifold>> {
         let bytes = count * std::mem::size_of::<GpuManifold>() as u64;
         if bytes == 0 {
             return Ok(vec![]);
@@ -140,7 +146,7 @@ impl Readback {
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
         let submission = gpu.queue().submit([encoder.finish()]);
-        read_as(gpu, dst, bytes, submission, "manifolds")
+        read_logged(gpu, dst, bytes, submission, ("manifolds", log))
     }
 
     /// The first `count` contacts of `src` in host memory: from the copy the frame `submission`
@@ -152,6 +158,7 @@ impl Readback {
         src: &wgpu::Buffer,
         count: u64,
         submission: Option<wgpu::SubmissionIndex>,
+        log: &mut SpanLog,
     ) -> Result<Vec<GpuContact>> {
         let copied = std::mem::take(&mut self.copied);
         if submission.is_some() {
@@ -170,7 +177,7 @@ impl Readback {
                 gpu.queue().submit([encoder.finish()])
             }
         };
-        read_as(gpu, self.contacts.as_ref().expect("reserved"), bytes, submission, "contacts")
+        read_logged(gpu, self.contacts.as_ref().expect("reserved"), bytes, submission, ("contacts", log))
     }
 }
 
@@ -209,6 +216,17 @@ pub(crate) fn read_as<T: bytemuck::Pod>(
     submission: wgpu::SubmissionIndex,
     what: &'static str,
 ) -> Result<Vec<T>> {
+    read_logged(gpu, buffer, size, submission, (what, &mut SpanLog::default()))
+}
+
+/// [`read_as`], with its `wait`, `map` and `copy_out` spans recorded in `log`.
+pub(crate) fn read_logged<T: bytemuck::Pod>(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    size: u64,
+    submission: wgpu::SubmissionIndex,
+    (what, log): (&'static str, &mut SpanLog),
+) -> Result<Vec<T>> {
     if size == 0 {
         return Ok(vec![]);
     }
@@ -218,10 +236,13 @@ pub(crate) fn read_as<T: bytemuck::Pod>(
     });
     let _unmap = Unmap(gpu.device(), buffer);
     let timeout = gpu.timeout();
-    let deadline = Instant::now() + timeout;
+    let wait = Instant::now();
+    let deadline = wait + timeout;
     gpu.device()
         .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(timeout) })
         .map_err(|e| gpu.poll_error(e, what))?;
+    log.record("wait", wait);
+    let map = Instant::now();
     // The callback runs inside some thread's poll. When another thread polls the same device at
     // the same moment, it may be running our callback still: wait for it, up to the deadline.
     let mut receive = pin!(rx.receive());
@@ -241,5 +262,6 @@ pub(crate) fn read_as<T: bytemuck::Pod>(
         .slice(..size)
         .get_mapped_range()
         .map_err(|e| Error::Device(format!("reading the {what} readback: {e}")))?;
-    Ok(bytemuck::pod_collect_to_vec(&view))
+    log.record("map", map);
+    Ok(log.time("copy_out", || bytemuck::pod_collect_to_vec(&view)))
 }

@@ -27,6 +27,7 @@ impl World {
         if result.is_err() {
             // A batch may have been cut short: the next frame starts from the first candidate.
             self.write_params(0);
+            self.spans.clear();
         }
         result
     }
@@ -35,8 +36,12 @@ impl World {
         loop {
             let flight = self.in_flight.as_ref().expect("a frame is in flight");
             let (start, reruns, submission) = (flight.start, flight.reruns, flight.submission.clone());
-            let (totals, ticks) =
-                self.readback.status(&self.gpu, submission.clone(), self.options.timestamps, "collision frame")?;
+            let (totals, ticks) = self.readback.status(
+                &self.gpu,
+                submission.clone(),
+                self.options.timestamps,
+                ("collision frame", &mut self.spans),
+            )?;
             let gpu_ms = start.elapsed().as_secs_f64() * 1e3;
             let c = self.sized.capacity;
             let room = u64::from(c.candidates);
@@ -64,7 +69,10 @@ impl World {
             let (raw, manifolds, colliding, batches) = self.read_contacts(totals, submission)?;
             // Batches were ordered each on its own: they are merged on the host.
             let ordered = self.sized.order.is_some() && batches == 1;
-            deliver(contacts, raw, &manifolds, (ordered, self.len()), &mut self.manifolds)?;
+            let bodies = self.len();
+            self.spans.time(if ordered { "widen" } else { "order" }, || {
+                deliver(contacts, raw, &manifolds, (ordered, bodies), &mut self.manifolds)
+            })?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             return Ok(FrameStats {
                 broad_phase: self.sized.broad.name(),
@@ -75,6 +83,7 @@ impl World {
                 frame_ms: start.elapsed().as_secs_f64() * 1e3,
                 reruns,
                 batches,
+                host: self.spans.take(),
             });
         }
     }
@@ -83,7 +92,13 @@ impl World {
     /// rest in batches of the capacity. The sweep's offsets are still on the GPU, so each batch
     /// reruns only the candidate write, the narrow phase and the compaction for its window.
     fn read_contacts(&mut self, totals: Totals, frame: wgpu::SubmissionIndex) -> Result<Batches> {
-        let mut raw = self.readback.contacts(&self.gpu, &self.sized.pairs.contacts, totals.colliding, Some(frame))?;
+        let mut raw = self.readback.contacts(
+            &self.gpu,
+            &self.sized.pairs.contacts,
+            totals.colliding,
+            Some(frame),
+            &mut self.spans,
+        )?;
         let mut manifolds = self.read_manifolds(totals.colliding)?;
         let mut colliding = totals.colliding;
         let capacity = u64::from(self.sized.capacity.candidates);
@@ -109,7 +124,7 @@ impl World {
     /// The first `count` manifolds of the last frame or batch (none unless [`ContactDetail::Full`]).
     fn read_manifolds(&mut self, count: u64) -> Result<Vec<GpuManifold>> {
         match self.sized.manifold.as_ref().filter(|_| self.full()) {
-            Some(m) => self.readback.manifolds(&self.gpu, &m.manifolds, count),
+            Some(m) => self.readback.manifolds(&self.gpu, &m.manifolds, count, &mut self.spans),
             None => Ok(vec![]),
         }
     }
@@ -139,8 +154,9 @@ impl World {
         self.readback.encode_colliding(&mut encoder, s.compact.total());
         self.readback.encode_status(&mut encoder, false);
         let submission = self.gpu.queue().submit([encoder.finish()]);
-        let (totals, _) = self.readback.status(&self.gpu, submission, false, "collision batch")?;
-        let contacts = self.readback.contacts(&self.gpu, &self.sized.pairs.contacts, totals.colliding, None)?;
+        let (totals, _) = self.readback.status(&self.gpu, submission, false, ("collision batch", &mut self.spans))?;
+        let contacts =
+            self.readback.contacts(&self.gpu, &self.sized.pairs.contacts, totals.colliding, None, &mut self.spans)?;
         Ok((contacts, self.read_manifolds(totals.colliding)?))
     }
 }

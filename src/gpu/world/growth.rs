@@ -21,9 +21,10 @@ impl World {
     pub fn set_polygons(&mut self, polygons: &[Polygon]) -> Result<()> {
         self.gpu.check_lost()?;
         let mut packed = std::mem::take(&mut self.spare);
-        packed.repack(polygons)?;
+        self.spans.time("pack", || packed.repack(polygons))?;
         if packed.same_layout(&self.packed) {
-            self.bodies.write(self.gpu.queue(), &packed);
+            let (queue, bodies) = (self.gpu.queue(), &self.bodies);
+            self.spans.time("staging_write", || bodies.write(queue, &packed));
             self.rounded = packed.rounded();
             self.large = packed.large();
             self.spare = std::mem::replace(&mut self.packed, packed);
@@ -38,9 +39,11 @@ impl World {
         };
         let generation = self.generation + 1;
         check_memory(&self.gpu, packed.bodies.len(), packed.shape_data.len(), &options)?;
-        let filters = std::mem::take(&mut self.filters);
-        *self = World::build(&self.gpu, packed, &options)?;
-        self.generation = generation;
+        let world = World::build(&self.gpu, packed, &options)?;
+        // A refused rebuild above leaves this world, its filters and its spans as they were.
+        let (filters, spans) = (std::mem::take(&mut self.filters), std::mem::take(&mut self.spans));
+        *self = world;
+        (self.generation, self.spans) = (generation, spans);
         if filters.len() == self.len() {
             self.set_filters(&filters)?;
         }

@@ -17,9 +17,10 @@ impl World {
             return Err(Error::TransformCount { got: transforms.len(), expected: self.len() });
         }
         // Kept on the host as uploaded, so that rebuild_on carries them to another device.
-        self.packed.transforms = pack::transforms(transforms)?;
+        self.packed.transforms = self.spans.time("transform_conversion", || pack::transforms(transforms))?;
         if !self.packed.transforms.is_empty() {
-            self.gpu.queue().write_buffer(&self.bodies.transforms, 0, bytemuck::cast_slice(&self.packed.transforms));
+            let (queue, bytes) = (self.gpu.queue(), bytemuck::cast_slice(&self.packed.transforms));
+            self.spans.time("staging_write", || queue.write_buffer(&self.bodies.transforms, 0, bytes));
         }
         Ok(())
     }

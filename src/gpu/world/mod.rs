@@ -18,7 +18,7 @@ use std::time::Instant;
 use crate::error::Result;
 use crate::geometry::{Contact, Filter, Manifold, Polygon};
 use crate::gpu::device::context::Gpu;
-use crate::gpu::device::pass::{Pass, Recorder};
+use crate::gpu::device::pass::{Pass, Recorder, SpanLog};
 use crate::gpu::host::pack::Packed;
 use crate::gpu::kernels::buffers::init;
 use crate::gpu::kernels::control;
@@ -82,6 +82,8 @@ pub struct World {
     large: bool,
     /// The last frame's manifolds ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)), in the order of its contacts.
     manifolds: Vec<Manifold>,
+    /// Host spans since the last collected frame, reported in its [`FrameStats::host`].
+    spans: SpanLog,
     /// Test hook: the next frame records an invalid copy (see `testing`).
     pub(crate) poison: bool,
 }
@@ -177,6 +179,7 @@ impl World {
                 rounded,
                 large,
                 manifolds: vec![],
+                spans: SpanLog::default(),
                 poison: false,
             };
             world.write_params(0);
@@ -320,7 +323,8 @@ impl World {
     fn submit_frame(&mut self) -> Result<wgpu::SubmissionIndex> {
         let poison = std::mem::take(&mut self.poison);
         let gpu = self.gpu.clone();
-        gpu.scoped(|| {
+        let start = Instant::now();
+        let submitted = gpu.scoped(|| {
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
             self.record(&mut encoder, self.options.timestamps, true);
             let capacity = u64::from(self.sized.capacity.candidates);
@@ -331,7 +335,9 @@ impl World {
                 encoder.copy_buffer_to_buffer(&self.readback.totals, 1, &self.readback.totals, 8, 3);
             }
             self.gpu.queue().submit([encoder.finish()])
-        })
+        });
+        self.spans.record("submit", start);
+        submitted
     }
 
     /// Waits for the frame [`submit`](World::submit) started (or runs one if none is in

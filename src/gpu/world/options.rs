@@ -2,7 +2,7 @@
 //! counts and timings.
 
 use crate::geometry::Contact;
-use crate::gpu::device::pass::PassTime;
+use crate::gpu::device::pass::{HostSpan, PassTime};
 use crate::gpu::world::broad::BroadPhase;
 
 /// Default strip height in typical AABB heights of the bodies' shapes (a mean that leaves out
@@ -146,6 +146,12 @@ pub struct FrameStats {
     /// Batches the narrow phase ran in: 1, or more when the candidates outgrew what one buffer
     /// binding of the device holds.
     pub batches: u32,
+    /// The host's work for this frame, on the wall clock, in order: what the calls before it
+    /// did ([`World::set_polygons`](crate::gpu::World::set_polygons): `pack`, `staging_write`;
+    /// [`World::set_transforms`](crate::gpu::World::set_transforms): `transform_conversion`,
+    /// `staging_write`), then `submit`, `wait`, `map`, `copy_out`, and `order` or `widen` (see
+    /// [`HostSpan`]). A span may repeat (a rerun, a second copy, batches).
+    pub host: Vec<HostSpan>,
 }
 
 /// The result of [`World::step`](crate::gpu::World::step).

@@ -20,6 +20,8 @@ impl World {
     /// Runs a frame and leaves the results on the GPU (see [`encode`](World::encode)); returns the
     /// submission so a caller can order its own work after it. Nothing is waited for.
     pub fn dispatch(&mut self) -> Result<wgpu::SubmissionIndex> {
+        // No frame of this kind is collected: its host spans are reported nowhere.
+        self.spans.clear();
         self.gpu.scoped(|| {
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
             self.encode(&mut encoder);
