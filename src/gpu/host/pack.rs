@@ -250,9 +250,82 @@ pub(crate) fn transform(body: usize, t: &Transform) -> Result<[f32; 4]> {
     Ok([t.x as f32, t.y as f32, c as f32, s as f32])
 }
 
+/// Transforms `from[i]` (body `base + i`) packed into `out[i]`, then all of `out` copied to
+/// `staging` if given; or the first bad one's error.
+fn convert(
+    base: usize,
+    (from, out): (&[Transform], &mut [[f32; 4]]),
+    staging: Option<wgpu::WriteOnly<'_, [u8]>>,
+) -> Option<Error> {
+    for (j, (o, t)) in out.iter_mut().zip(from).enumerate() {
+        match transform(base + j, t) {
+            Ok(packed) => *o = packed,
+            Err(e) => return Some(e),
+        }
+    }
+    if let Some(mut staging) = staging {
+        staging.copy_from_slice(bytemuck::cast_slice(out));
+    }
+    None
+}
+
+/// Transforms per parallel task: large enough that a task's work (about 20 ns per transform)
+/// dwarfs rayon's cost of handing it out.
+const TRANSFORM_CHUNK: usize = 8192;
+
 /// Every transform packed, or the first bad one's error.
+#[cfg(test)]
 pub(crate) fn transforms(transforms: &[Transform]) -> Result<Vec<[f32; 4]>> {
-    transforms.iter().enumerate().map(|(i, t)| transform(i, t)).collect()
+    let mut out = vec![];
+    transforms_into(transforms, &mut out, None)?;
+    Ok(out)
+}
+
+/// Every transform packed into `out` (resized to fit, its memory reused) and, with `staging`
+/// (16 bytes per transform, write-only: wgpu's mapped staging memory), written there too, chunk
+/// by chunk while the chunk is in cache; on every core in chunks of [`TRANSFORM_CHUNK`]. Or the
+/// error of the first bad transform, by index, whatever the threads (`out` and `staging` then
+/// hold a partial result). Each transform is converted by [`transform`] alone, so the result does
+/// not depend on the number of threads.
+pub(crate) fn transforms_into(
+    transforms: &[Transform],
+    out: &mut Vec<[f32; 4]>,
+    staging: Option<wgpu::WriteOnly<'_, [u8]>>,
+) -> Result<()> {
+    use rayon::prelude::*;
+    out.clear();
+    try_reserve(out, transforms.len(), "packed transforms")?;
+    out.resize(transforms.len(), [0.0; 4]);
+    // The staging memory in pieces of one chunk each (wgpu's write-only views of arrays may go
+    // to other threads) and the rest, for the last, partial chunk.
+    const BYTES: usize = 16 * TRANSFORM_CHUNK;
+    let full = transforms.len() / TRANSFORM_CHUNK;
+    let (mut pieces, rest) = match staging {
+        Some(staging) => {
+            assert_eq!(staging.len(), 16 * transforms.len(), "16 bytes of staging per transform");
+            let (arrays, rest) = staging.into_chunks::<BYTES>();
+            (arrays.into_iter().map(Some).collect(), Some(rest))
+        }
+        None => (vec![], None),
+    };
+    pieces.resize_with(full, || None);
+    let (head, tail) = out.split_at_mut(full * TRANSFORM_CHUNK);
+    let errors: Vec<Option<Error>> = head
+        .par_chunks_mut(TRANSFORM_CHUNK)
+        .zip(transforms.par_chunks(TRANSFORM_CHUNK))
+        .zip(pieces)
+        .enumerate()
+        .map(|(c, ((out, chunk), piece))| convert(c * TRANSFORM_CHUNK, (chunk, out), piece.map(Into::into)))
+        .collect();
+    let first_error = errors
+        .into_iter()
+        .flatten()
+        .next()
+        .or_else(|| convert(full * TRANSFORM_CHUNK, (&transforms[full * TRANSFORM_CHUNK..], tail), rest));
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -334,6 +407,42 @@ mod tests {
         assert!(matches!(transforms(&bad), Err(Error::TransformOutOfRange { body: 0, .. })));
         let nan = [Transform { x: 0.0, y: 0.0, angle: 0.0 }, Transform { x: 0.0, y: f64::NAN, angle: 0.0 }];
         assert!(matches!(transforms(&nan), Err(Error::NonFiniteTransform { body: 1, .. })));
+    }
+
+    /// Issue 24: the transforms convert on every core, chunk by chunk, to the same bits as one
+    /// by one, and the error names the first bad transform whichever thread finds one first:
+    /// here bad ones sit at the end of the first chunk, in a middle chunk and in the last.
+    #[test]
+    fn transforms_convert_in_parallel_to_the_same_bits_and_the_first_error() {
+        let n = 5 * TRANSFORM_CHUNK + 17;
+        let ts: Vec<Transform> = (0..n)
+            .map(|i| {
+                let f = i as f64;
+                Transform { x: f * 1.37 - 3e4, y: (f * 0.11).sin() * 1e6, angle: f * 0.001 - 20.0 }
+            })
+            .collect();
+        let mut out = vec![[9.0f32; 4]; 3];
+        let mut staging = vec![0u8; 16 * n];
+        transforms_into(&ts, &mut out, Some(staging.as_mut_slice().into())).unwrap();
+        assert_eq!(staging, bytemuck::cast_slice::<[f32; 4], u8>(&out), "the staging copy is the packed one");
+        let one_by_one: Vec<[f32; 4]> = ts.iter().enumerate().map(|(i, t)| transform(i, t).unwrap()).collect();
+        assert_eq!(out.len(), n);
+        assert!(out.iter().zip(&one_by_one).all(|(a, b)| a.map(f32::to_bits) == b.map(f32::to_bits)));
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        for bad in [TRANSFORM_CHUNK - 1, 3 * TRANSFORM_CHUNK + 5, n - 1] {
+            let mut broken = ts.clone();
+            broken[bad].angle = f64::INFINITY;
+            broken[n - 1].x = 1e38;
+            let expect_bad = |r: Result<()>| match r {
+                Err(Error::NonFiniteTransform { body, .. }) => assert_eq!(body, bad),
+                Err(Error::TransformOutOfRange { body, .. }) => assert_eq!((body, bad), (n - 1, n - 1)),
+                other => panic!("expected the error of transform {bad}, got {other:?}"),
+            };
+            expect_bad(transforms_into(&broken, &mut out, None));
+            expect_bad(one.install(|| transforms_into(&broken, &mut out, Some(staging.as_mut_slice().into()))));
+        }
+        transforms_into(&[], &mut out, Some((&mut [][..]).into())).unwrap();
+        assert!(out.is_empty());
     }
 
     #[test]

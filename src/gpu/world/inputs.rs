@@ -16,11 +16,29 @@ impl World {
         if transforms.len() != self.len() {
             return Err(Error::TransformCount { got: transforms.len(), expected: self.len() });
         }
-        // Kept on the host as uploaded, so that rebuild_on carries them to another device.
-        self.packed.transforms = self.spans.time("transform_conversion", || pack::transforms(transforms))?;
-        if !self.packed.transforms.is_empty() {
-            let (queue, bytes) = (self.gpu.queue(), bytemuck::cast_slice(&self.packed.transforms));
-            self.spans.time("staging_write", || queue.write_buffer(&self.bodies.transforms, 0, bytes));
+        // Converted into the spare vector and, on the way, into wgpu's staging memory for the
+        // transforms buffer, so that the upload costs no copy of its own. Kept on the host as
+        // uploaded, so that rebuild_on carries them to another device.
+        let Some(size) = std::num::NonZeroU64::new(16 * transforms.len() as u64) else { return Ok(()) };
+        let (queue, spare) = (self.gpu.queue(), &mut self.spare_transforms);
+        let mut staging =
+            self.spans.time("staging_write", || queue.write_buffer_with(&self.bodies.transforms, 0, size));
+        let converted = self.spans.time("transform_conversion", || {
+            pack::transforms_into(transforms, spare, staging.as_mut().map(|s| s.slice(..)))
+        });
+        if let Err(e) = converted {
+            // The staging memory is written to the buffer whatever happens: the last upload
+            // again, so that a bad transform changes nothing.
+            if let Some(staging) = staging.as_mut() {
+                staging.slice(..).copy_from_slice(bytemuck::cast_slice(&self.packed.transforms));
+            }
+            return Err(e);
+        }
+        std::mem::swap(&mut self.packed.transforms, &mut self.spare_transforms);
+        if staging.is_none() {
+            // wgpu refused the staging memory (the device is lost, say): its own write reports it.
+            let (bodies, bytes) = (&self.bodies, bytemuck::cast_slice(&self.packed.transforms));
+            self.spans.time("staging_write", || queue.write_buffer(&bodies.transforms, 0, bytes));
         }
         Ok(())
     }

@@ -63,6 +63,9 @@ pub struct World {
     /// The previous polygons' packing, whose memory the next [`set_polygons`](World::set_polygons)
     /// reuses.
     spare: Packed,
+    /// The transforms before the last [`set_transforms`](World::set_transforms), whose memory the
+    /// next one converts into.
+    spare_transforms: Vec<[f32; 4]>,
     fold: u32,
     strip_height: f32,
     params: wgpu::Buffer,
@@ -165,6 +168,7 @@ impl World {
                 options: options.clone(),
                 packed,
                 spare: Packed::default(),
+                spare_transforms: vec![],
                 fold,
                 strip_height,
                 params,

@@ -148,8 +148,8 @@ pub struct FrameStats {
     pub batches: u32,
     /// The host's work for this frame, on the wall clock, in order: what the calls before it
     /// did ([`World::set_polygons`](crate::gpu::World::set_polygons): `pack`, `staging_write`;
-    /// [`World::set_transforms`](crate::gpu::World::set_transforms): `transform_conversion`,
-    /// `staging_write`), then `submit`, `wait`, `map`, `copy_out`, and `order` or `widen` (see
+    /// [`World::set_transforms`](crate::gpu::World::set_transforms): `staging_write`, then
+    /// `transform_conversion`, which writes into the staging memory), then `submit`, `wait`, `map`, `copy_out`, and `order` or `widen` (see
     /// [`HostSpan`]). A span may repeat (a rerun, a second copy, batches).
     pub host: Vec<HostSpan>,
 }
