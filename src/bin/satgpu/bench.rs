@@ -61,6 +61,8 @@ pub struct BenchResult {
     pub host_spans: BTreeMap<String, f64>,
     /// The same for simulation frames: `transform_conversion`, `staging_write`, `submit`, ...
     pub sim_host_spans: BTreeMap<String, f64>,
+    /// The same for simulation frames read as f32 records (`World::step_f32_into`).
+    pub sim_f32_host_spans: BTreeMap<String, f64>,
     /// What the host spans are measured against, in the same run: the median time of one copy
     /// of the frame's f64 transforms into memory already in use (`copy_from_slice`),
     /// milliseconds.
@@ -121,6 +123,7 @@ pub fn run(
     }
     let mut host_spans = BTreeMap::new();
     let mut sim_host_spans = BTreeMap::new();
+    let mut sim_f32_host_spans = BTreeMap::new();
     let total = 5 * (warmup + frames);
     let mut done = 0;
     let mut world = World::from_polygons(gpu, polygons, options)?;
@@ -193,6 +196,7 @@ pub fn run(
         let ms = start.elapsed().as_secs_f64() * 1e3;
         if i >= warmup {
             sim_f32_ms.push(ms);
+            add_spans(&mut sim_f32_host_spans, &stats);
             if let Some(trace) = trace.as_deref_mut() {
                 trace.frame("sim frame f32", start, ms, Some(&stats));
             }
@@ -260,6 +264,7 @@ pub fn run(
         pass_clock: pass_clock.to_string(),
         host_spans: medians(host_spans),
         sim_host_spans: medians(sim_host_spans),
+        sim_f32_host_spans: medians(sim_f32_host_spans),
         transforms_copy_ms,
         contacts_copy_ms,
         reference_ms,

@@ -9,24 +9,28 @@ use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
 #[cfg(test)]
 fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Result<Vec<Contact>> {
     let mut out = Vec::new();
-    sorted_contacts_into(gpu, bodies, &mut out)?;
+    sorted_contacts_into(gpu, bodies, &mut out, &mut vec![])?;
     Ok(out)
 }
 
-/// Where each body's run of pairs starts in the output: a counting sort's offsets by `a`.
-fn starts_by_a(gpu: &[GpuContact], bodies: usize) -> Vec<u32> {
-    let mut next = vec![0u32; bodies + 1];
+/// Records past which the host's ordering and conversion run on every core.
+const PARALLEL_FROM: usize = 1 << 15;
+
+/// Where each body's run of pairs starts in the output: a counting sort's offsets by `a`, in
+/// `next` (its memory reused from frame to frame).
+fn starts_by_a(gpu: &[GpuContact], bodies: usize, next: &mut Vec<u32>) {
+    next.clear();
+    next.resize(bodies + 1, 0);
     for c in gpu {
         next[c.a as usize + 1] += 1;
     }
     for i in 0..bodies {
         next[i + 1] += next[i];
     }
-    next
 }
 
 /// A contact record a frame delivers: [`Contact`] (f64) or [`GpuContact`] (f32).
-pub(crate) trait Record: Copy {
+pub(crate) trait Record: Copy + Send + Sync {
     const EMPTY: Self;
     /// The record of one GPU contact.
     fn from_gpu(c: &GpuContact) -> Self;
@@ -38,7 +42,12 @@ pub(crate) trait Record: Copy {
             what: "contacts",
             needed: (raw.len() * std::mem::size_of::<Self>()) as u64,
         })?;
-        out.extend(raw.iter().map(Self::from_gpu));
+        if raw.len() < PARALLEL_FROM {
+            out.extend(raw.iter().map(Self::from_gpu));
+        } else {
+            use rayon::prelude::*;
+            out.par_extend(raw.par_iter().map(Self::from_gpu));
+        }
         Ok(())
     }
 }
@@ -86,14 +95,36 @@ fn fill<T: Copy>(out: &mut Vec<T>, count: usize, empty: T, what: &'static str) -
     Ok(())
 }
 
-/// Each body's run of `out` (ending at `ends[a]`) sorted by `b`: usually a handful of pairs,
-/// thousands in a pile-up.
-fn sort_runs<T>(out: &mut [T], ends: &[u32], b: impl Fn(&T) -> u32) {
-    let mut begin = 0;
-    for &end in ends {
-        out[begin..end as usize].sort_unstable_by_key(&b);
-        begin = end as usize;
+/// Each body's run of `out` (ending at `ends[a]`) sorted by `b`: usually none or a handful of
+/// pairs, thousands in a pile-up. Runs of one pair are left alone, and large outputs are sorted
+/// on every core, a range of bodies each. Every `b` in a run is unique (pairs are), so the order
+/// does not depend on the threads.
+fn sort_runs<T: Send>(out: &mut [T], ends: &[u32], b: impl Fn(&T) -> u32 + Sync) {
+    let sort = |out: &mut [T], ends: &[u32], base: usize| {
+        let mut begin = base;
+        for &end in ends {
+            let end = end as usize;
+            if end - begin > 1 {
+                out[begin - base..end - base].sort_unstable_by_key(&b);
+            }
+            begin = end;
+        }
+    };
+    if out.len() < PARALLEL_FROM {
+        return sort(out, ends, 0);
     }
+    use rayon::prelude::*;
+    // Ranges of bodies, each with its part of `out`.
+    let bodies_per_task = ends.len().div_ceil(4 * rayon::current_num_threads()).max(1);
+    let mut parts = vec![];
+    let (mut rest, mut begin) = (out, 0usize);
+    for group in ends.chunks(bodies_per_task) {
+        let end = *group.last().expect("chunks are not empty") as usize;
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(end - begin);
+        parts.push((part, group, begin));
+        (rest, begin) = (tail, end);
+    }
+    parts.into_par_iter().for_each(|(part, group, base)| sort(part, group, base));
 }
 
 /// The same as [`sorted_contacts_into`], for contacts with their manifolds (`manifolds[i]`
@@ -106,7 +137,8 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
     out_manifolds: &mut Vec<Manifold>,
 ) -> Result<()> {
     assert_eq!(gpu.len(), manifolds.len(), "one manifold per contact");
-    let mut next = starts_by_a(gpu, bodies);
+    let mut next = vec![];
+    starts_by_a(gpu, bodies, &mut next);
     let mut both = Vec::new();
     fill(&mut both, gpu.len(), (T::EMPTY, Manifold::default()), "contacts")?;
     for (c, m) in gpu.iter().zip(manifolds) {
@@ -127,9 +159,14 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
 /// Converts GPU contacts into `out` (cleared first, its allocation reused),
 /// sorted by (a, b): a counting sort by `a` that writes each contact in place in one sequential
 /// pass, then each body's few pairs by `b`. Pairs are unique, so the order is fully determined
-/// whatever order they came in.
-pub(crate) fn sorted_contacts_into<T: Record>(gpu: &[GpuContact], bodies: usize, out: &mut Vec<T>) -> Result<()> {
-    let mut next = starts_by_a(gpu, bodies);
+/// whatever order they came in. `next` is scratch memory, reused from frame to frame.
+pub(crate) fn sorted_contacts_into<T: Record>(
+    gpu: &[GpuContact],
+    bodies: usize,
+    out: &mut Vec<T>,
+    next: &mut Vec<u32>,
+) -> Result<()> {
+    starts_by_a(gpu, bodies, next);
     fill(out, gpu.len(), T::EMPTY, "contacts")?;
     for c in gpu {
         let slot = &mut next[c.a as usize];
@@ -144,6 +181,41 @@ pub(crate) fn sorted_contacts_into<T: Record>(gpu: &[GpuContact], bodies: usize,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 24: large outputs order and convert on every core; the records and their order
+    /// are the same as on one thread, for runs of none, one and many pairs (a pile-up on body 0).
+    #[test]
+    fn large_outputs_order_the_same_on_any_number_of_threads() {
+        let bodies = 40_000u32;
+        let mut pairs: Vec<GpuContact> = (1..3000).map(|b| gpu(0, b, b as f32)).collect();
+        pairs.extend((1..bodies - 1).flat_map(|a| {
+            let k = a % 4; // 0 to 3 pairs per body
+            (1..=k).map(move |j| gpu(a, (a + j * 7) % bodies, (a ^ j) as f32)).filter(|c| c.a < c.b)
+        }));
+        let n = pairs.len();
+        assert!(n > PARALLEL_FROM, "{n} pairs");
+        for i in 0..n {
+            pairs.swap(i, (i * 7919 + 13) % n);
+        }
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let mut scratch = vec![];
+        let (mut many, mut single) = (vec![], vec![]);
+        sorted_contacts_into::<Contact>(&pairs, bodies as usize, &mut many, &mut scratch).unwrap();
+        one.install(|| sorted_contacts_into::<Contact>(&pairs, bodies as usize, &mut single, &mut vec![])).unwrap();
+        assert_eq!(many, single);
+        assert!(many.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
+        let (mut f32_many, mut f32_single) = (vec![], vec![]);
+        sorted_contacts_into::<GpuContact>(&pairs, bodies as usize, &mut f32_many, &mut scratch).unwrap();
+        one.install(|| sorted_contacts_into::<GpuContact>(&pairs, bodies as usize, &mut f32_single, &mut scratch))
+            .unwrap();
+        assert!(f32_many.iter().zip(&f32_single).all(|(x, y)| bytemuck::bytes_of(x) == bytemuck::bytes_of(y)));
+        // The GPU-sorted path converts in parallel to the same records.
+        let (mut widened, mut widened_one) = (vec![], vec![]);
+        Contact::from_sorted(f32_many.clone(), &mut widened).unwrap();
+        one.install(|| Contact::from_sorted(f32_many.clone(), &mut widened_one)).unwrap();
+        assert_eq!(widened, widened_one);
+        assert_eq!(widened, many);
+    }
 
     fn gpu(a: u32, b: u32, depth: f32) -> GpuContact {
         GpuContact { a, b, normal_x: -0.0, normal_y: 1.0, depth, pad: 0 }
@@ -169,9 +241,9 @@ mod tests {
     #[test]
     fn into_reuses_and_clears_the_vector() {
         let mut out = vec![Contact { a: 9, b: 10, normal: [1.0, 0.0], depth: 1.0 }; 3];
-        sorted_contacts_into(&[gpu(1, 2, 0.5), gpu(0, 2, 0.25)], 3, &mut out).unwrap();
+        sorted_contacts_into(&[gpu(1, 2, 0.5), gpu(0, 2, 0.25)], 3, &mut out, &mut vec![7; 9]).unwrap();
         assert_eq!(out.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>(), [(0, 2), (1, 2)]);
-        sorted_contacts_into(&[], 3, &mut out).unwrap();
+        sorted_contacts_into(&[], 3, &mut out, &mut vec![]).unwrap();
         assert!(out.is_empty());
     }
 }

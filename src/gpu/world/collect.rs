@@ -71,7 +71,7 @@ impl World {
             let ordered = self.sized.order.is_some() && batches == 1;
             let bodies = self.len();
             self.spans.time(if ordered { "widen" } else { "order" }, || {
-                deliver(contacts, raw, &manifolds, (ordered, bodies), &mut self.manifolds)
+                deliver(contacts, raw, &manifolds, (ordered, bodies, &mut self.order_scratch), &mut self.manifolds)
             })?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             return Ok(FrameStats {
@@ -168,13 +168,13 @@ fn deliver<T: order::Record>(
     out: &mut Vec<T>,
     raw: Vec<GpuContact>,
     manifolds: &[GpuManifold],
-    (ordered, bodies): (bool, usize),
+    (ordered, bodies, scratch): (bool, usize, &mut Vec<u32>),
     out_manifolds: &mut Vec<Manifold>,
 ) -> Result<()> {
     out_manifolds.clear();
     if !ordered {
         return match manifolds.is_empty() {
-            true => order::sorted_contacts_into(&raw, bodies, out),
+            true => order::sorted_contacts_into(&raw, bodies, out, scratch),
             false => order::sorted_with_manifolds_into(&raw, manifolds, bodies, out, out_manifolds),
         };
     }

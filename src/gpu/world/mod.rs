@@ -66,6 +66,8 @@ pub struct World {
     /// The transforms before the last [`set_transforms`](World::set_transforms), whose memory the
     /// next one converts into.
     spare_transforms: Vec<[f32; 4]>,
+    /// The host ordering's counts per body, whose memory the next frame reuses.
+    order_scratch: Vec<u32>,
     fold: u32,
     strip_height: f32,
     params: wgpu::Buffer,
@@ -169,6 +171,7 @@ impl World {
                 packed,
                 spare: Packed::default(),
                 spare_transforms: vec![],
+                order_scratch: vec![],
                 fold,
                 strip_height,
                 params,
