@@ -9,24 +9,21 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// The layers of `src/gpu/`, bottom first: a file may import from a lower layer, and from its own
-/// layer except in `stages/`.
-const LAYERS: [&str; 8] = ["kernels", "device", "host", "primitives", "resources", "stages", "world", "testing"];
-
-/// The rank of a file of `src/gpu/` (`gpu/stages/sort.rs` -> `stages`); `host` sits beside
-/// `device`, both above `kernels`. `None` for `gpu/mod.rs`, which declares and re-exports.
+/// The rank of a file of `src/gpu/` by its folder (`gpu/stages/sort.rs` -> `stages`), bottom
+/// first: a file may import from a lower rank, and from its own except in `stages/`. `host`
+/// sits beside `device`. `None` for `gpu/mod.rs`, which declares and re-exports.
 fn layer(file: &str) -> Option<usize> {
-    let rest = file.strip_prefix("gpu/")?;
-    let first = rest.split(['/', '.']).next()?;
-    let rank = LAYERS.iter().position(|l| *l == first)?;
-    // device and host share a floor.
-    Some(if first == "host" {
-        1
-    } else if rank > 2 {
-        rank - 1
-    } else {
-        rank
-    })
+    let first = file.strip_prefix("gpu/")?.split(['/', '.']).next()?;
+    match first {
+        "kernels" => Some(0),
+        "device" | "host" => Some(1),
+        "primitives" => Some(2),
+        "resources" => Some(3),
+        "stages" => Some(4),
+        "world" => Some(5),
+        "testing" => Some(6),
+        _ => None,
+    }
 }
 
 /// Every module of the library crate (`["gpu", "stages", "sort"]`) and its file relative to `src`.

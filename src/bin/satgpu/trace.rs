@@ -57,10 +57,13 @@ impl Trace {
             cat: None,
             args: Some(serde_json::json!({ "name": label })),
         };
-        let events =
-            [meta("process_name", 0, name), meta("thread_name", FRAMES, "frames"), meta("thread_name", HOST, "host")];
+        let events = [
+            meta("process_name", 0, name),
+            meta("thread_name", FRAMES, "frames"),
+            meta("thread_name", HOST, "host"),
+            meta("thread_name", GPU, "GPU passes (back to back after submit)"),
+        ];
         self.events.extend(events);
-        self.events.push(meta("thread_name", GPU, "GPU passes (back to back after submit)"));
     }
 
     fn span(&mut self, name: &str, cat: &str, tid: u32, start_us: f64, dur_us: f64) {

@@ -133,12 +133,11 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
     gpu: &[GpuContact],
     manifolds: &[GpuManifold],
     bodies: usize,
-    out: &mut Vec<T>,
-    out_manifolds: &mut Vec<Manifold>,
+    (out, out_manifolds): (&mut Vec<T>, &mut Vec<Manifold>),
+    next: &mut Vec<u32>,
 ) -> Result<()> {
     assert_eq!(gpu.len(), manifolds.len(), "one manifold per contact");
-    let mut next = vec![];
-    starts_by_a(gpu, bodies, &mut next);
+    starts_by_a(gpu, bodies, next);
     let mut both = Vec::new();
     fill(&mut both, gpu.len(), (T::EMPTY, Manifold::default()), "contacts")?;
     for (c, m) in gpu.iter().zip(manifolds) {

@@ -175,7 +175,7 @@ fn deliver<T: order::Record>(
     if !ordered {
         return match manifolds.is_empty() {
             true => order::sorted_contacts_into(&raw, bodies, out, scratch),
-            false => order::sorted_with_manifolds_into(&raw, manifolds, bodies, out, out_manifolds),
+            false => order::sorted_with_manifolds_into(&raw, manifolds, bodies, (out, out_manifolds), scratch),
         };
     }
     T::from_sorted(raw, out)?;
