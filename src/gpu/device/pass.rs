@@ -102,7 +102,8 @@ pub struct PassTime {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct HostSpan {
     /// What the host did: `pack` (polygons to GPU records), `transform_conversion` (transforms
-    /// checked and converted to f32), `staging_write` (handing the bytes to wgpu), `submit`
+    /// checked, converted to f32 and written into wgpu's staging memory), `staging_write`
+    /// (handing bytes to wgpu, or for transforms getting its staging memory), `submit`
     /// (recording and submitting the frame), `wait` (for the GPU), `map` (mapping a readback
     /// buffer), `copy_out` (out of mapped memory), `order` (the pairs sorted by (a, b) on the host,
     /// converted to the caller's records on the way) or `widen` (pairs the GPU sorted converted to
