@@ -13,7 +13,9 @@ use satgpu::scene::{generate, SceneKind};
 use satgpu::validate::compare;
 use satgpu::{reference, Contact, Manifold, Polygon, Transform};
 
-/// One frame through the f64 API, then the next through the f32 API.
+/// One frame through the f64 API, then the next through the f32 API, then one lent as a view:
+/// the same records as the f32 API, from the mapped memory exactly when the GPU ordered them in
+/// one batch.
 fn both_apis(
     gpu: &Gpu,
     polygons: &[Polygon],
@@ -23,6 +25,13 @@ fn both_apis(
     let frame = world.step().expect("frame");
     let mut raw = vec![];
     world.step_f32_into(&mut raw).expect("f32 frame");
+    let on_gpu = world.orders_on_gpu();
+    let view = world.step_view().expect("lent frame");
+    assert_eq!(f32_bits(&view), f32_bits(&raw), "the view differs from the f32 records");
+    assert_eq!(view.manifolds(), &frame.manifolds[..], "the view's manifolds differ");
+    assert_eq!(view.stats().colliding as usize, view.len());
+    assert_eq!(view.is_mapped(), on_gpu && view.stats().batches == 1, "{view:?}, {:?}", view.stats());
+    drop(view);
     (frame.contacts, frame.manifolds, raw)
 }
 
@@ -102,6 +111,9 @@ fn batches_ordered_on_the_gpu_merge_to_the_unbatched_order() {
     let mut raw = vec![];
     world.step_f32_into(&mut raw).unwrap();
     assert_eq!(f32_bits(&raw), f32_bits(&want_raw));
+    let view = world.step_view().unwrap();
+    assert!(!view.is_mapped(), "batches merged on the host cannot be lent from one mapping");
+    assert_eq!(f32_bits(&view), f32_bits(&want_raw));
 }
 
 /// With the ordering on the GPU, the contacts buffer of a frame left on the GPU is already

@@ -10,7 +10,7 @@ mod crowd;
 use common::{bits, gpu_contacts, read_back};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use satgpu::gpu::{self, World, WorldOptions};
+use satgpu::gpu::{self, ContactOrder, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::validate::compare;
 use satgpu::{reference, Contact, Error, Polygon, Transform};
@@ -254,13 +254,13 @@ fn gpu_resident_loop_pushes_bodies_apart_deterministically() {
 
 /// A frame copies as many contacts as the last one had (plus an eighth and 256) in its own
 /// submission; a frame with more must copy the rest and lose nothing, one with fewer reads the
-/// early copy. Bodies go from apart to piled up and back, checked against the reference.
+/// early copy; the same through a view, lent from the mapped memory when the GPU orders. Bodies
+/// go from apart to piled up and back, checked against the reference.
 #[test]
 fn contacts_growing_and_shrinking_between_frames_are_all_read() {
     let gpu = common::gpu();
     let square = Polygon::new(vec![[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]).unwrap();
     let n = 600;
-    let mut world = World::new(&gpu, std::slice::from_ref(&square), &vec![0; n], &WorldOptions::default()).unwrap();
     let apart: Vec<Transform> = (0..n).map(|i| Transform { x: 3.0 * i as f64, y: 0.0, angle: 0.0 }).collect();
     // Piles of 20 bodies each, slightly offset so that every pair in a pile collides: 190 pairs a
     // pile, 5,700 in all, far more than the 256 the first guess copies. Offsets are multiples of
@@ -268,17 +268,28 @@ fn contacts_growing_and_shrinking_between_frames_are_all_read() {
     let piled: Vec<Transform> =
         (0..n).map(|i| Transform { x: 10.0 * (i / 20) as f64 + (i % 20) as f64 / 64.0, y: 0.0, angle: 0.3 }).collect();
     let few: Vec<Transform> = (0..n).map(|i| if i < 40 { piled[i] } else { apart[i] }).collect();
-    for (what, transforms, pairs) in
-        [("apart", &apart, 0), ("piled", &piled, 5700), ("few", &few, 380), ("piled again", &piled, 5700)]
-    {
-        world.set_transforms(transforms).unwrap();
-        let frame = world.step().unwrap();
-        let polygons: Vec<Polygon> = transforms.iter().map(|t| square.transformed(t)).collect();
-        let expected = reference::detect(&polygons);
-        assert_eq!(expected.len(), pairs, "{what}: the scene is what the test means");
-        let report = compare(&polygons, &frame.contacts, &expected);
-        assert!(report.ok(), "{what}: {:?}", report.disagreements.first());
-        assert_eq!(frame.contacts.len(), pairs, "{what}: every pair read back");
+    let frames = [("apart", &apart, 0), ("piled", &piled, 5700), ("few", &few, 380), ("piled again", &piled, 5700)];
+    for order in [ContactOrder::Host, ContactOrder::Gpu] {
+        let options = WorldOptions::default().with_order(order);
+        let mut world = World::new(&gpu, std::slice::from_ref(&square), &vec![0; n], &options).unwrap();
+        for (what, transforms, pairs) in frames {
+            world.set_transforms(transforms).unwrap();
+            // Lent first, so that the view meets the change of count (and, piled again, the copy of
+            // only the pairs past the guess into a buffer with room for all).
+            let view = world.step_view().unwrap();
+            assert_eq!(view.is_mapped(), order == ContactOrder::Gpu);
+            let lent: Vec<(u32, u32)> = view.iter().map(|c| (c.a, c.b)).collect();
+            drop(view);
+            let frame = world.step().unwrap();
+            let pairs_of = frame.contacts.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>();
+            assert_eq!(lent, pairs_of, "{what}, {order:?}: the view and step differ");
+            let polygons: Vec<Polygon> = transforms.iter().map(|t| square.transformed(t)).collect();
+            let expected = reference::detect(&polygons);
+            assert_eq!(expected.len(), pairs, "{what}: the scene is what the test means");
+            let report = compare(&polygons, &frame.contacts, &expected);
+            assert!(report.ok(), "{what}: {:?}", report.disagreements.first());
+            assert_eq!(frame.contacts.len(), pairs, "{what}: every pair read back");
+        }
     }
 }
 
@@ -341,8 +352,11 @@ fn frames_report_their_host_spans() {
     let frame = world.step().unwrap();
     let spans = names(&frame.stats);
     assert_eq!(spans[..3], ["pack", "staging_write", "submit"], "{spans:?}");
-    for name in ["wait", "map", "copy_out", ordered] {
-        assert!(spans.contains(&name), "{name} missing from {spans:?}");
+    // Pairs the GPU sorted widen straight out of the mapped memory; the host's ordering copies
+    // them out first.
+    let reads: &[&str] = if world.orders_on_gpu() { &["wait", "map"] } else { &["wait", "map", "copy_out"] };
+    for name in reads.iter().chain([&ordered]) {
+        assert!(spans.contains(name), "{name} missing from {spans:?}");
     }
     assert_eq!(spans.last(), Some(&ordered));
     assert_eq!(frame.stats.host[0].start_ms, 0.0);

@@ -35,13 +35,15 @@ pub(crate) trait Record: Copy + Send + Sync {
     /// The record of one GPU contact.
     fn from_gpu(c: &GpuContact) -> Self;
     fn b(&self) -> u32;
-    /// `raw`, already sorted on the GPU, into `out` (replaced).
-    fn from_sorted(raw: Vec<GpuContact>, out: &mut Vec<Self>) -> Result<()> {
+    /// Whether the record is wider than the GPU's (f64): its delivery is a conversion.
+    const WIDENS: bool;
+    /// `raw`, already sorted on the GPU, into `out` (cleared first, its memory reused); on
+    /// every core when large (one thread reads mapped readback memory well below memory speed),
+    /// each record written once, in place.
+    fn from_sorted(raw: &[GpuContact], out: &mut Vec<Self>) -> Result<()> {
         out.clear();
-        out.try_reserve_exact(raw.len()).map_err(|_| Error::HostMemory {
-            what: "contacts",
-            needed: (raw.len() * std::mem::size_of::<Self>()) as u64,
-        })?;
+        out.try_reserve_exact(raw.len())
+            .map_err(|_| Error::HostMemory { what: "contacts", needed: std::mem::size_of_val(raw) as u64 })?;
         if raw.len() < PARALLEL_FROM {
             out.extend(raw.iter().map(Self::from_gpu));
         } else {
@@ -50,6 +52,21 @@ pub(crate) trait Record: Copy + Send + Sync {
         }
         Ok(())
     }
+}
+
+/// `from` copied into `out` (cleared first, its memory reused), on every core when large, or
+/// [`Error::HostMemory`].
+pub(crate) fn copy_records(from: &[GpuContact], out: &mut Vec<GpuContact>) -> Result<()> {
+    out.clear();
+    out.try_reserve_exact(from.len())
+        .map_err(|_| Error::HostMemory { what: "contacts", needed: std::mem::size_of_val(from) as u64 })?;
+    if from.len() < PARALLEL_FROM {
+        out.extend_from_slice(from);
+    } else {
+        use rayon::prelude::*;
+        out.par_extend(from.par_iter().copied());
+    }
+    Ok(())
 }
 
 impl Record for Contact {
@@ -66,6 +83,7 @@ impl Record for Contact {
     fn b(&self) -> u32 {
         self.b
     }
+    const WIDENS: bool = true;
 }
 
 impl Record for GpuContact {
@@ -78,11 +96,7 @@ impl Record for GpuContact {
     fn b(&self) -> u32 {
         self.b
     }
-    /// The records as read back: the GPU made -0.0 0.0 already.
-    fn from_sorted(raw: Vec<GpuContact>, out: &mut Vec<GpuContact>) -> Result<()> {
-        *out = raw;
-        Ok(())
-    }
+    const WIDENS: bool = false;
 }
 
 /// `count` empty records in `out` (cleared first, its allocation reused), or
@@ -210,8 +224,8 @@ mod tests {
         assert!(f32_many.iter().zip(&f32_single).all(|(x, y)| bytemuck::bytes_of(x) == bytemuck::bytes_of(y)));
         // The GPU-sorted path converts in parallel to the same records.
         let (mut widened, mut widened_one) = (vec![], vec![]);
-        Contact::from_sorted(f32_many.clone(), &mut widened).unwrap();
-        one.install(|| Contact::from_sorted(f32_many.clone(), &mut widened_one)).unwrap();
+        Contact::from_sorted(&f32_many, &mut widened).unwrap();
+        one.install(|| Contact::from_sorted(&f32_many, &mut widened_one)).unwrap();
         assert_eq!(widened, widened_one);
         assert_eq!(widened, many);
     }

@@ -149,9 +149,10 @@ impl Readback {
         read_logged(gpu, dst, bytes, submission, ("manifolds", log))
     }
 
-    /// The first `count` contacts of `src` in host memory: from the copy the frame `submission`
-    /// made when it holds them all, otherwise copied now. Forgets the frame's copy either way; a
-    /// frame's count is the next frame's guess.
+    /// The first `count` contacts of `src`, mapped: from the copy the frame `submission` made
+    /// when it holds them all; otherwise copied now, only those past the frame's copy when the
+    /// buffer has room for all (one more wait either way). Forgets the frame's copy; a frame's
+    /// count is the next frame's guess.
     pub fn contacts(
         &mut self,
         gpu: &Gpu,
@@ -159,25 +160,28 @@ impl Readback {
         count: u64,
         submission: Option<wgpu::SubmissionIndex>,
         log: &mut SpanLog,
-    ) -> Result<Vec<GpuContact>> {
+    ) -> Result<Mapped> {
+        const RECORD: u64 = std::mem::size_of::<GpuContact>() as u64;
         let copied = std::mem::take(&mut self.copied);
         if submission.is_some() {
             self.last_colliding = count;
         }
-        let bytes = count * std::mem::size_of::<GpuContact>() as u64;
+        let bytes = count * RECORD;
         if bytes == 0 {
-            return Ok(vec![]);
+            return Ok(Mapped::empty());
         }
-        let submission = match submission.filter(|_| count <= copied) {
-            Some(frame) => frame,
-            None => {
+        let submission = match submission {
+            Some(frame) if count <= copied => frame,
+            frame => {
+                let keep = frame.is_some() && self.contacts.as_ref().is_some_and(|b| b.size() >= bytes);
+                let from = if keep { copied * RECORD } else { 0 };
                 let dst = reserve(gpu, &mut self.contacts, bytes, "satgpu.contacts.read");
                 let mut encoder = gpu.device().create_command_encoder(&Default::default());
-                encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+                encoder.copy_buffer_to_buffer(src, from, dst, from, bytes - from);
                 gpu.queue().submit([encoder.finish()])
             }
         };
-        read_logged(gpu, self.contacts.as_ref().expect("reserved"), bytes, submission, ("contacts", log))
+        map_logged(gpu, self.contacts.as_ref().expect("reserved"), bytes, submission, ("contacts", log))
     }
 }
 
@@ -196,13 +200,49 @@ fn reserve<'a>(gpu: &Gpu, slot: &'a mut Option<wgpu::Buffer>, bytes: u64, label:
 
 /// Unmaps the buffer when dropped, on every path out of a read: mapped, still pending after a
 /// timeout (the mapping is cancelled), or failed (nothing to unmap; the complaint is caught here).
-struct Unmap<'a>(&'a wgpu::Device, &'a wgpu::Buffer);
+struct Unmap(wgpu::Device, wgpu::Buffer);
 
-impl Drop for Unmap<'_> {
+impl Drop for Unmap {
     fn drop(&mut self) {
         let scope = self.0.push_error_scope(wgpu::ErrorFilter::Validation);
         self.1.unmap();
         let _ = pollster::block_on(scope.pop());
+    }
+}
+
+/// The first bytes of a readback buffer, mapped for reading: the GPU's records borrowed where
+/// they lie, and the buffer unmapped when this is dropped.
+pub(crate) struct Mapped {
+    /// Dropped before `_unmap` (fields drop in order): wgpu unmaps only without views.
+    view: Option<wgpu::BufferView>,
+    _unmap: Option<Unmap>,
+}
+
+impl Mapped {
+    /// Nothing mapped: no records.
+    pub fn empty() -> Mapped {
+        Mapped { view: None, _unmap: None }
+    }
+
+    /// The mapped bytes as records of `T`, borrowed (a copy only if the mapping is not aligned
+    /// for `T`, which wgpu's mappings always are).
+    pub fn records<T: bytemuck::Pod>(&self) -> std::borrow::Cow<'_, [T]> {
+        match self.aligned() {
+            Some(records) => std::borrow::Cow::Borrowed(records),
+            None => std::borrow::Cow::Owned(bytemuck::pod_collect_to_vec(self.bytes())),
+        }
+    }
+
+    /// The mapped bytes as records of `T`, if the mapping is aligned for `T`.
+    pub fn aligned<T: bytemuck::Pod>(&self) -> Option<&[T]> {
+        match self.bytes() {
+            [] => Some(&[]),
+            bytes => bytemuck::try_cast_slice(bytes).ok(),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.view.as_deref().unwrap_or_default()
     }
 }
 
@@ -227,14 +267,28 @@ pub(crate) fn read_logged<T: bytemuck::Pod>(
     submission: wgpu::SubmissionIndex,
     (what, log): (&'static str, &mut SpanLog),
 ) -> Result<Vec<T>> {
+    let mapped = map_logged(gpu, buffer, size, submission, (what, log))?;
+    Ok(log.time("copy_out", || mapped.records::<T>().into_owned()))
+}
+
+/// The first `size` bytes of `buffer` (MAP_READ) mapped after `submission` completes, its `wait`
+/// and `map` spans recorded in `log`. `what` names the work in a timeout error. Waits at most
+/// the device's timeout in all.
+pub(crate) fn map_logged(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    size: u64,
+    submission: wgpu::SubmissionIndex,
+    (what, log): (&'static str, &mut SpanLog),
+) -> Result<Mapped> {
     if size == 0 {
-        return Ok(vec![]);
+        return Ok(Mapped::empty());
     }
     let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
     buffer.slice(..size).map_async(wgpu::MapMode::Read, move |r| {
         let _ = tx.send(r);
     });
-    let _unmap = Unmap(gpu.device(), buffer);
+    let unmap = Unmap(gpu.device().clone(), buffer.clone());
     let timeout = gpu.timeout();
     let wait = Instant::now();
     let deadline = wait + timeout;
@@ -263,5 +317,5 @@ pub(crate) fn read_logged<T: bytemuck::Pod>(
         .get_mapped_range()
         .map_err(|e| Error::Device(format!("reading the {what} readback: {e}")))?;
     log.record("map", map);
-    Ok(log.time("copy_out", || bytemuck::pod_collect_to_vec(&view)))
+    Ok(Mapped { view: Some(view), _unmap: Some(unmap) })
 }

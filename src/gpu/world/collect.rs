@@ -5,24 +5,27 @@
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::geometry::Manifold;
 use crate::gpu::device::pass::PassTime;
 use crate::gpu::host::order;
 use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
-use crate::gpu::stages::readback::Totals;
+use crate::gpu::stages::readback::{Mapped, Totals};
 use crate::gpu::world::options::FrameStats;
 use crate::gpu::world::{InFlight, World};
 
-/// A frame's contacts and manifolds in GPU order, the colliding total and the batches run.
-type Batches = (Vec<GpuContact>, Vec<GpuManifold>, u64, u32);
-
 impl World {
-    pub(super) fn collect_sink(&mut self, contacts: &mut Vec<impl order::Record>) -> Result<FrameStats> {
+    /// Collects the frame in flight (submitting one if none is) into `contacts`; or, with
+    /// `keep_mapped` and pairs the GPU sorted in one batch, hands back their mapped records and
+    /// leaves `contacts` alone.
+    pub(super) fn collect_sink<T: order::Record>(
+        &mut self,
+        contacts: &mut Vec<T>,
+        keep_mapped: bool,
+    ) -> Result<(FrameStats, Option<Mapped>)> {
         if self.in_flight.is_none() {
             self.submit()?;
         }
         let gpu = self.gpu.clone();
-        let result = gpu.scoped(|| self.finish(contacts)).and_then(|r| r);
+        let result = gpu.scoped(|| self.finish(contacts, keep_mapped)).and_then(|r| r);
         self.in_flight = None;
         if result.is_err() {
             // A batch may have been cut short: the next frame starts from the first candidate.
@@ -32,7 +35,11 @@ impl World {
         result
     }
 
-    fn finish(&mut self, contacts: &mut Vec<impl order::Record>) -> Result<FrameStats> {
+    fn finish<T: order::Record>(
+        &mut self,
+        contacts: &mut Vec<T>,
+        keep_mapped: bool,
+    ) -> Result<(FrameStats, Option<Mapped>)> {
         loop {
             let flight = self.in_flight.as_ref().expect("a frame is in flight");
             let (start, reruns, submission) = (flight.start, flight.reruns, flight.submission.clone());
@@ -66,15 +73,9 @@ impl World {
                 None => vec![PassTime { name: "gpu_total", ms: gpu_ms, clock: "wall" }],
             };
             let read_start = Instant::now();
-            let (raw, manifolds, colliding, batches) = self.read_contacts(totals, submission)?;
-            // Batches were ordered each on its own: they are merged on the host.
-            let ordered = self.sized.order.is_some() && batches == 1;
-            let bodies = self.len();
-            self.spans.time(if ordered { "widen" } else { "order" }, || {
-                deliver(contacts, raw, &manifolds, (ordered, bodies, &mut self.order_scratch), &mut self.manifolds)
-            })?;
+            let (kept, colliding, batches) = self.deliver(contacts, totals, submission, keep_mapped)?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
-            return Ok(FrameStats {
+            let stats = FrameStats {
                 broad_phase: self.sized.broad.name(),
                 entries: totals.entries,
                 candidates: totals.candidates,
@@ -84,41 +85,67 @@ impl World {
                 reruns,
                 batches,
                 host: self.spans.take(),
-            });
+            };
+            return Ok((stats, kept));
         }
     }
 
-    /// The frame's contacts, then, when there were more candidates than one binding holds, the
-    /// rest in batches of the capacity. The sweep's offsets are still on the GPU, so each batch
-    /// reruns only the candidate write, the narrow phase and the compaction for its window.
-    fn read_contacts(&mut self, totals: Totals, frame: wgpu::SubmissionIndex) -> Result<Batches> {
-        let mut raw = self.readback.contacts(
-            &self.gpu,
-            &self.sized.pairs.contacts,
-            totals.colliding,
-            Some(frame),
-            &mut self.spans,
-        )?;
+    /// The frame's contacts into `contacts` sorted by (a, b), and its manifolds into
+    /// `self.manifolds` in the same order; the mapped records instead, with `keep_mapped`, when
+    /// the GPU sorted them. When there were more candidates than one binding holds, the rest
+    /// run in batches of the capacity: the sweep's offsets are still on the GPU, so each batch
+    /// reruns only the candidate write, the narrow phase and the compaction for its window, and
+    /// the host merges them. Returns the mapped records if kept, the colliding total and the
+    /// batches run.
+    fn deliver<T: order::Record>(
+        &mut self,
+        contacts: &mut Vec<T>,
+        totals: Totals,
+        frame: wgpu::SubmissionIndex,
+        keep_mapped: bool,
+    ) -> Result<(Option<Mapped>, u64, u32)> {
+        let src = &self.sized.pairs.contacts;
+        let first = self.readback.contacts(&self.gpu, src, totals.colliding, Some(frame), &mut self.spans)?;
         let mut manifolds = self.read_manifolds(totals.colliding)?;
-        let mut colliding = totals.colliding;
         let capacity = u64::from(self.sized.capacity.candidates);
-        let mut batches = 1;
-        let mut base = capacity;
+        self.manifolds.clear();
+        if self.sized.order.is_some() && totals.candidates <= capacity {
+            // Sorted on the GPU: delivered straight from the mapped records.
+            self.manifolds.extend(manifolds.iter().map(GpuManifold::to_manifold));
+            if keep_mapped {
+                return Ok((Some(first), totals.colliding, 1));
+            }
+            let span = if T::WIDENS { "widen" } else { "copy_out" };
+            self.spans.time(span, || T::from_sorted(&first.records(), contacts))?;
+            return Ok((None, totals.colliding, 1));
+        }
+        let mut raw = std::mem::take(&mut self.raw);
+        self.spans.time("copy_out", || order::copy_records(&first.records(), &mut raw))?;
+        drop(first);
+        let (mut batches, mut base) = (1, capacity);
         while base < totals.candidates {
             let batch = self.run_batch(base as u32);
             self.write_params(0);
             let (batch, batch_manifolds) = batch?;
-            colliding += batch.len() as u64;
-            raw.try_reserve(batch.len()).map_err(|_| Error::HostMemory { what: "contacts", needed: 24 * colliding })?;
+            let needed = 24 * (raw.len() + batch.len()) as u64;
+            raw.try_reserve(batch.len()).map_err(|_| Error::HostMemory { what: "contacts", needed })?;
             raw.extend_from_slice(&batch);
+            let needed = 32 * (manifolds.len() + batch_manifolds.len()) as u64;
             manifolds
                 .try_reserve(batch_manifolds.len())
-                .map_err(|_| Error::HostMemory { what: "manifolds", needed: 32 * colliding })?;
+                .map_err(|_| Error::HostMemory { what: "manifolds", needed })?;
             manifolds.extend_from_slice(&batch_manifolds);
             base += capacity;
             batches += 1;
         }
-        Ok((raw, manifolds, colliding, batches))
+        let (bodies, scratch, out_manifolds) = (self.len(), &mut self.order_scratch, &mut self.manifolds);
+        let ordered = self.spans.time("order", || match manifolds.is_empty() {
+            true => order::sorted_contacts_into(&raw, bodies, contacts, scratch),
+            false => order::sorted_with_manifolds_into(&raw, &manifolds, bodies, (contacts, out_manifolds), scratch),
+        });
+        let colliding = raw.len() as u64;
+        self.raw = raw;
+        ordered.map(|()| (None, colliding, batches))
     }
 
     /// The first `count` manifolds of the last frame or batch (none unless [`ContactDetail::Full`]).
@@ -155,30 +182,10 @@ impl World {
         self.readback.encode_status(&mut encoder, false);
         let submission = self.gpu.queue().submit([encoder.finish()]);
         let (totals, _) = self.readback.status(&self.gpu, submission, false, ("collision batch", &mut self.spans))?;
-        let contacts =
-            self.readback.contacts(&self.gpu, &self.sized.pairs.contacts, totals.colliding, None, &mut self.spans)?;
+        let src = &self.sized.pairs.contacts;
+        let mapped = self.readback.contacts(&self.gpu, src, totals.colliding, None, &mut self.spans)?;
+        let contacts = self.spans.time("copy_out", || mapped.records::<GpuContact>().into_owned());
+        drop(mapped);
         Ok((contacts, self.read_manifolds(totals.colliding)?))
     }
-}
-
-/// A frame's pairs `raw` (with `manifolds` at the same index when there are any) into `out`
-/// sorted by (a, b), as [`Contact`]s or as f32 [`GpuContact`]s, and the manifolds into
-/// `out_manifolds` in the same order. `ordered`: the GPU sorted `raw` already.
-fn deliver<T: order::Record>(
-    out: &mut Vec<T>,
-    raw: Vec<GpuContact>,
-    manifolds: &[GpuManifold],
-    (ordered, bodies, scratch): (bool, usize, &mut Vec<u32>),
-    out_manifolds: &mut Vec<Manifold>,
-) -> Result<()> {
-    out_manifolds.clear();
-    if !ordered {
-        return match manifolds.is_empty() {
-            true => order::sorted_contacts_into(&raw, bodies, out, scratch),
-            false => order::sorted_with_manifolds_into(&raw, manifolds, bodies, (out, out_manifolds), scratch),
-        };
-    }
-    T::from_sorted(raw, out)?;
-    out_manifolds.extend(manifolds.iter().map(GpuManifold::to_manifold));
-    Ok(())
 }

@@ -38,6 +38,7 @@ mod inputs;
 pub(crate) mod options;
 mod resident;
 pub(crate) mod sized;
+pub(crate) mod view;
 
 pub use detect::{detect, detect_filtered, detect_full};
 pub use fits::check_fits;
@@ -68,6 +69,10 @@ pub struct World {
     spare_transforms: Vec<[f32; 4]>,
     /// The host ordering's counts per body, whose memory the next frame reuses.
     order_scratch: Vec<u32>,
+    /// The host ordering's input: a frame's records in GPU order, in memory the next frame reuses.
+    raw: Vec<GpuContact>,
+    /// The records a [`ContactView`](crate::gpu::ContactView) lends when they are not mapped.
+    view: Vec<GpuContact>,
     fold: u32,
     strip_height: f32,
     params: wgpu::Buffer,
@@ -172,6 +177,8 @@ impl World {
                 spare: Packed::default(),
                 spare_transforms: vec![],
                 order_scratch: vec![],
+                raw: vec![],
+                view: vec![],
                 fold,
                 strip_height,
                 params,
@@ -351,7 +358,7 @@ impl World {
     /// flight) and reads its pairs into `contacts`, sorted by (a, b). After any error the world
     /// stays usable: buffers are unmapped and the next frame starts afresh.
     pub fn collect_into(&mut self, contacts: &mut Vec<Contact>) -> Result<FrameStats> {
-        self.collect_sink(contacts)
+        self.collect_sink(contacts, false).map(|(stats, _)| stats)
     }
 
     /// As [`step_into`](World::step_into), with each pair as the GPU computed it: f32
@@ -366,7 +373,7 @@ impl World {
     /// As [`collect_into`](World::collect_into), into f32 records (see
     /// [`step_f32_into`](World::step_f32_into)).
     pub fn collect_f32_into(&mut self, contacts: &mut Vec<GpuContact>) -> Result<FrameStats> {
-        self.collect_sink(contacts)
+        self.collect_sink(contacts, false).map(|(stats, _)| stats)
     }
 }
 
