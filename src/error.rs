@@ -56,6 +56,19 @@ pub enum Error {
         /// The largest magnitude allowed ([`MAX_COORDINATE`](crate::geometry::MAX_COORDINATE)).
         max: f64,
     },
+    /// A [`GpuTransform`](crate::gpu::GpuTransform)'s `(cos, sin)` is not a unit vector: it would
+    /// scale the body as well as rotate it.
+    #[error("transform {body} rotates by (cos {cos}, sin {sin}), not a unit vector: cos² + sin² is more than {tolerance:e} from 1")]
+    RotationNotUnit {
+        /// Index of the body.
+        body: usize,
+        /// Its cosine.
+        cos: f64,
+        /// Its sine.
+        sin: f64,
+        /// How far `cos² + sin²` may be from 1 ([`ROTATION_TOLERANCE`](crate::gpu::ROTATION_TOLERANCE)).
+        tolerance: f64,
+    },
     /// The number of transforms given does not match the number of bodies.
     #[error("got {got} transforms for {expected} bodies")]
     TransformCount {

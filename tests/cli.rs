@@ -188,6 +188,7 @@ fn bench_writes_every_key_and_orders_where_asked() {
             "frame_ms_median",
             "sim_frame_ms_median",
             "sim_frame_f32_ms_median",
+            "sim_frame_view_ms_median",
             "resident_frame_ms_median",
             "order",
             "passes",
@@ -379,7 +380,7 @@ fn bench_trace_is_a_chrome_trace_of_every_timed_frame() {
     for pid in [1, 2] {
         let of = |tid: u64| spans.iter().filter(move |e| e["pid"] == pid && e["tid"] == tid);
         let count = |name: &str| of(0).filter(|e| e["name"] == name).count();
-        for kind in ["frame", "frame (timestamps)", "sim frame", "sim frame f32", "resident frame"] {
+        for kind in ["frame", "frame (timestamps)", "sim frame", "sim frame f32", "sim frame view", "resident frame"] {
             assert_eq!(count(kind), frames, "pid {pid}: {kind}");
         }
         // Each host span lies inside a frame.

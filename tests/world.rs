@@ -95,6 +95,47 @@ fn persistent_world_follows_per_frame_transforms() {
     assert!(total > 100, "the frames should collide ({total} pairs)");
 }
 
+/// Issue 24: a frame from f64 transforms, from the GPU's own f32 records (a copy) and from f32
+/// `[x, y, angle]` has the same bits; a bad f32 pose is the same kind of error, names its body
+/// and leaves the last upload in place.
+#[test]
+fn f32_poses_give_the_frames_of_the_f64_transforms() {
+    let gpu = common::gpu();
+    let shapes = generate(SceneKind::Shapes, 6, 4);
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let body_shapes: Vec<u32> = (0..3000).map(|_| rng.random_range(0..shapes.len() as u32)).collect();
+    let mut world = World::new(&gpu, &shapes, &body_shapes, &WorldOptions::default()).unwrap();
+    // Angles that are f32 values, so that `[x, y, angle]` in f32 holds the same transforms.
+    let transforms: Vec<Transform> = random_transforms(&mut rng, body_shapes.len(), 120.0)
+        .into_iter()
+        .map(|t| Transform { angle: f64::from(t.angle as f32), ..t })
+        .collect();
+    world.set_transforms(&transforms).unwrap();
+    let want = world.step().unwrap().contacts;
+    assert!(want.len() > 100, "{} pairs", want.len());
+    common::placed_agree(&shapes, &body_shapes, &transforms, &want, "f64 transforms");
+    let poses: Vec<gpu::GpuTransform> = transforms.iter().map(|t| gpu::GpuTransform::new(t.x, t.y, t.angle)).collect();
+    let angles: Vec<[f32; 3]> = transforms.iter().map(|t| [t.x as f32, t.y as f32, t.angle as f32]).collect();
+    world.set_transforms(&poses).unwrap();
+    assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "GpuTransform");
+    world.set_transforms(&angles).unwrap();
+    assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "[x, y, angle]");
+    let mut bad = poses.clone();
+    bad[0].sin = 0.5; // first body: gathering code breaks at index 0
+    match world.set_transforms(&bad) {
+        Err(Error::RotationNotUnit { body: 0, .. }) => {}
+        other => panic!("expected RotationNotUnit for body 0, got {other:?}"),
+    }
+    let last = body_shapes.len() - 1;
+    bad[0] = poses[0];
+    bad[last].x = f32::NAN;
+    match world.set_transforms(&bad) {
+        Err(Error::NonFiniteTransform { body, .. }) => assert_eq!(body, last),
+        other => panic!("expected NonFiniteTransform for the last body, got {other:?}"),
+    }
+    assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "a refused upload changed the frame");
+}
+
 #[test]
 fn bad_bodies_and_transforms_are_typed_errors() {
     let gpu = common::gpu();

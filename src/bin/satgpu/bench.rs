@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use satgpu::gpu::{FrameStats, Gpu, World, WorldOptions};
+use satgpu::gpu::{FrameStats, Gpu, GpuTransform, World, WorldOptions};
 use satgpu::Result;
 use satgpu::{reference, validate};
 use satgpu::{Polygon, Transform};
@@ -45,6 +45,9 @@ pub struct BenchResult {
     pub sim_frame_ms_median: f64,
     /// The same through the f32 API (`World::step_f32_into`): no conversion to f64.
     pub sim_frame_f32_ms_median: f64,
+    /// The cheapest host path: f32 `GpuTransform`s in (checked and copied) and the contacts
+    /// lent (`World::step_view`: the mapped memory itself when the GPU ordered them).
+    pub sim_frame_view_ms_median: f64,
     /// Where the pairs were ordered by (a, b): `"host"` or `"gpu"` (`--order`).
     pub order: String,
     /// Median wall time of a GPU-resident frame, milliseconds: `World::dispatch` (every pass,
@@ -63,6 +66,8 @@ pub struct BenchResult {
     pub sim_host_spans: BTreeMap<String, f64>,
     /// The same for simulation frames read as f32 records (`World::step_f32_into`).
     pub sim_f32_host_spans: BTreeMap<String, f64>,
+    /// The same for the frames of `sim_frame_view_ms_median`.
+    pub sim_view_host_spans: BTreeMap<String, f64>,
     /// What the host spans are measured against, in the same run: the median time of one copy
     /// of the frame's f64 transforms into memory already in use (`copy_from_slice`),
     /// milliseconds.
@@ -124,7 +129,8 @@ pub fn run(
     let mut host_spans = BTreeMap::new();
     let mut sim_host_spans = BTreeMap::new();
     let mut sim_f32_host_spans = BTreeMap::new();
-    let total = 5 * (warmup + frames);
+    let mut sim_view_host_spans = BTreeMap::new();
+    let total = 6 * (warmup + frames);
     let mut done = 0;
     let mut world = World::from_polygons(gpu, polygons, options)?;
     let mut frame_ms = vec![];
@@ -205,6 +211,28 @@ pub fn run(
         progress(done, total);
     }
 
+    // The same poses as the GPU's own records, and the contacts lent.
+    let poses: Vec<GpuTransform> = transforms.iter().map(|t| GpuTransform::new(t.x, t.y, t.angle)).collect();
+    let mut view_ms = vec![];
+    for i in 0..warmup + frames {
+        let start = Instant::now();
+        world.set_transforms(&poses)?;
+        let view = world.step_view()?;
+        std::hint::black_box(view.last());
+        let stats = view.stats().clone();
+        drop(view);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        if i >= warmup {
+            view_ms.push(ms);
+            add_spans(&mut sim_view_host_spans, &stats);
+            if let Some(trace) = trace.as_deref_mut() {
+                trace.frame("sim frame view", start, ms, Some(&stats));
+            }
+        }
+        done += 1;
+        progress(done, total);
+    }
+
     // One copy of the bytes each way moves, for scale: into memory already in use, as a frame
     // that reuses its buffers would.
     let copy = |f: &mut dyn FnMut()| {
@@ -258,6 +286,7 @@ pub fn run(
         frame_ms_median: median(frame_ms),
         sim_frame_ms_median: median(sim_ms),
         sim_frame_f32_ms_median: median(sim_f32_ms),
+        sim_frame_view_ms_median: median(view_ms),
         order: if world.orders_on_gpu() { "gpu" } else { "host" }.to_string(),
         resident_frame_ms_median: median(resident_ms),
         passes: passes.into_iter().map(|(k, v)| (k, median(v))).collect(),
@@ -265,6 +294,7 @@ pub fn run(
         host_spans: medians(host_spans),
         sim_host_spans: medians(sim_host_spans),
         sim_f32_host_spans: medians(sim_f32_host_spans),
+        sim_view_host_spans: medians(sim_view_host_spans),
         transforms_copy_ms,
         contacts_copy_ms,
         reference_ms,

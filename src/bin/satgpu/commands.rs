@@ -199,7 +199,9 @@ pub(crate) fn bench(
     for n in &names {
         print!(" {:>9}", truncate(n, 9));
     }
-    println!(" {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}", "frame", "sim", "sim f32", "resident", "cpu ref", "agree");
+    let columns = ["frame", "sim", "sim f32", "sim view", "resident", "cpu ref", "agree"];
+    columns[..6].iter().for_each(|c| print!(" {c:>9}"));
+    println!(" {:>6}", columns[6]);
     for r in &results {
         print!("{:<10} {:>9} {:>10} {:>10}", truncate(&r.scene, 10), r.n, r.candidates, r.colliding);
         for n in &names {
@@ -209,10 +211,11 @@ pub(crate) fn bench(
             }
         }
         println!(
-            " {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.1} {:>6}",
+            " {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.1} {:>6}",
             r.frame_ms_median,
             r.sim_frame_ms_median,
             r.sim_frame_f32_ms_median,
+            r.sim_frame_view_ms_median,
             r.resident_frame_ms_median,
             r.reference_ms,
             r.agrees

@@ -5,7 +5,7 @@ use bytemuck::Zeroable;
 
 use crate::error::{Error, Result};
 use crate::geometry::{Polygon, Transform, MAX_COORDINATE};
-use crate::gpu::kernels::layout::{GpuBody, LocalBounds};
+use crate::gpu::kernels::layout::{GpuBody, GpuTransform, LocalBounds};
 use crate::gpu::kernels::shared::SMALL;
 
 /// Room for `len` more elements in `v`, or [`Error::HostMemory`] naming `what`.
@@ -246,19 +246,72 @@ pub(crate) fn transform(body: usize, t: &Transform) -> Result<[f32; 4]> {
     if t.x.abs() > MAX_COORDINATE || t.y.abs() > MAX_COORDINATE {
         return Err(Error::TransformOutOfRange { body, x: t.x, y: t.y, max: MAX_COORDINATE });
     }
-    let (s, c) = t.angle.sin_cos();
-    Ok([t.x as f32, t.y as f32, c as f32, s as f32])
+    Ok(bytemuck::cast(GpuTransform::new(t.x, t.y, t.angle)))
+}
+
+/// How far `cos² + sin²` of a [`GpuTransform`] may be from 1: a few f32 roundings. Any cosine
+/// and sine of one angle computed in f32 (or rounded from f64) pass; a rotation that scales a
+/// shape by more than a part in two million does not.
+pub const ROTATION_TOLERANCE: f64 = 1e-6;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for crate::geometry::Transform {}
+    impl Sealed for crate::gpu::kernels::layout::GpuTransform {}
+    impl Sealed for [f32; 3] {}
+}
+
+/// A body's pose as a caller holds it, for [`World::set_transforms`](crate::gpu::World::set_transforms):
+/// - [`Transform`]: f64 `(x, y, angle)`; the angle's cosine and sine are computed in f64 and
+///   rounded once to f32;
+/// - `[f32; 3]`: f32 `(x, y, angle)`, as a [`Transform`] of the same values;
+/// - [`GpuTransform`]: f32 `(x, y, cos, sin)`, the GPU's own record: checked, then copied.
+///
+/// Every form is checked as strictly: finite values, translations within
+/// [`MAX_COORDINATE`], and for `(cos, sin)` a unit vector within [`ROTATION_TOLERANCE`].
+pub trait Pose: sealed::Sealed + Sync {
+    /// The pose as the GPU reads it, or the error naming `body`.
+    #[doc(hidden)]
+    fn to_gpu(&self, body: usize) -> Result<[f32; 4]>;
+}
+
+impl Pose for Transform {
+    fn to_gpu(&self, body: usize) -> Result<[f32; 4]> {
+        transform(body, self)
+    }
+}
+
+impl Pose for [f32; 3] {
+    fn to_gpu(&self, body: usize) -> Result<[f32; 4]> {
+        transform(body, &Transform { x: self[0].into(), y: self[1].into(), angle: self[2].into() })
+    }
+}
+
+impl Pose for GpuTransform {
+    fn to_gpu(&self, body: usize) -> Result<[f32; 4]> {
+        let [x, y, cos, sin] = [self.x, self.y, self.cos, self.sin].map(f64::from);
+        if ![x, y, cos, sin].iter().all(|v| v.is_finite()) {
+            return Err(Error::NonFiniteTransform { body, x, y, angle: sin.atan2(cos) });
+        }
+        if x.abs() > MAX_COORDINATE || y.abs() > MAX_COORDINATE {
+            return Err(Error::TransformOutOfRange { body, x, y, max: MAX_COORDINATE });
+        }
+        if (cos * cos + sin * sin - 1.0).abs() > ROTATION_TOLERANCE {
+            return Err(Error::RotationNotUnit { body, cos, sin, tolerance: ROTATION_TOLERANCE });
+        }
+        Ok(bytemuck::cast(*self))
+    }
 }
 
 /// Transforms `from[i]` (body `base + i`) packed into `out[i]`, then all of `out` copied to
 /// `staging` if given; or the first bad one's error.
-fn convert(
+fn convert<P: Pose>(
     base: usize,
-    (from, out): (&[Transform], &mut [[f32; 4]]),
+    (from, out): (&[P], &mut [[f32; 4]]),
     staging: Option<wgpu::WriteOnly<'_, [u8]>>,
 ) -> Option<Error> {
     for (j, (o, t)) in out.iter_mut().zip(from).enumerate() {
-        match transform(base + j, t) {
+        match t.to_gpu(base + j) {
             Ok(packed) => *o = packed,
             Err(e) => return Some(e),
         }
@@ -275,7 +328,7 @@ const TRANSFORM_CHUNK: usize = 8192;
 
 /// Every transform packed, or the first bad one's error.
 #[cfg(test)]
-pub(crate) fn transforms(transforms: &[Transform]) -> Result<Vec<[f32; 4]>> {
+pub(crate) fn transforms<P: Pose>(transforms: &[P]) -> Result<Vec<[f32; 4]>> {
     let mut out = vec![];
     transforms_into(transforms, &mut out, None)?;
     Ok(out)
@@ -287,8 +340,8 @@ pub(crate) fn transforms(transforms: &[Transform]) -> Result<Vec<[f32; 4]>> {
 /// error of the first bad transform, by index, whatever the threads (`out` and `staging` then
 /// hold a partial result). Each transform is converted by [`transform`] alone, so the result does
 /// not depend on the number of threads.
-pub(crate) fn transforms_into(
-    transforms: &[Transform],
+pub(crate) fn transforms_into<P: Pose>(
+    transforms: &[P],
     out: &mut Vec<[f32; 4]>,
     staging: Option<wgpu::WriteOnly<'_, [u8]>>,
 ) -> Result<()> {
@@ -409,6 +462,41 @@ mod tests {
         assert!(matches!(transforms(&nan), Err(Error::NonFiniteTransform { body: 1, .. })));
     }
 
+    /// Issue 24: f32 poses, `(x, y, cos, sin)` and `(x, y, angle)`, pack to the bits of the f64
+    /// transform they round from, and are checked as strictly, with the body named.
+    #[test]
+    fn f32_poses_pack_to_the_same_bits_and_are_checked() {
+        let t = Transform { x: 0.1, y: -2.5, angle: 0.7 };
+        let want = transform(4, &t).unwrap();
+        assert_eq!(GpuTransform::new(t.x, t.y, t.angle).to_gpu(4).unwrap(), want);
+        let exact = Transform { x: 0.5, y: -2.5, angle: f64::from(0.7f32) };
+        assert_eq!([0.5f32, -2.5, 0.7].to_gpu(2).unwrap(), transform(2, &exact).unwrap());
+        let pose = |x: f32, y: f32, cos: f32, sin: f32| GpuTransform { x, y, cos, sin };
+        // f32 cosines and sines of one angle pass, whatever their rounding.
+        for angle in (0..1000).map(|i| i as f32 * 0.0137) {
+            pose(1.0, 2.0, angle.cos(), angle.sin()).to_gpu(0).unwrap();
+        }
+        let cases = [
+            (pose(f32::NAN, 0.0, 1.0, 0.0), "non-finite"),
+            (pose(0.0, 0.0, f32::INFINITY, 0.0), "non-finite"),
+            (pose(0.0, 3e38, 1.0, 0.0), "out of range"),
+            (pose(0.0, 0.0, 1.0, 0.01), "not unit"),
+            (pose(0.0, 0.0, 0.0, 0.0), "not unit"),
+        ];
+        for (bad, what) in cases {
+            let poses = [pose(0.0, 0.0, 1.0, 0.0), pose(0.0, 0.0, 0.0, 1.0), bad];
+            let err = transforms(&poses).unwrap_err();
+            let body = match (&err, what) {
+                (Error::NonFiniteTransform { body, .. }, "non-finite") => *body,
+                (Error::TransformOutOfRange { body, .. }, "out of range") => *body,
+                (Error::RotationNotUnit { body, .. }, "not unit") => *body,
+                _ => panic!("{bad:?}: expected {what}, got {err:?}"),
+            };
+            assert_eq!(body, 2, "{err}");
+        }
+        assert!(matches!([0.0f32, f32::NAN, 0.0].to_gpu(1), Err(Error::NonFiniteTransform { body: 1, .. })));
+    }
+
     /// Issue 24: the transforms convert on every core, chunk by chunk, to the same bits as one
     /// by one, and the error names the first bad transform whichever thread finds one first:
     /// here bad ones sit at the end of the first chunk, in a middle chunk and in the last.
@@ -441,7 +529,7 @@ mod tests {
             expect_bad(transforms_into(&broken, &mut out, None));
             expect_bad(one.install(|| transforms_into(&broken, &mut out, Some(staging.as_mut_slice().into()))));
         }
-        transforms_into(&[], &mut out, Some((&mut [][..]).into())).unwrap();
+        transforms_into::<Transform>(&[], &mut out, Some((&mut [][..]).into())).unwrap();
         assert!(out.is_empty());
     }
 

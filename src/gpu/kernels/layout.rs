@@ -3,6 +3,33 @@
 
 use bytemuck::{Pod, Zeroable};
 
+/// A body's pose as the GPU reads it (shaders: a `vec4<f32>` of `transforms`): translation and rotation as its
+/// cosine and sine, f32. The form in which [`World::set_transforms`](crate::gpu::World::set_transforms)
+/// uploads with a copy and checks alone, and the records of
+/// [`World::transforms_buffer`](crate::gpu::World::transforms_buffer).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
+pub struct GpuTransform {
+    /// Translation along x.
+    pub x: f32,
+    /// Translation along y.
+    pub y: f32,
+    /// Cosine of the rotation.
+    pub cos: f32,
+    /// Sine of the rotation.
+    pub sin: f32,
+}
+
+impl GpuTransform {
+    /// A rotation by `angle` radians (counter-clockwise) and a translation, each value rounded
+    /// once to f32 from f64, as [`World::set_transforms`](crate::gpu::World::set_transforms)
+    /// uploads a [`Transform`](crate::Transform).
+    pub fn new(x: f64, y: f64, angle: f64) -> GpuTransform {
+        let (sin, cos) = angle.sin_cos();
+        GpuTransform { x: x as f32, y: y as f32, cos: cos as f32, sin: sin as f32 }
+    }
+}
+
 /// Where a body's shape lives (shaders: `Body`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
@@ -148,6 +175,7 @@ impl GpuManifold {
 }
 
 const _: () = assert!(std::mem::size_of::<GpuBody>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuTransform>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuParams>() == 32);
 const _: () = assert!(std::mem::size_of::<GpuContact>() == 24);
 const _: () = assert!(std::mem::size_of::<GpuManifold>() == 32);

@@ -2,16 +2,20 @@
 //! timeout. Each is checked before anything reaches the GPU.
 
 use crate::error::{Error, Result};
-use crate::geometry::{Filter, Transform};
-use crate::gpu::host::pack;
+use crate::geometry::Filter;
+use crate::gpu::host::pack::{self, Pose};
 use crate::gpu::world::options::ContactDetail;
 use crate::gpu::world::World;
 
 impl World {
     /// Sets every body's position and rotation for the next frame: 16 bytes per body go to the
     /// GPU, rounded once to f32 (x, y, cos, sin). Checks every transform first: a bad one is an
-    /// error naming the body, and nothing is uploaded.
-    pub fn set_transforms(&mut self, transforms: &[Transform]) -> Result<()> {
+    /// error naming the body (the first by index), and nothing is uploaded.
+    ///
+    /// Takes f64 [`Transform`](crate::Transform)s, f32 `[x, y, angle]`, or the GPU's own f32
+    /// [`GpuTransform`](crate::gpu::GpuTransform) `(x, y, cos, sin)`, which are checked and
+    /// copied (see [`Pose`]); on every core, straight into wgpu's staging memory.
+    pub fn set_transforms<P: Pose>(&mut self, transforms: &[P]) -> Result<()> {
         self.gpu.check_lost()?;
         if transforms.len() != self.len() {
             return Err(Error::TransformCount { got: transforms.len(), expected: self.len() });
