@@ -9,7 +9,7 @@ use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
 #[cfg(test)]
 fn sorted_contacts(gpu: &[GpuContact], bodies: usize) -> Result<Vec<Contact>> {
     let mut out = Vec::new();
-    sorted_contacts_into(gpu, bodies, &mut out, &mut vec![])?;
+    sorted_contacts_into(gpu, bodies, &mut out, &mut Scratch::default())?;
     Ok(out)
 }
 
@@ -109,23 +109,38 @@ fn fill<T: Copy>(out: &mut Vec<T>, count: usize, empty: T, what: &'static str) -
     Ok(())
 }
 
+/// `count` empty records in `out` (cleared first, its allocation reused), written on every core,
+/// or [`Error::HostMemory`].
+fn fill_parallel<T: Copy + Send + Sync>(out: &mut Vec<T>, count: usize, empty: T) -> Result<()> {
+    use rayon::prelude::*;
+    out.clear();
+    try_reserve_exact(out, count, "contacts")?;
+    out.par_extend(rayon::iter::repeat_n(empty, count));
+    Ok(())
+}
+
+/// Room for exactly `count` more records in `v`, or [`Error::HostMemory`] naming `what`.
+fn try_reserve_exact<T>(v: &mut Vec<T>, count: usize, what: &'static str) -> Result<()> {
+    v.try_reserve_exact(count)
+        .map_err(|_| Error::HostMemory { what, needed: ((v.len() + count) * std::mem::size_of::<T>()) as u64 })
+}
+
+/// Each pair of `gpu` written to `out` at its body's next slot, `next[a]`, which moves on.
+fn scatter_by_a<T: Record>(gpu: &[GpuContact], out: &mut [T], next: &mut [u32]) {
+    for c in gpu {
+        let slot = &mut next[c.a as usize];
+        out[*slot as usize] = T::from_gpu(c);
+        *slot += 1;
+    }
+}
+
 /// Each body's run of `out` (ending at `ends[a]`) sorted by `b`: usually none or a handful of
 /// pairs, thousands in a pile-up. Runs of one pair are left alone, and large outputs are sorted
 /// on every core, a range of bodies each. Every `b` in a run is unique (pairs are), so the order
 /// does not depend on the threads.
 fn sort_runs<T: Send>(out: &mut [T], ends: &[u32], b: impl Fn(&T) -> u32 + Sync) {
-    let sort = |out: &mut [T], ends: &[u32], base: usize| {
-        let mut begin = base;
-        for &end in ends {
-            let end = end as usize;
-            if end - begin > 1 {
-                out[begin - base..end - base].sort_unstable_by_key(&b);
-            }
-            begin = end;
-        }
-    };
     if out.len() < PARALLEL_FROM {
-        return sort(out, ends, 0);
+        return sort_runs_in(out, ends, 0, &b);
     }
     use rayon::prelude::*;
     // Ranges of bodies, each with its part of `out`.
@@ -138,7 +153,19 @@ fn sort_runs<T: Send>(out: &mut [T], ends: &[u32], b: impl Fn(&T) -> u32 + Sync)
         parts.push((part, group, begin));
         (rest, begin) = (tail, end);
     }
-    parts.into_par_iter().for_each(|(part, group, base)| sort(part, group, base));
+    parts.into_par_iter().for_each(|(part, group, base)| sort_runs_in(part, group, base, &b));
+}
+
+/// [`sort_runs`] on this thread, for `out` starting at position `base` of the runs' ends.
+fn sort_runs_in<T>(out: &mut [T], ends: &[u32], base: usize, b: &impl Fn(&T) -> u32) {
+    let mut begin = base;
+    for &end in ends {
+        let end = end as usize;
+        if end - begin > 1 {
+            out[begin - base..end - base].sort_unstable_by_key(b);
+        }
+        begin = end;
+    }
 }
 
 /// The same as [`sorted_contacts_into`], for contacts with their manifolds (`manifolds[i]`
@@ -148,9 +175,10 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
     manifolds: &[GpuManifold],
     bodies: usize,
     (out, out_manifolds): (&mut Vec<T>, &mut Vec<Manifold>),
-    next: &mut Vec<u32>,
+    scratch: &mut Scratch,
 ) -> Result<()> {
     assert_eq!(gpu.len(), manifolds.len(), "one manifold per contact");
+    let next = &mut scratch.next;
     starts_by_a(gpu, bodies, next);
     let mut both = Vec::new();
     fill(&mut both, gpu.len(), (T::EMPTY, Manifold::default()), "contacts")?;
@@ -169,25 +197,110 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
     Ok(())
 }
 
-/// Converts GPU contacts into `out` (cleared first, its allocation reused),
-/// sorted by (a, b): a counting sort by `a` that writes each contact in place in one sequential
-/// pass, then each body's few pairs by `b`. Pairs are unique, so the order is fully determined
-/// whatever order they came in. `next` is scratch memory, reused from frame to frame.
+/// Scratch memory of the host ordering, reused from frame to frame.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    /// Counts, then run ends, per body.
+    next: Vec<u32>,
+    /// The pairs split into buckets of bodies (large outputs); only ever grows, so that a
+    /// frame writes no memory twice.
+    bucketed: Vec<GpuContact>,
+}
+
+/// Buckets of bodies, by `a`, that large outputs are split into first: each bucket then sorts
+/// its pairs on its own core, with its counts in cache.
+const BUCKETS: usize = 256;
+
+/// Converts GPU contacts into `out` (cleared first, its allocation reused), sorted by (a, b): a
+/// counting sort by `a`, then each body's few pairs by `b`. Large outputs are first split, on
+/// every core, into [`BUCKETS`] ranges of bodies, each then sorted on its own. Pairs are unique,
+/// so the order is fully determined whatever order they came in and however many threads.
 pub(crate) fn sorted_contacts_into<T: Record>(
     gpu: &[GpuContact],
     bodies: usize,
     out: &mut Vec<T>,
-    next: &mut Vec<u32>,
+    scratch: &mut Scratch,
 ) -> Result<()> {
-    starts_by_a(gpu, bodies, next);
-    fill(out, gpu.len(), T::EMPTY, "contacts")?;
-    for c in gpu {
-        let slot = &mut next[c.a as usize];
-        out[*slot as usize] = T::from_gpu(c);
-        *slot += 1;
+    if gpu.len() < PARALLEL_FROM {
+        let next = &mut scratch.next;
+        starts_by_a(gpu, bodies, next);
+        fill(out, gpu.len(), T::EMPTY, "contacts")?;
+        scatter_by_a(gpu, out, next);
+        // `next[a]` is now the end of a's run.
+        sort_runs(out, &next[..bodies], T::b);
+        return Ok(());
     }
-    // `next[a]` is now the end of a's run.
-    sort_runs(out, &next[..bodies], T::b);
+    use rayon::prelude::*;
+    let n = gpu.len();
+    // Bodies per bucket: a power of two, so that a pair's bucket is a shift.
+    let shift = bodies.div_ceil(BUCKETS).next_power_of_two().trailing_zeros();
+    let buckets = bodies.div_ceil(1 << shift);
+    // The pairs in chunks, a few per thread; each chunk's count per bucket.
+    let chunk = n.div_ceil(4 * rayon::current_num_threads());
+    let counts: Vec<Vec<u32>> = gpu
+        .par_chunks(chunk)
+        .map(|part| {
+            let mut count = vec![0u32; buckets];
+            for c in part {
+                count[(c.a >> shift) as usize] += 1;
+            }
+            count
+        })
+        .collect();
+    if scratch.bucketed.len() < n {
+        let grow = n - scratch.bucketed.len();
+        try_reserve_exact(&mut scratch.bucketed, grow, "contacts")?;
+        scratch.bucketed.resize(n, <GpuContact as Record>::EMPTY);
+    }
+    // Each chunk's piece of each bucket, bucket by bucket, chunk by chunk within a bucket.
+    let mut pieces: Vec<Vec<&mut [GpuContact]>> = counts.iter().map(|_| Vec::with_capacity(buckets)).collect();
+    let mut bucket_sizes = vec![0usize; buckets];
+    let mut rest = &mut scratch.bucketed[..n];
+    for (k, size) in bucket_sizes.iter_mut().enumerate() {
+        for (count, piece) in counts.iter().zip(&mut pieces) {
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(count[k] as usize);
+            piece.push(mine);
+            *size += count[k] as usize;
+            rest = tail;
+        }
+    }
+    gpu.par_chunks(chunk).zip(pieces).for_each(|(part, mut piece)| {
+        let mut at = vec![0usize; piece.len()];
+        for c in part {
+            let k = (c.a >> shift) as usize;
+            piece[k][at[k]] = *c;
+            at[k] += 1;
+        }
+    });
+    // Each bucket sorted on its own: its pairs, its part of the output, its bodies' counts.
+    fill_parallel(out, n, T::EMPTY)?;
+    scratch.next.clear();
+    scratch.next.resize(bodies, 0);
+    let mut tasks = Vec::with_capacity(buckets);
+    let (mut from, mut to, mut next) = (&scratch.bucketed[..n], out.as_mut_slice(), scratch.next.as_mut_slice());
+    for (k, &size) in bucket_sizes.iter().enumerate() {
+        let (pairs, from_rest) = from.split_at(size);
+        let (slots, to_rest) = std::mem::take(&mut to).split_at_mut(size);
+        let (ends, next_rest) = std::mem::take(&mut next).split_at_mut((1usize << shift).min(bodies - (k << shift)));
+        tasks.push((pairs, slots, ends, (k << shift) as u32));
+        (from, to, next) = (from_rest, to_rest, next_rest);
+    }
+    tasks.into_par_iter().for_each(|(pairs, slots, ends, first)| {
+        // Counts, then each body's start, then (after the scatter) its end.
+        for c in pairs {
+            ends[(c.a - first) as usize] += 1;
+        }
+        let mut start = 0;
+        for e in ends.iter_mut() {
+            (*e, start) = (start, start + *e);
+        }
+        for c in pairs {
+            let slot = &mut ends[(c.a - first) as usize];
+            slots[*slot as usize] = T::from_gpu(c);
+            *slot += 1;
+        }
+        sort_runs_in(slots, ends, 0, &T::b);
+    });
     Ok(())
 }
 
@@ -195,8 +308,9 @@ pub(crate) fn sorted_contacts_into<T: Record>(
 mod tests {
     use super::*;
 
-    /// Issue 24: large outputs order and convert on every core; the records and their order
-    /// are the same as on one thread, for runs of none, one and many pairs (a pile-up on body 0).
+    /// Issue 24: large outputs order and convert on every core, bucket by bucket; the records
+    /// and their order are those of a plain sort, on any number of threads, for runs of none, one
+    /// and many pairs (a pile-up on body 0), with the scratch of a larger call reused.
     #[test]
     fn large_outputs_order_the_same_on_any_number_of_threads() {
         let bodies = 40_000u32;
@@ -211,10 +325,11 @@ mod tests {
             pairs.swap(i, (i * 7919 + 13) % n);
         }
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let mut scratch = vec![];
+        let mut scratch = Scratch::default();
         let (mut many, mut single) = (vec![], vec![]);
         sorted_contacts_into::<Contact>(&pairs, bodies as usize, &mut many, &mut scratch).unwrap();
-        one.install(|| sorted_contacts_into::<Contact>(&pairs, bodies as usize, &mut single, &mut vec![])).unwrap();
+        one.install(|| sorted_contacts_into::<Contact>(&pairs, bodies as usize, &mut single, &mut Scratch::default()))
+            .unwrap();
         assert_eq!(many, single);
         assert!(many.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
         let (mut f32_many, mut f32_single) = (vec![], vec![]);
@@ -222,6 +337,10 @@ mod tests {
         one.install(|| sorted_contacts_into::<GpuContact>(&pairs, bodies as usize, &mut f32_single, &mut scratch))
             .unwrap();
         assert!(f32_many.iter().zip(&f32_single).all(|(x, y)| bytemuck::bytes_of(x) == bytemuck::bytes_of(y)));
+        // The same records as a plain sort of the input (-0.0 made 0.0).
+        let mut plain: Vec<GpuContact> = pairs.iter().map(GpuContact::from_gpu).collect();
+        plain.sort_by_key(|c| (c.a, c.b));
+        assert_eq!(bytemuck::cast_slice::<_, u8>(&plain), bytemuck::cast_slice::<_, u8>(&f32_many));
         // The GPU-sorted path converts in parallel to the same records.
         let (mut widened, mut widened_one) = (vec![], vec![]);
         Contact::from_sorted(&f32_many, &mut widened).unwrap();
@@ -251,12 +370,35 @@ mod tests {
         assert!(sorted.iter().all(|c| c.normal[0].to_bits() == 0));
     }
 
+    /// The buckets at their edges: every pair of 300 bodies (two bodies per bucket, the last
+    /// bucket's runs shorter), in reverse; then fewer pairs, into the scratch of the first call.
+    #[test]
+    fn buckets_cover_every_body_whatever_the_count() {
+        let bodies = 300u32;
+        let mut pairs: Vec<GpuContact> =
+            (0..bodies).flat_map(|a| (a + 1..bodies).map(move |b| gpu(a, b, (a + b) as f32))).collect();
+        let want = pairs.clone();
+        pairs.reverse();
+        assert!(pairs.len() > PARALLEL_FROM);
+        let (mut out, mut scratch) = (vec![], Scratch::default());
+        sorted_contacts_into::<GpuContact>(&pairs, bodies as usize, &mut out, &mut scratch).unwrap();
+        let key = |v: &[GpuContact]| v.iter().map(|c| (c.a, c.b, c.depth.to_bits())).collect::<Vec<_>>();
+        assert_eq!(key(&out), key(&want));
+        // Fewer pairs than the scratch holds: bodies 200 to 298 have only their pair with the last.
+        let ends: Vec<GpuContact> = want.iter().filter(|c| c.a < 200 || c.b == bodies - 1).copied().rev().collect();
+        assert!(ends.len() > PARALLEL_FROM && ends.len() < pairs.len());
+        sorted_contacts_into::<GpuContact>(&ends, bodies as usize, &mut out, &mut scratch).unwrap();
+        let mut sorted = ends.clone();
+        sorted.sort_by_key(|c| (c.a, c.b));
+        assert_eq!(key(&out), key(&sorted));
+    }
+
     #[test]
     fn into_reuses_and_clears_the_vector() {
         let mut out = vec![Contact { a: 9, b: 10, normal: [1.0, 0.0], depth: 1.0 }; 3];
-        sorted_contacts_into(&[gpu(1, 2, 0.5), gpu(0, 2, 0.25)], 3, &mut out, &mut vec![7; 9]).unwrap();
+        sorted_contacts_into(&[gpu(1, 2, 0.5), gpu(0, 2, 0.25)], 3, &mut out, &mut Scratch::default()).unwrap();
         assert_eq!(out.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>(), [(0, 2), (1, 2)]);
-        sorted_contacts_into(&[], 3, &mut out, &mut vec![]).unwrap();
+        sorted_contacts_into(&[], 3, &mut out, &mut Scratch::default()).unwrap();
         assert!(out.is_empty());
     }
 }

@@ -119,10 +119,18 @@ impl World {
             self.spans.time(span, || T::from_sorted(&first.records(), contacts))?;
             return Ok((None, totals.colliding, 1));
         }
+        // One batch is ordered straight from the mapped records; batches are gathered first.
         let mut raw = std::mem::take(&mut self.raw);
-        self.spans.time("copy_out", || order::copy_records(&first.records(), &mut raw))?;
-        drop(first);
+        raw.clear();
         let (mut batches, mut base) = (1, capacity);
+        let first = match base < totals.candidates {
+            true => {
+                self.spans.time("copy_out", || order::copy_records(&first.records(), &mut raw))?;
+                drop(first); // unmapped before the batches map the buffer again
+                None
+            }
+            false => Some(first),
+        };
         while base < totals.candidates {
             let batch = self.run_batch(base as u32);
             self.write_params(0);
@@ -138,12 +146,17 @@ impl World {
             base += capacity;
             batches += 1;
         }
+        let mapped = first.as_ref().map(Mapped::records);
+        let raw_records: &[GpuContact] = mapped.as_deref().unwrap_or(&raw);
         let (bodies, scratch, out_manifolds) = (self.len(), &mut self.order_scratch, &mut self.manifolds);
         let ordered = self.spans.time("order", || match manifolds.is_empty() {
-            true => order::sorted_contacts_into(&raw, bodies, contacts, scratch),
-            false => order::sorted_with_manifolds_into(&raw, &manifolds, bodies, (contacts, out_manifolds), scratch),
+            true => order::sorted_contacts_into(raw_records, bodies, contacts, scratch),
+            false => {
+                order::sorted_with_manifolds_into(raw_records, &manifolds, bodies, (contacts, out_manifolds), scratch)
+            }
         });
-        let colliding = raw.len() as u64;
+        let colliding = raw_records.len() as u64;
+        drop(mapped);
         self.raw = raw;
         ordered.map(|()| (None, colliding, batches))
     }

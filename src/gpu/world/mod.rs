@@ -19,6 +19,7 @@ use crate::error::Result;
 use crate::geometry::{Contact, Filter, Manifold, Polygon};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::{Pass, Recorder, SpanLog};
+use crate::gpu::host::order;
 use crate::gpu::host::pack::Packed;
 use crate::gpu::kernels::buffers::init;
 use crate::gpu::kernels::control;
@@ -68,7 +69,7 @@ pub struct World {
     /// next one converts into.
     spare_transforms: Vec<[f32; 4]>,
     /// The host ordering's counts per body, whose memory the next frame reuses.
-    order_scratch: Vec<u32>,
+    order_scratch: order::Scratch,
     /// The host ordering's input: a frame's records in GPU order, in memory the next frame reuses.
     raw: Vec<GpuContact>,
     /// The records a [`ContactView`](crate::gpu::ContactView) lends when they are not mapped.
@@ -176,7 +177,7 @@ impl World {
                 packed,
                 spare: Packed::default(),
                 spare_transforms: vec![],
-                order_scratch: vec![],
+                order_scratch: order::Scratch::default(),
                 raw: vec![],
                 view: vec![],
                 fold,
