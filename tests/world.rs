@@ -136,6 +136,32 @@ fn f32_poses_give_the_frames_of_the_f64_transforms() {
     assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "a refused upload changed the frame");
 }
 
+/// Issue 24: polygons written into the staging memory on every core (buffers past 2 MiB, in
+/// pieces of 1 MiB and a rest): a world whose polygons all moved, keeping their layout, gives
+/// the bits of a world built afresh from them, and agrees with the reference.
+#[test]
+fn new_polygons_of_the_same_layout_give_the_frame_of_a_new_world() {
+    let gpu = common::gpu();
+    let before = generate(SceneKind::Mixed, 40_000, 5);
+    let vertices: usize = before.iter().map(|p| p.vertices().len()).sum();
+    assert!(16 * vertices > 2 << 20 && !(16 * vertices).is_multiple_of(1 << 20), "{vertices} vertices");
+    let moved: Vec<Polygon> = before
+        .iter()
+        .enumerate()
+        .map(|(i, p)| p.transformed(&Transform { x: 0.25 * (i % 7) as f64, y: -0.5, angle: 0.0 }))
+        .collect();
+    let mut world = World::from_polygons(&gpu, &before, &WorldOptions::default()).unwrap();
+    world.step().unwrap();
+    let generation = world.generation();
+    world.set_polygons(&moved).unwrap();
+    assert_eq!(world.generation(), generation, "the same layout rebuilt the world");
+    let got = world.step().unwrap().contacts;
+    let fresh = World::from_polygons(&gpu, &moved, &WorldOptions::default()).unwrap().step().unwrap().contacts;
+    assert_eq!(bits(&got), bits(&fresh));
+    let report = compare(&moved, &got, &reference::detect(&moved));
+    assert!(report.ok(), "{:?}", report.disagreements.first());
+}
+
 #[test]
 fn bad_bodies_and_transforms_are_typed_errors() {
     let gpu = common::gpu();

@@ -6,7 +6,7 @@
 //! - [`PairBuffers`]: per candidate pair, sized by the candidate capacity.
 
 use crate::gpu::host::pack::Packed;
-use crate::gpu::kernels::buffers::{init, storage};
+use crate::gpu::kernels::buffers::{init, storage, write_parallel};
 use crate::gpu::kernels::layout::{GpuBody, GpuContact};
 use crate::gpu::kernels::shared::LARGE_LIST;
 
@@ -69,12 +69,13 @@ impl BodyBuffers {
         }
     }
 
-    /// Overwrites the vertex data, radii and transforms of a layout with the same bodies.
+    /// Overwrites the vertex data, radii and transforms of a layout with the same bodies, each
+    /// copied into the staging memory on every core.
     pub fn write(&self, queue: &wgpu::Queue, packed: &Packed) {
-        queue.write_buffer(&self.bodies, 0, bytemuck::cast_slice(&packed.bodies));
-        queue.write_buffer(&self.shapes, 0, bytemuck::cast_slice(&packed.shape_data));
-        queue.write_buffer(&self.boxes, 0, bytemuck::cast_slice(&packed.boxes));
-        queue.write_buffer(&self.transforms, 0, bytemuck::cast_slice(&packed.transforms));
+        write_parallel(queue, &self.bodies, bytemuck::cast_slice(&packed.bodies));
+        write_parallel(queue, &self.shapes, bytemuck::cast_slice(&packed.shape_data));
+        write_parallel(queue, &self.boxes, bytemuck::cast_slice(&packed.boxes));
+        write_parallel(queue, &self.transforms, bytemuck::cast_slice(&packed.transforms));
     }
 
     /// Number of bodies.
