@@ -190,6 +190,8 @@ fn bench_writes_every_key_and_orders_where_asked() {
             "sim_frame_f32_ms_median",
             "sim_frame_view_ms_median",
             "resident_frame_ms_median",
+            "batch_frame_ms",
+            "batch_two_in_flight_ms",
             "order",
             "passes",
             "pass_clock",

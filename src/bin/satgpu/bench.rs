@@ -14,7 +14,7 @@ use std::time::Instant;
 use satgpu::gpu::{FrameStats, Gpu, GpuTransform, World, WorldOptions};
 use satgpu::Result;
 use satgpu::{reference, validate};
-use satgpu::{Polygon, Transform};
+use satgpu::{Contact, Polygon, Transform};
 
 use crate::trace::Trace;
 
@@ -53,6 +53,14 @@ pub struct BenchResult {
     /// Median wall time of a GPU-resident frame, milliseconds: `World::dispatch` (every pass,
     /// results left on the GPU, nothing read back) and the wait for it to finish.
     pub resident_frame_ms_median: f64,
+    /// Throughput of a batch run of independent scenes, one after another on one world
+    /// (`set_polygons`, then `step_into`): wall time per frame over the timed frames in a row,
+    /// milliseconds.
+    pub batch_frame_ms: f64,
+    /// The same with two frames in flight: two worlds taking turns, each frame submitted before
+    /// the other world's previous frame is collected, so that one frame's upload and readback
+    /// overlap the other's GPU work.
+    pub batch_two_in_flight_ms: f64,
     /// Median time of each pass, milliseconds: GPU passes from timestamp queries (or one
     /// wall-clock `gpu_total`), `upload` and `readback` on the host wall clock.
     pub passes: BTreeMap<String, f64>,
@@ -109,6 +117,53 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// A batch run of `frames` independent scenes (here the same polygons each time), timed as a
+/// whole: one world one frame after another, then two worlds taking turns with two frames in
+/// flight. Returns the wall time per frame of each, and whether every frame gave `want`'s bits.
+fn batch_throughput(
+    gpu: &Gpu,
+    world: &mut World,
+    (polygons, options): (&[Polygon], &WorldOptions),
+    (warmup, frames): (usize, usize),
+    want: &[Contact],
+    mut tick: impl FnMut(),
+) -> Result<(f64, f64, bool)> {
+    let bits =
+        |c: &[Contact]| c.iter().map(|c| (c.a, c.b, c.normal.map(f64::to_bits), c.depth.to_bits())).collect::<Vec<_>>();
+    let want = bits(want);
+    let mut same = true;
+    let mut contacts = [vec![], vec![]];
+    let start = Instant::now();
+    for _ in 0..frames {
+        world.set_polygons(polygons)?;
+        world.step_into(&mut contacts[0])?;
+        same &= bits(&contacts[0]) == want;
+        tick();
+    }
+    let serial_ms = start.elapsed().as_secs_f64() * 1e3 / frames as f64;
+    let mut other = World::from_polygons(gpu, polygons, options)?;
+    for _ in 0..warmup {
+        other.step_into(&mut contacts[1])?;
+    }
+    let start = Instant::now();
+    let mut worlds = [world, &mut other];
+    for i in 0..frames + 2 {
+        let (w, out) = (&mut worlds[i % 2], &mut contacts[i % 2]);
+        if i >= 2 {
+            // Frame i - 2 ran on this world while the other one's frame was packed and submitted.
+            w.collect_into(out)?;
+            same &= bits(out) == want;
+            tick();
+        }
+        if i < frames {
+            w.set_polygons(polygons)?;
+            w.submit()?;
+        }
+    }
+    let two_ms = start.elapsed().as_secs_f64() * 1e3 / frames as f64;
+    Ok((serial_ms, two_ms, same))
+}
+
 /// Runs `warmup` untimed and `frames` timed frames of each kind on `polygons`, then the CPU
 /// reference once. `progress` is called after every frame with (done, total). Whole frames are
 /// timed without GPU timestamps, as a caller runs them; the per-pass times come from as many
@@ -130,7 +185,7 @@ pub fn run(
     let mut sim_host_spans = BTreeMap::new();
     let mut sim_f32_host_spans = BTreeMap::new();
     let mut sim_view_host_spans = BTreeMap::new();
-    let total = 6 * (warmup + frames);
+    let total = 6 * (warmup + frames) + 2 * frames;
     let mut done = 0;
     let mut world = World::from_polygons(gpu, polygons, options)?;
     let mut frame_ms = vec![];
@@ -268,10 +323,16 @@ pub fn run(
         progress(done, total);
     }
 
+    let (batch_frame_ms, batch_two_in_flight_ms, batch_same) =
+        batch_throughput(gpu, &mut world, (polygons, options), (warmup, frames), &last.contacts, || {
+            done += 1;
+            progress(done, total);
+        })?;
+
     let start = Instant::now();
     let expected = reference::detect(polygons);
     let reference_ms = start.elapsed().as_secs_f64() * 1e3;
-    let agrees = validate::compare(polygons, &last.contacts, &expected).ok();
+    let agrees = batch_same && validate::compare(polygons, &last.contacts, &expected).ok();
     let info = gpu.adapter_info();
     Ok(BenchResult {
         scene: scene.to_string(),
@@ -289,6 +350,8 @@ pub fn run(
         sim_frame_view_ms_median: median(view_ms),
         order: if world.orders_on_gpu() { "gpu" } else { "host" }.to_string(),
         resident_frame_ms_median: median(resident_ms),
+        batch_frame_ms,
+        batch_two_in_flight_ms,
         passes: passes.into_iter().map(|(k, v)| (k, median(v))).collect(),
         pass_clock: pass_clock.to_string(),
         host_spans: medians(host_spans),

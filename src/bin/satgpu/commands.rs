@@ -221,6 +221,15 @@ pub(crate) fn bench(
             r.agrees
         );
     }
+    for r in &results {
+        println!(
+            "{}: a batch of independent frames takes {:.2} ms a frame one at a time, {:.2} ms with two in flight ({:.2}x)",
+            r.scene,
+            r.batch_frame_ms,
+            r.batch_two_in_flight_ms,
+            r.batch_frame_ms / r.batch_two_in_flight_ms
+        );
+    }
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&results).map_err(|e| Failure(2, e.to_string()))?;
         scene::write_atomically(path, |w| {
