@@ -27,6 +27,24 @@ fn bad_input_exits_2_with_a_readable_message() {
     expect_bad_input(&["frobnicate"], &["frobnicate"]);
 }
 
+/// A reader that closes the output early (`satgpu run | head`) ends the command quietly with
+/// SIGPIPE's exit code, 141, and no panic message.
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_satgpu"))
+        .args(["run", "--kind", "crowd", "--n", "500"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("satgpu runs");
+    drop(child.stdout.take()); // the reader goes away before the first line
+    let out = child.wait_with_output().expect("satgpu ends");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(141), "{err}");
+    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+}
+
 #[test]
 fn gen_then_detect_writes_the_same_pairs_on_gpu_and_cpu() {
     let scene = tmp("grid.json");

@@ -365,6 +365,34 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    // Output cut short by its reader (`satgpu run | head`) ends the command quietly, as a
+    // process killed by SIGPIPE would (exit 141), instead of a panic's message and backtrace;
+    // the runtime directory is removed all the same.
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !broken_pipe(info.payload()) {
+            quiet(info);
+        }
+    }));
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli))) {
+        Ok(code) => code,
+        Err(payload) if broken_pipe(&*payload) => ExitCode::from(141),
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
+/// Whether a panic is the standard library's complaint that stdout's reader went away.
+fn broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
+    let message = match (payload.downcast_ref::<String>(), payload.downcast_ref::<&str>()) {
+        (Some(s), _) => s.as_str(),
+        (None, Some(s)) => s,
+        (None, None) => return false,
+    };
+    message.starts_with("failed printing to stdout") && message.contains("Broken pipe")
+}
+
+/// Runs the command and turns its result into the exit code.
+fn dispatch(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Run { kind, n, seed, device } => run(kind, n, seed, &device),
         Command::Detect { scene, backend, out, contacts, device } => {
