@@ -1,0 +1,446 @@
+//! satgpu from Python: shapes built one by one or in bulk from NumPy arrays, pairs out as NumPy
+//! arrays, every `satgpu::Error` a Python exception of its own kind. The Python package
+//! (`satgpu/__init__.py`) wraps this module, `satgpu._satgpu`.
+
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use satgpu::{Contact, Filter, Manifold, Polygon};
+
+create_exception!(_satgpu, Error, PyException, "Every error satgpu raises; one subclass per kind.");
+create_exception!(_satgpu, InvalidPolygonError, Error, "A shape failed validation.");
+create_exception!(_satgpu, InvalidTransformError, Error, "A transform is not finite, out of range or not a rotation.");
+create_exception!(_satgpu, CountError, Error, "An array's length does not match the number of bodies.");
+create_exception!(_satgpu, SceneError, Error, "A scene file cannot be read or written.");
+create_exception!(_satgpu, NoAdapterError, Error, "No adapter satgpu can use was found.");
+create_exception!(
+    _satgpu,
+    TooLargeError,
+    Error,
+    "The input does not fit the device's buffers or the memory available."
+);
+create_exception!(_satgpu, DeviceError, Error, "The device failed, was lost, or did not answer in time.");
+
+/// The Python exception for a satgpu error, with its message.
+fn raise(e: satgpu::Error) -> PyErr {
+    use satgpu::Error as E;
+    let message = e.to_string();
+    match e {
+        E::InvalidPolygon { .. } | E::Polygon(_) | E::UnknownShape { .. } | E::InvalidSetting { .. } => {
+            InvalidPolygonError::new_err(message)
+        }
+        E::NonFiniteTransform { .. } | E::TransformOutOfRange { .. } | E::RotationNotUnit { .. } => {
+            InvalidTransformError::new_err(message)
+        }
+        E::TransformCount { .. } | E::FilterCount { .. } => CountError::new_err(message),
+        E::Io { .. } | E::Json { .. } | E::MissingPolygons { .. } => SceneError::new_err(message),
+        E::NoAdapter { .. } | E::UnsuitableAdapter { .. } => NoAdapterError::new_err(message),
+        E::TooLarge { .. } | E::NotEnoughMemory { .. } | E::HostMemory { .. } => TooLargeError::new_err(message),
+        E::Device(_) | E::DeviceLost(_) | E::Timeout { .. } => DeviceError::new_err(message),
+        _ => Error::new_err(message),
+    }
+}
+
+/// A shape: a convex polygon, optionally rounded, a circle or a capsule.
+#[pyclass(frozen, module = "satgpu")]
+struct Shape {
+    inner: Polygon,
+}
+
+#[pymethods]
+impl Shape {
+    /// The core's vertices, counter-clockwise (an n x 2 float64 array).
+    #[getter]
+    fn vertices<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        points(py, self.inner.vertices())
+    }
+
+    /// The radius around the core (0 for a plain polygon).
+    #[getter]
+    fn radius(&self) -> f64 {
+        self.inner.radius()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("satgpu.Shape({} vertices, radius {})", self.inner.vertices().len(), self.inner.radius())
+    }
+}
+
+/// Many shapes held in Rust, made in bulk from arrays: a million shapes are not a million
+/// Python objects.
+#[pyclass(frozen, module = "satgpu")]
+struct Shapes {
+    inner: Vec<Polygon>,
+}
+
+#[pymethods]
+impl Shapes {
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// The shape at `index` (negative counts from the end).
+    fn __getitem__(&self, index: isize) -> PyResult<Shape> {
+        let n = self.inner.len() as isize;
+        let i = if index < 0 { index + n } else { index };
+        if !(0..n).contains(&i) {
+            return Err(pyo3::exceptions::PyIndexError::new_err(format!("shape {index} of {n}")));
+        }
+        Ok(Shape { inner: self.inner[i as usize].clone() })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("satgpu.Shapes({} shapes)", self.inner.len())
+    }
+}
+
+/// An n x 2 float64 array of points.
+fn points<'py>(py: Python<'py>, p: &[[f64; 2]]) -> Bound<'py, PyArray2<f64>> {
+    PyArray1::from_iter(py, p.iter().flatten().copied()).reshape([p.len(), 2]).expect("n x 2 elements")
+}
+
+/// A point `[x, y]` from a sequence of two numbers.
+fn point(name: &str, p: Vec<f64>) -> PyResult<[f64; 2]> {
+    match p[..] {
+        [x, y] => Ok([x, y]),
+        _ => Err(PyValueError::new_err(format!("{name} must be two numbers [x, y], got {}", p.len()))),
+    }
+}
+
+/// `array` as a contiguous n x 2 float64 array (its values, row by row), or a ValueError naming
+/// `name`.
+fn xy<'a>(name: &str, array: &'a PyReadonlyArray2<'_, f64>) -> PyResult<&'a [f64]> {
+    if array.shape()[1] != 2 {
+        return Err(PyValueError::new_err(format!(
+            "{name} must be an n x 2 float64 array, got shape {:?}",
+            array.shape()
+        )));
+    }
+    let flat = array.as_slice().map_err(|_| {
+        PyValueError::new_err(format!("{name} must be C-contiguous (numpy.ascontiguousarray makes it so)"))
+    })?;
+    Ok(flat)
+}
+
+/// A shape error as the Python exception, naming the argument and the index.
+fn shape_error(what: &str, index: Option<usize>, e: satgpu::geometry::PolygonError) -> PyErr {
+    match index {
+        Some(i) => InvalidPolygonError::new_err(format!("{what} {i}: {e}")),
+        None => InvalidPolygonError::new_err(format!("{what}: {e}")),
+    }
+}
+
+/// A convex polygon from its vertices (an n x 2 array or a list of [x, y]), either winding,
+/// rounded by `radius` when it is positive.
+#[pyfunction]
+#[pyo3(signature = (vertices, radius = 0.0))]
+fn polygon(vertices: Vec<[f64; 2]>, radius: f64) -> PyResult<Shape> {
+    let made = if radius == 0.0 { Polygon::new(vertices) } else { Polygon::rounded(vertices, radius) };
+    made.map(|inner| Shape { inner }).map_err(|e| shape_error("polygon", None, e))
+}
+
+/// A circle of radius `r` around `center`.
+#[pyfunction]
+fn circle(center: Vec<f64>, r: f64) -> PyResult<Shape> {
+    Polygon::circle(point("center", center)?, r)
+        .map(|inner| Shape { inner })
+        .map_err(|e| shape_error("circle", None, e))
+}
+
+/// A capsule: the segment from `a` to `b`, rounded by `r`.
+#[pyfunction]
+fn capsule(a: Vec<f64>, b: Vec<f64>, r: f64) -> PyResult<Shape> {
+    Polygon::capsule(point("a", a)?, point("b", b)?, r)
+        .map(|inner| Shape { inner })
+        .map_err(|e| shape_error("capsule", None, e))
+}
+
+/// Circles in bulk: `centers` (n x 2) and `radii` (n), float64.
+#[pyfunction]
+fn circles(centers: PyReadonlyArray2<'_, f64>, radii: PyReadonlyArray1<'_, f64>) -> PyResult<Shapes> {
+    let centers = xy("centers", &centers)?;
+    let radii = radii.as_slice().map_err(|_| PyValueError::new_err("radii must be C-contiguous"))?;
+    if radii.len() != centers.len() / 2 {
+        return Err(PyValueError::new_err(format!("{} centers but {} radii", centers.len() / 2, radii.len())));
+    }
+    let inner = centers
+        .chunks_exact(2)
+        .zip(radii)
+        .enumerate()
+        .map(|(i, (c, r))| Polygon::circle([c[0], c[1]], *r).map_err(|e| shape_error("circle", Some(i), e)))
+        .collect::<PyResult<_>>()?;
+    Ok(Shapes { inner })
+}
+
+/// Polygons in bulk: all their vertices in one m x 2 float64 array, polygon i being rows
+/// `offsets[i]` to `offsets[i + 1]` (`offsets`: n + 1 increasing uint64, the first 0, the last
+/// m); each rounded by `radii[i]` when given.
+#[pyfunction]
+#[pyo3(signature = (vertices, offsets, radii = None))]
+fn polygons(
+    vertices: PyReadonlyArray2<'_, f64>,
+    offsets: PyReadonlyArray1<'_, u64>,
+    radii: Option<PyReadonlyArray1<'_, f64>>,
+) -> PyResult<Shapes> {
+    let vertices = xy("vertices", &vertices)?;
+    let offsets = offsets.as_slice().map_err(|_| PyValueError::new_err("offsets must be C-contiguous"))?;
+    let bad = |why: String| PyValueError::new_err(format!("offsets {why}"));
+    match (offsets.first(), offsets.last()) {
+        (Some(0), Some(&last)) if last == vertices.len() as u64 / 2 => {}
+        _ => return Err(bad(format!("must start at 0 and end at the number of vertices, {}", vertices.len() / 2))),
+    }
+    if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+        return Err(bad(format!("must not decrease (at {i})")));
+    }
+    let n = offsets.len() - 1;
+    let radii = match &radii {
+        Some(r) => Some(r.as_slice().map_err(|_| PyValueError::new_err("radii must be C-contiguous"))?),
+        None => None,
+    };
+    if let Some(r) = radii.filter(|r| r.len() != n) {
+        return Err(PyValueError::new_err(format!("{n} polygons but {} radii", r.len())));
+    }
+    let inner = (0..n)
+        .map(|i| {
+            let rows = &vertices[2 * offsets[i] as usize..2 * offsets[i + 1] as usize];
+            let v = rows.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
+            let made = match radii.map(|r| r[i]).filter(|&r| r != 0.0) {
+                Some(r) => Polygon::rounded(v, r),
+                None => Polygon::new(v),
+            };
+            made.map_err(|e| shape_error("polygon", Some(i), e))
+        })
+        .collect::<PyResult<_>>()?;
+    Ok(Shapes { inner })
+}
+
+/// The shapes an argument names: a `Shapes`, or a sequence of `Shape`s.
+fn shape_list(shapes: &Bound<'_, PyAny>) -> PyResult<Vec<Polygon>> {
+    if let Ok(s) = shapes.cast::<Shapes>() {
+        return Ok(s.get().inner.clone());
+    }
+    let mut out = vec![];
+    for (i, item) in shapes.try_iter()?.enumerate() {
+        let item = item?;
+        let shape = item.cast::<Shape>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "shapes must be satgpu.Shapes or a sequence of satgpu.Shape; item {i} is not"
+            ))
+        })?;
+        out.push(shape.get().inner.clone());
+    }
+    Ok(out)
+}
+
+/// Filters from `(category, mask, group)` arrays (uint32, uint32, int32), one per shape.
+fn filter_list(
+    filters: Option<(PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, i32>)>,
+    n: usize,
+) -> PyResult<Vec<Filter>> {
+    let Some((category, mask, group)) = filters else { return Ok(vec![Filter::DEFAULT; n]) };
+    let slice = |name: &str, len: usize| {
+        if len == n {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(format!("filters: {name} has {len} entries for {n} shapes")))
+        }
+    };
+    let (category, mask, group) = (
+        category.as_slice().map_err(|_| PyValueError::new_err("filters: category must be C-contiguous"))?,
+        mask.as_slice().map_err(|_| PyValueError::new_err("filters: mask must be C-contiguous"))?,
+        group.as_slice().map_err(|_| PyValueError::new_err("filters: group must be C-contiguous"))?,
+    );
+    slice("category", category.len())?;
+    slice("mask", mask.len())?;
+    slice("group", group.len())?;
+    Ok((0..n).map(|i| Filter { category: category[i], mask: mask[i], group: group[i] }).collect())
+}
+
+/// The pairs as a dict of NumPy arrays: `a`, `b` (uint32), `normal` (n x 2), `depth`; with
+/// manifolds also `a_in_b`, `b_in_a` (bool), `points` (n x 2 x 2, NaN where a pair has one
+/// point), `point_depth` (n x 2).
+fn result<'py>(py: Python<'py>, contacts: &[Contact], manifolds: Option<&[Manifold]>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("a", PyArray1::from_iter(py, contacts.iter().map(|c| c.a)))?;
+    d.set_item("b", PyArray1::from_iter(py, contacts.iter().map(|c| c.b)))?;
+    let normals: Vec<[f64; 2]> = contacts.iter().map(|c| c.normal).collect();
+    d.set_item("normal", points(py, &normals))?;
+    d.set_item("depth", PyArray1::from_iter(py, contacts.iter().map(|c| c.depth)))?;
+    if let Some(m) = manifolds {
+        d.set_item("a_in_b", PyArray1::from_iter(py, m.iter().map(|m| m.a_in_b)))?;
+        d.set_item("b_in_a", PyArray1::from_iter(py, m.iter().map(|m| m.b_in_a)))?;
+        let at = |m: &Manifold, k: usize| m.points().get(k).copied();
+        let xy = m.iter().flat_map(|m| (0..2).flat_map(move |k| at(m, k).map_or([f64::NAN; 2], |p| p.point)));
+        d.set_item("points", PyArray1::from_iter(py, xy).reshape([m.len(), 2, 2])?)?;
+        let depth = m.iter().flat_map(|m| (0..2).map(move |k| at(m, k).map_or(f64::NAN, |p| p.depth)));
+        d.set_item("point_depth", PyArray1::from_iter(py, depth).reshape([m.len(), 2])?)?;
+    }
+    Ok(d)
+}
+
+/// Whether `contacts` asks for manifolds: "basic" or "full".
+fn full(contacts: &str) -> PyResult<bool> {
+    match contacts {
+        "basic" => Ok(false),
+        "full" => Ok(true),
+        other => Err(PyValueError::new_err(format!("contacts must be \"basic\" or \"full\", got {other:?}"))),
+    }
+}
+
+/// An open device: the adapter, its queue and satgpu's compiled pipelines.
+#[pyclass(frozen, module = "satgpu")]
+struct Gpu {
+    inner: satgpu::gpu::Gpu,
+}
+
+#[pymethods]
+impl Gpu {
+    /// Opens the best adapter ("auto") or a software one ("software"); every wait on the GPU
+    /// times out after `timeout` seconds.
+    #[new]
+    #[pyo3(signature = (adapter = "auto", timeout = 60.0))]
+    fn new(py: Python<'_>, adapter: &str, timeout: f64) -> PyResult<Gpu> {
+        use satgpu::gpu::{AdapterChoice, GpuOptions};
+        let choice = match adapter {
+            "auto" => AdapterChoice::Auto,
+            "software" => AdapterChoice::Software,
+            other => {
+                return Err(PyValueError::new_err(format!("adapter must be \"auto\" or \"software\", got {other:?}")))
+            }
+        };
+        if !(timeout.is_finite() && timeout > 0.0) {
+            return Err(PyValueError::new_err(format!("timeout must be a positive number of seconds, got {timeout}")));
+        }
+        let options =
+            GpuOptions::default().with_adapter(choice).with_timeout(std::time::Duration::from_secs_f64(timeout));
+        let inner = py.detach(|| satgpu::gpu::Gpu::new(&options)).map_err(raise)?;
+        Ok(Gpu { inner })
+    }
+
+    /// The adapter: its name, backend and driver.
+    #[getter]
+    fn adapter(&self) -> String {
+        self.inner.describe()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("satgpu.Gpu({})", self.inner.describe())
+    }
+}
+
+/// Every adapter wgpu sees, best first: dicts with `name`, `backend`, `device_type`, `driver`,
+/// `usable` and, when not usable, `reason`.
+#[pyfunction]
+fn adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let reports = py.detach(satgpu::gpu::list_adapters);
+    reports
+        .iter()
+        .map(|r| {
+            let d = PyDict::new(py);
+            d.set_item("name", &r.info.name)?;
+            d.set_item("backend", format!("{:?}", r.info.backend))?;
+            d.set_item("device_type", format!("{:?}", r.info.device_type))?;
+            d.set_item("driver", format!("{} {}", r.info.driver, r.info.driver_info).trim().to_string())?;
+            d.set_item("usable", r.unsuitable.is_none())?;
+            d.set_item("reason", r.unsuitable.clone())?;
+            Ok(d)
+        })
+        .collect()
+}
+
+/// Every colliding pair among `shapes` on the GPU, sorted by (a, b); the GIL is released while
+/// the GPU works.
+#[pyfunction]
+#[pyo3(signature = (gpu, shapes, filters = None, contacts = "basic"))]
+fn detect<'py>(
+    py: Python<'py>,
+    gpu: &Gpu,
+    shapes: &Bound<'py, PyAny>,
+    filters: Option<(PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, i32>)>,
+    contacts: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let polygons = shape_list(shapes)?;
+    let filters = filter_list(filters, polygons.len())?;
+    let g = &gpu.inner;
+    if full(contacts)? {
+        let (c, m) = py.detach(|| satgpu::gpu::detect_full(g, &polygons, &filters)).map_err(raise)?;
+        result(py, &c, Some(&m))
+    } else {
+        let c = py.detach(|| satgpu::gpu::detect_filtered(g, &polygons, &filters)).map_err(raise)?;
+        result(py, &c, None)
+    }
+}
+
+/// The same pairs from the f64 CPU reference (one thread), to validate against.
+#[pyfunction]
+#[pyo3(signature = (shapes, filters = None, contacts = "basic"))]
+fn reference_detect<'py>(
+    py: Python<'py>,
+    shapes: &Bound<'py, PyAny>,
+    filters: Option<(PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, i32>)>,
+    contacts: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let polygons = shape_list(shapes)?;
+    let filters = filter_list(filters, polygons.len())?;
+    if full(contacts)? {
+        let (c, m) = py.detach(|| satgpu::reference::detect_full(&polygons, &filters));
+        result(py, &c, Some(&m))
+    } else {
+        let c = py.detach(|| satgpu::reference::detect_filtered(&polygons, &filters));
+        result(py, &c, None)
+    }
+}
+
+/// Whether `got` agrees with the reference pairs `want` on `shapes` under satgpu's numerics
+/// contract; returns the number of disagreements.
+#[pyfunction]
+fn disagreements(shapes: &Bound<'_, PyAny>, got: &Bound<'_, PyDict>, want: &Bound<'_, PyDict>) -> PyResult<usize> {
+    let polygons = shape_list(shapes)?;
+    let (got, want) = (contact_list(got)?, contact_list(want)?);
+    Ok(satgpu::validate::compare(&polygons, &got, &want).disagreements.len())
+}
+
+/// Contacts back from a result dict.
+fn contact_list(d: &Bound<'_, PyDict>) -> PyResult<Vec<Contact>> {
+    let get = |k: &str| d.get_item(k)?.ok_or_else(|| PyValueError::new_err(format!("a result has no {k:?}")));
+    let a: Vec<u32> = get("a")?.extract::<PyReadonlyArray1<'_, u32>>()?.as_array().to_vec();
+    let b: Vec<u32> = get("b")?.extract::<PyReadonlyArray1<'_, u32>>()?.as_array().to_vec();
+    let normal = get("normal")?.extract::<PyReadonlyArray2<'_, f64>>()?;
+    let depth: Vec<f64> = get("depth")?.extract::<PyReadonlyArray1<'_, f64>>()?.as_array().to_vec();
+    let normal = normal.as_array();
+    Ok((0..a.len())
+        .map(|i| Contact { a: a[i], b: b[i], normal: [normal[[i, 0]], normal[[i, 1]]], depth: depth[i] })
+        .collect())
+}
+
+#[pymodule]
+fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Gpu>()?;
+    m.add_class::<Shape>()?;
+    m.add_class::<Shapes>()?;
+    for f in [
+        wrap_pyfunction!(adapters, m)?,
+        wrap_pyfunction!(polygon, m)?,
+        wrap_pyfunction!(circle, m)?,
+        wrap_pyfunction!(capsule, m)?,
+        wrap_pyfunction!(circles, m)?,
+        wrap_pyfunction!(polygons, m)?,
+        wrap_pyfunction!(detect, m)?,
+        wrap_pyfunction!(reference_detect, m)?,
+        wrap_pyfunction!(disagreements, m)?,
+    ] {
+        m.add_function(f)?;
+    }
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("InvalidPolygonError", py.get_type::<InvalidPolygonError>())?;
+    m.add("InvalidTransformError", py.get_type::<InvalidTransformError>())?;
+    m.add("CountError", py.get_type::<CountError>())?;
+    m.add("SceneError", py.get_type::<SceneError>())?;
+    m.add("NoAdapterError", py.get_type::<NoAdapterError>())?;
+    m.add("TooLargeError", py.get_type::<TooLargeError>())?;
+    m.add("DeviceError", py.get_type::<DeviceError>())?;
+    Ok(())
+}

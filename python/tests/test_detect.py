@@ -1,0 +1,153 @@
+"""satgpu from Python against its own f64 reference, on a software adapter in CI."""
+
+import numpy as np
+import pytest
+
+import satgpu
+from satgpu import reference
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    return satgpu.Gpu(adapter="software")
+
+
+def agree(shapes, got):
+    want = reference.detect(shapes)
+    assert reference.disagreements(shapes, got, want) == 0
+    return want
+
+
+def random_circles(n, seed):
+    rng = np.random.default_rng(seed)
+    side = np.sqrt(n) * 1.1
+    return rng.random((n, 2)) * side, 0.3 + 0.3 * rng.random(n)
+
+
+def random_polygons(n, seed):
+    """Squares and triangles of random size and rotation, as one vertex array and offsets."""
+    rng = np.random.default_rng(seed)
+    side = np.sqrt(n) * 1.5
+    parts, offsets = [], [0]
+    for i in range(n):
+        k = 3 + (i % 2)
+        angles = rng.random() * 2 * np.pi + np.arange(k) * 2 * np.pi / k
+        centre = rng.random(2) * side
+        parts.append(centre + (0.4 + 0.5 * rng.random()) * np.stack([np.cos(angles), np.sin(angles)], axis=1))
+        offsets.append(offsets[-1] + k)
+    return np.concatenate(parts), np.array(offsets, dtype=np.uint64)
+
+
+def test_an_adapter_is_usable_and_named(gpu):
+    listed = satgpu.adapters()
+    assert any(a["usable"] for a in listed), listed
+    assert {"name", "backend", "device_type", "driver", "usable", "reason"} <= set(listed[0])
+    assert gpu.adapter and "satgpu.Gpu(" in repr(gpu)
+
+
+def test_circles_in_bulk_agree_with_the_reference(gpu):
+    centers, radii = random_circles(3000, 1)
+    shapes = satgpu.circles(centers, radii)
+    assert len(shapes) == 3000 and shapes[-1].radius == radii[-1]
+    got = satgpu.detect(shapes, gpu=gpu)
+    want = agree(shapes, got)
+    assert len(got) > 500
+    assert np.array_equal(got.a, want.a) and np.array_equal(got.b, want.b)
+    assert got.a.dtype == np.uint32 and got.normal.shape == (len(got), 2) and got.depth.dtype == np.float64
+    assert np.all(got.a < got.b)
+    order = np.lexsort((got.b, got.a))
+    assert np.array_equal(order, np.arange(len(got))), "pairs not sorted by (a, b)"
+
+
+def test_polygons_in_bulk_agree_and_repeat_bit_for_bit(gpu):
+    vertices, offsets = random_polygons(2000, 2)
+    shapes = satgpu.polygons(vertices, offsets)
+    first = satgpu.detect(shapes, gpu=gpu)
+    agree(shapes, first)
+    assert len(first) > 100
+    again = satgpu.detect(shapes, gpu=gpu)
+    for field in ("a", "b", "normal", "depth"):
+        assert getattr(first, field).tobytes() == getattr(again, field).tobytes()
+
+
+def test_mixed_shapes_one_by_one(gpu):
+    shapes = [
+        satgpu.polygon([[0, 0], [2, 0], [2, 2], [0, 2]]),
+        satgpu.polygon([[1.5, 0.5], [3, 1], [1.5, 1.5]], radius=0.1),
+        satgpu.circle([4, 1], 1.2),
+        satgpu.capsule([5, 0], [5, 3], 0.5),
+        satgpu.circle([20, 20], 1.0),
+    ]
+    got = satgpu.detect(shapes, gpu=gpu)
+    agree(shapes, got)
+    assert [(int(a), int(b)) for a, b in zip(got.a, got.b)] == [(0, 1), (1, 2), (2, 3)]
+
+
+def test_full_contacts_have_manifolds(gpu):
+    # b overlaps a by 0.5 along x, its whole height inside a's: one normal, two points.
+    shapes = [satgpu.polygon([[0, 0], [2, 0], [2, 2], [0, 2]]), satgpu.polygon([[1.5, 0.25], [3.5, 0.25], [3.5, 1.75], [1.5, 1.75]])]
+    got = satgpu.detect(shapes, contacts="full", gpu=gpu)
+    want = reference.detect(shapes, contacts="full")
+    assert len(got) == 1 and got.points.shape == (1, 2, 2) and got.point_depth.shape == (1, 2)
+    assert not got.a_in_b[0] and not got.b_in_a[0]
+    assert np.array_equal(got.normal, [[1.0, 0.0]]) and got.depth[0] == 0.5
+    assert not np.isnan(got.points).any()
+    assert np.allclose(got.points, want.points, atol=1e-5, equal_nan=True)
+    assert np.allclose(got.point_depth, want.point_depth, atol=1e-5, equal_nan=True)
+
+
+def test_filters_apply_from_the_first_shape(gpu):
+    centers = np.array([[0.0, 0.0], [0.5, 0.0], [1.0, 0.0], [1.5, 0.0]])
+    shapes = satgpu.circles(centers, np.full(4, 0.4))
+    everything = satgpu.detect(shapes, gpu=gpu)
+    assert len(everything) == 3
+    # Shape 0 in a negative group with shape 1: that pair never collides.
+    category = np.ones(4, dtype=np.uint32)
+    mask = np.full(4, 0xFFFFFFFF, dtype=np.uint32)
+    group = np.array([-1, -1, 0, 0], dtype=np.int32)
+    got = satgpu.detect(shapes, filters=(category, mask, group), gpu=gpu)
+    want = reference.detect(shapes, filters=(category, mask, group))
+    assert [(int(a), int(b)) for a, b in zip(got.a, got.b)] == [(1, 2), (2, 3)]
+    assert np.array_equal(got.a, want.a) and np.array_equal(got.b, want.b)
+
+
+def test_no_shapes_and_one_shape(gpu):
+    assert len(satgpu.detect([], gpu=gpu)) == 0
+    assert len(satgpu.detect([satgpu.circle([0, 0], 1)], gpu=gpu)) == 0
+
+
+def test_bad_shapes_are_satgpu_errors_naming_the_shape():
+    with pytest.raises(satgpu.InvalidPolygonError, match="polygon"):
+        satgpu.polygon([[0, 0], [1, 0]])
+    with pytest.raises(satgpu.Error, match="not convex"):
+        satgpu.polygon([[0, 0], [2, 0], [2, 2], [1, 0.5], [0, 2]])
+    vertices, offsets = random_polygons(5, 3)
+    vertices[offsets[3]] = np.nan
+    with pytest.raises(satgpu.InvalidPolygonError, match="polygon 3"):
+        satgpu.polygons(vertices, offsets)
+    with pytest.raises(satgpu.InvalidPolygonError, match="circle 1"):
+        satgpu.circles(np.zeros((2, 2)), np.array([1.0, -1.0]))
+
+
+def test_bad_arrays_are_value_errors_naming_the_argument(gpu):
+    centers, radii = random_circles(10, 4)
+    with pytest.raises(ValueError, match="centers must be an n x 2 float64 array, got dtype float32"):
+        satgpu.circles(centers.astype(np.float32), radii)
+    with pytest.raises(ValueError, match="centers must be an n x 2 float64 array, got shape"):
+        satgpu.circles(np.zeros((10, 3)), radii)
+    with pytest.raises(ValueError, match="radii must be C-contiguous"):
+        satgpu.circles(centers, np.zeros(20)[::2])
+    with pytest.raises(ValueError, match="10 centers but 9 radii"):
+        satgpu.circles(centers, radii[:9])
+    vertices, offsets = random_polygons(4, 5)
+    with pytest.raises(ValueError, match="offsets must start at 0"):
+        satgpu.polygons(vertices, offsets[1:])
+    with pytest.raises(ValueError, match="contacts must be"):
+        satgpu.detect(satgpu.circles(centers, radii), contacts="most", gpu=gpu)
+    with pytest.raises(ValueError, match="item 1"):
+        satgpu.detect([satgpu.circle([0, 0], 1), "square"], gpu=gpu)
+    with pytest.raises(ValueError, match="category has 3 entries for 10 shapes"):
+        ones = np.ones(3, dtype=np.uint32)
+        satgpu.detect(satgpu.circles(centers, radii), filters=(ones, ones, np.zeros(3, dtype=np.int32)), gpu=gpu)
+    with pytest.raises(ValueError, match="adapter must be"):
+        satgpu.Gpu(adapter="fastest")
