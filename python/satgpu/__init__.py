@@ -52,6 +52,7 @@ __all__ = [
     "Shape",
     "Shapes",
     "TooLargeError",
+    "World",
     "adapters",
     "capsule",
     "circle",
@@ -149,6 +150,61 @@ def detect(shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "bas
     GIL is released while the GPU works."""
     result = _satgpu.detect(gpu or default_gpu(), shapes, _filters(filters), contacts)
     return Contacts(**result)
+
+
+def _transform_array(name: str, value, ndim: int) -> np.ndarray:
+    """A float64 or float32 C-contiguous array read where it lies (lists become float64)."""
+    if not isinstance(value, np.ndarray):
+        value = np.asarray(value, dtype=np.float64)
+    if value.dtype not in (np.float64, np.float32):
+        raise ValueError(f"{name} must be a float64 or float32 array, got dtype {value.dtype}")
+    want = "n x 2" if ndim == 2 else "n"
+    if value.ndim != ndim or (ndim == 2 and value.shape[1] != 2):
+        raise ValueError(f"{name} must be an {want} array, got shape {value.shape}")
+    if not value.flags.c_contiguous:
+        raise ValueError(f"{name} must be C-contiguous (numpy.ascontiguousarray makes it so)")
+    return value
+
+
+class World:
+    """A persistent world: shapes uploaded once, every body placed by a transform each frame.
+
+        world = satgpu.World(shapes, body_shapes)           # body_shapes: n uint32, a shape each
+        world.set_transforms(xy, angle)                     # n x 2 and n, float64 or float32
+        pairs = world.step()                                # Contacts, sorted by (a, b)
+
+    `order`: where pairs are sorted by (a, b), "auto" (on the GPU on a GPU, on the host on a
+    software adapter), "gpu" or "host". `contacts`: "basic" or "full". The GIL is released
+    while the GPU works; `stats` holds the last frame's figures."""
+
+    def __init__(self, shapes: ShapesLike, body_shapes, order: str = "auto", contacts: str = "basic", gpu: Optional[Gpu] = None):
+        body_shapes = _array("body_shapes", body_shapes, np.uint32, 1)
+        self._world = _satgpu.World(gpu or default_gpu(), shapes, body_shapes, order, contacts)
+        self.stats: dict = {}
+
+    def __len__(self) -> int:
+        return len(self._world)
+
+    def set_transforms(self, xy, angle) -> None:
+        """Places every body: `xy` (n x 2) and `angle` (n, radians counter-clockwise), both
+        float64 or both float32, read without a copy. Each value is rounded to f32 once."""
+        xy, angle = _transform_array("xy", xy, 2), _transform_array("angle", angle, 1)
+        if xy.dtype != angle.dtype:
+            raise ValueError(f"xy and angle must have one dtype, got {xy.dtype} and {angle.dtype}")
+        self._world.set_transforms(xy, angle)
+
+    def set_filters(self, category, mask, group) -> None:
+        """Each body's filter, as Box2D's: `category`, `mask` (uint32) and `group` (int32)."""
+        self._world.set_filters(*_filters((category, mask, group)))
+
+    def reserve(self, entries: int, candidates: int) -> None:
+        """Room for `entries` strip entries and `candidates` candidate pairs up front."""
+        self._world.reserve(entries, candidates)
+
+    def step(self) -> Contacts:
+        """Runs a frame: the colliding pairs, sorted by (a, b)."""
+        pairs, self.stats = self._world.step()
+        return Contacts(**pairs)
 
 
 from . import reference  # noqa: E402  (uses the names above)

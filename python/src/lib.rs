@@ -7,7 +7,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use satgpu::{Contact, Filter, Manifold, Polygon};
+use satgpu::{Contact, Filter, Manifold, Polygon, Transform};
 
 create_exception!(_satgpu, Error, PyException, "Every error satgpu raises; one subclass per kind.");
 create_exception!(_satgpu, InvalidPolygonError, Error, "A shape failed validation.");
@@ -415,12 +415,162 @@ fn contact_list(d: &Bound<'_, PyDict>) -> PyResult<Vec<Contact>> {
         .collect())
 }
 
+/// The transforms of `n` bodies from `xy` (n x 2) and `angle` (n), float64 or float32 arrays,
+/// C-contiguous, read where they lie: f32 values become f32 `[x, y, angle]` poses, f64 values
+/// f64 transforms (either is rounded to f32 once, on the way to the GPU).
+fn poses(xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>) -> PyResult<Poses> {
+    fn slices<'a, T: numpy::Element>(
+        xy: &'a PyReadonlyArray2<'_, T>,
+        angle: &'a PyReadonlyArray1<'_, T>,
+    ) -> PyResult<(&'a [T], &'a [T])> {
+        if xy.shape()[1] != 2 {
+            return Err(PyValueError::new_err(format!("xy must be an n x 2 array, got shape {:?}", xy.shape())));
+        }
+        let contiguous = |name: &str| PyValueError::new_err(format!("{name} must be C-contiguous"));
+        let (xy, angle) =
+            (xy.as_slice().map_err(|_| contiguous("xy"))?, angle.as_slice().map_err(|_| contiguous("angle"))?);
+        if xy.len() != 2 * angle.len() {
+            return Err(PyValueError::new_err(format!(
+                "xy has {} rows but angle {} entries",
+                xy.len() / 2,
+                angle.len()
+            )));
+        }
+        Ok((xy, angle))
+    }
+    if let (Ok(p), Ok(a)) = (xy.extract::<PyReadonlyArray2<'_, f64>>(), angle.extract::<PyReadonlyArray1<'_, f64>>()) {
+        let (p, a) = slices(&p, &a)?;
+        return Ok(Poses::F64(
+            p.chunks_exact(2).zip(a).map(|(p, &angle)| Transform { x: p[0], y: p[1], angle }).collect(),
+        ));
+    }
+    if let (Ok(p), Ok(a)) = (xy.extract::<PyReadonlyArray2<'_, f32>>(), angle.extract::<PyReadonlyArray1<'_, f32>>()) {
+        let (p, a) = slices(&p, &a)?;
+        return Ok(Poses::F32(p.chunks_exact(2).zip(a).map(|(p, &angle)| [p[0], p[1], angle]).collect()));
+    }
+    Err(PyValueError::new_err("xy and angle must be NumPy arrays of one dtype, float64 or float32: xy n x 2, angle n"))
+}
+
+/// Transforms in the form they came in.
+enum Poses {
+    F64(Vec<Transform>),
+    F32(Vec<[f32; 3]>),
+}
+
+/// A persistent world: shapes uploaded once, bodies placed by transforms every frame.
+#[pyclass(module = "satgpu")]
+struct World {
+    inner: std::sync::Mutex<satgpu::gpu::World>,
+    bodies: usize,
+    /// Frames compute manifolds (`contacts="full"`).
+    full: bool,
+}
+
+impl World {
+    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, satgpu::gpu::World>> {
+        self.inner.lock().map_err(|_| Error::new_err("the world was poisoned by a panic in another thread"))
+    }
+}
+
+#[pymethods]
+impl World {
+    /// `shapes` (a `Shapes` or a sequence of `Shape`), each placed relative to the origin, and
+    /// `body_shapes` (n uint32: the shape of each body). `order`: where the pairs are sorted by
+    /// (a, b), "auto", "gpu" or "host"; `contacts`: "basic" or "full".
+    #[new]
+    #[pyo3(signature = (gpu, shapes, body_shapes, order = "auto", contacts = "basic"))]
+    fn new(
+        py: Python<'_>,
+        gpu: &Gpu,
+        shapes: &Bound<'_, PyAny>,
+        body_shapes: PyReadonlyArray1<'_, u32>,
+        order: &str,
+        contacts: &str,
+    ) -> PyResult<World> {
+        use satgpu::gpu::{ContactDetail, ContactOrder, WorldOptions};
+        let shapes = shape_list(shapes)?;
+        let body_shapes =
+            body_shapes.as_slice().map_err(|_| PyValueError::new_err("body_shapes must be C-contiguous"))?;
+        let order = match order {
+            "auto" => ContactOrder::Auto,
+            "gpu" => ContactOrder::Gpu,
+            "host" => ContactOrder::Host,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "order must be \"auto\", \"gpu\" or \"host\", got {other:?}"
+                )))
+            }
+        };
+        let full = full(contacts)?;
+        let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
+        let options = WorldOptions::default().with_order(order).with_contact_detail(detail);
+        let g = &gpu.inner;
+        let world = py.detach(|| satgpu::gpu::World::new(g, &shapes, body_shapes, &options)).map_err(raise)?;
+        Ok(World { bodies: body_shapes.len(), inner: std::sync::Mutex::new(world), full })
+    }
+
+    fn __len__(&self) -> usize {
+        self.bodies
+    }
+
+    /// Places every body for the next frame: `xy` (n x 2) and `angle` (n, radians), both
+    /// float64 or both float32, C-contiguous. A bad value is an `InvalidTransformError` naming
+    /// the body, and nothing is uploaded.
+    fn set_transforms(&self, py: Python<'_>, xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>) -> PyResult<()> {
+        let poses = poses(xy, angle)?;
+        let mut world = self.lock()?;
+        let w = &mut *world;
+        py.detach(|| match &poses {
+            Poses::F64(t) => w.set_transforms(t),
+            Poses::F32(t) => w.set_transforms(t),
+        })
+        .map_err(raise)
+    }
+
+    /// Sets each body's filter from `category`, `mask` (uint32) and `group` (int32) arrays.
+    fn set_filters(
+        &self,
+        category: PyReadonlyArray1<'_, u32>,
+        mask: PyReadonlyArray1<'_, u32>,
+        group: PyReadonlyArray1<'_, i32>,
+    ) -> PyResult<()> {
+        let filters = filter_list(Some((category, mask, group)), self.bodies)?;
+        self.lock()?.set_filters(&filters).map_err(raise)
+    }
+
+    /// Makes room for `entries` strip entries and `candidates` candidate pairs, so that no frame
+    /// up to that size reruns.
+    fn reserve(&self, py: Python<'_>, entries: u64, candidates: u64) -> PyResult<()> {
+        let mut world = self.lock()?;
+        let w = &mut *world;
+        py.detach(|| w.reserve(entries, candidates)).map_err(raise)
+    }
+
+    /// Runs a frame and returns its pairs (the same dict of arrays as `detect`) and its figures
+    /// (`colliding`, `candidates`, `frame_ms`, ...), with the GIL released meanwhile.
+    fn step<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+        let mut world = self.lock()?;
+        let w = &mut *world;
+        let frame = py.detach(|| w.step()).map_err(raise)?;
+        let pairs = result(py, &frame.contacts, self.full.then_some(&frame.manifolds[..]))?;
+        let stats = PyDict::new(py);
+        stats.set_item("entries", frame.stats.entries)?;
+        stats.set_item("candidates", frame.stats.candidates)?;
+        stats.set_item("colliding", frame.stats.colliding)?;
+        stats.set_item("frame_ms", frame.stats.frame_ms)?;
+        stats.set_item("reruns", frame.stats.reruns)?;
+        stats.set_item("batches", frame.stats.batches)?;
+        Ok((pairs, stats))
+    }
+}
+
 #[pymodule]
 fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<Gpu>()?;
     m.add_class::<Shape>()?;
     m.add_class::<Shapes>()?;
+    m.add_class::<World>()?;
     for f in [
         wrap_pyfunction!(adapters, m)?,
         wrap_pyfunction!(polygon, m)?,

@@ -1,0 +1,102 @@
+"""satgpu.World from Python: per-frame transforms from NumPy, against the f64 reference."""
+
+import numpy as np
+import pytest
+
+import satgpu
+from satgpu import reference
+
+SQUARE = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+TRIANGLE = np.array([[-0.6, -0.4], [0.6, -0.4], [0.0, 0.7]])
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    return satgpu.Gpu(adapter="software")
+
+
+def placed(body_shapes, xy, angle):
+    """Every body's polygon in world coordinates, in f64, for the reference."""
+    parts, offsets = [], [0]
+    for s, p, a in zip(body_shapes, xy.astype(np.float64), angle.astype(np.float64)):
+        local = SQUARE if s == 0 else TRIANGLE
+        c, si = np.cos(a), np.sin(a)
+        parts.append(local @ np.array([[c, si], [-si, c]]) + p)
+        offsets.append(offsets[-1] + len(local))
+    return satgpu.polygons(np.concatenate(parts), np.array(offsets, dtype=np.uint64))
+
+
+def frame(n, seed, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    side = np.sqrt(n) * 0.9
+    # Translations and angles that are f32 values, so that float32 and float64 arrays agree.
+    xy = (rng.random((n, 2)) * side).astype(np.float32).astype(dtype)
+    angle = (rng.random(n) * 2 * np.pi).astype(np.float32).astype(dtype)
+    return xy, angle
+
+
+def test_frames_follow_the_transforms_and_agree_with_the_reference(gpu):
+    n = 1500
+    body_shapes = (np.arange(n) % 2).astype(np.uint32)
+    world = satgpu.World([satgpu.polygon(SQUARE), satgpu.polygon(TRIANGLE)], body_shapes, gpu=gpu)
+    assert len(world) == n
+    total = 0
+    for seed in range(3):
+        xy, angle = frame(n, seed)
+        world.set_transforms(xy, angle)
+        got = world.step()
+        shapes = placed(body_shapes, xy, angle)
+        want = reference.detect(shapes)
+        assert reference.disagreements(shapes, got, want) == 0
+        assert world.stats["colliding"] == len(got)
+        total += len(got)
+    assert total > 300, total
+
+
+def test_float32_arrays_give_the_frame_of_float64_ones(gpu):
+    n = 800
+    body_shapes = np.zeros(n, dtype=np.uint32)
+    world = satgpu.World([satgpu.polygon(SQUARE)], body_shapes, gpu=gpu)
+    xy, angle = frame(n, 7)
+    world.set_transforms(xy, angle)
+    want = world.step()
+    world.set_transforms(xy.astype(np.float32), angle.astype(np.float32))
+    got = world.step()
+    assert len(want) > 50
+    for field in ("a", "b", "normal", "depth"):
+        assert getattr(got, field).tobytes() == getattr(want, field).tobytes(), field
+
+
+def test_bad_transforms_name_the_body_and_change_nothing(gpu):
+    n = 300
+    world = satgpu.World([satgpu.polygon(SQUARE)], np.zeros(n, dtype=np.uint32), gpu=gpu)
+    xy, angle = frame(n, 3)
+    world.set_transforms(xy, angle)
+    want = world.step()
+    bad = xy.copy()
+    bad[0, 1] = np.nan  # the first body
+    with pytest.raises(satgpu.InvalidTransformError, match="transform 0"):
+        world.set_transforms(bad, angle)
+    bad = xy.copy()
+    bad[n - 1, 0] = 1e39  # the last body
+    with pytest.raises(satgpu.InvalidTransformError, match=f"transform {n - 1}"):
+        world.set_transforms(bad, angle)
+    with pytest.raises(satgpu.CountError, match="299 transforms for 300 bodies"):
+        world.set_transforms(xy[1:], angle[1:])
+    with pytest.raises(ValueError, match="one dtype"):
+        world.set_transforms(xy.astype(np.float32), angle)
+    with pytest.raises(ValueError, match="xy must be C-contiguous"):
+        world.set_transforms(np.asfortranarray(xy), angle)
+    with pytest.raises(ValueError, match="float64 or float32"):
+        world.set_transforms(xy.astype(np.int64), angle)
+    assert world.step().a.tobytes() == want.a.tobytes()
+
+
+def test_filters_on_the_first_body_apply(gpu):
+    xy = np.array([[0.0, 0.0], [0.8, 0.0], [1.6, 0.0]])
+    world = satgpu.World([satgpu.polygon(SQUARE)], np.zeros(3, dtype=np.uint32), gpu=gpu)
+    world.set_transforms(xy, np.zeros(3))
+    assert [(int(a), int(b)) for a, b in zip(*(lambda c: (c.a, c.b))(world.step()))] == [(0, 1), (1, 2)]
+    world.set_filters(np.array([2, 1, 1], dtype=np.uint32), np.array([2, 1, 1], dtype=np.uint32), np.zeros(3, dtype=np.int32))
+    got = world.step()
+    assert [(int(a), int(b)) for a, b in zip(got.a, got.b)] == [(1, 2)]
