@@ -234,11 +234,11 @@ fn shape_list(shapes: &Bound<'_, PyAny>) -> PyResult<Vec<Polygon>> {
     Ok(out)
 }
 
+/// Filters as Python passes them: `(category, mask, group)` arrays.
+type FilterArrays<'py> = (PyReadonlyArray1<'py, u32>, PyReadonlyArray1<'py, u32>, PyReadonlyArray1<'py, i32>);
+
 /// Filters from `(category, mask, group)` arrays (uint32, uint32, int32), one per shape.
-fn filter_list(
-    filters: Option<(PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, i32>)>,
-    n: usize,
-) -> PyResult<Vec<Filter>> {
+fn filter_list(filters: Option<FilterArrays<'_>>, n: usize) -> PyResult<Vec<Filter>> {
     let Some((category, mask, group)) = filters else { return Ok(vec![Filter::DEFAULT; n]) };
     let slice = |name: &str, len: usize| {
         if len == n {
@@ -358,7 +358,7 @@ fn detect<'py>(
     py: Python<'py>,
     gpu: &Gpu,
     shapes: &Bound<'py, PyAny>,
-    filters: Option<(PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, i32>)>,
+    filters: Option<FilterArrays<'_>>,
     contacts: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let polygons = shape_list(shapes)?;
@@ -379,7 +379,7 @@ fn detect<'py>(
 fn reference_detect<'py>(
     py: Python<'py>,
     shapes: &Bound<'py, PyAny>,
-    filters: Option<(PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, u32>, PyReadonlyArray1<'_, i32>)>,
+    filters: Option<FilterArrays<'_>>,
     contacts: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let polygons = shape_list(shapes)?;
