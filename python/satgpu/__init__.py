@@ -7,10 +7,11 @@ checked against an f64 CPU reference.
     pairs = satgpu.detect(shapes, gpu=gpu)               # NumPy arrays, sorted by (a, b)
     print(len(pairs), pairs.a[:5], pairs.depth.max())
 
-Shapes come one by one (`polygon`, `circle`, `capsule`) or in bulk from arrays (`circles`,
-`polygons`): a million shapes are one `Shapes` object, not a million Python objects. Errors are
-`satgpu.Error` subclasses carrying satgpu's own messages; bad arrays are `ValueError`s naming
-the argument.
+Shapes come one by one (`polygon`, `circle`, `capsule`), in bulk from arrays (`circles`,
+`polygons`), from the built-in generators (`generate`) or from scene files (`read_scene`): a
+million shapes are one `Shapes` object, not a million Python objects. Errors are `satgpu.Error`
+subclasses, one per kind (see `satgpu.errors`), carrying satgpu's own messages; bad arrays are
+`ValueError`s naming the argument.
 """
 
 from __future__ import annotations
@@ -20,38 +21,19 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _satgpu
-from ._satgpu import (
-    CountError,
-    DeviceError,
-    Error,
-    Gpu,
-    InvalidPolygonError,
-    InvalidTransformError,
-    NoAdapterError,
-    SceneError,
-    Shape,
-    Shapes,
-    TooLargeError,
-    adapters,
-    capsule,
-    circle,
-    polygon,
-)
+from os import PathLike
+
+from . import _satgpu, errors
+from ._satgpu import Gpu, Shape, Shapes, adapters, capsule, circle, polygon
+from .errors import *  # noqa: F403  (one class per kind of satgpu::Error, see satgpu.errors)
 
 __all__ = [
     "Contacts",
-    "CountError",
-    "DeviceError",
-    "Error",
     "Gpu",
-    "InvalidPolygonError",
-    "InvalidTransformError",
-    "NoAdapterError",
-    "SceneError",
+    "SCENE_KINDS",
+    "Scene",
     "Shape",
     "Shapes",
-    "TooLargeError",
     "World",
     "adapters",
     "capsule",
@@ -59,10 +41,14 @@ __all__ = [
     "circles",
     "default_gpu",
     "detect",
+    "errors",
+    "generate",
     "polygon",
     "polygons",
+    "read_scene",
     "reference",
-]
+    "write_scene",
+] + errors.__all__
 
 ShapesLike = Union[Shapes, Sequence[Shape]]
 FiltersLike = Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -130,6 +116,41 @@ def _filters(filters: FiltersLike):
         _array("filters mask", mask, np.uint32, 1),
         _array("filters group", group, np.int32, 1),
     )
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A scene file's contents: its `shapes` and, when any shape has a collision filter, the
+    `filters` as (category, mask, group) arrays (else None)."""
+
+    shapes: Shapes
+    filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
+
+
+def read_scene(path: Union[str, PathLike]) -> Scene:
+    """Reads and validates a scene file (the JSON format of `satgpu gen` and `satgpu run`).
+    Errors are `SceneError`s naming the file, or an `InvalidPolygonError` naming the shape."""
+    shapes, filters = _satgpu.read_scene(path)
+    return Scene(shapes, filters)
+
+
+def write_scene(path: Union[str, PathLike], shapes: ShapesLike, filters: FiltersLike = None) -> None:
+    """Writes `shapes` (and their filters, where not the default) as a scene file that
+    `read_scene` and the `satgpu` command line read back. The file appears whole or not at all."""
+    _satgpu.write_scene(path, shapes, _filters(filters))
+
+
+SCENE_KINDS: Tuple[str, ...] = tuple(_satgpu.scene_kinds())
+
+
+def generate(kind: str, n: int, seed: int = 1) -> Shapes:
+    """`n` shapes of a built-in scene kind (one of `SCENE_KINDS`: "crowd", "grid", "round", ...),
+    the same shapes as `satgpu gen --kind KIND --n N --seed SEED`, on every machine."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
+    return _satgpu.generate(kind, int(n), int(seed))
 
 
 _default: Optional[Gpu] = None

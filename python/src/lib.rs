@@ -3,44 +3,49 @@
 //! (`satgpu/__init__.py`) wraps this module, `satgpu._satgpu`.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use satgpu::{Contact, Filter, Manifold, Polygon, Transform};
 
-create_exception!(_satgpu, Error, PyException, "Every error satgpu raises; one subclass per kind.");
-create_exception!(_satgpu, InvalidPolygonError, Error, "A shape failed validation.");
-create_exception!(_satgpu, InvalidTransformError, Error, "A transform is not finite, out of range or not a rotation.");
-create_exception!(_satgpu, CountError, Error, "An array's length does not match the number of bodies.");
-create_exception!(_satgpu, SceneError, Error, "A scene file cannot be read or written.");
-create_exception!(_satgpu, NoAdapterError, Error, "No adapter satgpu can use was found.");
-create_exception!(
-    _satgpu,
-    TooLargeError,
-    Error,
-    "The input does not fit the device's buffers or the memory available."
-);
-create_exception!(_satgpu, DeviceError, Error, "The device failed, was lost, or did not answer in time.");
+/// The class of `satgpu.errors` named `name`, raised with `message` (the classes live in Python,
+/// so that input errors can also be `ValueError`s and file errors `OSError`s).
+fn error_of(name: &str, message: String) -> PyErr {
+    Python::attach(|py| {
+        let class = py.import("satgpu.errors").and_then(|m| m.getattr(name));
+        match class.and_then(|c| c.call1((message.clone(),))) {
+            Ok(instance) => PyErr::from_value(instance),
+            Err(e) => e,
+        }
+    })
+}
 
-/// The Python exception for a satgpu error, with its message.
+/// The Python exception for a satgpu error: the class of its kind, with the Rust message.
 fn raise(e: satgpu::Error) -> PyErr {
     use satgpu::Error as E;
-    let message = e.to_string();
-    match e {
-        E::InvalidPolygon { .. } | E::Polygon(_) | E::UnknownShape { .. } | E::InvalidSetting { .. } => {
-            InvalidPolygonError::new_err(message)
-        }
-        E::NonFiniteTransform { .. } | E::TransformOutOfRange { .. } | E::RotationNotUnit { .. } => {
-            InvalidTransformError::new_err(message)
-        }
-        E::TransformCount { .. } | E::FilterCount { .. } => CountError::new_err(message),
-        E::Io { .. } | E::Json { .. } | E::MissingPolygons { .. } => SceneError::new_err(message),
-        E::NoAdapter { .. } | E::UnsuitableAdapter { .. } => NoAdapterError::new_err(message),
-        E::TooLarge { .. } | E::NotEnoughMemory { .. } | E::HostMemory { .. } => TooLargeError::new_err(message),
-        E::Device(_) | E::DeviceLost(_) | E::Timeout { .. } => DeviceError::new_err(message),
-        _ => Error::new_err(message),
-    }
+    let class = match &e {
+        E::InvalidPolygon { .. } | E::Polygon(_) => "InvalidPolygonError",
+        E::UnknownShape { .. } => "UnknownShapeError",
+        E::NonFiniteTransform { .. } => "NonFiniteTransformError",
+        E::TransformOutOfRange { .. } => "TransformOutOfRangeError",
+        E::RotationNotUnit { .. } => "RotationNotUnitError",
+        E::TransformCount { .. } => "TransformCountError",
+        E::FilterCount { .. } => "FilterCountError",
+        E::InvalidSetting { .. } => "InvalidSettingError",
+        E::Io { .. } => "SceneFileError",
+        E::Json { .. } => "SceneJsonError",
+        E::MissingPolygons { .. } => "MissingPolygonsError",
+        E::NoAdapter { .. } => "NoAdapterError",
+        E::UnsuitableAdapter { .. } => "UnsuitableAdapterError",
+        E::TooLarge { .. } => "BufferTooLargeError",
+        E::NotEnoughMemory { .. } => "NotEnoughMemoryError",
+        E::HostMemory { .. } => "HostMemoryError",
+        E::Device(_) => "DeviceFailureError",
+        E::DeviceLost(_) => "DeviceLostError",
+        E::Timeout { .. } => "DeviceTimeoutError",
+        _ => "Error",
+    };
+    error_of(class, e.to_string())
 }
 
 /// A shape: a convex polygon, optionally rounded, a circle or a capsule.
@@ -127,8 +132,8 @@ fn xy<'a>(name: &str, array: &'a PyReadonlyArray2<'_, f64>) -> PyResult<&'a [f64
 /// A shape error as the Python exception, naming the argument and the index.
 fn shape_error(what: &str, index: Option<usize>, e: satgpu::geometry::PolygonError) -> PyErr {
     match index {
-        Some(i) => InvalidPolygonError::new_err(format!("{what} {i}: {e}")),
-        None => InvalidPolygonError::new_err(format!("{what}: {e}")),
+        Some(i) => error_of("InvalidPolygonError", format!("{what} {i}: {e}")),
+        None => error_of("InvalidPolygonError", format!("{what}: {e}")),
     }
 }
 
@@ -237,24 +242,28 @@ fn shape_list(shapes: &Bound<'_, PyAny>) -> PyResult<Vec<Polygon>> {
 /// Filters as Python passes them: `(category, mask, group)` arrays.
 type FilterArrays<'py> = (PyReadonlyArray1<'py, u32>, PyReadonlyArray1<'py, u32>, PyReadonlyArray1<'py, i32>);
 
-/// Filters from `(category, mask, group)` arrays (uint32, uint32, int32), one per shape.
+/// Filters from `(category, mask, group)` arrays (uint32, uint32, int32), one per shape or
+/// body: arrays of unequal lengths are a ValueError, `n` filters of another number a
+/// `FilterCountError` (never a silent default).
 fn filter_list(filters: Option<FilterArrays<'_>>, n: usize) -> PyResult<Vec<Filter>> {
     let Some((category, mask, group)) = filters else { return Ok(vec![Filter::DEFAULT; n]) };
-    let slice = |name: &str, len: usize| {
-        if len == n {
-            Ok(())
-        } else {
-            Err(PyValueError::new_err(format!("filters: {name} has {len} entries for {n} shapes")))
-        }
-    };
+    let contiguous = |name: &str| PyValueError::new_err(format!("filters: {name} must be C-contiguous"));
     let (category, mask, group) = (
-        category.as_slice().map_err(|_| PyValueError::new_err("filters: category must be C-contiguous"))?,
-        mask.as_slice().map_err(|_| PyValueError::new_err("filters: mask must be C-contiguous"))?,
-        group.as_slice().map_err(|_| PyValueError::new_err("filters: group must be C-contiguous"))?,
+        category.as_slice().map_err(|_| contiguous("category"))?,
+        mask.as_slice().map_err(|_| contiguous("mask"))?,
+        group.as_slice().map_err(|_| contiguous("group"))?,
     );
-    slice("category", category.len())?;
-    slice("mask", mask.len())?;
-    slice("group", group.len())?;
+    if category.len() != mask.len() || category.len() != group.len() {
+        return Err(PyValueError::new_err(format!(
+            "filters: category, mask and group must have one entry per shape each, got {}, {} and {}",
+            category.len(),
+            mask.len(),
+            group.len()
+        )));
+    }
+    if category.len() != n {
+        return Err(raise(satgpu::Error::FilterCount { got: category.len(), expected: n }));
+    }
     Ok((0..n).map(|i| Filter { category: category[i], mask: mask[i], group: group[i] }).collect())
 }
 
@@ -298,10 +307,11 @@ struct Gpu {
 #[pymethods]
 impl Gpu {
     /// Opens the best adapter ("auto") or a software one ("software"); every wait on the GPU
-    /// times out after `timeout` seconds.
+    /// times out after `timeout` seconds; the worlds made on it may use at most `memory_limit`
+    /// bytes (default: the memory available).
     #[new]
-    #[pyo3(signature = (adapter = "auto", timeout = 60.0))]
-    fn new(py: Python<'_>, adapter: &str, timeout: f64) -> PyResult<Gpu> {
+    #[pyo3(signature = (adapter = "auto", timeout = 60.0, memory_limit = None))]
+    fn new(py: Python<'_>, adapter: &str, timeout: f64, memory_limit: Option<u64>) -> PyResult<Gpu> {
         use satgpu::gpu::{AdapterChoice, GpuOptions};
         let choice = match adapter {
             "auto" => AdapterChoice::Auto,
@@ -313,8 +323,11 @@ impl Gpu {
         if !(timeout.is_finite() && timeout > 0.0) {
             return Err(PyValueError::new_err(format!("timeout must be a positive number of seconds, got {timeout}")));
         }
-        let options =
+        let mut options =
             GpuOptions::default().with_adapter(choice).with_timeout(std::time::Duration::from_secs_f64(timeout));
+        if let Some(bytes) = memory_limit {
+            options = options.with_memory_limit(bytes);
+        }
         let inner = py.detach(|| satgpu::gpu::Gpu::new(&options)).map_err(raise)?;
         Ok(Gpu { inner })
     }
@@ -468,7 +481,7 @@ struct World {
 
 impl World {
     fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, satgpu::gpu::World>> {
-        self.inner.lock().map_err(|_| Error::new_err("the world was poisoned by a panic in another thread"))
+        self.inner.lock().map_err(|_| error_of("Error", "the world was poisoned by a panic in another thread".into()))
     }
 }
 
@@ -564,9 +577,60 @@ impl World {
     }
 }
 
+/// The shapes of a scene file and, when any has a collision filter, the `(category, mask,
+/// group)` arrays (else `None`); every shape is validated, errors name the file and the shape.
+#[pyfunction]
+fn read_scene(py: Python<'_>, path: std::path::PathBuf) -> PyResult<(Shapes, Option<Bound<'_, pyo3::types::PyTuple>>)> {
+    let scene = py.detach(|| satgpu::scene::read_scene(&path)).map_err(raise)?;
+    let filters = if scene.filters.is_empty() {
+        None
+    } else {
+        let f = &scene.filters;
+        let category = PyArray1::from_iter(py, f.iter().map(|f| f.category));
+        let mask = PyArray1::from_iter(py, f.iter().map(|f| f.mask));
+        let group = PyArray1::from_iter(py, f.iter().map(|f| f.group));
+        Some(pyo3::types::PyTuple::new(py, [category.into_any(), mask.into_any(), group.into_any()])?)
+    };
+    Ok((Shapes { inner: scene.polygons }, filters))
+}
+
+/// Writes `shapes` (and their filters, where not the default) as a scene file, whole or not at
+/// all.
+#[pyfunction]
+#[pyo3(signature = (path, shapes, filters = None))]
+fn write_scene(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    shapes: &Bound<'_, PyAny>,
+    filters: Option<FilterArrays<'_>>,
+) -> PyResult<()> {
+    let polygons = shape_list(shapes)?;
+    let filters = match filters {
+        Some(f) => filter_list(Some(f), polygons.len())?,
+        None => vec![],
+    };
+    let scene = satgpu::scene::Scene { polygons, filters };
+    py.detach(|| satgpu::scene::write_scene(&path, &scene)).map_err(raise)
+}
+
+/// The names of the built-in scene kinds, as `generate` takes them.
+#[pyfunction]
+fn scene_kinds() -> Vec<&'static str> {
+    satgpu::scene::SceneKind::ALL.iter().map(|k| k.name()).collect()
+}
+
+/// `n` shapes of a built-in scene kind (as `satgpu gen` writes them), the same for the same
+/// seed on every machine.
+#[pyfunction]
+#[pyo3(signature = (kind, n, seed = 1))]
+fn generate(py: Python<'_>, kind: &str, n: usize, seed: u64) -> PyResult<Shapes> {
+    let kind: satgpu::scene::SceneKind = kind.parse().map_err(PyValueError::new_err)?;
+    let inner = py.detach(|| satgpu::scene::generate(kind, n, seed));
+    Ok(Shapes { inner })
+}
+
 #[pymodule]
 fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
     m.add_class::<Gpu>()?;
     m.add_class::<Shape>()?;
     m.add_class::<Shapes>()?;
@@ -581,16 +645,12 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(detect, m)?,
         wrap_pyfunction!(reference_detect, m)?,
         wrap_pyfunction!(disagreements, m)?,
+        wrap_pyfunction!(read_scene, m)?,
+        wrap_pyfunction!(write_scene, m)?,
+        wrap_pyfunction!(scene_kinds, m)?,
+        wrap_pyfunction!(generate, m)?,
     ] {
         m.add_function(f)?;
     }
-    m.add("Error", py.get_type::<Error>())?;
-    m.add("InvalidPolygonError", py.get_type::<InvalidPolygonError>())?;
-    m.add("InvalidTransformError", py.get_type::<InvalidTransformError>())?;
-    m.add("CountError", py.get_type::<CountError>())?;
-    m.add("SceneError", py.get_type::<SceneError>())?;
-    m.add("NoAdapterError", py.get_type::<NoAdapterError>())?;
-    m.add("TooLargeError", py.get_type::<TooLargeError>())?;
-    m.add("DeviceError", py.get_type::<DeviceError>())?;
     Ok(())
 }

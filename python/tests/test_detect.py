@@ -146,7 +146,7 @@ def test_bad_arrays_are_value_errors_naming_the_argument(gpu):
         satgpu.detect(satgpu.circles(centers, radii), contacts="most", gpu=gpu)
     with pytest.raises(ValueError, match="item 1"):
         satgpu.detect([satgpu.circle([0, 0], 1), "square"], gpu=gpu)
-    with pytest.raises(ValueError, match="category has 3 entries for 10 shapes"):
+    with pytest.raises(satgpu.FilterCountError, match="got 3 collision filters for 10 bodies"):
         ones = np.ones(3, dtype=np.uint32)
         satgpu.detect(satgpu.circles(centers, radii), filters=(ones, ones, np.zeros(3, dtype=np.int32)), gpu=gpu)
     with pytest.raises(ValueError, match="adapter must be"):

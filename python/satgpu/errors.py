@@ -1,0 +1,164 @@
+"""satgpu's exceptions: one class per kind of `satgpu::Error`, all under `satgpu.Error`, each
+carrying the Rust library's message.
+
+Kinds of the same family share a base, so that one `except` catches the family:
+
+    Error
+    ├── InvalidPolygonError       (ValueError)  a shape failed validation; names the shape
+    ├── UnknownShapeError         (ValueError)  a body names a shape that does not exist
+    ├── InvalidTransformError     (ValueError)  a transform cannot be used; names the body
+    │   ├── NonFiniteTransformError               NaN or infinite
+    │   ├── TransformOutOfRangeError              beyond +-1e37 per coordinate
+    │   └── RotationNotUnitError                  (cos, sin) not a unit vector
+    ├── CountError                (ValueError)  an array's length is not the number of bodies
+    │   ├── TransformCountError
+    │   └── FilterCountError
+    ├── InvalidSettingError       (ValueError)  an option out of its range
+    ├── SceneError                              a scene file cannot be read or written
+    │   ├── SceneFileError        (OSError)       the file itself: missing, unreadable
+    │   ├── SceneJsonError        (ValueError)    not JSON, or not a scene: line and column
+    │   └── MissingPolygonsError  (ValueError)    no "polygons" array
+    ├── NoAdapterError                          no adapter satgpu can use
+    │   └── UnsuitableAdapterError                the one asked for cannot run satgpu
+    ├── TooLargeError                           the work does not fit
+    │   ├── BufferTooLargeError                   beyond the adapter's buffer size
+    │   ├── NotEnoughMemoryError                  beyond the memory available
+    │   └── HostMemoryError                       the result could not be allocated
+    └── DeviceError                             the device failed
+        ├── DeviceFailureError                    it reported an error; the world stays usable
+        ├── DeviceLostError                       it is gone: open a new Gpu
+        └── DeviceTimeoutError    (TimeoutError)  it did not finish in time
+
+Errors in the input are also `ValueError`s (and file errors `OSError`s), as Python code expects.
+Bad arrays (wrong shape, dtype or layout) are plain `ValueError`s naming the argument."""
+
+from __future__ import annotations
+
+__all__ = [
+    "BufferTooLargeError",
+    "CountError",
+    "DeviceError",
+    "DeviceFailureError",
+    "DeviceLostError",
+    "DeviceTimeoutError",
+    "Error",
+    "FilterCountError",
+    "HostMemoryError",
+    "InvalidPolygonError",
+    "InvalidSettingError",
+    "InvalidTransformError",
+    "MissingPolygonsError",
+    "NoAdapterError",
+    "NonFiniteTransformError",
+    "NotEnoughMemoryError",
+    "RotationNotUnitError",
+    "SceneError",
+    "SceneFileError",
+    "SceneJsonError",
+    "TooLargeError",
+    "TransformCountError",
+    "TransformOutOfRangeError",
+    "UnknownShapeError",
+    "UnsuitableAdapterError",
+]
+
+
+class Error(Exception):
+    """Every error satgpu raises."""
+
+
+class InvalidPolygonError(Error, ValueError):
+    """A shape failed validation (too few or too many vertices, not convex, not finite, out of
+    range, too small, a bad radius); the message names the shape."""
+
+
+class UnknownShapeError(Error, ValueError):
+    """A body refers to a shape that does not exist."""
+
+
+class InvalidTransformError(Error, ValueError):
+    """A transform cannot be used; the message names the body."""
+
+
+class NonFiniteTransformError(InvalidTransformError):
+    """A transform has a NaN or infinite component."""
+
+
+class TransformOutOfRangeError(InvalidTransformError):
+    """A translation is finite but beyond the range the GPU computes in (+-1e37)."""
+
+
+class RotationNotUnitError(InvalidTransformError):
+    """A rotation given as (cos, sin) is not a unit vector: it would scale the body as well."""
+
+
+class CountError(Error, ValueError):
+    """An array's length does not match the number of bodies."""
+
+
+class TransformCountError(CountError):
+    """As many transforms as bodies are needed."""
+
+
+class FilterCountError(CountError):
+    """As many filters as bodies are needed."""
+
+
+class InvalidSettingError(Error, ValueError):
+    """An option is out of its range."""
+
+
+class SceneError(Error):
+    """A scene file cannot be read or written."""
+
+
+class SceneFileError(SceneError, OSError):
+    """The file cannot be opened, read or written; the message names it."""
+
+
+class SceneJsonError(SceneError, ValueError):
+    """The file is not JSON, or not a scene; the message gives the line and column."""
+
+
+class MissingPolygonsError(SceneError, ValueError):
+    """The file has no top-level "polygons" array."""
+
+
+class NoAdapterError(Error):
+    """No adapter satgpu can use was found; the message says how to install one."""
+
+
+class UnsuitableAdapterError(NoAdapterError):
+    """The adapter asked for cannot run satgpu (no compute shaders, limits too small)."""
+
+
+class TooLargeError(Error):
+    """The work does not fit the device or the memory available."""
+
+
+class BufferTooLargeError(TooLargeError):
+    """A buffer would exceed the adapter's largest storage buffer."""
+
+
+class NotEnoughMemoryError(TooLargeError):
+    """The work needs more memory than is available; checked before anything is allocated."""
+
+
+class HostMemoryError(TooLargeError):
+    """The result could not be allocated in host memory."""
+
+
+class DeviceError(Error):
+    """The device failed."""
+
+
+class DeviceFailureError(DeviceError):
+    """The device reported an error for satgpu's work; the world stays usable."""
+
+
+class DeviceLostError(DeviceError):
+    """The device is lost (driver reset, GPU removed): open a new `Gpu`."""
+
+
+class DeviceTimeoutError(DeviceError, TimeoutError):
+    """The GPU did not finish within the `Gpu`'s timeout; the world stays usable."""
