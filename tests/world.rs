@@ -95,8 +95,8 @@ fn persistent_world_follows_per_frame_transforms() {
     assert!(total > 100, "the frames should collide ({total} pairs)");
 }
 
-/// Issue 24: a frame from f64 transforms, from the GPU's own f32 records (a copy) and from f32
-/// `[x, y, angle]` has the same bits; a bad f32 pose is the same kind of error, names its body
+/// Issue 24: a frame from f64 transforms, from the GPU's own f32 records (a copy), from f32
+/// `[x, y, angle]` and from separate translation and angle arrays (f64 and f32) has the same bits; a bad f32 pose is the same kind of error, names its body
 /// and leaves the last upload in place.
 #[test]
 fn f32_poses_give_the_frames_of_the_f64_transforms() {
@@ -120,6 +120,33 @@ fn f32_poses_give_the_frames_of_the_f64_transforms() {
     assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "GpuTransform");
     world.set_transforms(&angles).unwrap();
     assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "[x, y, angle]");
+    // Separate arrays (NumPy's layout), f64 and f32, read where they lie.
+    let xy: Vec<[f64; 2]> = transforms.iter().map(|t| [t.x, t.y]).collect();
+    let angle: Vec<f64> = transforms.iter().map(|t| t.angle).collect();
+    world.set_pose_arrays(gpu::PoseArrays { xy: &xy, angle: &angle }).unwrap();
+    assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "f64 pose arrays");
+    let (xy32, angle32): (Vec<[f32; 2]>, Vec<f32>) = angles.iter().map(|a| ([a[0], a[1]], a[2])).unzip();
+    world.set_pose_arrays(gpu::PoseArrays { xy: &xy32, angle: &angle32 }).unwrap();
+    assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "f32 pose arrays");
+    let mut bad_angle = angle32.clone();
+    bad_angle[0] = f32::INFINITY;
+    match world.set_pose_arrays(gpu::PoseArrays { xy: &xy32, angle: &bad_angle }) {
+        Err(Error::NonFiniteTransform { body: 0, .. }) => {}
+        other => panic!("expected NonFiniteTransform for body 0, got {other:?}"),
+    }
+    let mut far = xy.clone();
+    far[xy.len() - 1][1] = 1e38;
+    match world.set_pose_arrays(gpu::PoseArrays { xy: &far, angle: &angle }) {
+        Err(Error::TransformOutOfRange { body, .. }) => assert_eq!(body, xy.len() - 1),
+        other => panic!("expected TransformOutOfRange for the last body, got {other:?}"),
+    }
+    for (xs, angles) in [(xy.len() - 1, xy.len()), (xy.len(), xy.len() + 1)] {
+        match world.set_pose_arrays(gpu::PoseArrays { xy: &xy[..xs], angle: &vec![0.0; angles] }) {
+            Err(Error::TransformCount { .. }) => {}
+            other => panic!("expected TransformCount for {xs} translations and {angles} angles, got {other:?}"),
+        }
+    }
+    assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "a refused pose array changed the frame");
     let mut bad = poses.clone();
     bad[0].sin = 0.5; // first body: gathering code breaks at index 0
     match world.set_transforms(&bad) {

@@ -6,7 +6,7 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArra
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use satgpu::{Contact, Filter, Manifold, Polygon, Transform};
+use satgpu::{Contact, Filter, Manifold, Polygon};
 
 /// The class of `satgpu.errors` named `name`, raised with `message` (the classes live in Python,
 /// so that input errors can also be `ValueError`s and file errors `OSError`s).
@@ -267,26 +267,64 @@ fn filter_list(filters: Option<FilterArrays<'_>>, n: usize) -> PyResult<Vec<Filt
     Ok((0..n).map(|i| Filter { category: category[i], mask: mask[i], group: group[i] }).collect())
 }
 
-/// The pairs as a dict of NumPy arrays: `a`, `b` (uint32), `normal` (n x 2), `depth`; with
-/// manifolds also `a_in_b`, `b_in_a` (bool), `points` (n x 2 x 2, NaN where a pair has one
-/// point), `point_depth` (n x 2).
-fn result<'py>(py: Python<'py>, contacts: &[Contact], manifolds: Option<&[Manifold]>) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("a", PyArray1::from_iter(py, contacts.iter().map(|c| c.a)))?;
-    d.set_item("b", PyArray1::from_iter(py, contacts.iter().map(|c| c.b)))?;
-    let normals: Vec<[f64; 2]> = contacts.iter().map(|c| c.normal).collect();
-    d.set_item("normal", points(py, &normals))?;
-    d.set_item("depth", PyArray1::from_iter(py, contacts.iter().map(|c| c.depth)))?;
-    if let Some(m) = manifolds {
-        d.set_item("a_in_b", PyArray1::from_iter(py, m.iter().map(|m| m.a_in_b)))?;
-        d.set_item("b_in_a", PyArray1::from_iter(py, m.iter().map(|m| m.b_in_a)))?;
-        let at = |m: &Manifold, k: usize| m.points().get(k).copied();
-        let xy = m.iter().flat_map(|m| (0..2).flat_map(move |k| at(m, k).map_or([f64::NAN; 2], |p| p.point)));
-        d.set_item("points", PyArray1::from_iter(py, xy).reshape([m.len(), 2, 2])?)?;
-        let depth = m.iter().flat_map(|m| (0..2).map(move |k| at(m, k).map_or(f64::NAN, |p| p.depth)));
-        d.set_item("point_depth", PyArray1::from_iter(py, depth).reshape([m.len(), 2])?)?;
+/// A frame's pairs as columns, each filled on every core and handed to NumPy as it is (no
+/// copy): `a`, `b`, `normal` (x, y per pair) and `depth`, and the manifolds when asked for.
+struct Columns {
+    a: Vec<u32>,
+    b: Vec<u32>,
+    normal: Vec<f64>,
+    depth: Vec<f64>,
+    manifolds: Option<Vec<Manifold>>,
+}
+
+impl Columns {
+    /// The columns of `rows`, `row` giving each one's `(a, b, normal, depth)`.
+    fn of<T: Sync>(rows: &[T], row: impl Fn(&T) -> (u32, u32, [f64; 2], f64) + Sync) -> Columns {
+        use rayon::prelude::*;
+        const CHUNK: usize = 16 * 1024;
+        let n = rows.len();
+        let (mut a, mut b, mut normal, mut depth) = (vec![0; n], vec![0; n], vec![0.0; 2 * n], vec![0.0; n]);
+        rows.par_chunks(CHUNK)
+            .zip(a.par_chunks_mut(CHUNK))
+            .zip(b.par_chunks_mut(CHUNK))
+            .zip(normal.par_chunks_mut(2 * CHUNK))
+            .zip(depth.par_chunks_mut(CHUNK))
+            .for_each(|((((rows, a), b), normal), depth)| {
+                for (i, r) in rows.iter().enumerate() {
+                    let (ra, rb, rn, rd) = row(r);
+                    (a[i], b[i], depth[i]) = (ra, rb, rd);
+                    normal[2 * i..2 * i + 2].copy_from_slice(&rn);
+                }
+            });
+        Columns { a, b, normal, depth, manifolds: None }
     }
-    Ok(d)
+
+    /// The columns of contacts in the library's f64 records.
+    fn of_contacts(contacts: &[Contact]) -> Columns {
+        Columns::of(contacts, |c| (c.a, c.b, c.normal, c.depth))
+    }
+
+    /// The pairs as a dict of NumPy arrays: `a`, `b` (uint32), `normal` (n x 2), `depth`; with
+    /// manifolds also `a_in_b`, `b_in_a` (bool), `points` (n x 2 x 2, NaN where a pair has one
+    /// point), `point_depth` (n x 2).
+    fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        let d = PyDict::new(py);
+        let n = self.a.len();
+        d.set_item("a", PyArray1::from_vec(py, self.a))?;
+        d.set_item("b", PyArray1::from_vec(py, self.b))?;
+        d.set_item("normal", PyArray1::from_vec(py, self.normal).reshape([n, 2])?)?;
+        d.set_item("depth", PyArray1::from_vec(py, self.depth))?;
+        if let Some(m) = self.manifolds {
+            d.set_item("a_in_b", PyArray1::from_iter(py, m.iter().map(|m| m.a_in_b)))?;
+            d.set_item("b_in_a", PyArray1::from_iter(py, m.iter().map(|m| m.b_in_a)))?;
+            let at = |m: &Manifold, k: usize| m.points().get(k).copied();
+            let xy = m.iter().flat_map(|m| (0..2).flat_map(move |k| at(m, k).map_or([f64::NAN; 2], |p| p.point)));
+            d.set_item("points", PyArray1::from_iter(py, xy).reshape([m.len(), 2, 2])?)?;
+            let depth = m.iter().flat_map(|m| (0..2).map(move |k| at(m, k).map_or(f64::NAN, |p| p.depth)));
+            d.set_item("point_depth", PyArray1::from_iter(py, depth).reshape([m.len(), 2])?)?;
+        }
+        Ok(d)
+    }
 }
 
 /// Whether `contacts` asks for manifolds: "basic" or "full".
@@ -379,10 +417,10 @@ fn detect<'py>(
     let g = &gpu.inner;
     if full(contacts)? {
         let (c, m) = py.detach(|| satgpu::gpu::detect_full(g, &polygons, &filters)).map_err(raise)?;
-        result(py, &c, Some(&m))
+        Columns { manifolds: Some(m), ..py.detach(|| Columns::of_contacts(&c)) }.into_dict(py)
     } else {
         let c = py.detach(|| satgpu::gpu::detect_filtered(g, &polygons, &filters)).map_err(raise)?;
-        result(py, &c, None)
+        py.detach(|| Columns::of_contacts(&c)).into_dict(py)
     }
 }
 
@@ -399,10 +437,10 @@ fn reference_detect<'py>(
     let filters = filter_list(filters, polygons.len())?;
     if full(contacts)? {
         let (c, m) = py.detach(|| satgpu::reference::detect_full(&polygons, &filters));
-        result(py, &c, Some(&m))
+        Columns { manifolds: Some(m), ..Columns::of_contacts(&c) }.into_dict(py)
     } else {
         let c = py.detach(|| satgpu::reference::detect_filtered(&polygons, &filters));
-        result(py, &c, None)
+        Columns::of_contacts(&c).into_dict(py)
     }
 }
 
@@ -428,46 +466,37 @@ fn contact_list(d: &Bound<'_, PyDict>) -> PyResult<Vec<Contact>> {
         .collect())
 }
 
-/// The transforms of `n` bodies from `xy` (n x 2) and `angle` (n), float64 or float32 arrays,
-/// C-contiguous, read where they lie: f32 values become f32 `[x, y, angle]` poses, f64 values
-/// f64 transforms (either is rounded to f32 once, on the way to the GPU).
-fn poses(xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>) -> PyResult<Poses> {
-    fn slices<'a, T: numpy::Element>(
-        xy: &'a PyReadonlyArray2<'_, T>,
-        angle: &'a PyReadonlyArray1<'_, T>,
-    ) -> PyResult<(&'a [T], &'a [T])> {
-        if xy.shape()[1] != 2 {
-            return Err(PyValueError::new_err(format!("xy must be an n x 2 array, got shape {:?}", xy.shape())));
-        }
-        let contiguous = |name: &str| PyValueError::new_err(format!("{name} must be C-contiguous"));
-        let (xy, angle) =
-            (xy.as_slice().map_err(|_| contiguous("xy"))?, angle.as_slice().map_err(|_| contiguous("angle"))?);
-        if xy.len() != 2 * angle.len() {
-            return Err(PyValueError::new_err(format!(
-                "xy has {} rows but angle {} entries",
-                xy.len() / 2,
-                angle.len()
-            )));
-        }
-        Ok((xy, angle))
+/// `xy` (n x 2) and `angle` (n) as C-contiguous slices, or a ValueError naming the argument.
+fn pose_slices<'a, T: numpy::Element + bytemuck::Pod>(
+    xy: &'a PyReadonlyArray2<'_, T>,
+    angle: &'a PyReadonlyArray1<'_, T>,
+) -> PyResult<(&'a [[T; 2]], &'a [T])> {
+    if xy.shape()[1] != 2 {
+        return Err(PyValueError::new_err(format!("xy must be an n x 2 array, got shape {:?}", xy.shape())));
     }
-    if let (Ok(p), Ok(a)) = (xy.extract::<PyReadonlyArray2<'_, f64>>(), angle.extract::<PyReadonlyArray1<'_, f64>>()) {
-        let (p, a) = slices(&p, &a)?;
-        return Ok(Poses::F64(
-            p.chunks_exact(2).zip(a).map(|(p, &angle)| Transform { x: p[0], y: p[1], angle }).collect(),
-        ));
+    let contiguous = |name: &str| PyValueError::new_err(format!("{name} must be C-contiguous"));
+    let (xy, angle) =
+        (xy.as_slice().map_err(|_| contiguous("xy"))?, angle.as_slice().map_err(|_| contiguous("angle"))?);
+    if xy.len() != 2 * angle.len() {
+        return Err(PyValueError::new_err(format!("xy has {} rows but angle {} entries", xy.len() / 2, angle.len())));
     }
-    if let (Ok(p), Ok(a)) = (xy.extract::<PyReadonlyArray2<'_, f32>>(), angle.extract::<PyReadonlyArray1<'_, f32>>()) {
-        let (p, a) = slices(&p, &a)?;
-        return Ok(Poses::F32(p.chunks_exact(2).zip(a).map(|(p, &angle)| [p[0], p[1], angle]).collect()));
-    }
-    Err(PyValueError::new_err("xy and angle must be NumPy arrays of one dtype, float64 or float32: xy n x 2, angle n"))
+    Ok((bytemuck::cast_slice(xy), angle))
 }
 
-/// Transforms in the form they came in.
-enum Poses {
-    F64(Vec<Transform>),
-    F32(Vec<[f32; 3]>),
+/// Places every body from `xy` and `angle` (float64 or float32 arrays of one dtype), read where
+/// they lie: no copy is made. The GIL stays held, so that no Python thread writes the arrays
+/// while they are read (on every core).
+fn set_poses(world: &mut satgpu::gpu::World, xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>) -> PyResult<()> {
+    use satgpu::gpu::PoseArrays;
+    if let (Ok(p), Ok(a)) = (xy.extract::<PyReadonlyArray2<'_, f64>>(), angle.extract::<PyReadonlyArray1<'_, f64>>()) {
+        let (xy, angle) = pose_slices(&p, &a)?;
+        return world.set_pose_arrays(PoseArrays { xy, angle }).map_err(raise);
+    }
+    if let (Ok(p), Ok(a)) = (xy.extract::<PyReadonlyArray2<'_, f32>>(), angle.extract::<PyReadonlyArray1<'_, f32>>()) {
+        let (xy, angle) = pose_slices(&p, &a)?;
+        return world.set_pose_arrays(PoseArrays { xy, angle }).map_err(raise);
+    }
+    Err(PyValueError::new_err("xy and angle must be NumPy arrays of one dtype, float64 or float32: xy n x 2, angle n"))
 }
 
 /// A persistent world: shapes uploaded once, bodies placed by transforms every frame.
@@ -480,8 +509,19 @@ struct World {
 }
 
 impl World {
-    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, satgpu::gpu::World>> {
-        self.inner.lock().map_err(|_| error_of("Error", "the world was poisoned by a panic in another thread".into()))
+    /// The world, once no other thread uses it. A thread waits with the GIL released: the
+    /// thread that holds the world may need the GIL to finish (its step returns arrays).
+    fn lock(&self, py: Python<'_>) -> PyResult<std::sync::MutexGuard<'_, satgpu::gpu::World>> {
+        use std::sync::TryLockError;
+        loop {
+            match self.inner.try_lock() {
+                Ok(world) => return Ok(world),
+                Err(TryLockError::Poisoned(_)) => {
+                    return Err(error_of("Error", "the world was poisoned by a panic in another thread".into()))
+                }
+                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.inner.lock())),
+            }
+        }
     }
 }
 
@@ -530,31 +570,25 @@ impl World {
     /// float64 or both float32, C-contiguous. A bad value is an `InvalidTransformError` naming
     /// the body, and nothing is uploaded.
     fn set_transforms(&self, py: Python<'_>, xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>) -> PyResult<()> {
-        let poses = poses(xy, angle)?;
-        let mut world = self.lock()?;
-        let w = &mut *world;
-        py.detach(|| match &poses {
-            Poses::F64(t) => w.set_transforms(t),
-            Poses::F32(t) => w.set_transforms(t),
-        })
-        .map_err(raise)
+        set_poses(&mut *self.lock(py)?, xy, angle)
     }
 
     /// Sets each body's filter from `category`, `mask` (uint32) and `group` (int32) arrays.
     fn set_filters(
         &self,
+        py: Python<'_>,
         category: PyReadonlyArray1<'_, u32>,
         mask: PyReadonlyArray1<'_, u32>,
         group: PyReadonlyArray1<'_, i32>,
     ) -> PyResult<()> {
         let filters = filter_list(Some((category, mask, group)), self.bodies)?;
-        self.lock()?.set_filters(&filters).map_err(raise)
+        self.lock(py)?.set_filters(&filters).map_err(raise)
     }
 
     /// Makes room for `entries` strip entries and `candidates` candidate pairs, so that no frame
     /// up to that size reruns.
     fn reserve(&self, py: Python<'_>, entries: u64, candidates: u64) -> PyResult<()> {
-        let mut world = self.lock()?;
+        let mut world = self.lock(py)?;
         let w = &mut *world;
         py.detach(|| w.reserve(entries, candidates)).map_err(raise)
     }
@@ -562,17 +596,30 @@ impl World {
     /// Runs a frame and returns its pairs (the same dict of arrays as `detect`) and its figures
     /// (`colliding`, `candidates`, `frame_ms`, ...), with the GIL released meanwhile.
     fn step<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-        let mut world = self.lock()?;
+        let mut world = self.lock(py)?;
         let w = &mut *world;
-        let frame = py.detach(|| w.step()).map_err(raise)?;
-        let pairs = result(py, &frame.contacts, self.full.then_some(&frame.manifolds[..]))?;
+        let full = self.full;
+        // The pairs are read from the frame's records where they lie (the mapped readback memory
+        // when the GPU sorted them) straight into the arrays NumPy is given.
+        let (columns, frame) = py
+            .detach(|| -> satgpu::Result<_> {
+                let view = w.step_view()?;
+                let mut columns = Columns::of(&view, |c| {
+                    let normal = [f64::from(c.normal_x) + 0.0, f64::from(c.normal_y) + 0.0];
+                    (c.a, c.b, normal, f64::from(c.depth))
+                });
+                columns.manifolds = full.then(|| view.manifolds().to_vec());
+                Ok((columns, view.stats().clone()))
+            })
+            .map_err(raise)?;
+        let pairs = columns.into_dict(py)?;
         let stats = PyDict::new(py);
-        stats.set_item("entries", frame.stats.entries)?;
-        stats.set_item("candidates", frame.stats.candidates)?;
-        stats.set_item("colliding", frame.stats.colliding)?;
-        stats.set_item("frame_ms", frame.stats.frame_ms)?;
-        stats.set_item("reruns", frame.stats.reruns)?;
-        stats.set_item("batches", frame.stats.batches)?;
+        stats.set_item("entries", frame.entries)?;
+        stats.set_item("candidates", frame.candidates)?;
+        stats.set_item("colliding", frame.colliding)?;
+        stats.set_item("frame_ms", frame.frame_ms)?;
+        stats.set_item("reruns", frame.reruns)?;
+        stats.set_item("batches", frame.batches)?;
         Ok((pairs, stats))
     }
 }

@@ -100,3 +100,32 @@ def test_filters_on_the_first_body_apply(gpu):
     world.set_filters(np.array([2, 1, 1], dtype=np.uint32), np.array([2, 1, 1], dtype=np.uint32), np.zeros(3, dtype=np.int32))
     got = world.step()
     assert [(int(a), int(b)) for a, b in zip(got.a, got.b)] == [(1, 2)]
+
+
+def test_threads_sharing_a_world_take_turns(gpu):
+    """Threads calling one world at once: a thread that waits for the world waits with the GIL
+    released, so the thread inside a step can take the GIL back to build its arrays (no
+    deadlock); every frame is right."""
+    import threading
+
+    n = 3000
+    world = satgpu.World([satgpu.polygon(SQUARE)], np.zeros(n, dtype=np.uint32), gpu=gpu)
+    xy, angle = frame(n, 5)
+    world.set_transforms(xy, angle)
+    want = world.step().a.tobytes()
+    wrong, done = [], []
+
+    def run(k):
+        for _ in range(10):
+            world.set_transforms(xy, angle)
+            if world.step().a.tobytes() != want:
+                wrong.append(k)
+        done.append(k)
+
+    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert sorted(done) == [0, 1, 2], "a thread is stuck"
+    assert not wrong

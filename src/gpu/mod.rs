@@ -27,7 +27,7 @@ mod world;
 pub use device::adapter::{describe_adapter, list_adapters, unsuitable_reason, AdapterReport};
 pub use device::context::{AdapterChoice, Gpu, GpuOptions};
 pub use device::pass::{HostSpan, Pass, PassTime};
-pub use host::pack::{Pose, ROTATION_TOLERANCE};
+pub use host::pack::{Pose, PoseArrays, PoseScalar, ROTATION_TOLERANCE};
 pub use kernels::layout;
 pub use kernels::layout::{GpuContact, GpuManifold, GpuTransform};
 pub use kernels::shaders::{shader_sources, RECORDS_WGSL};

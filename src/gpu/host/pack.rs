@@ -303,15 +303,68 @@ impl Pose for GpuTransform {
     }
 }
 
-/// Transforms `from[i]` (body `base + i`) packed into `out[i]`, then all of `out` copied to
+/// Where the poses of a frame come from: one array of [`Pose`]s, or the arrays of
+/// [`PoseArrays`]. Body `i`'s pose is `to_gpu(i)`.
+pub(crate) trait PoseSource: Sync {
+    /// The number of poses.
+    fn len(&self) -> usize;
+    /// Body `i`'s pose as the GPU reads it, or the error naming it.
+    fn to_gpu(&self, i: usize) -> Result<[f32; 4]>;
+}
+
+impl<P: Pose> PoseSource for [P] {
+    fn len(&self) -> usize {
+        <[P]>::len(self)
+    }
+    fn to_gpu(&self, i: usize) -> Result<[f32; 4]> {
+        self[i].to_gpu(i)
+    }
+}
+
+mod sealed_scalar {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// The number types of [`PoseArrays`]: `f64` or `f32`.
+pub trait PoseScalar: sealed_scalar::Sealed + Copy + Into<f64> + Sync {}
+impl PoseScalar for f32 {}
+impl PoseScalar for f64 {}
+
+/// Poses held as separate arrays, as NumPy and entity-component stores hold them: body `i` is
+/// translated by `xy[i]` and turned by `angle[i]` radians (counter-clockwise). Read where they
+/// lie by [`World::set_pose_arrays`](crate::gpu::World::set_pose_arrays); each value becomes a
+/// [`Transform`] of the same value (f32 values exactly), so the frame has the bits of the same
+/// transforms given any other way.
+#[derive(Debug, Clone, Copy)]
+pub struct PoseArrays<'a, T: PoseScalar> {
+    /// Each body's translation `[x, y]`.
+    pub xy: &'a [[T; 2]],
+    /// Each body's angle in radians.
+    pub angle: &'a [T],
+}
+
+impl<T: PoseScalar> PoseSource for PoseArrays<'_, T> {
+    fn len(&self) -> usize {
+        self.xy.len()
+    }
+    fn to_gpu(&self, i: usize) -> Result<[f32; 4]> {
+        let [x, y] = self.xy[i];
+        transform(i, &Transform { x: x.into(), y: y.into(), angle: self.angle[i].into() })
+    }
+}
+
+/// Poses `base..base + out.len()` of `from` packed into `out`, then all of `out` copied to
 /// `staging` if given; or the first bad one's error.
-fn convert<P: Pose>(
+fn convert<S: PoseSource + ?Sized>(
+    from: &S,
     base: usize,
-    (from, out): (&[P], &mut [[f32; 4]]),
+    out: &mut [[f32; 4]],
     staging: Option<wgpu::WriteOnly<'_, [u8]>>,
 ) -> Option<Error> {
-    for (j, (o, t)) in out.iter_mut().zip(from).enumerate() {
-        match t.to_gpu(base + j) {
+    for (j, o) in out.iter_mut().enumerate() {
+        match from.to_gpu(base + j) {
             Ok(packed) => *o = packed,
             Err(e) => return Some(e),
         }
@@ -340,8 +393,8 @@ pub(crate) fn transforms<P: Pose>(transforms: &[P]) -> Result<Vec<[f32; 4]>> {
 /// error of the first bad transform, by index, whatever the threads (`out` and `staging` then
 /// hold a partial result). Each transform is converted by [`transform`] alone, so the result does
 /// not depend on the number of threads.
-pub(crate) fn transforms_into<P: Pose>(
-    transforms: &[P],
+pub(crate) fn transforms_into<S: PoseSource + ?Sized>(
+    transforms: &S,
     out: &mut Vec<[f32; 4]>,
     staging: Option<wgpu::WriteOnly<'_, [u8]>>,
 ) -> Result<()> {
@@ -365,16 +418,12 @@ pub(crate) fn transforms_into<P: Pose>(
     let (head, tail) = out.split_at_mut(full * TRANSFORM_CHUNK);
     let errors: Vec<Option<Error>> = head
         .par_chunks_mut(TRANSFORM_CHUNK)
-        .zip(transforms.par_chunks(TRANSFORM_CHUNK))
         .zip(pieces)
         .enumerate()
-        .map(|(c, ((out, chunk), piece))| convert(c * TRANSFORM_CHUNK, (chunk, out), piece.map(Into::into)))
+        .map(|(c, (out, piece))| convert(transforms, c * TRANSFORM_CHUNK, out, piece.map(Into::into)))
         .collect();
-    let first_error = errors
-        .into_iter()
-        .flatten()
-        .next()
-        .or_else(|| convert(full * TRANSFORM_CHUNK, (&transforms[full * TRANSFORM_CHUNK..], tail), rest));
+    let first_error =
+        errors.into_iter().flatten().next().or_else(|| convert(transforms, full * TRANSFORM_CHUNK, tail, rest));
     match first_error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -511,11 +560,17 @@ mod tests {
             .collect();
         let mut out = vec![[9.0f32; 4]; 3];
         let mut staging = vec![0u8; 16 * n];
-        transforms_into(&ts, &mut out, Some(staging.as_mut_slice().into())).unwrap();
+        transforms_into(&ts[..], &mut out, Some(staging.as_mut_slice().into())).unwrap();
         assert_eq!(staging, bytemuck::cast_slice::<[f32; 4], u8>(&out), "the staging copy is the packed one");
         let one_by_one: Vec<[f32; 4]> = ts.iter().enumerate().map(|(i, t)| transform(i, t).unwrap()).collect();
         assert_eq!(out.len(), n);
         assert!(out.iter().zip(&one_by_one).all(|(a, b)| a.map(f32::to_bits) == b.map(f32::to_bits)));
+        // The same transforms as separate arrays give the same bits.
+        let xy: Vec<[f64; 2]> = ts.iter().map(|t| [t.x, t.y]).collect();
+        let angle: Vec<f64> = ts.iter().map(|t| t.angle).collect();
+        let mut split = vec![];
+        transforms_into(&PoseArrays { xy: &xy, angle: &angle }, &mut split, None).unwrap();
+        assert!(split.iter().zip(&one_by_one).all(|(a, b)| a.map(f32::to_bits) == b.map(f32::to_bits)));
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         for bad in [TRANSFORM_CHUNK - 1, 3 * TRANSFORM_CHUNK + 5, n - 1] {
             let mut broken = ts.clone();
@@ -526,10 +581,13 @@ mod tests {
                 Err(Error::TransformOutOfRange { body, .. }) => assert_eq!((body, bad), (n - 1, n - 1)),
                 other => panic!("expected the error of transform {bad}, got {other:?}"),
             };
-            expect_bad(transforms_into(&broken, &mut out, None));
-            expect_bad(one.install(|| transforms_into(&broken, &mut out, Some(staging.as_mut_slice().into()))));
+            expect_bad(transforms_into(&broken[..], &mut out, None));
+            expect_bad(one.install(|| transforms_into(&broken[..], &mut out, Some(staging.as_mut_slice().into()))));
+            let angle: Vec<f64> = broken.iter().map(|t| t.angle).collect();
+            let xy: Vec<[f64; 2]> = broken.iter().map(|t| [t.x, t.y]).collect();
+            expect_bad(transforms_into(&PoseArrays { xy: &xy, angle: &angle }, &mut out, None));
         }
-        transforms_into::<Transform>(&[], &mut out, Some((&mut [][..]).into())).unwrap();
+        transforms_into::<[Transform]>(&[], &mut out, Some((&mut [][..]).into())).unwrap();
         assert!(out.is_empty());
     }
 

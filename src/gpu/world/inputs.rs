@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::geometry::Filter;
-use crate::gpu::host::pack::{self, Pose};
+use crate::gpu::host::pack::{self, Pose, PoseArrays, PoseScalar, PoseSource};
 use crate::gpu::world::options::ContactDetail;
 use crate::gpu::world::World;
 
@@ -16,6 +16,24 @@ impl World {
     /// [`GpuTransform`](crate::gpu::GpuTransform) `(x, y, cos, sin)`, which are checked and
     /// copied (see [`Pose`]); on every core, straight into wgpu's staging memory.
     pub fn set_transforms<P: Pose>(&mut self, transforms: &[P]) -> Result<()> {
+        self.upload_transforms(transforms)
+    }
+
+    /// As [`set_transforms`](World::set_transforms), from translations and angles in separate
+    /// arrays (f64 or f32), read where they lie: NumPy's and entity-component stores' layout,
+    /// with no array of transforms to build. Body `i` is at `poses.xy[i]`, turned by
+    /// `poses.angle[i]` radians; the frame has the bits of the same values given as
+    /// [`Transform`](crate::Transform)s. Either array of another length than the world's is
+    /// [`Error::TransformCount`].
+    pub fn set_pose_arrays<T: PoseScalar>(&mut self, poses: PoseArrays<'_, T>) -> Result<()> {
+        if poses.angle.len() != self.len() {
+            return Err(Error::TransformCount { got: poses.angle.len(), expected: self.len() });
+        }
+        self.upload_transforms(&poses)
+    }
+
+    /// Every body's pose from `transforms`, checked, packed and written to the staging memory.
+    fn upload_transforms<S: PoseSource + ?Sized>(&mut self, transforms: &S) -> Result<()> {
         self.gpu.check_lost()?;
         if transforms.len() != self.len() {
             return Err(Error::TransformCount { got: transforms.len(), expected: self.len() });
