@@ -4,8 +4,10 @@
 //! non-convex input with a [`PolygonError`] and stores the vertices counter-clockwise.
 //! Everything downstream (the CPU reference, the GPU packer) trusts that invariant.
 
+mod decompose;
 mod polygon;
 
+pub use decompose::{decompose, MAX_OUTLINE_VERTICES};
 pub use polygon::{Polygon, PolygonError};
 
 /// Most vertices a polygon may have. The narrow phase is O(n_a * n_b) per pair, so this is a

@@ -106,6 +106,10 @@ pub enum PolygonError {
         /// The fields given, comma separated.
         fields: String,
     },
+    /// A concave outline that passed every check but could not be split into convex parts
+    /// within f64 precision: vertices too close to collinear, or parts too thin. Simplify it.
+    #[error("could not be split into convex parts within f64 precision (vertices too close to collinear); simplify the outline")]
+    Undecomposable,
     /// A capsule whose two end points are equal (use a circle instead).
     #[error("is a capsule whose two points are equal ({x}, {y}); use a circle")]
     DegenerateCapsule {
@@ -172,7 +176,7 @@ fn unit_normals(v: &[[f64; 2]]) -> Vec<[f64; 2]> {
         .collect()
 }
 
-fn cross(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+pub(super) fn cross(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 }
 
@@ -199,7 +203,7 @@ fn first_crossing(v: &[[f64; 2]]) -> Option<(usize, usize)> {
 }
 
 /// Whether two closed segments share a point.
-fn segments_meet((a, b): ([f64; 2], [f64; 2]), (c, d): ([f64; 2], [f64; 2])) -> bool {
+pub(super) fn segments_meet((a, b): ([f64; 2], [f64; 2]), (c, d): ([f64; 2], [f64; 2])) -> bool {
     let (d1, d2, d3, d4) = (cross(a, b, c), cross(a, b, d), cross(c, d, a), cross(c, d, b));
     let opposite = |x: f64, y: f64| (x > 0.0 && y < 0.0) || (x < 0.0 && y > 0.0);
     if opposite(d1, d2) && opposite(d3, d4) {
