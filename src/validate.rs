@@ -109,6 +109,58 @@ impl Report {
 /// Checks `gpu` contacts for `polygons` against the reference contacts `reference`
 /// (from [`reference::detect`]).
 pub fn compare(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact]) -> Report {
+    let pair = |a: u32, b: u32| (&polygons[a as usize], &polygons[b as usize]);
+    compare_with(
+        gpu,
+        reference,
+        |a, b| {
+            let (pa, pb) = pair(a, b);
+            (reference::separation(pa, pb), band(pa, pb))
+        },
+        |a, b, normal, _| {
+            let (pa, pb) = pair(a, b);
+            reference::penetration_along(pa, pb, normal)
+        },
+    )
+}
+
+/// Checks `gpu` contacts between compound `bodies` against the reference's (from
+/// [`reference::detect_compound`]). A pair of bodies is judged as one pair of shapes whose
+/// separation is the least over their part pairs, whose band is the widest of theirs, and whose
+/// normal must be a minimum direction of one of its part pairs at the GPU's depth: the GPU may
+/// pick another part pair than the reference's where their depths are equal within the band.
+pub fn compare_compound(bodies: &[crate::Compound], gpu: &[Contact], reference: &[Contact]) -> Report {
+    let part_pairs = |a: u32, b: u32| {
+        let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+        ba.parts().iter().flat_map(move |p| bb.parts().iter().map(move |q| (p, q)))
+    };
+    compare_with(
+        gpu,
+        reference,
+        |a, b| {
+            part_pairs(a, b).fold((f64::INFINITY, 0.0f64), |(separation, tol), (p, q)| {
+                (separation.min(reference::separation(p, q)), tol.max(band(p, q)))
+            })
+        },
+        |a, b, normal, depth| {
+            // The part pair whose penetration along the normal is nearest the GPU's depth.
+            part_pairs(a, b)
+                .map(|(p, q)| reference::penetration_along(p, q, normal))
+                .min_by(|x, y| (x - depth).abs().total_cmp(&(y - depth).abs()))
+                .unwrap_or(f64::INFINITY)
+        },
+    )
+}
+
+/// The comparison of [`compare`] for any kind of pair: `judge(a, b)` gives the pair's reference
+/// separation and band, `along(a, b, normal, depth)` the reference penetration along a normal
+/// (for a pair of several shapes, the one nearest `depth`).
+fn compare_with(
+    gpu: &[Contact],
+    reference: &[Contact],
+    judge: impl Fn(u32, u32) -> (f64, f64),
+    along: impl Fn(u32, u32, [f64; 2], f64) -> f64,
+) -> Report {
     type Sides<'c> = (Option<&'c Contact>, Option<&'c Contact>);
     let mut both: BTreeMap<(u32, u32), Sides> = BTreeMap::new();
     for c in gpu {
@@ -119,9 +171,7 @@ pub fn compare(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact]) -> 
     }
     let mut report = Report { gpu_pairs: gpu.len(), reference_pairs: reference.len(), ..Report::default() };
     for (&(a, b), &(g, r)) in &both {
-        let (pa, pb) = (&polygons[a as usize], &polygons[b as usize]);
-        let tol = band(pa, pb);
-        let separation = reference::separation(pa, pb);
+        let (separation, tol) = judge(a, b);
         let mut fail = |problem| {
             report.disagreements.push(Disagreement { a, b, separation, band: tol, problem });
         };
@@ -132,7 +182,7 @@ pub fn compare(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact]) -> 
                     continue;
                 }
                 let len = g.normal[0].hypot(g.normal[1]);
-                let penetration = reference::penetration_along(pa, pb, g.normal);
+                let penetration = along(a, b, g.normal, g.depth);
                 if a >= b || (len - 1.0).abs() > 1e-5 || (penetration - g.depth).abs() > tol {
                     fail(Problem::Normal { normal: g.normal, penetration, depth: g.depth });
                 }

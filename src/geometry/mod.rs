@@ -4,9 +4,11 @@
 //! non-convex input with a [`PolygonError`] and stores the vertices counter-clockwise.
 //! Everything downstream (the CPU reference, the GPU packer) trusts that invariant.
 
+mod compound;
 mod decompose;
 mod polygon;
 
+pub use compound::{Compound, MAX_PARTS};
 pub use decompose::{decompose, MAX_OUTLINE_VERTICES};
 pub use polygon::{Polygon, PolygonError};
 

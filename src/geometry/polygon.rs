@@ -110,6 +110,17 @@ pub enum PolygonError {
     /// within f64 precision: vertices too close to collinear, or parts too thin. Simplify it.
     #[error("could not be split into convex parts within f64 precision (vertices too close to collinear); simplify the outline")]
     Undecomposable,
+    /// A compound body with no parts.
+    #[error("has no parts; a compound body needs at least one")]
+    NoParts,
+    /// A compound body with more than [`MAX_PARTS`](crate::geometry::MAX_PARTS) parts.
+    #[error("has {count} parts; at most {max} are supported")]
+    TooManyParts {
+        /// Number of parts given.
+        count: usize,
+        /// The supported maximum.
+        max: usize,
+    },
     /// A capsule whose two end points are equal (use a circle instead).
     #[error("is a capsule whose two points are equal ({x}, {y}); use a circle")]
     DegenerateCapsule {

@@ -370,6 +370,57 @@ pub fn detect_stats_filtered(polygons: &[Polygon], filters: &[Filter]) -> (Vec<C
     (contacts, candidates.len())
 }
 
+/// The colliding pairs of compound bodies, sorted by `(a, b)`: body `a` and body `b` collide when
+/// a part of one collides with a part of the other, and the pair carries the normal (from `a` to
+/// `b`) and depth of its deepest colliding part pair (of equal depths, the first by part index).
+/// Parts of one body never collide with each other; `filters` (empty, or one per body) apply to
+/// all of a body's parts. With one part per body this is [`detect_filtered`].
+///
+/// # Panics
+///
+/// If `filters` is neither empty nor one per body.
+pub fn detect_compound(bodies: &[crate::Compound], filters: &[Filter]) -> Vec<Contact> {
+    detect_compound_parts(bodies, filters).into_iter().map(|(c, _)| c).collect()
+}
+
+/// As [`detect_compound`], each pair with the indices of its deepest part pair: `[part of a,
+/// part of b]`, each counted within its body.
+///
+/// # Panics
+///
+/// If `filters` is neither empty nor one per body.
+pub fn detect_compound_parts(bodies: &[crate::Compound], filters: &[Filter]) -> Vec<(Contact, [u32; 2])> {
+    assert!(filters.is_empty() || filters.len() == bodies.len(), "one filter per body");
+    // Every part a polygon of its own, with its body and its index in the body.
+    let (mut parts, mut owner) = (vec![], vec![]);
+    for (b, body) in bodies.iter().enumerate() {
+        for (k, p) in body.parts().iter().enumerate() {
+            parts.push(p.clone());
+            owner.push((b as u32, k as u32));
+        }
+    }
+    let mut deepest: std::collections::BTreeMap<(u32, u32), (Contact, [u32; 2])> = Default::default();
+    for (pa, pb) in broad_phase(&parts) {
+        let ((a, ka), (b, kb)) = (owner[pa as usize], owner[pb as usize]);
+        if a == b || (!filters.is_empty() && !filters[a as usize].should_collide(&filters[b as usize])) {
+            continue;
+        }
+        // Parts are numbered body by body, so a < b whenever pa < pb.
+        let Some((normal, depth)) = contact(&parts[pa as usize], &parts[pb as usize]) else { continue };
+        let candidate = (Contact { a, b, normal, depth }, [ka, kb]);
+        deepest
+            .entry((a, b))
+            .and_modify(|kept| {
+                // Part pairs come in order of (pa, pb), so the first of equal depths stays.
+                if depth > kept.0.depth {
+                    *kept = candidate;
+                }
+            })
+            .or_insert(candidate);
+    }
+    deepest.into_values().collect()
+}
+
 /// As [`detect_filtered`], with each pair's [`Manifold`](crate::Manifold) (containment flags and
 /// contact points, see [`manifold`]) at the same index as its contact.
 pub fn detect_full(polygons: &[Polygon], filters: &[Filter]) -> (Vec<Contact>, Vec<crate::Manifold>) {

@@ -1,0 +1,62 @@
+//! Bodies of several convex parts: a concave outline split at the door, or parts given one by
+//! one (any mix of polygons, rounded polygons, circles and capsules).
+
+use super::{decompose, Aabb, Polygon, PolygonError, Transform};
+
+/// Most parts of one body: more than [`decompose`] makes of any outline it accepts.
+pub const MAX_PARTS: usize = 16_384;
+
+/// A body of one or more convex parts, each placed in the body's own frame. Pairs are reported
+/// between bodies, not parts: parts of one body never collide with each other, and a colliding
+/// pair of bodies carries the normal and depth of its deepest colliding part pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compound {
+    parts: Vec<Polygon>,
+}
+
+impl Compound {
+    /// A body of `parts` (1 to [`MAX_PARTS`], each already a valid shape); they may overlap.
+    pub fn new(parts: Vec<Polygon>) -> Result<Compound, PolygonError> {
+        match parts.len() {
+            0 => Err(PolygonError::NoParts),
+            n if n > MAX_PARTS => Err(PolygonError::TooManyParts { count: n, max: MAX_PARTS }),
+            _ => Ok(Compound { parts }),
+        }
+    }
+
+    /// A body whose outline is the simple polygon `vertices` (either winding, concave or not),
+    /// split into convex parts by [`decompose`].
+    pub fn concave(vertices: &[[f64; 2]]) -> Result<Compound, PolygonError> {
+        Ok(Compound { parts: decompose(vertices)? })
+    }
+
+    /// The parts, in the body's frame.
+    pub fn parts(&self) -> &[Polygon] {
+        &self.parts
+    }
+
+    /// The parts, by value.
+    pub fn into_parts(self) -> Vec<Polygon> {
+        self.parts
+    }
+
+    /// The body moved by `t`: every part moved alike.
+    pub fn transformed(&self, t: &Transform) -> Compound {
+        Compound { parts: self.parts.iter().map(|p| p.transformed(t)).collect() }
+    }
+
+    /// The tight bounding box of all parts.
+    pub fn aabb(&self) -> Aabb {
+        self.parts.iter().map(Polygon::aabb).fold(self.parts[0].aabb(), |a, b| Aabb {
+            min: [a.min[0].min(b.min[0]), a.min[1].min(b.min[1])],
+            max: [a.max[0].max(b.max[0]), a.max[1].max(b.max[1])],
+        })
+    }
+}
+
+impl From<Polygon> for Compound {
+    /// A body of one part.
+    fn from(p: Polygon) -> Compound {
+        Compound { parts: vec![p] }
+    }
+}
