@@ -126,7 +126,7 @@ pub fn compare(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact]) -> 
 
 /// Checks `gpu` contacts between compound `bodies` against the reference's (from
 /// [`reference::detect_compound`]). A pair of bodies is judged as one pair of shapes whose
-/// separation is the least over their part pairs, whose band is the widest of theirs, and whose
+/// separation is the least over their part pairs, whose band is [`compound_band`], and whose
 /// normal must be a minimum direction of one of its part pairs at the GPU's depth: the GPU may
 /// pick another part pair than the reference's where their depths are equal within the band.
 pub fn compare_compound(bodies: &[crate::Compound], gpu: &[Contact], reference: &[Contact]) -> Report {
@@ -138,9 +138,9 @@ pub fn compare_compound(bodies: &[crate::Compound], gpu: &[Contact], reference: 
         gpu,
         reference,
         |a, b| {
-            part_pairs(a, b).fold((f64::INFINITY, 0.0f64), |(separation, tol), (p, q)| {
-                (separation.min(reference::separation(p, q)), tol.max(band(p, q)))
-            })
+            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+            let separation = part_pairs(a, b).map(|(p, q)| reference::separation(p, q)).fold(f64::INFINITY, f64::min);
+            (separation, compound_band(ba, bb))
         },
         |a, b, normal, depth| {
             // The part pair whose penetration along the normal is nearest the GPU's depth.
@@ -150,6 +150,19 @@ pub fn compare_compound(bodies: &[crate::Compound], gpu: &[Contact], reference: 
                 .unwrap_or(f64::INFINITY)
         },
     )
+}
+
+/// The band of a pair of compound bodies: [`band`] with the bodies' scale, the largest coordinate
+/// difference between `a`'s first vertex and any vertex of either body, plus both bodies' largest
+/// radii. A part is placed by its body's transform, so its rounding scales with its distance from
+/// the body's anchor; with one part each this is [`band`].
+pub fn compound_band(a: &crate::Compound, b: &crate::Compound) -> f64 {
+    let o = a.parts()[0].vertices()[0];
+    let parts = || a.parts().iter().chain(b.parts());
+    let core =
+        parts().flat_map(|p| p.vertices()).flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()]).fold(0.0, f64::max);
+    let radius = |c: &crate::Compound| c.parts().iter().map(Polygon::radius).fold(0.0, f64::max);
+    BAND_EPSILONS * f64::from(f32::EPSILON) * (core + radius(a) + radius(b))
 }
 
 /// The comparison of [`compare`] for any kind of pair: `judge(a, b)` gives the pair's reference

@@ -2,13 +2,17 @@
 //! pair carries its deepest part pair's normal and depth; parts of one body never collide; a
 //! body's filter applies to all its parts; one part per body is the plain reference.
 
+mod common;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use satgpu::geometry::MAX_PARTS;
+use satgpu::gpu::{detect_compound as gpu_detect_compound, CompoundWorld, ContactDetail, WorldOptions};
 use satgpu::reference::{detect_compound, detect_compound_parts, detect_filtered};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::validate::compare_compound;
-use satgpu::{Compound, Contact, Filter, Polygon, PolygonError, Transform};
+use satgpu::{Compound, Contact, Error, Filter, Polygon, PolygonError, Transform};
+use std::f64::consts::TAU;
 
 fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Polygon {
     Polygon::new(vec![[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).unwrap()
@@ -142,4 +146,129 @@ fn the_validator_accepts_the_reference_and_catches_wrong_answers() {
     for (what, contacts) in wrong {
         assert!(!compare_compound(&bodies, &contacts, &want).ok(), "{what} not caught");
     }
+}
+
+/// A concave outline star-shaped about its centre: `k` points, every other one pulled in.
+fn star_outline(k: usize, inner: f64, size: f64) -> Vec<[f64; 2]> {
+    (0..k)
+        .map(|i| {
+            let (a, r) = (i as f64 * TAU / k as f64, if i % 2 == 0 { size } else { size * inner });
+            [r * a.cos(), r * a.sin()]
+        })
+        .collect()
+}
+
+#[test]
+fn gpu_compound_pairs_agree_with_the_reference() {
+    let gpu = common::gpu();
+    let bodies = random_bodies(3000, 4);
+    let want = detect_compound(&bodies, &[]);
+    assert!(want.len() > 200, "{} pairs", want.len());
+    let frame = gpu_detect_compound(&gpu, &bodies, &[]).unwrap();
+    let report = compare_compound(&bodies, &frame.contacts, &want);
+    assert!(report.ok(), "{}", report.disagreements[0]);
+    assert_eq!(frame.parts.len(), frame.contacts.len());
+    assert_eq!(frame.stats.colliding, frame.contacts.len() as u64);
+    // Where the deepest part pair is clear, the GPU names the reference's.
+    let parts = detect_compound_parts(&bodies, &[]);
+    let mut same = 0;
+    for (c, p) in frame.contacts.iter().zip(&frame.parts) {
+        if let Ok(i) = parts.binary_search_by_key(&(c.a, c.b), |(r, _)| (r.a, r.b)) {
+            same += usize::from(parts[i].1 == *p);
+        }
+    }
+    assert!(same * 10 >= frame.contacts.len() * 9, "{same} of {} part pairs match", frame.contacts.len());
+    // One part per body is the plain world's frame.
+    let polygons = generate(SceneKind::Shapes, 2000, 5);
+    let singles: Vec<Compound> = polygons.iter().cloned().map(Compound::from).collect();
+    let plain = satgpu::gpu::detect(&gpu, &polygons).unwrap();
+    let compound = gpu_detect_compound(&gpu, &singles, &[]).unwrap();
+    assert_eq!(common::bits(&compound.contacts), common::bits(&plain));
+}
+
+#[test]
+fn a_world_of_concave_bodies_follows_its_transforms() {
+    let gpu = common::gpu();
+    let shapes = vec![
+        Compound::concave(&star_outline(10, 0.4, 1.2)).unwrap(),
+        ell(-2.0, -2.0),
+        Compound::new(vec![
+            Polygon::circle([0.0, 0.0], 0.5).unwrap(),
+            Polygon::capsule([0.0, 0.0], [1.5, 0.0], 0.2).unwrap(),
+            Polygon::rounded(vec![[-1.0, -0.3], [-0.4, -0.3], [-0.4, 0.3]], 0.1).unwrap(),
+        ])
+        .unwrap(),
+        Compound::concave(&star_outline(60, 0.8, 1.0)).unwrap(),
+    ];
+    assert!(shapes[0].parts().len() >= 3 && shapes[3].parts().len() >= 3);
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let n = 1500;
+    let body_shapes: Vec<u32> = (0..n).map(|_| rng.random_range(0..shapes.len() as u32)).collect();
+    let options = WorldOptions::default().with_contact_detail(ContactDetail::Full);
+    let mut world = CompoundWorld::new(&gpu, &shapes, &body_shapes, &options).unwrap();
+    assert_eq!((world.len(), world.is_empty()), (n, false));
+    let side = (n as f64).sqrt() * 2.6;
+    let mut total = 0;
+    for frame in 0..3 {
+        let transforms: Vec<Transform> = (0..n)
+            .map(|_| Transform {
+                x: rng.random_range(0.0..side),
+                y: rng.random_range(0.0..side),
+                angle: rng.random_range(0.0..TAU),
+            })
+            .collect();
+        world.set_transforms(&transforms).unwrap();
+        let got = world.step().unwrap();
+        let placed: Vec<Compound> =
+            body_shapes.iter().zip(&transforms).map(|(&s, t)| shapes[s as usize].transformed(t)).collect();
+        let want = detect_compound(&placed, &[]);
+        let report = compare_compound(&placed, &got.contacts, &want);
+        assert!(report.ok(), "frame {frame}: {}", report.disagreements[0]);
+        assert_eq!(got.manifolds.len(), got.contacts.len());
+        // Each manifold is its part pair's, checked as the plain world's are.
+        for ((c, p), m) in got.contacts.iter().zip(&got.parts).zip(&got.manifolds).take(200) {
+            let (pa, pb) = (&placed[c.a as usize].parts()[p[0] as usize], &placed[c.b as usize].parts()[p[1] as usize]);
+            if let Some(problem) = satgpu::validate::check_manifold(pa, pb, c, m) {
+                panic!("frame {frame}, pair ({}, {}): {problem}", c.a, c.b);
+            }
+        }
+        total += got.contacts.len();
+    }
+    assert!(total > 300, "{total} pairs");
+}
+
+#[test]
+fn compound_worlds_filter_every_part_and_refuse_bad_input_by_body() {
+    let gpu = common::gpu();
+    // Three L's overlapping in a row; the first and the last filtered out in turn.
+    let bodies: Vec<Compound> = (0..3).map(|i| ell(i as f64 * 3.0, 0.0)).collect();
+    let mut world = CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default()).unwrap();
+    let pairs = |world: &mut CompoundWorld| -> Vec<(u32, u32)> {
+        world.step().unwrap().contacts.iter().map(|c| (c.a, c.b)).collect()
+    };
+    assert_eq!(pairs(&mut world), [(0, 1), (1, 2)]);
+    let mut filters = vec![Filter::DEFAULT; 3];
+    filters[0].mask = 0;
+    world.set_filters(&filters).unwrap();
+    assert_eq!(pairs(&mut world), [(1, 2)]);
+    filters[0].mask = u32::MAX;
+    filters[2].group = -4;
+    filters[1].group = -4;
+    world.set_filters(&filters).unwrap();
+    assert_eq!(pairs(&mut world), [(0, 1)]);
+    assert!(matches!(world.set_filters(&filters[..2]), Err(Error::FilterCount { got: 2, expected: 3 })));
+    let mut transforms = vec![Transform::IDENTITY; 3];
+    transforms[2].x = f64::NAN;
+    assert!(matches!(world.set_transforms(&transforms), Err(Error::NonFiniteTransform { body: 2, .. })));
+    transforms[2].x = 0.0;
+    transforms[0].y = 1e38;
+    assert!(matches!(world.set_transforms(&transforms), Err(Error::TransformOutOfRange { body: 0, .. })));
+    assert!(matches!(world.set_transforms(&transforms[1..]), Err(Error::TransformCount { got: 2, expected: 3 })));
+    assert_eq!(pairs(&mut world), [(0, 1)], "a refused upload changed the frame");
+    match CompoundWorld::new(&gpu, &bodies, &[0, 3], &WorldOptions::default()) {
+        Err(Error::UnknownShape { body: 1, shape: 3, shapes: 3 }) => {}
+        other => panic!("expected UnknownShape, got {:?}", other.map(|w| w.len())),
+    }
+    let empty = CompoundWorld::from_compounds(&gpu, &[], &WorldOptions::default()).unwrap();
+    assert!(empty.is_empty());
 }

@@ -32,6 +32,7 @@ use crate::gpu::world::sized::{Capacity, Sized};
 
 pub(crate) mod broad;
 mod collect;
+mod compound;
 mod detect;
 mod fits;
 mod growth;
@@ -41,6 +42,7 @@ mod resident;
 pub(crate) mod sized;
 pub(crate) mod view;
 
+pub use compound::{detect_compound, CompoundFrame, CompoundWorld};
 pub use detect::{detect, detect_filtered, detect_full};
 pub use fits::check_fits;
 use fits::{check_bindings, check_memory};

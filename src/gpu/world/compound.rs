@@ -1,0 +1,212 @@
+//! Worlds of compound bodies: every part a body of an inner [`World`], placed by its body's
+//! transform; pairs between parts of one body are dropped, and each pair of bodies keeps its
+//! deepest part pair, on the host after the frame.
+
+use crate::error::{Error, Result};
+use crate::geometry::{Compound, Contact, Filter, Manifold, Polygon, Transform};
+use crate::gpu::device::context::Gpu;
+use crate::gpu::host::pack::Pose;
+use crate::gpu::kernels::layout::GpuTransform;
+use crate::gpu::world::options::{ContactDetail, FrameStats, WorldOptions};
+use crate::gpu::world::World;
+
+/// A frame of a [`CompoundWorld`]: pairs of bodies, sorted by (a, b).
+#[derive(Debug, Clone)]
+pub struct CompoundFrame {
+    /// Colliding pairs of bodies, each with the normal (from `a` to `b`) and depth of its deepest
+    /// colliding part pair (of equal depths, the first by part index).
+    pub contacts: Vec<Contact>,
+    /// That part pair, at the same index: `[part of a, part of b]`, each counted within its
+    /// body's [`Compound::parts`].
+    pub parts: Vec<[u32; 2]>,
+    /// With [`ContactDetail::Full`], the manifold of that part pair at the same index (its
+    /// containment flags are the parts'); otherwise empty.
+    pub manifolds: Vec<Manifold>,
+    /// Counts and timings; `colliding` counts pairs of bodies, `candidates` pairs of parts.
+    pub stats: FrameStats,
+}
+
+/// A persistent world of compound bodies ([`Compound`]): shapes of several convex parts
+/// uploaded once, bodies placed by transforms every frame, pairs reported between bodies.
+///
+/// Each part is a body of an inner [`World`], given its body's transform; parts of one body
+/// are found colliding there and dropped after the frame, and each pair of bodies keeps its
+/// deepest part pair. With one part per body the frame is the plain world's.
+pub struct CompoundWorld {
+    inner: World,
+    /// The body of each part, and the part's index within its body (parts numbered body by
+    /// body, so that part `p < q` of different bodies have `owner[p] < owner[q]`).
+    owner: Vec<(u32, u32)>,
+    /// Each body's first part, and one more entry: the number of parts.
+    first: Vec<usize>,
+    /// Per part: its body's transform (reused between frames).
+    expanded: Vec<GpuTransform>,
+}
+
+impl CompoundWorld {
+    /// Uploads `shapes` (compounds in their own frames) and makes one body per entry of
+    /// `body_shapes` (the shape of each body), every body at the origin until
+    /// [`set_transforms`](CompoundWorld::set_transforms). A body naming a shape that does not
+    /// exist is [`Error::UnknownShape`].
+    pub fn new(gpu: &Gpu, shapes: &[Compound], body_shapes: &[u32], options: &WorldOptions) -> Result<CompoundWorld> {
+        let mut start = Vec::with_capacity(shapes.len() + 1);
+        start.push(0);
+        for s in shapes {
+            start.push(start[start.len() - 1] + s.parts().len());
+        }
+        let parts: Vec<Polygon> = shapes.iter().flat_map(|s| s.parts().iter().cloned()).collect();
+        let (mut owner, mut part_shapes, mut first) = (vec![], vec![], Vec::with_capacity(body_shapes.len() + 1));
+        for (body, &shape) in body_shapes.iter().enumerate() {
+            let s = shape as usize;
+            if s >= shapes.len() {
+                return Err(Error::UnknownShape { body, shape: s, shapes: shapes.len() });
+            }
+            first.push(owner.len());
+            for k in 0..start[s + 1] - start[s] {
+                owner.push((body as u32, k as u32));
+                part_shapes.push((start[s] + k) as u32);
+            }
+        }
+        first.push(owner.len());
+        if owner.len() > u32::MAX as usize {
+            return Err(Error::TooLarge { what: "compound parts", needed: owner.len() as u64, limit: u32::MAX as u64 });
+        }
+        let inner = World::new(gpu, &parts, &part_shapes, options)?;
+        Ok(CompoundWorld { inner, owner, first, expanded: vec![] })
+    }
+
+    /// A world of `bodies` placed as given. Each body is stored relative to its first vertex
+    /// (rounded to f32) and placed there by its transform, as [`World::from_polygons`] does, so that the GPU's
+    /// f32 rounding scales with the body's size, not its distance from the origin.
+    pub fn from_compounds(gpu: &Gpu, bodies: &[Compound], options: &WorldOptions) -> Result<CompoundWorld> {
+        let anchors: Vec<Transform> = bodies
+            .iter()
+            .map(|b| {
+                // Rounded to f32 first, so that the translation uploads exactly.
+                let [x, y] = b.parts()[0].vertices()[0].map(|c| f64::from(c as f32));
+                Transform { x, y, angle: 0.0 }
+            })
+            .collect();
+        let local: Vec<Compound> = bodies
+            .iter()
+            .zip(&anchors)
+            .map(|(b, t)| b.transformed(&Transform { x: -t.x, y: -t.y, angle: 0.0 }))
+            .collect();
+        let body_shapes: Vec<u32> = (0..bodies.len() as u32).collect();
+        let mut world = CompoundWorld::new(gpu, &local, &body_shapes, options)?;
+        if !bodies.is_empty() {
+            world.set_transforms(&anchors)?;
+        }
+        Ok(world)
+    }
+
+    /// The number of bodies.
+    pub fn len(&self) -> usize {
+        self.first.len() - 1
+    }
+
+    /// Whether the world has no bodies.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of parts of all bodies.
+    pub fn parts(&self) -> usize {
+        self.owner.len()
+    }
+
+    /// The inner world of parts (its bodies are the parts, body by body).
+    pub fn inner(&self) -> &World {
+        &self.inner
+    }
+
+    /// Places every body for the next frame, each part by its body's transform, as
+    /// [`World::set_transforms`] does: a bad transform is an error naming the body, and nothing
+    /// is uploaded.
+    pub fn set_transforms<P: Pose>(&mut self, transforms: &[P]) -> Result<()> {
+        if transforms.len() != self.len() {
+            return Err(Error::TransformCount { got: transforms.len(), expected: self.len() });
+        }
+        let mut expanded = std::mem::take(&mut self.expanded);
+        expanded.clear();
+        let filled = (|| {
+            for (body, t) in transforms.iter().enumerate() {
+                let pose: GpuTransform = bytemuck::cast(t.to_gpu(body)?);
+                expanded.extend(std::iter::repeat_n(pose, self.first[body + 1] - self.first[body]));
+            }
+            self.inner.set_transforms(&expanded)
+        })();
+        self.expanded = expanded;
+        filled
+    }
+
+    /// Sets every body's collision filter (one per body; it applies to all its parts).
+    pub fn set_filters(&mut self, filters: &[Filter]) -> Result<()> {
+        if filters.len() != self.len() {
+            return Err(Error::FilterCount { got: filters.len(), expected: self.len() });
+        }
+        let per_part: Vec<Filter> = self.owner.iter().map(|&(body, _)| filters[body as usize]).collect();
+        self.inner.set_filters(&per_part)
+    }
+
+    /// Whether frames compute manifolds (see [`World::set_contact_detail`]).
+    pub fn set_contact_detail(&mut self, detail: ContactDetail) -> Result<()> {
+        self.inner.set_contact_detail(detail)
+    }
+
+    /// Runs a frame: the colliding pairs of bodies, sorted by (a, b).
+    pub fn step(&mut self) -> Result<CompoundFrame> {
+        let frame = self.inner.step()?;
+        let kept = deepest(&self.owner, &frame.contacts);
+        let mut out = CompoundFrame {
+            contacts: Vec::with_capacity(kept.len()),
+            parts: Vec::with_capacity(kept.len()),
+            manifolds: vec![],
+            stats: frame.stats,
+        };
+        for &i in &kept {
+            let c = frame.contacts[i];
+            let ((a, ka), (b, kb)) = (self.owner[c.a as usize], self.owner[c.b as usize]);
+            out.contacts.push(Contact { a, b, ..c });
+            out.parts.push([ka, kb]);
+        }
+        if !frame.manifolds.is_empty() {
+            out.manifolds = kept.iter().map(|&i| frame.manifolds[i]).collect();
+        }
+        out.stats.colliding = out.contacts.len() as u64;
+        Ok(out)
+    }
+}
+
+/// The index of each pair of bodies' deepest part pair among `contacts` (pairs of parts sorted
+/// by (a, b)), pairs within one body left out, in order of the pairs of bodies; of equal depths
+/// the first part pair.
+fn deepest(owner: &[(u32, u32)], contacts: &[Contact]) -> Vec<usize> {
+    let body = |part: u32| owner[part as usize].0;
+    let mut between: Vec<usize> = (0..contacts.len()).filter(|&i| body(contacts[i].a) != body(contacts[i].b)).collect();
+    // Stable: part pairs of one pair of bodies stay in (a, b) order.
+    between.sort_by_key(|&i| (body(contacts[i].a), body(contacts[i].b)));
+    let mut kept: Vec<usize> = Vec::with_capacity(between.len());
+    for i in between {
+        let key = |j: usize| (body(contacts[j].a), body(contacts[j].b));
+        match kept.last_mut() {
+            Some(last) if key(*last) == key(i) => {
+                if contacts[i].depth > contacts[*last].depth {
+                    *last = i;
+                }
+            }
+            _ => kept.push(i),
+        }
+    }
+    kept
+}
+
+/// Every colliding pair of compound `bodies` (placed as given) on the GPU, one filter per body
+/// (`filters` empty: the default everywhere): the one-shot call of [`CompoundWorld`].
+pub fn detect_compound(gpu: &Gpu, bodies: &[Compound], filters: &[Filter]) -> Result<CompoundFrame> {
+    let mut world = CompoundWorld::from_compounds(gpu, bodies, &WorldOptions::default())?;
+    if !filters.is_empty() {
+        world.set_filters(filters)?;
+    }
+    world.step()
+}
