@@ -14,11 +14,16 @@ fn bad_input_exits_2_with_a_readable_message() {
     expect_bad_input(&["detect", p(&broken), "--backend", "cpu"], &["broken.json", "line 2, column"]);
     let empty = write("nopolys.json", "{\"shapes\": []}");
     expect_bad_input(&["detect", p(&empty), "--backend", "cpu"], &["no \"polygons\" array"]);
-    let concave = write(
-        "concave.json",
-        r#"{"polygons": [{"vertices": [[0,0],[1,0],[0,1]]}, {"vertices": [[0,0],[2,0],[2,2],[1,0.5],[0,2]]}]}"#,
+    let crossing = write(
+        "crossing.json",
+        r#"{"polygons": [{"vertices": [[0,0],[1,0],[0,1]]}, {"vertices": [[0,0],[2,2],[2,0],[0,2]]}]}"#,
     );
-    expect_bad_input(&["detect", p(&concave), "--backend", "gpu"], &["polygon 1", "not convex"]);
+    expect_bad_input(&["detect", p(&crossing), "--backend", "gpu"], &["polygon 1", "intersects itself: edges 0 and 2"]);
+    let part = write(
+        "part.json",
+        r#"{"polygons": [{"parts": [{"circle": {"center": [0, 0], "radius": 1}}, {"vertices": [[0,0],[1,0]]}]}]}"#,
+    );
+    expect_bad_input(&["detect", p(&part), "--backend", "cpu"], &["polygon 0 part 1 has 2 vertices"]);
     let two = write("two.json", r#"{"polygons": [{"vertices": [[0,0],[1,0]]}]}"#);
     expect_bad_input(&["detect", p(&two), "--backend", "cpu"], &["polygon 0", "at least 3"]);
     let ok = write("ok.json", r#"{"polygons": []}"#);
@@ -69,6 +74,45 @@ fn gen_then_detect_writes_the_same_pairs_on_gpu_and_cpu() {
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(gpu_json).unwrap()).unwrap();
     assert_eq!(json["pairs"].as_array().unwrap().len(), pairs(&gpu).len());
     assert!(json["pairs"][0]["normal_x"].is_number());
+}
+
+/// Issue 25: a scene of concave and compound bodies gives pairs of bodies, the same from the GPU
+/// and the reference, and with `--contacts full` each pair's deepest part pair.
+#[test]
+fn concave_and_compound_scenes_give_pairs_of_bodies() {
+    // An L (concave outline) whose two arms a square and a circle touch, a compound of a circle
+    // and a capsule crossing the square, and a square far away.
+    let scene = write(
+        "compound.json",
+        r#"{"polygons": [
+            {"vertices": [[0,0],[4,0],[4,1],[1,1],[1,4],[0,4]]},
+            {"vertices": [[0.5,0.5],[2,0.5],[2,2],[0.5,2]]},
+            {"parts": [{"circle": {"center": [2.5, 2.5], "radius": 1}}, {"capsule": {"a": [2.5, 2.5], "b": [6, 3], "radius": 0.2}}]},
+            {"vertices": [[20,20],[21,20],[21,21],[20,21]], "category": 2}
+        ]}"#,
+    );
+    let mut csvs = vec![];
+    for backend in ["gpu", "cpu"] {
+        let csv = tmp(&format!("compound-{backend}.csv"));
+        let o = satgpu(&["detect", p(&scene), "--backend", backend, "--contacts", "full", "--out", p(&csv)]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        assert!(lines.next().unwrap().ends_with(",p2_depth,part_a,part_b"), "{backend}: {text}");
+        let pairs: Vec<String> = lines.map(|l| l.split(',').take(2).collect::<Vec<_>>().join(",")).collect();
+        assert_eq!(pairs, ["0,1", "1,2"], "{backend}: {text}");
+        csvs.push(text);
+    }
+    let part_columns = |csv: &str| {
+        csv.lines().skip(1).map(|l| l.rsplitn(3, ',').take(2).collect::<Vec<_>>().join(",")).collect::<Vec<_>>()
+    };
+    assert_eq!(part_columns(&csvs[0]), part_columns(&csvs[1]), "the same deepest part pairs");
+    let o = satgpu(&["detect", p(&scene)]);
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("4 bodies"), "{}", stderr(&o));
+    expect_bad_input(&["bench", "--scene", p(&scene), "--frames", "1"], &["compound bodies", "satgpu detect"]);
+    let svg = tmp("compound.svg");
+    let o = satgpu(&["render", p(&scene), "--out", p(&svg), "--detect"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 #[test]

@@ -4,11 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use satgpu::geometry::MAX_OUTLINE_VERTICES;
 use satgpu::scene::{
     generate, parse_scene, read_scene, scene_to_json, write_contacts_csv, write_contacts_json, write_scene, Scene,
     SceneKind,
 };
-use satgpu::{Contact, Error, Filter, Polygon, PolygonError, ShapeKind, MAX_VERTICES};
+use satgpu::{Contact, Error, Filter, Polygon, PolygonError, ShapeKind};
 
 fn parse(text: &str) -> satgpu::Result<Scene> {
     parse_scene(text, Path::new("scene.json"))
@@ -82,14 +83,18 @@ fn missing_polygons_array() {
 fn a_bad_polygon_is_named_by_its_index_and_clockwise_input_is_turned() {
     assert_eq!(reason_for_second("[[0, 0], [1, 0]]"), PolygonError::TooFewVertices { count: 2 });
     assert_eq!(reason_for_second("[[0, 0], [1, 1], [2, 2]]"), PolygonError::ZeroArea);
-    let too_many: Vec<[f64; 2]> = (0..=MAX_VERTICES)
+    let too_many: Vec<[f64; 2]> = (0..=MAX_OUTLINE_VERTICES)
         .map(|i| {
-            let t = i as f64 * std::f64::consts::TAU / (MAX_VERTICES + 1) as f64;
+            let t = i as f64 * std::f64::consts::TAU / (MAX_OUTLINE_VERTICES + 1) as f64;
             [100.0 * t.cos(), 100.0 * t.sin()]
         })
         .collect();
     let json = serde_json::to_string(&too_many).unwrap();
-    assert_eq!(reason_for_second(&json), PolygonError::TooManyVertices { count: MAX_VERTICES + 1, max: MAX_VERTICES });
+    // Outlines past MAX_VERTICES are split into parts; past MAX_OUTLINE_VERTICES refused.
+    assert_eq!(
+        reason_for_second(&json),
+        PolygonError::TooManyVertices { count: MAX_OUTLINE_VERTICES + 1, max: MAX_OUTLINE_VERTICES }
+    );
     let scene = parse(r#"{"polygons": [{"vertices": [[0, 0], [0, 1], [1, 1], [1, 0]]}]}"#).unwrap();
     assert_eq!(scene.polygons[0].vertices(), &[[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]);
 }
@@ -436,4 +441,77 @@ mod filters_at_every_position {
             prop_assert_eq!(parse(&scene_to_json(&scene)).unwrap(), scene);
         }
     }
+}
+
+/// Issue 25: `parts` entries and concave outlines make compound bodies; a part names its place
+/// in errors; a compound scene writes and reads back as itself.
+#[test]
+fn parts_and_concave_outlines_make_compound_bodies() {
+    let text = r#"{"polygons": [
+        {"vertices": [[0,0],[1,0],[0,1]]},
+        {"vertices": [[0,0],[4,0],[4,1],[1,1],[1,4],[0,4]], "radius": 0.25, "mask": 3},
+        {"parts": [{"circle": {"center": [0, 0], "radius": 1}}, {"vertices": [[0,0],[2,0],[2,2],[1,0.5],[0,2]]}]}
+    ]}"#;
+    let scene = parse(text).unwrap();
+    assert!(scene.is_compound() && scene.polygons.is_empty());
+    assert_eq!(scene.len(), 3);
+    let parts: Vec<usize> = scene.compounds.iter().map(|c| c.parts().len()).collect();
+    assert_eq!(parts[0], 1);
+    assert!(parts[1] >= 2 && parts[2] >= 3, "{parts:?}");
+    assert!(
+        scene.compounds[1].parts().iter().all(|p| p.radius() == 0.25),
+        "every part of a rounded outline is rounded"
+    );
+    assert_eq!(scene.filters[1].mask, 3);
+    assert_eq!(parse(&scene_to_json(&scene)).unwrap(), scene, "round trip");
+    // Convex scenes stay as they were.
+    let convex = parse(r#"{"polygons": [{"vertices": [[0,0],[1,0],[0,1]]}]}"#).unwrap();
+    assert!(!convex.is_compound() && convex.polygons.len() == 1 && convex.compounds.is_empty());
+    // A convex outline of more than 1,024 vertices is split rather than refused.
+    let ring: Vec<String> = (0..2000)
+        .map(|i| {
+            let a = i as f64 * std::f64::consts::TAU / 2000.0;
+            format!("[{}, {}]", a.cos(), a.sin())
+        })
+        .collect();
+    let big = parse(&format!(r#"{{"polygons": [{{"vertices": [{}]}}]}}"#, ring.join(","))).unwrap();
+    assert!(big.compounds[0].parts().len() >= 2);
+}
+
+#[test]
+fn bad_parts_and_outlines_are_named() {
+    let second = |entry: &str| match parse(&format!(
+        r#"{{"polygons": [{{"circle": {{"center": [0, 0], "radius": 1}}}}, {entry}]}}"#
+    )) {
+        Err(Error::InvalidPolygon { index: 1, reason }) => reason,
+        other => panic!("expected InvalidPolygon at index 1 for {entry}, got {other:?}"),
+    };
+    let r = second(r#"{"parts": [{"circle": {"center": [0, 0], "radius": 1}}, {"vertices": [[0, 0], [1, 0]]}]}"#);
+    assert_eq!(r, PolygonError::InPart { part: 1, reason: Box::new(PolygonError::TooFewVertices { count: 2 }) });
+    assert_eq!(
+        Error::InvalidPolygon { index: 1, reason: r }.to_string(),
+        "polygon 1 part 1 has 2 vertices; a polygon needs at least 3"
+    );
+    assert_eq!(
+        second(r#"{"parts": [{"circle": {"center": [0, 0], "radius": 1}, "group": 2}]}"#),
+        PolygonError::PartField { part: 0, field: "group" }
+    );
+    assert_eq!(
+        second(r#"{"parts": [{"parts": [{"circle": {"center": [0, 0], "radius": 1}}]}]}"#),
+        PolygonError::PartField { part: 0, field: "parts" }
+    );
+    assert_eq!(second(r#"{"parts": []}"#), PolygonError::NoParts);
+    assert!(matches!(
+        second(r#"{"parts": [], "vertices": [[0,0],[1,0],[0,1]]}"#),
+        PolygonError::ConflictingShapes { .. }
+    ));
+    assert_eq!(
+        second(r#"{"vertices": [[0,0],[2,2],[2,0],[0,2]]}"#),
+        PolygonError::SelfIntersecting { first: 0, second: 2 }
+    );
+    assert!(matches!(second(r#"{"vertices": [[0,0],[1,0],[1,1],[1,1],[0,1]]}"#), PolygonError::DuplicateVertex { .. }));
+    assert!(matches!(
+        second(r#"{"vertices": [[0,0],[1,1],[2,2]]}"#),
+        PolygonError::ZeroArea | PolygonError::Collinear { .. }
+    ));
 }

@@ -629,6 +629,13 @@ impl World {
 #[pyfunction]
 fn read_scene(py: Python<'_>, path: std::path::PathBuf) -> PyResult<(Shapes, Option<Bound<'_, pyo3::types::PyTuple>>)> {
     let scene = py.detach(|| satgpu::scene::read_scene(&path)).map_err(raise)?;
+    if scene.is_compound() {
+        // Never an empty Shapes in place of the bodies.
+        return Err(PyValueError::new_err(format!(
+            "{}: the scene has compound bodies (\"parts\" or concave outlines), which the Python package does not read yet",
+            path.display()
+        )));
+    }
     let filters = if scene.filters.is_empty() {
         None
     } else {
@@ -656,7 +663,7 @@ fn write_scene(
         Some(f) => filter_list(Some(f), polygons.len())?,
         None => vec![],
     };
-    let scene = satgpu::scene::Scene { polygons, filters };
+    let scene = satgpu::scene::Scene { polygons, filters, compounds: vec![] };
     py.detach(|| satgpu::scene::write_scene(&path, &scene)).map_err(raise)
 }
 

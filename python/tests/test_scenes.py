@@ -148,3 +148,10 @@ def test_scene_file_errors_name_the_file_and_the_place(tmp_path):
     with pytest.raises(satgpu.SceneFileError):
         satgpu.write_scene(tmp_path / "no" / "such" / "dir.json", [satgpu.circle([0, 0], 1)])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
+
+
+def test_a_scene_of_compound_bodies_is_refused_not_emptied(tmp_path):
+    path = tmp_path / "rooms.json"
+    path.write_text('{"polygons": [{"vertices": [[0,0],[4,0],[4,1],[1,1],[1,4],[0,4]]}]}')
+    with pytest.raises(ValueError, match="compound bodies"):
+        satgpu.read_scene(path)

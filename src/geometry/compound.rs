@@ -1,7 +1,7 @@
 //! Bodies of several convex parts: a concave outline split at the door, or parts given one by
 //! one (any mix of polygons, rounded polygons, circles and capsules).
 
-use super::{decompose, Aabb, Polygon, PolygonError, Transform};
+use super::{decompose, Aabb, Polygon, PolygonError, Transform, MAX_OUTLINE_VERTICES};
 
 /// Most parts of one body: more than [`decompose`] makes of any outline it accepts.
 pub const MAX_PARTS: usize = 16_384;
@@ -51,6 +51,40 @@ impl Compound {
             min: [a.min[0].min(b.min[0]), a.min[1].min(b.min[1])],
             max: [a.max[0].max(b.max[0]), a.max[1].max(b.max[1])],
         })
+    }
+}
+
+/// A body as an outline gives it: one shape, or several parts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    /// One convex shape.
+    Shape(Polygon),
+    /// Several convex parts.
+    Compound(Compound),
+}
+
+impl Body {
+    /// The body from an outline rounded by `radius`: the convex polygon it is, or, where it is
+    /// concave or has more than [`MAX_VERTICES`](crate::MAX_VERTICES) vertices (up to
+    /// [`MAX_OUTLINE_VERTICES`]), its parts from [`decompose`], each rounded by `radius` (the
+    /// rounded outline is the union of the rounded parts). Other refusals are
+    /// [`Polygon::rounded`]'s.
+    pub fn from_outline(vertices: Vec<[f64; 2]>, radius: f64) -> Result<Body, PolygonError> {
+        if vertices.len() > MAX_OUTLINE_VERTICES {
+            return Err(PolygonError::TooManyVertices { count: vertices.len(), max: MAX_OUTLINE_VERTICES });
+        }
+        match Polygon::convex_winding(&vertices) {
+            Ok(sign) => Polygon::with_winding(vertices, sign, radius).map(Body::Shape),
+            Err(PolygonError::NonConvex { .. } | PolygonError::TooManyVertices { .. }) => {
+                let parts = decompose(&vertices)?;
+                let rounded = parts
+                    .into_iter()
+                    .map(|p| if radius == 0.0 { Ok(p) } else { Polygon::rounded(p.vertices().to_vec(), radius) })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Compound::new(rounded).map(Body::Compound)
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 

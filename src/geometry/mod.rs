@@ -8,7 +8,7 @@ mod compound;
 mod decompose;
 mod polygon;
 
-pub use compound::{Compound, MAX_PARTS};
+pub use compound::{Body, Compound, MAX_PARTS};
 pub use decompose::{decompose, MAX_OUTLINE_VERTICES};
 pub use polygon::{Polygon, PolygonError};
 

@@ -96,8 +96,8 @@ pub enum PolygonError {
         /// What the radius must be.
         requirement: &'static str,
     },
-    /// A scene entry gives none of `vertices`, `circle` and `capsule`.
-    #[error("gives no shape: an entry needs one of \"vertices\", \"circle\" or \"capsule\"")]
+    /// A scene entry gives none of `vertices`, `circle`, `capsule` and `parts`.
+    #[error("gives no shape: an entry needs one of \"vertices\", \"circle\", \"capsule\" or \"parts\"")]
     MissingShape,
     /// A scene entry gives more than one of `vertices`, `circle` and `capsule`, or a top-level
     /// `radius` beside a circle or capsule (whose radius goes inside them).
@@ -110,6 +110,23 @@ pub enum PolygonError {
     /// within f64 precision: vertices too close to collinear, or parts too thin. Simplify it.
     #[error("could not be split into convex parts within f64 precision (vertices too close to collinear); simplify the outline")]
     Undecomposable,
+    /// A part of a compound scene entry is invalid; `reason` says why.
+    #[error("part {part} {reason}")]
+    InPart {
+        /// The part's index in the entry's `"parts"`.
+        part: usize,
+        /// What is wrong with it.
+        reason: Box<PolygonError>,
+    },
+    /// A part of a compound scene entry gives a field that belongs to the body (`"category"`,
+    /// `"mask"`, `"group"`) or nests `"parts"`.
+    #[error("part {part} gives {field:?}: a body's filter goes on the body, and parts do not nest")]
+    PartField {
+        /// The part's index in the entry's `"parts"`.
+        part: usize,
+        /// The field.
+        field: &'static str,
+    },
     /// A compound body with no parts.
     #[error("has no parts; a compound body needs at least one")]
     NoParts,
@@ -231,12 +248,9 @@ pub(super) fn segments_meet((a, b): ([f64; 2], [f64; 2]), (c, d): ([f64; 2], [f6
 }
 
 impl Polygon {
-    /// Validates `vertices` as a convex polygon. Either winding is accepted; clockwise input is
-    /// reversed so that the stored polygon is counter-clockwise. Input is rejected when it has
-    /// fewer than 3 or more than [`MAX_VERTICES`] vertices, a non-finite coordinate, a repeated
-    /// vertex, zero area, a collinear vertex, or is not convex (including self-intersecting
-    /// "star" outlines whose turns all have the same sign).
-    pub fn new(vertices: Vec<[f64; 2]>) -> Result<Polygon, PolygonError> {
+    /// The winding of `vertices` (1 counter-clockwise, -1 clockwise) if they form a valid convex
+    /// polygon, or why not: every rule of [`Polygon::new`], without taking the vertices.
+    pub(crate) fn convex_winding(vertices: &[[f64; 2]]) -> Result<f64, PolygonError> {
         let n = vertices.len();
         if n < 3 {
             return Err(PolygonError::TooFewVertices { count: n });
@@ -269,7 +283,7 @@ impl Polygon {
             // A bow-tie's two lobes cancel: zero area, but not collinear.
             let far = vertices.iter().copied().max_by(|a, b| dist2(o, *a).total_cmp(&dist2(o, *b))).unwrap_or(o);
             let collinear = vertices.iter().all(|&v| cross(o, far, v).abs() <= scale * scale * 1e-12);
-            return Err(if collinear { PolygonError::ZeroArea } else { not_convex(&vertices, 0) });
+            return Err(if collinear { PolygonError::ZeroArea } else { not_convex(vertices, 0) });
         }
         let sign = area2.signum();
         let mut turning = 0.0;
@@ -285,25 +299,41 @@ impl Polygon {
             if cr.abs() <= norm * 1e-12 {
                 if dot < 0.0 {
                     // A spike that doubles back on itself.
-                    return Err(not_convex(&vertices, i));
+                    return Err(not_convex(vertices, i));
                 }
                 return Err(PolygonError::Collinear { vertex: i });
             }
             if cr.signum() != sign {
-                return Err(not_convex(&vertices, i));
+                return Err(not_convex(vertices, i));
             }
             turning += (cr * sign).atan2(dot);
         }
         // A convex outline turns exactly once; a pentagram turns twice.
         if (turning - TAU).abs() > 1e-6 {
-            return Err(not_convex(&vertices, 0));
+            return Err(not_convex(vertices, 0));
         }
-        let mut vertices = vertices;
+        Ok(sign)
+    }
+
+    /// Validates `vertices` as a convex polygon. Either winding is accepted; clockwise input is
+    /// reversed so that the stored polygon is counter-clockwise. Input is rejected when it has
+    /// fewer than 3 or more than [`MAX_VERTICES`] vertices, a non-finite coordinate, a repeated
+    /// vertex, zero area, a collinear vertex, or is not convex (including self-intersecting
+    /// "star" outlines whose turns all have the same sign).
+    pub fn new(vertices: Vec<[f64; 2]>) -> Result<Polygon, PolygonError> {
+        let sign = Polygon::convex_winding(&vertices)?;
+        Polygon::with_winding(vertices, sign, 0.0)
+    }
+
+    /// The polygon of `vertices` already found convex with winding `sign` by
+    /// [`convex_winding`](Polygon::convex_winding), rounded by `radius` (checked here).
+    pub(crate) fn with_winding(mut vertices: Vec<[f64; 2]>, sign: f64, radius: f64) -> Result<Polygon, PolygonError> {
+        check_radius(radius, false)?;
         if sign < 0.0 {
             vertices.reverse();
         }
         let normals = unit_normals(&vertices);
-        Ok(Polygon { vertices, normals, radius: 0.0 })
+        Ok(Polygon { vertices, normals, radius: radius + 0.0 })
     }
 
     /// A convex polygon with rounded corners: every point within `radius` of the polygon that

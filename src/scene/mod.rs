@@ -9,10 +9,15 @@
 //! {"vertices": [[x, y], ...], "radius": r}       a rounded polygon (r >= 0)
 //! {"circle": {"center": [x, y], "radius": r}}    a circle (r > 0)
 //! {"capsule": {"a": [x, y], "b": [x, y], "radius": r}}
+//! {"parts": [entry, ...]}                        a compound body: each part any entry above
 //! ```
 //!
+//! A `vertices` outline that is concave (simple, either winding) or has more than 1,024 vertices
+//! (up to 8,192) is split into convex parts at the door ([`decompose`](crate::geometry::decompose)):
+//! it becomes a compound body, as does a `parts` entry (a concave part is split too).
+//!
 //! and may carry a collision filter: `"category"` and `"mask"` (u32 bits) and `"group"` (i32),
-//! see [`Filter`]. Every shape is validated on the way in, so the rest of the crate can trust the
+//! see [`Filter`]; a compound body's filter applies to all its parts. Every shape is validated on the way in, so the rest of the crate can trust the
 //! invariants.
 
 use std::io::Write;
@@ -21,7 +26,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::geometry::{Contact, Filter, Manifold, Polygon, PolygonError, ShapeKind};
+use crate::geometry::{Body, Compound, Contact, Filter, Manifold, Polygon, PolygonError, ShapeKind};
 
 #[cfg(feature = "generate")]
 mod generate;
@@ -36,12 +41,36 @@ pub struct Scene {
     pub polygons: Vec<Polygon>,
     /// One collision filter per shape, or empty when every shape has [`Filter::DEFAULT`].
     pub filters: Vec<Filter>,
+    /// The bodies, when any entry is a compound one (`"parts"`, or an outline split at the
+    /// door): one per entry, a single shape as one part, and `polygons` is then empty. Empty
+    /// when every entry is one convex shape (they are in `polygons`).
+    pub compounds: Vec<Compound>,
 }
 
 impl Scene {
     /// A scene of `polygons` with the default filter everywhere.
     pub fn new(polygons: Vec<Polygon>) -> Scene {
-        Scene { polygons, filters: vec![] }
+        Scene { polygons, filters: vec![], compounds: vec![] }
+    }
+
+    /// A scene of compound `bodies` with the default filter everywhere.
+    pub fn from_compounds(bodies: Vec<Compound>) -> Scene {
+        Scene { polygons: vec![], filters: vec![], compounds: bodies }
+    }
+
+    /// Whether the bodies are in `compounds` (some entry has parts).
+    pub fn is_compound(&self) -> bool {
+        !self.compounds.is_empty()
+    }
+
+    /// The number of bodies (entries).
+    pub fn len(&self) -> usize {
+        self.polygons.len().max(self.compounds.len())
+    }
+
+    /// Whether the scene has no bodies.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -57,6 +86,7 @@ struct SceneFile {
 /// and `capsule`, checked in [`ShapeFile::shape`].
 #[derive(Deserialize)]
 struct ShapeFile {
+    parts: Option<Vec<ShapeFile>>,
     vertices: Option<Vec<[f64; 2]>>,
     radius: Option<f64>,
     circle: Option<CircleFile>,
@@ -80,21 +110,43 @@ struct CapsuleFile {
 }
 
 impl ShapeFile {
-    fn shape(self) -> std::result::Result<Polygon, PolygonError> {
+    fn body(self) -> std::result::Result<Body, PolygonError> {
         let given: Vec<&str> = [
             ("vertices", self.vertices.is_some()),
             ("circle", self.circle.is_some()),
             ("capsule", self.capsule.is_some()),
+            ("parts", self.parts.is_some()),
             ("radius", self.radius.is_some() && self.vertices.is_none()),
         ]
         .into_iter()
         .filter_map(|(name, given)| given.then_some(name))
         .collect();
+        if given.len() > 1 {
+            return Err(PolygonError::ConflictingShapes { fields: given.join(", ") });
+        }
+        if let Some(parts) = self.parts {
+            let mut all = vec![];
+            for (part, entry) in parts.into_iter().enumerate() {
+                let nested = [
+                    ("category", entry.category.is_some()),
+                    ("mask", entry.mask.is_some()),
+                    ("group", entry.group.is_some()),
+                    ("parts", entry.parts.is_some()),
+                ];
+                if let Some((field, _)) = nested.into_iter().find(|(_, given)| *given) {
+                    return Err(PolygonError::PartField { part, field });
+                }
+                match entry.body().map_err(|reason| PolygonError::InPart { part, reason: Box::new(reason) })? {
+                    Body::Shape(p) => all.push(p),
+                    Body::Compound(c) => all.extend(c.into_parts()),
+                }
+            }
+            return Compound::new(all).map(Body::Compound);
+        }
         match (self.vertices, self.circle, self.capsule) {
-            _ if given.len() > 1 => Err(PolygonError::ConflictingShapes { fields: given.join(", ") }),
-            (Some(v), None, None) => Polygon::rounded(v, self.radius.unwrap_or(0.0)),
-            (None, Some(c), None) => Polygon::circle(c.center, c.radius),
-            (None, None, Some(c)) => Polygon::capsule(c.a, c.b, c.radius),
+            (Some(v), None, None) => Body::from_outline(v, self.radius.unwrap_or(0.0)),
+            (None, Some(c), None) => Polygon::circle(c.center, c.radius).map(Body::Shape),
+            (None, None, Some(c)) => Polygon::capsule(c.a, c.b, c.radius).map(Body::Shape),
             _ => Err(PolygonError::MissingShape),
         }
     }
@@ -130,6 +182,8 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
         return Err(Error::MissingPolygons { path: path.to_path_buf() });
     };
     let mut polygons = Vec::with_capacity(raw.len());
+    // Every body so far, once one of them is compound.
+    let mut compounds: Option<Vec<Compound>> = None;
     // The filter list starts at the first non-default filter (which may be shape 0's), so a
     // scene without filters never holds one per shape.
     let mut filters: Option<Vec<Filter>> = None;
@@ -145,9 +199,16 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
             }
             None => {}
         }
-        polygons.push(entry.shape().map_err(|reason| Error::InvalidPolygon { index, reason })?);
+        let body = entry.body().map_err(|reason| Error::InvalidPolygon { index, reason })?;
+        match body {
+            Body::Shape(p) if compounds.is_none() => polygons.push(p),
+            Body::Shape(p) => compounds.get_or_insert_default().push(p.into()),
+            Body::Compound(c) => compounds
+                .get_or_insert_with(|| std::mem::take(&mut polygons).into_iter().map(Compound::from).collect())
+                .push(c),
+        }
     }
-    Ok(Scene { polygons, filters: filters.unwrap_or_default() })
+    Ok(Scene { polygons, filters: filters.unwrap_or_default(), compounds: compounds.unwrap_or_default() })
 }
 
 /// Reads and validates a scene file; I/O and parse errors name the file.
@@ -166,35 +227,53 @@ pub fn read_scene(path: &Path) -> Result<Scene> {
 /// feature is on.
 pub fn scene_to_json(scene: &Scene) -> String {
     let mut out = String::from("{\"polygons\": [");
-    for (i, p) in scene.polygons.iter().enumerate() {
-        out.push_str(if i == 0 { "\n" } else { ",\n" });
-        let v = p.vertices();
-        match p.kind() {
-            ShapeKind::Circle => {
-                out.push_str(&format!(
-                    "{{\"circle\": {{\"center\": {}, \"radius\": {}}}",
-                    json(&v[0]),
-                    json(&p.radius())
-                ));
-            }
-            ShapeKind::Capsule => out.push_str(&format!(
-                "{{\"capsule\": {{\"a\": {}, \"b\": {}, \"radius\": {}}}",
-                json(&v[0]),
-                json(&v[1]),
-                json(&p.radius())
-            )),
-            ShapeKind::RoundedPolygon => {
-                out.push_str(&format!("{{\"vertices\": {}, \"radius\": {}", json(v), json(&p.radius())));
-            }
-            ShapeKind::Polygon => out.push_str(&format!("{{\"vertices\": {}", json(v))),
-        }
+    let filter = |out: &mut String, i: usize| {
         if let Some(f) = scene.filters.get(i).filter(|f| **f != Filter::DEFAULT) {
             out.push_str(&format!(", \"category\": {}, \"mask\": {}, \"group\": {}", f.category, f.mask, f.group));
         }
+    };
+    for (i, p) in scene.polygons.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        shape_json(&mut out, p);
+        filter(&mut out, i);
+        out.push('}');
+    }
+    for (i, c) in scene.compounds.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        // Every body of a compound scene as parts, a single shape too, so that the file reads
+        // back as the same scene.
+        out.push_str("{\"parts\": [");
+        for (k, p) in c.parts().iter().enumerate() {
+            out.push_str(if k == 0 { "" } else { ", " });
+            shape_json(&mut out, p);
+            out.push('}');
+        }
+        out.push(']');
+        filter(&mut out, i);
         out.push('}');
     }
     out.push_str("\n]}\n");
     out
+}
+
+/// One shape as its entry's fields, the entry left open (for a filter) after them.
+fn shape_json(out: &mut String, p: &Polygon) {
+    let v = p.vertices();
+    match p.kind() {
+        ShapeKind::Circle => {
+            out.push_str(&format!("{{\"circle\": {{\"center\": {}, \"radius\": {}}}", json(&v[0]), json(&p.radius())));
+        }
+        ShapeKind::Capsule => out.push_str(&format!(
+            "{{\"capsule\": {{\"a\": {}, \"b\": {}, \"radius\": {}}}",
+            json(&v[0]),
+            json(&v[1]),
+            json(&p.radius())
+        )),
+        ShapeKind::RoundedPolygon => {
+            out.push_str(&format!("{{\"vertices\": {}, \"radius\": {}", json(v), json(&p.radius())));
+        }
+        ShapeKind::Polygon => out.push_str(&format!("{{\"vertices\": {}", json(v))),
+    }
 }
 
 /// A value as JSON text. Serialising finite f64 values cannot fail (Polygon rejects NaN and inf).
@@ -327,12 +406,39 @@ impl FullRow {
 /// `contacts[i]`), under [`FULL_HEADER`]: the flags are `0` or `1`, `points` is 1 or 2, and the
 /// p2 columns are empty when there is one point.
 pub fn write_manifolds_csv(w: impl Write, contacts: &[Contact], manifolds: &[Manifold], path: &Path) -> Result<()> {
+    manifolds_csv(w, contacts, manifolds, None, path)
+}
+
+/// The header of `--contacts full` on a scene of compound bodies: [`FULL_HEADER`], then the
+/// indices of the pair's deepest part pair within its bodies.
+pub const COMPOUND_FULL_HEADER: &str =
+    "a,b,normal_x,normal_y,depth,a_in_b,b_in_a,points,p1_x,p1_y,p1_depth,p2_x,p2_y,p2_depth,part_a,part_b";
+
+/// As [`write_manifolds_csv`] for pairs of compound bodies, under [`COMPOUND_FULL_HEADER`]:
+/// `parts[i]` is pair `i`'s deepest part pair, whose manifold `manifolds[i]` is.
+pub fn write_compound_manifolds_csv(
+    w: impl Write,
+    contacts: &[Contact],
+    manifolds: &[Manifold],
+    parts: &[[u32; 2]],
+    path: &Path,
+) -> Result<()> {
+    manifolds_csv(w, contacts, manifolds, Some(parts), path)
+}
+
+fn manifolds_csv(
+    w: impl Write,
+    contacts: &[Contact],
+    manifolds: &[Manifold],
+    parts: Option<&[[u32; 2]]>,
+    path: &Path,
+) -> Result<()> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let mut w = std::io::BufWriter::new(w);
-    w.write_all(FULL_HEADER.as_bytes()).map_err(io)?;
+    w.write_all(if parts.is_some() { COMPOUND_FULL_HEADER } else { FULL_HEADER }.as_bytes()).map_err(io)?;
     w.write_all(b"\n").map_err(io)?;
     let mut f = ryu::Buffer::new();
-    for (c, m) in contacts.iter().zip(manifolds) {
+    for (i, (c, m)) in contacts.iter().zip(manifolds).enumerate() {
         let row = FullRow::new(c, m);
         write!(w, "{},{}", c.a, c.b).map_err(io)?;
         let numbers = [Some(c.normal[0]), Some(c.normal[1]), Some(c.depth)];
@@ -348,6 +454,9 @@ pub fn write_manifolds_csv(w: impl Write, contacts: &[Contact], manifolds: &[Man
                 w.write_all(f.format(x).as_bytes()).map_err(io)?;
             }
         }
+        if let Some(parts) = parts {
+            write!(w, ",{},{}", parts[i][0], parts[i][1]).map_err(io)?;
+        }
         w.write_all(b"\n").map_err(io)?;
     }
     w.flush().map_err(io)
@@ -355,18 +464,51 @@ pub fn write_manifolds_csv(w: impl Write, contacts: &[Contact], manifolds: &[Man
 
 /// As [`write_contacts_json`] with each pair's manifold: every pair object also has the keys of
 /// [`FULL_HEADER`] (flags 0 or 1; the p2 keys are `null` when there is one point).
-pub fn write_manifolds_json(
+pub fn write_manifolds_json(w: impl Write, contacts: &[Contact], manifolds: &[Manifold], path: &Path) -> Result<()> {
+    manifolds_json(w, contacts, manifolds, None, path)
+}
+
+/// As [`write_manifolds_json`] for pairs of compound bodies: each row also has `part_a` and
+/// `part_b`, its deepest part pair (see [`write_compound_manifolds_csv`]).
+pub fn write_compound_manifolds_json(
+    w: impl Write,
+    contacts: &[Contact],
+    manifolds: &[Manifold],
+    parts: &[[u32; 2]],
+    path: &Path,
+) -> Result<()> {
+    manifolds_json(w, contacts, manifolds, Some(parts), path)
+}
+
+/// A row of [`write_compound_manifolds_json`].
+#[derive(Serialize)]
+struct CompoundFullRow {
+    #[serde(flatten)]
+    row: FullRow,
+    part_a: u32,
+    part_b: u32,
+}
+
+fn manifolds_json(
     mut w: impl Write,
     contacts: &[Contact],
     manifolds: &[Manifold],
+    parts: Option<&[[u32; 2]]>,
     path: &Path,
 ) -> Result<()> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let json = |e: serde_json::Error| Error::Io { path: path.to_path_buf(), source: std::io::Error::from(e) };
     w.write_all(b"{\"pairs\": [").map_err(io)?;
     for (i, (c, m)) in contacts.iter().zip(manifolds).enumerate() {
         w.write_all(if i == 0 { b"\n" } else { b",\n" }).map_err(io)?;
-        serde_json::to_writer(&mut w, &FullRow::new(c, m))
-            .map_err(|e| Error::Io { path: path.to_path_buf(), source: std::io::Error::from(e) })?;
+        let row = FullRow::new(c, m);
+        match parts {
+            Some(parts) => {
+                let [part_a, part_b] = parts[i];
+                serde_json::to_writer(&mut w, &CompoundFullRow { row, part_a, part_b }).map_err(json)?;
+            }
+            None => serde_json::to_writer(&mut w, &row).map_err(json)?,
+        }
     }
     w.write_all(b"\n]}\n").map_err(io)?;
     w.flush().map_err(io)

@@ -75,17 +75,28 @@ pub(crate) fn detect(
         Some((_, Some("csv"))) => false,
         Some((out, _)) => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
     };
-    let scene::Scene { polygons, filters } = scene::read_scene(path)?;
+    let scene::Scene { polygons, filters, compounds } = scene::read_scene(path)?;
     // Opening the device (and compiling every pipeline) is timed apart from the detection.
     let t = Instant::now();
     let gpu = if backend == Backend::Gpu { Some(device.open()?) } else { None };
     let open_ms = ms(t);
     let t = Instant::now();
-    let (contacts, manifolds): (Vec<Contact>, Vec<Manifold>) = match (&gpu, full) {
-        (None, false) => (reference::detect_filtered(&polygons, &filters), vec![]),
-        (None, true) => reference::detect_full(&polygons, &filters),
-        (Some(gpu), false) => (gpu::detect_filtered(gpu, &polygons, &filters)?, vec![]),
-        (Some(gpu), true) => gpu::detect_full(gpu, &polygons, &filters)?,
+    // With compound bodies, each pair's deepest part pair too.
+    let (contacts, manifolds, parts): (Vec<Contact>, Vec<Manifold>, Option<Vec<[u32; 2]>>) = match (&gpu, full) {
+        _ if !compounds.is_empty() => {
+            let (contacts, manifolds, parts) = detect_compounds(gpu.as_ref(), &compounds, &filters, full)?;
+            (contacts, manifolds, Some(parts))
+        }
+        (None, false) => (reference::detect_filtered(&polygons, &filters), vec![], None),
+        (None, true) => {
+            let (contacts, manifolds) = reference::detect_full(&polygons, &filters);
+            (contacts, manifolds, None)
+        }
+        (Some(gpu), false) => (gpu::detect_filtered(gpu, &polygons, &filters)?, vec![], None),
+        (Some(gpu), true) => {
+            let (contacts, manifolds) = gpu::detect_full(gpu, &polygons, &filters)?;
+            (contacts, manifolds, None)
+        }
     };
     let elapsed = ms(t);
     let timing = match gpu {
@@ -94,23 +105,32 @@ pub(crate) fn detect(
     };
     match out {
         Some(out) => {
-            scene::write_atomically(out, |w| match (json, full) {
-                (true, true) => scene::write_manifolds_json(w, &contacts, &manifolds, out),
-                (false, true) => scene::write_manifolds_csv(w, &contacts, &manifolds, out),
-                (true, false) => scene::write_contacts_json(w, &contacts, out),
-                (false, false) => scene::write_contacts_csv(w, &contacts, out),
+            scene::write_atomically(out, |w| match (json, full, &parts) {
+                (true, true, Some(parts)) => scene::write_compound_manifolds_json(w, &contacts, &manifolds, parts, out),
+                (false, true, Some(parts)) => scene::write_compound_manifolds_csv(w, &contacts, &manifolds, parts, out),
+                (true, true, None) => scene::write_manifolds_json(w, &contacts, &manifolds, out),
+                (false, true, None) => scene::write_manifolds_csv(w, &contacts, &manifolds, out),
+                (true, false, _) => scene::write_contacts_json(w, &contacts, out),
+                (false, false, _) => scene::write_contacts_csv(w, &contacts, out),
             })?;
             println!("wrote {}: {} colliding pairs ({timing})", out.display(), memory::grouped(contacts.len() as u64));
         }
         None => {
             let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{} polygons, {} colliding pairs ({timing})", polygons.len(), contacts.len());
+            let bodies = match compounds.iter().map(|c| c.parts().len()).sum::<usize>() {
+                0 => format!("{} polygons", polygons.len()),
+                parts => format!("{} bodies ({parts} convex parts)", compounds.len()),
+            };
+            let _ = writeln!(stdout, "{bodies}, {} colliding pairs ({timing})", contacts.len());
             for (i, c) in contacts.iter().enumerate().take(10) {
                 let _ = write!(
                     stdout,
                     "  ({}, {}) normal ({:.6}, {:.6}) depth {:.6}",
                     c.a, c.b, c.normal[0], c.normal[1], c.depth
                 );
+                if let Some([ka, kb]) = parts.as_ref().map(|p| p[i]) {
+                    let _ = write!(stdout, " parts ({ka}, {kb})");
+                }
                 if let Some(m) = manifolds.get(i) {
                     let _ = write!(stdout, " a_in_b {} b_in_a {}", u8::from(m.a_in_b), u8::from(m.b_in_a));
                     for p in m.points() {
@@ -125,6 +145,42 @@ pub(crate) fn detect(
         }
     }
     Ok(())
+}
+
+/// Pairs of compound bodies: contacts, manifolds (with `--contacts full`) and each pair's deepest
+/// part pair.
+type CompoundPairs = (Vec<Contact>, Vec<Manifold>, Vec<[u32; 2]>);
+
+/// The pairs of compound `bodies` on the GPU (`gpu`) or the reference: contacts, manifolds
+/// (with `full`) and each pair's deepest part pair.
+fn detect_compounds(
+    gpu: Option<&gpu::Gpu>,
+    bodies: &[satgpu::Compound],
+    filters: &[satgpu::Filter],
+    full: bool,
+) -> Result<CompoundPairs, Failure> {
+    let Some(gpu) = gpu else {
+        let (contacts, parts): (Vec<Contact>, Vec<[u32; 2]>) =
+            reference::detect_compound_parts(bodies, filters).into_iter().unzip();
+        let part = |body: u32, k: u32| &bodies[body as usize].parts()[k as usize];
+        let manifolds = match full {
+            true => contacts
+                .iter()
+                .zip(&parts)
+                .map(|(c, p)| reference::manifold(part(c.a, p[0]), part(c.b, p[1]), c))
+                .collect(),
+            false => vec![],
+        };
+        return Ok((contacts, manifolds, parts));
+    };
+    let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
+    let mut world =
+        gpu::CompoundWorld::from_compounds(gpu, bodies, &WorldOptions::default().with_contact_detail(detail))?;
+    if !filters.is_empty() {
+        world.set_filters(filters)?;
+    }
+    let frame = world.step()?;
+    Ok((frame.contacts, frame.manifolds, frame.parts))
 }
 
 /// The scenes `bench` runs: a file, or every kind at every size from a seed.
@@ -171,7 +227,17 @@ pub(crate) fn bench(
     for (name, generated) in scenes {
         let polygons = match generated {
             Some((kind, n)) => scene::generate(kind, n, seed),
-            None => scene::read_scene(Path::new(&name))?.polygons,
+            None => {
+                let scene = scene::read_scene(Path::new(&name))?;
+                if scene.is_compound() {
+                    // Not silently an empty scene: compound bodies are not benchmarked yet.
+                    return Err(Failure(
+                        2,
+                        format!("{name}: bench takes scenes of convex shapes; this one has compound bodies (\"parts\" or concave outlines): use `satgpu detect`"),
+                    ));
+                }
+                scene.polygons
+            }
         };
         bar.set_message(format!("{name} n={}", polygons.len()));
         let base = bar.position();

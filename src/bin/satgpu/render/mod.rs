@@ -149,10 +149,50 @@ pub fn command(
         }
         _ => return Err(Failure(2, "--window takes X0,Y0,X1,Y1 with X0 < X1 and Y0 < Y1".into())),
     };
-    let scene::Scene { polygons, filters } = scene::read_scene(scene_path)?;
+    let scene::Scene { polygons, filters, compounds } = scene::read_scene(scene_path)?;
+    // Compound bodies are drawn part by part; a pair of bodies marks its deepest part pair
+    // (pairs read from a file, whose parts are not known, the bodies' first parts).
+    let first: Vec<u32> = compounds
+        .iter()
+        .scan(0u32, |next, c| {
+            let at = *next;
+            *next += c.parts().len() as u32;
+            Some(at)
+        })
+        .collect();
+    let polygons = if compounds.is_empty() {
+        polygons
+    } else {
+        compounds.iter().flat_map(|c| c.parts().iter().cloned()).collect()
+    };
+    let bodies = if compounds.is_empty() { polygons.len() } else { compounds.len() };
+    let to_parts = |contacts: Vec<Contact>, parts: Option<Vec<[u32; 2]>>| -> Vec<Contact> {
+        if compounds.is_empty() {
+            return contacts;
+        }
+        let deepest = |i: usize, k: usize| parts.as_ref().map_or(0, |p| p[i][k]);
+        contacts
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| Contact {
+                a: first[c.a as usize] + deepest(i, 0),
+                b: first[c.b as usize] + deepest(i, 1),
+                ..c
+            })
+            .collect()
+    };
     let (contacts, source) = match pairs {
         PairSource::None => (vec![], String::new()),
-        PairSource::File(path) => (read_pairs(path, polygons.len())?, format!("from {}", file_name(path))),
+        PairSource::File(path) => (to_parts(read_pairs(path, bodies)?, None), format!("from {}", file_name(path))),
+        PairSource::Detect(device) if !compounds.is_empty() => {
+            let gpu = device.open()?;
+            let mut world = gpu::CompoundWorld::from_compounds(&gpu, &compounds, &Default::default())?;
+            if !filters.is_empty() {
+                world.set_filters(&filters)?;
+            }
+            let frame = world.step()?;
+            (to_parts(frame.contacts, Some(frame.parts)), "detected on the GPU".to_string())
+        }
         PairSource::Detect(device) => {
             let gpu = device.open()?;
             (gpu::detect_filtered(&gpu, &polygons, &filters)?, "detected on the GPU".to_string())
