@@ -110,6 +110,18 @@ fn concave_and_compound_scenes_give_pairs_of_bodies() {
     let o = satgpu(&["detect", p(&scene)]);
     assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("4 bodies"), "{}", stderr(&o));
     expect_bad_input(&["bench", "--scene", p(&scene), "--frames", "1"], &["compound bodies", "satgpu detect"]);
+    expect_bad_input(&["bench", "--kind", "rooms", "--n", "100"], &["rooms has compound bodies", "satgpu run"]);
+    let o = satgpu(&["run", "--kind", "rooms", "--n", "3000", "--seed", "4"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && out.contains("disagreements 0") && out.contains("convex parts"),
+        "{out}{}",
+        stderr(&o)
+    );
+    let rooms = tmp("rooms.json");
+    assert!(satgpu(&["gen", "--kind", "rooms", "--n", "500", "--out", p(&rooms)]).status.success());
+    let o = satgpu(&["detect", p(&rooms), "--backend", "cpu"]);
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("500 bodies"), "{}", stderr(&o));
     let svg = tmp("compound.svg");
     let o = satgpu(&["render", p(&scene), "--out", p(&svg), "--detect"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -272,3 +272,25 @@ fn compound_worlds_filter_every_part_and_refuse_bad_input_by_body() {
     let empty = CompoundWorld::from_compounds(&gpu, &[], &WorldOptions::default()).unwrap();
     assert!(empty.is_empty());
 }
+
+#[test]
+fn rooms_are_walls_pillars_and_agents_and_agree_on_the_gpu() {
+    use satgpu::scene::generate_bodies;
+    let bodies = generate_bodies(SceneKind::Rooms, 6000, 3);
+    assert_eq!(bodies.len(), 6000);
+    assert_eq!(bodies, generate_bodies(SceneKind::Rooms, 6000, 3), "deterministic");
+    let walls = bodies.iter().filter(|b| b.parts().len() > 1).count();
+    assert!(walls >= 10, "{walls} compound bodies");
+    assert!(SceneKind::Rooms.is_compound() && !SceneKind::ALL.contains(&SceneKind::Rooms));
+    assert_eq!("rooms".parse::<SceneKind>(), Ok(SceneKind::Rooms));
+    // generate() gives the parts one by one.
+    let parts: usize = bodies.iter().map(|b| b.parts().len()).sum();
+    assert_eq!(generate(SceneKind::Rooms, 6000, 3).len(), parts);
+    let want = detect_compound(&bodies, &[]);
+    let walls_hit = want.iter().filter(|c| bodies[c.a as usize].parts().len() > 1).count();
+    assert!(want.len() > 1000 && walls_hit > 50, "{} pairs, {walls_hit} with a wall", want.len());
+    let gpu = common::gpu();
+    let got = gpu_detect_compound(&gpu, &bodies, &[]).unwrap();
+    let report = compare_compound(&bodies, &got.contacts, &want);
+    assert!(report.ok(), "{}", report.disagreements[0]);
+}

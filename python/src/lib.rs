@@ -679,6 +679,12 @@ fn scene_kinds() -> Vec<&'static str> {
 #[pyo3(signature = (kind, n, seed = 1))]
 fn generate(py: Python<'_>, kind: &str, n: usize, seed: u64) -> PyResult<Shapes> {
     let kind: satgpu::scene::SceneKind = kind.parse().map_err(PyValueError::new_err)?;
+    if kind.is_compound() {
+        return Err(PyValueError::new_err(format!(
+            "{kind} is a scene of compound bodies, which the Python package does not make yet; kinds: {}",
+            scene_kinds().join(", ")
+        )));
+    }
     let inner = py.detach(|| satgpu::scene::generate(kind, n, seed));
     Ok(Shapes { inner })
 }

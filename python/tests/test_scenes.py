@@ -56,6 +56,8 @@ def test_generate_is_deterministic_and_checks_its_arguments():
     assert len(satgpu.generate("crowd", 0)) == 0
     with pytest.raises(ValueError, match="unknown scene kind \"crowds\"; expected one of: crowd, dense"):
         satgpu.generate("crowds", 10)
+    with pytest.raises(ValueError, match="rooms is a scene of compound bodies"):
+        satgpu.generate("rooms", 10)
     with pytest.raises(ValueError, match="n must be a non-negative integer"):
         satgpu.generate("crowd", -1)
     with pytest.raises(ValueError, match="seed must be"):

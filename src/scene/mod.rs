@@ -31,7 +31,7 @@ use crate::geometry::{Body, Compound, Contact, Filter, Manifold, Polygon, Polygo
 #[cfg(feature = "generate")]
 mod generate;
 #[cfg(feature = "generate")]
-pub use generate::{generate, SceneKind};
+pub use generate::{generate, generate_bodies, SceneKind};
 
 /// A set of shapes to test against each other; the index of a shape is its identity in every
 /// reported pair.

@@ -9,8 +9,11 @@ pub(crate) fn gen(kind: SceneKind, n: usize, seed: u64, out: &Path) -> Result<()
     let estimate = memory::estimate(generated_size(kind, n, seed), Work::GENERATE);
     let available = memory::available_within(memory_limit()?);
     memory::check(|| format!("{} {kind} polygons", memory::grouped(n as u64)), "host", estimate.host, available)?;
-    let polygons = scene::generate(kind, n, seed);
-    scene::write_scene(out, &scene::Scene::new(polygons))?;
+    let scene = match kind.is_compound() {
+        true => scene::Scene::from_compounds(scene::generate_bodies(kind, n, seed)),
+        false => scene::Scene::new(scene::generate(kind, n, seed)),
+    };
+    scene::write_scene(out, &scene)?;
     println!("wrote {}: {} polygons", out.display(), memory::grouped(n as u64));
     Ok(())
 }
@@ -18,6 +21,9 @@ pub(crate) fn gen(kind: SceneKind, n: usize, seed: u64, out: &Path) -> Result<()
 pub(crate) fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), Failure> {
     let gpu = device.open()?;
     let estimate = check_generated(&gpu, kind, n, seed, Work::VALIDATE)?;
+    if kind.is_compound() {
+        return run_compound(&gpu, kind, n, seed);
+    }
     let t = Instant::now();
     let polygons = scene::generate(kind, n, seed);
     println!("scene      {kind}, {n} polygons, seed {seed} (generated in {:.0} ms)", ms(t));
@@ -46,6 +52,45 @@ pub(crate) fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> 
     let (expected, ref_candidates) = reference::detect_stats(&polygons);
     println!("reference  {:.1} ms (CPU f64), {} candidates, {} colliding", ms(t), ref_candidates, expected.len());
     let report = validate::compare(&polygons, &frame.contacts, &expected);
+    println!("in band    {} (pairs inside the tolerance band, allowed)", report.in_band);
+    println!("disagreements {}", report.disagreements.len());
+    for d in report.disagreements.iter().take(10) {
+        println!("  {d}");
+    }
+    if report.ok() {
+        Ok(())
+    } else {
+        Err(Failure(
+            1,
+            format!("{} pairs disagree with the CPU reference outside the band", report.disagreements.len()),
+        ))
+    }
+}
+
+/// `run` on a kind of compound bodies: the pairs of bodies from the GPU against the reference's.
+fn run_compound(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64) -> Result<(), Failure> {
+    let t = Instant::now();
+    let bodies = scene::generate_bodies(kind, n, seed);
+    let parts: usize = bodies.iter().map(|b| b.parts().len()).sum();
+    println!("scene      {kind}, {n} bodies ({parts} convex parts), seed {seed} (generated in {:.0} ms)", ms(t));
+    println!("adapter    {}", gpu.describe());
+    let t = Instant::now();
+    let options = WorldOptions::default().with_timestamps(true);
+    let mut world = gpu::CompoundWorld::from_compounds(gpu, &bodies, &options)?;
+    let upload_ms = ms(t);
+    world.step()?;
+    let frame = world.step()?;
+    println!("upload     {upload_ms:.2} ms (wall, buffers and bind groups)");
+    println!(
+        "frame      {:.2} ms (wall, second frame, GPU passes + readback + the pairs of bodies)",
+        frame.stats.frame_ms
+    );
+    println!("candidates {} (pairs of parts)", frame.stats.candidates);
+    println!("colliding  {} (pairs of bodies)", frame.contacts.len());
+    let t = Instant::now();
+    let expected = reference::detect_compound(&bodies, &[]);
+    println!("reference  {:.1} ms (CPU f64), {} colliding", ms(t), expected.len());
+    let report = validate::compare_compound(&bodies, &frame.contacts, &expected);
     println!("in band    {} (pairs inside the tolerance band, allowed)", report.in_band);
     println!("disagreements {}", report.disagreements.len());
     for d in report.disagreements.iter().take(10) {
@@ -199,6 +244,12 @@ pub(crate) fn bench(
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let Scenes { file: scene_file, kinds, sizes, seed } = scenes;
+    if let Some(kind) = kinds.iter().find(|k| k.is_compound()).filter(|_| scene_file.is_none()) {
+        return Err(Failure(
+            2,
+            format!("bench takes convex kinds; {kind} has compound bodies: use `satgpu run --kind {kind}`"),
+        ));
+    }
     if frames == 0 {
         return Err(Failure(2, "--frames must be at least 1".into()));
     }

@@ -83,10 +83,12 @@ struct DeviceArgs {
     timeout: u64,
 }
 
-/// `--kind`: one of [`SceneKind::ALL`], the list `--help` shows and the parser takes.
+/// `--kind`: one of [`SceneKind::ALL`] or [`SceneKind::COMPOUND`], the list `--help` shows and
+/// the parser takes.
 fn scene_kind() -> impl clap::builder::TypedValueParser<Value = SceneKind> {
     use clap::builder::{PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(SceneKind::ALL.map(SceneKind::name)).try_map(|name| name.parse::<SceneKind>())
+    let names = SceneKind::ALL.into_iter().chain(SceneKind::COMPOUND).map(SceneKind::name);
+    PossibleValuesParser::new(names).try_map(|name| name.parse::<SceneKind>())
 }
 
 /// `--timeout`: whole seconds, at least 1 (0 would fail every wait at once).
