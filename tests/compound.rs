@@ -269,6 +269,20 @@ fn compound_worlds_filter_every_part_and_refuse_bad_input_by_body() {
         Err(Error::UnknownShape { body: 1, shape: 3, shapes: 3 }) => {}
         other => panic!("expected UnknownShape, got {:?}", other.map(|w| w.len())),
     }
+    // Parts of one body never become candidates: the broad phase drops them.
+    let overlapping =
+        Compound::new(vec![rect(0.0, 0.0, 2.0, 2.0), rect(1.0, 1.0, 3.0, 3.0), rect(0.5, 0.5, 1.5, 1.5)]).unwrap();
+    let mut one = CompoundWorld::from_compounds(
+        &gpu,
+        &[overlapping.clone(), Compound::from(rect(2.5, 2.5, 4.0, 4.0))],
+        &WorldOptions::default(),
+    )
+    .unwrap();
+    let frame = one.step().unwrap();
+    assert_eq!(frame.contacts.len(), 1);
+    assert_eq!(frame.stats.candidates, 1, "only the pair between the bodies is a candidate");
+    one.set_filters(&[Filter::DEFAULT, Filter { group: 3, ..Filter::DEFAULT }]).unwrap();
+    assert_eq!(one.step().unwrap().stats.candidates, 1, "new filters keep the parts apart");
     let empty = CompoundWorld::from_compounds(&gpu, &[], &WorldOptions::default()).unwrap();
     assert!(empty.is_empty());
 }

@@ -1,6 +1,7 @@
 //! Worlds of compound bodies: every part a body of an inner [`World`], placed by its body's
-//! transform; pairs between parts of one body are dropped, and each pair of bodies keeps its
-//! deepest part pair, on the host after the frame.
+//! transform; pairs between parts of one body never become candidates (the filtered broad
+//! phase drops them), and each pair of bodies keeps its deepest part pair, on the host after
+//! the frame.
 
 use crate::error::{Error, Result};
 use crate::geometry::{Compound, Contact, Filter, Manifold, Polygon, Transform};
@@ -30,8 +31,9 @@ pub struct CompoundFrame {
 /// uploaded once, bodies placed by transforms every frame, pairs reported between bodies.
 ///
 /// Each part is a body of an inner [`World`], given its body's transform; parts of one body
-/// are found colliding there and dropped after the frame, and each pair of bodies keeps its
-/// deepest part pair. With one part per body the frame is the plain world's.
+/// never become candidates (the broad phase's filter kernels drop them, run only when some body
+/// has several parts), and each pair of bodies keeps its deepest part pair, on the host after
+/// the frame. With one part per body the frame is the plain world's.
 pub struct CompoundWorld {
     inner: World,
     /// The body of each part, and the part's index within its body (parts numbered body by
@@ -71,7 +73,14 @@ impl CompoundWorld {
         if owner.len() > u32::MAX as usize {
             return Err(Error::TooLarge { what: "compound parts", needed: owner.len() as u64, limit: u32::MAX as u64 });
         }
-        let inner = World::new(gpu, &parts, &part_shapes, options)?;
+        let mut inner = World::new(gpu, &parts, &part_shapes, options)?;
+        // Parts of one body never become candidates: the broad phase drops them with the
+        // filters' kernels, which a world without compound bodies does not run.
+        let owners: Vec<u32> =
+            owner.iter().map(|&(b, _)| if first[b as usize + 1] - first[b as usize] > 1 { b + 1 } else { 0 }).collect();
+        if owners.iter().any(|&o| o != 0) {
+            inner.set_owners(owners)?;
+        }
         Ok(CompoundWorld { inner, owner, first, expanded: vec![] })
     }
 

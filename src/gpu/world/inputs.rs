@@ -65,6 +65,16 @@ impl World {
         Ok(())
     }
 
+    /// Marks the bodies that are parts of one compound body (the same nonzero `owners[i]`;
+    /// 0: a body of its own): the broad phase never pairs two of them, with the filters'
+    /// kernels (see [`CompoundWorld`](crate::gpu::CompoundWorld)). Kept by later
+    /// [`set_filters`](World::set_filters) calls.
+    pub(crate) fn set_owners(&mut self, owners: Vec<u32>) -> Result<()> {
+        self.owners = owners;
+        let filters = if self.filters.is_empty() { vec![Filter::DEFAULT; self.len()] } else { self.filters.clone() };
+        self.set_filters(&filters)
+    }
+
     /// Sets every body's collision filter (see [`Filter`]) from the next frame on. Pairs that the
     /// filters exclude never become candidates. A world starts with [`Filter::DEFAULT`]
     /// everywhere, and while every filter is the default the broad phase does not read them. The
@@ -74,11 +84,13 @@ impl World {
         if filters.len() != self.len() {
             return Err(Error::FilterCount { got: filters.len(), expected: self.len() });
         }
-        if filters.iter().all(|f| *f == Filter::DEFAULT) {
+        if filters.iter().all(|f| *f == Filter::DEFAULT) && self.owners.is_empty() {
             self.filters.clear();
         } else {
             self.filters = filters.to_vec();
-            let words: Vec<[u32; 4]> = filters.iter().map(|f| [f.category, f.mask, f.group as u32, 0]).collect();
+            let owner = |i: usize| self.owners.get(i).copied().unwrap_or(0);
+            let words: Vec<[u32; 4]> =
+                filters.iter().enumerate().map(|(i, f)| [f.category, f.mask, f.group as u32, owner(i)]).collect();
             self.gpu.queue().write_buffer(&self.bodies.filters, 0, bytemuck::cast_slice(&words));
         }
         self.sized.broad.set_filtered(!self.filters.is_empty());

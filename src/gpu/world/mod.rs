@@ -88,6 +88,8 @@ pub struct World {
     in_flight: Option<InFlight>,
     /// Per body collision filters; empty while every body has the default.
     filters: Vec<Filter>,
+    /// The compound body of each body (see `set_owners`; 0: its own), or empty.
+    owners: Vec<u32>,
     /// Some body is a circle or a capsule or has a radius: the narrow phase's rounded variant runs.
     rounded: bool,
     /// Some body has more vertices than the narrow phase's small path takes: its binning and
@@ -193,6 +195,7 @@ impl World {
                 generation: 0,
                 in_flight: None,
                 filters: vec![],
+                owners: vec![],
                 rounded,
                 large,
                 manifolds: vec![],
