@@ -24,10 +24,11 @@ import numpy as np
 from os import PathLike
 
 from . import _satgpu, errors
-from ._satgpu import Gpu, Shape, Shapes, adapters, capsule, circle, polygon
+from ._satgpu import Compound, Gpu, Shape, Shapes, adapters, capsule, circle, compound, concave, polygon
 from .errors import *  # noqa: F403  (one class per kind of satgpu::Error, see satgpu.errors)
 
 __all__ = [
+    "Compound",
     "Contacts",
     "Gpu",
     "SCENE_KINDS",
@@ -39,6 +40,8 @@ __all__ = [
     "capsule",
     "circle",
     "circles",
+    "compound",
+    "concave",
     "default_gpu",
     "detect",
     "errors",
@@ -50,7 +53,7 @@ __all__ = [
     "write_scene",
 ] + errors.__all__
 
-ShapesLike = Union[Shapes, Sequence[Shape]]
+ShapesLike = Union[Shapes, Sequence[Union[Shape, Compound]]]
 FiltersLike = Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
@@ -59,7 +62,8 @@ class Contacts:
     """Colliding pairs sorted by (a, b), one row each: `a < b` (uint32), the unit `normal` from a
     to b (n x 2 float64) and the penetration `depth` (float64). With `contacts="full"` also
     `a_in_b`, `b_in_a` (bool), `points` (n x 2 x 2, NaN where a pair has one point) and
-    `point_depth` (n x 2)."""
+    `point_depth` (n x 2). Among `Compound` bodies, `parts` (n x 2 uint32) names each pair's
+    deepest part pair, whose normal, depth and manifold the row holds."""
 
     a: np.ndarray
     b: np.ndarray
@@ -69,6 +73,7 @@ class Contacts:
     b_in_a: Optional[np.ndarray] = None
     points: Optional[np.ndarray] = None
     point_depth: Optional[np.ndarray] = None
+    parts: Optional[np.ndarray] = None
 
     def __len__(self) -> int:
         return len(self.a)
@@ -120,10 +125,11 @@ def _filters(filters: FiltersLike):
 
 @dataclass(frozen=True)
 class Scene:
-    """A scene file's contents: its `shapes` and, when any shape has a collision filter, the
-    `filters` as (category, mask, group) arrays (else None)."""
+    """A scene file's contents: its `shapes` (a `Shapes`, or a list of `Compound` bodies when the
+    file has compound ones: "parts" entries or concave outlines) and, when any has a collision
+    filter, the `filters` as (category, mask, group) arrays (else None)."""
 
-    shapes: Shapes
+    shapes: Union[Shapes, list]
     filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
 
 
@@ -143,9 +149,10 @@ def write_scene(path: Union[str, PathLike], shapes: ShapesLike, filters: Filters
 SCENE_KINDS: Tuple[str, ...] = tuple(_satgpu.scene_kinds())
 
 
-def generate(kind: str, n: int, seed: int = 1) -> Shapes:
+def generate(kind: str, n: int, seed: int = 1) -> Union[Shapes, list]:
     """`n` shapes of a built-in scene kind (one of `SCENE_KINDS`: "crowd", "grid", "round", ...),
-    the same shapes as `satgpu gen --kind KIND --n N --seed SEED`, on every machine."""
+    the same shapes as `satgpu gen --kind KIND --n N --seed SEED`, on every machine; for "rooms"
+    (walls and pillars of several parts among agents) a list of `n` `Compound` bodies."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be a non-negative integer, got {n!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
@@ -165,8 +172,9 @@ def default_gpu() -> Gpu:
 
 
 def detect(shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic", gpu: Optional[Gpu] = None) -> Contacts:
-    """Every colliding pair among `shapes` (a `Shapes`, or a sequence of `Shape`), sorted by
-    (a, b), computed on the GPU. `filters`: optional (category, mask, group) arrays, one entry per
+    """Every colliding pair among `shapes` (a `Shapes`, or a sequence of `Shape` and `Compound`
+    bodies), sorted by (a, b), computed on the GPU. Among compound bodies a pair carries its
+    deepest part pair's normal and depth, `parts` names it, and parts of one body never collide. `filters`: optional (category, mask, group) arrays, one entry per
     shape, as Box2D's filters. `contacts`: "basic" or "full" (manifolds and containment). The
     GIL is released while the GPU works."""
     result = _satgpu.detect(gpu or default_gpu(), shapes, _filters(filters), contacts)

@@ -239,6 +239,88 @@ fn shape_list(shapes: &Bound<'_, PyAny>) -> PyResult<Vec<Polygon>> {
     Ok(out)
 }
 
+/// A body of several convex parts (a concave outline split at the door, or parts given one by
+/// one): pairs are reported between bodies, with their deepest part pair's normal and depth.
+#[pyclass(frozen, module = "satgpu")]
+struct Compound {
+    inner: satgpu::Compound,
+}
+
+#[pymethods]
+impl Compound {
+    /// The convex parts.
+    #[getter]
+    fn parts(&self) -> Shapes {
+        Shapes { inner: self.inner.parts().to_vec() }
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.parts().len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("satgpu.Compound({} parts)", self.inner.parts().len())
+    }
+}
+
+/// One body of `parts` (a `Shapes`, or a sequence of `Shape`), which may overlap.
+#[pyfunction]
+fn compound(parts: &Bound<'_, PyAny>) -> PyResult<Compound> {
+    let parts = shape_list(parts)?;
+    satgpu::Compound::new(parts).map(|inner| Compound { inner }).map_err(|e| shape_error("compound", None, e))
+}
+
+/// The body whose outline is the simple polygon `vertices` (an n x 2 array or a list of
+/// [x, y], either winding, concave or not, up to 8,192 vertices), split into convex parts, each
+/// rounded by `radius`.
+#[pyfunction]
+#[pyo3(signature = (vertices, radius = 0.0))]
+fn concave(vertices: Vec<[f64; 2]>, radius: f64) -> PyResult<Compound> {
+    match satgpu::geometry::Body::from_outline(vertices, radius) {
+        Ok(satgpu::geometry::Body::Shape(p)) => Ok(Compound { inner: p.into() }),
+        Ok(satgpu::geometry::Body::Compound(inner)) => Ok(Compound { inner }),
+        Err(e) => Err(shape_error("outline", None, e)),
+    }
+}
+
+/// The bodies an argument names when any of them is a `Compound` (a `Shape` then being a body
+/// of one part), else `None`.
+fn body_list(shapes: &Bound<'_, PyAny>) -> PyResult<Option<Vec<satgpu::Compound>>> {
+    if shapes.cast::<Shapes>().is_ok() {
+        return Ok(None);
+    }
+    let items: Vec<Bound<'_, PyAny>> = shapes.try_iter()?.collect::<PyResult<_>>()?;
+    if !items.iter().any(|i| i.cast::<Compound>().is_ok()) {
+        return Ok(None);
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        if let Ok(c) = item.cast::<Compound>() {
+            out.push(c.get().inner.clone());
+        } else if let Ok(s) = item.cast::<Shape>() {
+            out.push(s.get().inner.clone().into());
+        } else {
+            return Err(PyValueError::new_err(format!(
+                "bodies must be satgpu.Shape or satgpu.Compound objects; item {i} is neither"
+            )));
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The pairs of compound bodies as the result dict, with `parts` (n x 2 uint32).
+fn compound_dict<'py>(
+    py: Python<'py>,
+    contacts: &[Contact],
+    manifolds: Option<Vec<Manifold>>,
+    parts: &[[u32; 2]],
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = Columns { manifolds, ..Columns::of_contacts(contacts) }.into_dict(py)?;
+    let flat: Vec<u32> = parts.iter().flatten().copied().collect();
+    d.set_item("parts", PyArray1::from_vec(py, flat).reshape([parts.len(), 2])?)?;
+    Ok(d)
+}
+
 /// Filters as Python passes them: `(category, mask, group)` arrays.
 type FilterArrays<'py> = (PyReadonlyArray1<'py, u32>, PyReadonlyArray1<'py, u32>, PyReadonlyArray1<'py, i32>);
 
@@ -412,9 +494,24 @@ fn detect<'py>(
     filters: Option<FilterArrays<'_>>,
     contacts: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let g = &gpu.inner;
+    if let Some(bodies) = body_list(shapes)? {
+        use satgpu::gpu::{CompoundWorld, ContactDetail, WorldOptions};
+        let filters = filter_list(filters, bodies.len())?;
+        let detail = if full(contacts)? { ContactDetail::Full } else { ContactDetail::Basic };
+        let frame = py
+            .detach(|| {
+                let mut world =
+                    CompoundWorld::from_compounds(g, &bodies, &WorldOptions::default().with_contact_detail(detail))?;
+                world.set_filters(&filters)?;
+                world.step()
+            })
+            .map_err(raise)?;
+        let manifolds = (detail == ContactDetail::Full).then_some(frame.manifolds);
+        return compound_dict(py, &frame.contacts, manifolds, &frame.parts);
+    }
     let polygons = shape_list(shapes)?;
     let filters = filter_list(filters, polygons.len())?;
-    let g = &gpu.inner;
     if full(contacts)? {
         let (c, m) = py.detach(|| satgpu::gpu::detect_full(g, &polygons, &filters)).map_err(raise)?;
         Columns { manifolds: Some(m), ..py.detach(|| Columns::of_contacts(&c)) }.into_dict(py)
@@ -433,6 +530,20 @@ fn reference_detect<'py>(
     filters: Option<FilterArrays<'_>>,
     contacts: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    if let Some(bodies) = body_list(shapes)? {
+        let filters = filter_list(filters, bodies.len())?;
+        let full = full(contacts)?;
+        let found = py.detach(|| satgpu::reference::detect_compound_parts(&bodies, &filters));
+        let (c, parts): (Vec<Contact>, Vec<[u32; 2]>) = found.into_iter().unzip();
+        let part = |body: u32, k: u32| &bodies[body as usize].parts()[k as usize];
+        let manifolds = full.then(|| {
+            c.iter()
+                .zip(&parts)
+                .map(|(c, p)| satgpu::reference::manifold(part(c.a, p[0]), part(c.b, p[1]), c))
+                .collect()
+        });
+        return compound_dict(py, &c, manifolds, &parts);
+    }
     let polygons = shape_list(shapes)?;
     let filters = filter_list(filters, polygons.len())?;
     if full(contacts)? {
@@ -448,8 +559,11 @@ fn reference_detect<'py>(
 /// contract; returns the number of disagreements.
 #[pyfunction]
 fn disagreements(shapes: &Bound<'_, PyAny>, got: &Bound<'_, PyDict>, want: &Bound<'_, PyDict>) -> PyResult<usize> {
-    let polygons = shape_list(shapes)?;
     let (got, want) = (contact_list(got)?, contact_list(want)?);
+    if let Some(bodies) = body_list(shapes)? {
+        return Ok(satgpu::validate::compare_compound(&bodies, &got, &want).disagreements.len());
+    }
+    let polygons = shape_list(shapes)?;
     Ok(satgpu::validate::compare(&polygons, &got, &want).disagreements.len())
 }
 
@@ -627,15 +741,12 @@ impl World {
 /// The shapes of a scene file and, when any has a collision filter, the `(category, mask,
 /// group)` arrays (else `None`); every shape is validated, errors name the file and the shape.
 #[pyfunction]
-fn read_scene(py: Python<'_>, path: std::path::PathBuf) -> PyResult<(Shapes, Option<Bound<'_, pyo3::types::PyTuple>>)> {
+fn read_scene(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+) -> PyResult<(Bound<'_, PyAny>, Option<Bound<'_, pyo3::types::PyTuple>>)> {
     let scene = py.detach(|| satgpu::scene::read_scene(&path)).map_err(raise)?;
-    if scene.is_compound() {
-        // Never an empty Shapes in place of the bodies.
-        return Err(PyValueError::new_err(format!(
-            "{}: the scene has compound bodies (\"parts\" or concave outlines), which the Python package does not read yet",
-            path.display()
-        )));
-    }
+
     let filters = if scene.filters.is_empty() {
         None
     } else {
@@ -645,7 +756,14 @@ fn read_scene(py: Python<'_>, path: std::path::PathBuf) -> PyResult<(Shapes, Opt
         let group = PyArray1::from_iter(py, f.iter().map(|f| f.group));
         Some(pyo3::types::PyTuple::new(py, [category.into_any(), mask.into_any(), group.into_any()])?)
     };
-    Ok((Shapes { inner: scene.polygons }, filters))
+    // A scene with compound bodies gives a list of `Compound`s (one per body), else `Shapes`.
+    let shapes = if scene.is_compound() {
+        let bodies: Vec<Compound> = scene.compounds.into_iter().map(|inner| Compound { inner }).collect();
+        pyo3::types::PyList::new(py, bodies)?.into_any()
+    } else {
+        Bound::new(py, Shapes { inner: scene.polygons })?.into_any()
+    };
+    Ok((shapes, filters))
 }
 
 /// Writes `shapes` (and their filters, where not the default) as a scene file, whole or not at
@@ -667,26 +785,25 @@ fn write_scene(
     py.detach(|| satgpu::scene::write_scene(&path, &scene)).map_err(raise)
 }
 
-/// The names of the built-in scene kinds, as `generate` takes them.
+/// The names of the built-in scene kinds, as `generate` takes them (the compound ones last).
 #[pyfunction]
 fn scene_kinds() -> Vec<&'static str> {
-    satgpu::scene::SceneKind::ALL.iter().map(|k| k.name()).collect()
+    satgpu::scene::SceneKind::ALL.iter().chain(&satgpu::scene::SceneKind::COMPOUND).map(|k| k.name()).collect()
 }
 
 /// `n` shapes of a built-in scene kind (as `satgpu gen` writes them), the same for the same
-/// seed on every machine.
+/// seed on every machine: a `Shapes`, or for a compound kind ("rooms") a list of `Compound`s.
 #[pyfunction]
 #[pyo3(signature = (kind, n, seed = 1))]
-fn generate(py: Python<'_>, kind: &str, n: usize, seed: u64) -> PyResult<Shapes> {
+fn generate<'py>(py: Python<'py>, kind: &str, n: usize, seed: u64) -> PyResult<Bound<'py, PyAny>> {
     let kind: satgpu::scene::SceneKind = kind.parse().map_err(PyValueError::new_err)?;
     if kind.is_compound() {
-        return Err(PyValueError::new_err(format!(
-            "{kind} is a scene of compound bodies, which the Python package does not make yet; kinds: {}",
-            scene_kinds().join(", ")
-        )));
+        let bodies = py.detach(|| satgpu::scene::generate_bodies(kind, n, seed));
+        let bodies: Vec<Compound> = bodies.into_iter().map(|inner| Compound { inner }).collect();
+        return Ok(pyo3::types::PyList::new(py, bodies)?.into_any());
     }
     let inner = py.detach(|| satgpu::scene::generate(kind, n, seed));
-    Ok(Shapes { inner })
+    Ok(Bound::new(py, Shapes { inner })?.into_any())
 }
 
 #[pymodule]
@@ -695,6 +812,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Shape>()?;
     m.add_class::<Shapes>()?;
     m.add_class::<World>()?;
+    m.add_class::<Compound>()?;
     for f in [
         wrap_pyfunction!(adapters, m)?,
         wrap_pyfunction!(polygon, m)?,
@@ -702,6 +820,8 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(capsule, m)?,
         wrap_pyfunction!(circles, m)?,
         wrap_pyfunction!(polygons, m)?,
+        wrap_pyfunction!(compound, m)?,
+        wrap_pyfunction!(concave, m)?,
         wrap_pyfunction!(detect, m)?,
         wrap_pyfunction!(reference_detect, m)?,
         wrap_pyfunction!(disagreements, m)?,

@@ -28,14 +28,14 @@ def agree(gpu, shapes, filters=None, contacts="basic"):
 
 def test_the_scene_kinds_are_the_command_lines():
     assert satgpu.SCENE_KINDS == (
-        "crowd", "dense", "mixed", "clustered", "grid", "round", "pile", "scales", "outliers", "agents", "shapes"
+        "crowd", "dense", "mixed", "clustered", "grid", "round", "pile", "scales", "outliers", "agents", "shapes", "rooms"
     )
 
 
 @pytest.mark.parametrize("kind", satgpu.SCENE_KINDS)
 def test_every_kind_agrees_with_the_reference(gpu, kind):
-    shapes = satgpu.generate(kind, 1500, seed=3)
-    assert len(shapes) == 1500
+    shapes = satgpu.generate(kind, 1500 if kind != "rooms" else 3000, seed=3)
+    assert len(shapes) == (1500 if kind != "rooms" else 3000)
     got, want = agree(gpu, shapes)
     assert len(want) > 0, f"{kind}: a scene with no pairs tests nothing"
     assert pairs(got) == pairs(want)
@@ -56,8 +56,8 @@ def test_generate_is_deterministic_and_checks_its_arguments():
     assert len(satgpu.generate("crowd", 0)) == 0
     with pytest.raises(ValueError, match="unknown scene kind \"crowds\"; expected one of: crowd, dense"):
         satgpu.generate("crowds", 10)
-    with pytest.raises(ValueError, match="rooms is a scene of compound bodies"):
-        satgpu.generate("rooms", 10)
+    rooms = satgpu.generate("rooms", 50)
+    assert len(rooms) == 50 and all(isinstance(b, satgpu.Compound) for b in rooms)
     with pytest.raises(ValueError, match="n must be a non-negative integer"):
         satgpu.generate("crowd", -1)
     with pytest.raises(ValueError, match="seed must be"):
@@ -152,8 +152,31 @@ def test_scene_file_errors_name_the_file_and_the_place(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
 
 
-def test_a_scene_of_compound_bodies_is_refused_not_emptied(tmp_path):
+def test_concave_and_compound_bodies_agree_with_the_reference(gpu, tmp_path):
+    ell = satgpu.concave([[0, 0], [4, 0], [4, 1], [1, 1], [1, 4], [0, 4]])
+    assert len(ell) == 2 and "Compound" in repr(ell) and len(ell.parts) == 2
+    mixed = satgpu.compound([satgpu.circle([2.5, 2.5], 1.0), satgpu.capsule([2.5, 2.5], [6, 3], 0.2)])
+    bodies = [ell, satgpu.polygon([[0.5, 0.5], [2, 0.5], [2, 2], [0.5, 2]]), mixed, satgpu.circle([20, 20], 1)]
+    for contacts in ("basic", "full"):
+        got, want = agree(gpu, bodies, contacts=contacts)
+        assert pairs(got) == pairs(want) == [(0, 1), (1, 2)]
+        assert got.parts.dtype == np.uint32 and got.parts.shape == (2, 2)
+        assert np.array_equal(got.parts, want.parts)
+    # Rounded concave outlines, filters on the first body, errors by name.
+    rounded = satgpu.concave([[0, 0], [4, 0], [4, 1], [1, 1], [1, 4], [0, 4]], radius=0.1)
+    assert all(p.radius == 0.1 for p in rounded.parts)
+    category, mask, group = np.ones(4, np.uint32), np.full(4, 0xFFFFFFFF, np.uint32), np.zeros(4, np.int32)
+    mask[0] = 0
+    got, _ = agree(gpu, bodies, filters=(category, mask, group))
+    assert pairs(got) == [(1, 2)]
+    with pytest.raises(satgpu.InvalidPolygonError, match="intersects itself"):
+        satgpu.concave([[0, 0], [2, 2], [2, 0], [0, 2]])
+    with pytest.raises(satgpu.InvalidPolygonError, match="no parts"):
+        satgpu.compound([])
+    # A compound scene file reads back as Compound bodies.
     path = tmp_path / "rooms.json"
-    path.write_text('{"polygons": [{"vertices": [[0,0],[4,0],[4,1],[1,1],[1,4],[0,4]]}]}')
-    with pytest.raises(ValueError, match="compound bodies"):
-        satgpu.read_scene(path)
+    path.write_text('{"polygons": [{"vertices": [[0,0],[4,0],[4,1],[1,1],[1,4],[0,4]]}, {"circle": {"center": [1.5, 1.5], "radius": 1}}]}')
+    scene = satgpu.read_scene(path)
+    assert [len(b) for b in scene.shapes] == [2, 1]
+    got, want = agree(gpu, scene.shapes)
+    assert pairs(got) == [(0, 1)]
