@@ -125,6 +125,12 @@ fn concave_and_compound_scenes_give_pairs_of_bodies() {
     let svg = tmp("compound.svg");
     let o = satgpu(&["render", p(&scene), "--out", p(&svg), "--detect"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // The L is drawn as its outline (six edges, in lines of width 1) with its seam faint (one
+    // line each way, width 0.5); the other shapes as shapes.
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(svg.matches(r#"class="part""#).count(), 2, "the L's two parts");
+    let faint = svg.matches(r#"stroke-width="0.5""#).count();
+    assert_eq!(faint, 2, "one seam, drawn from each side");
 }
 
 #[test]

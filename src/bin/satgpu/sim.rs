@@ -222,6 +222,7 @@ fn write_frame(sim: &mut Simulation, scenario: &Scenario, args: &SimArgs, frame:
             contacts: &contacts,
             groups: &left,
             group_names: ["walking right", "walking left"],
+            owners: &[],
         };
         render::draw_bodies(&bodies, &options)
     };

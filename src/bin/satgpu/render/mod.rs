@@ -103,6 +103,9 @@ pub struct Bodies<'a> {
     /// legend's names of the two groups.
     pub groups: &'a [bool],
     pub group_names: [&'a str; 2],
+    /// The body of each shape where bodies have several parts (empty: each shape is a body):
+    /// a body is drawn as its outline, the seams between its parts faint, and coloured as one.
+    pub owners: &'a [u32],
 }
 
 /// A drawn scene, a one-line description of its view (the title's second line) and the world
@@ -199,8 +202,17 @@ pub fn command(
         }
     };
     let options = Options { width, view, title: file_name(scene_path), contacts_source: source };
+    let owners: Vec<u32> =
+        compounds.iter().enumerate().flat_map(|(b, c)| std::iter::repeat_n(b as u32, c.parts().len())).collect();
     let picture = draw_bodies(
-        &Bodies { shapes: &polygons, fixed: &[], contacts: &contacts, groups: &[], group_names: ["", ""] },
+        &Bodies {
+            shapes: &polygons,
+            fixed: &[],
+            contacts: &contacts,
+            groups: &[],
+            group_names: ["", ""],
+            owners: &owners,
+        },
         &options,
     );
     picture.save(out)?;
@@ -310,6 +322,13 @@ pub fn draw_bodies(bodies: &Bodies<'_>, options: &Options) -> Picture {
             colliding[i] = !fixed[i];
         }
     }
+    // A body of several parts collides as one.
+    if !bodies.owners.is_empty() {
+        let hit: std::collections::HashSet<u32> = (0..n).filter(|&i| colliding[i]).map(|i| bodies.owners[i]).collect();
+        for i in 0..n {
+            colliding[i] |= !fixed[i] && hit.contains(&bodies.owners[i]);
+        }
+    }
 
     // The world window, its description, and the picture's layout around it.
     let (view, auto) = match options.view {
@@ -369,7 +388,7 @@ pub fn draw_bodies(bodies: &Bodies<'_>, options: &Options) -> Picture {
                 _ => (1, BODY),
             })
             .collect();
-        let dots = draw_shapes(&mut d, shapes, &boxes, &visible, &style, &layout);
+        let dots = draw_shapes(&mut d, (shapes, bodies.owners), &boxes, &visible, &style, &layout);
         let factor = draw_arrows(&mut d, &contacts, &boxes, window, px, &layout);
         let colliding_count = colliding.iter().filter(|&&c| c).count();
         let fixed_count = fixed.iter().filter(|&&f| f).count();
@@ -444,7 +463,14 @@ mod tests {
         let contacts = [Contact { a: 0, b: 10, normal: [0.0, -1.0], depth: 0.5 }];
         let options = Options { view: View::All, title: "walls".into(), ..Options::default() };
         let picture = draw_bodies(
-            &Bodies { shapes: &shapes, fixed: &fixed, contacts: &contacts, groups: &[], group_names: ["", ""] },
+            &Bodies {
+                shapes: &shapes,
+                fixed: &fixed,
+                contacts: &contacts,
+                groups: &[],
+                group_names: ["", ""],
+                owners: &[],
+            },
             &options,
         );
         let svg = picture.drawing.to_svg();
@@ -457,8 +483,14 @@ mod tests {
     fn the_second_group_has_its_own_colour_and_legend_entry() {
         let shapes: Vec<Polygon> = (0..4).map(|i| Polygon::circle([i as f64 * 3.0, 0.0], 1.0).unwrap()).collect();
         let groups = [false, true, true, false];
-        let bodies =
-            Bodies { shapes: &shapes, fixed: &[], contacts: &[], groups: &groups, group_names: ["east", "west"] };
+        let bodies = Bodies {
+            shapes: &shapes,
+            fixed: &[],
+            contacts: &[],
+            groups: &groups,
+            group_names: ["east", "west"],
+            owners: &[],
+        };
         let svg = draw_bodies(&bodies, &Options { view: View::All, ..Options::default() }).drawing.to_svg();
         assert!(svg.contains("body, east") && svg.contains("body, west"), "{svg}");
         // Two shapes and the legend swatch in each colour.
@@ -480,7 +512,7 @@ mod tests {
         // A uniform scene is cropped in its middle.
         assert!((centre(&w)[0] - 99.0).abs() < 20.0 && (centre(&w)[1] - 99.0).abs() < 20.0, "{w:?}");
         let picture = draw_bodies(
-            &Bodies { shapes: &shapes, fixed: &[], contacts: &[], groups: &[], group_names: ["", ""] },
+            &Bodies { shapes: &shapes, fixed: &[], contacts: &[], groups: &[], group_names: ["", ""], owners: &[] },
             &Options::default(),
         );
         assert!(picture.view.starts_with("view: crop of densest area"), "{}", picture.view);

@@ -45,9 +45,11 @@ pub(super) fn draw_legend(d: &mut Drawing, entries: &[(Mark, String)], layout: &
 
 /// The visible shapes, each with its paint, in the order of their ranks (lowest first); shapes
 /// under `DOT_BELOW_PX` as dots. Returns how many were dots.
+/// Draws the visible shapes (`owners`: the body of each, when bodies have several parts; see
+/// [`Bodies::owners`](super::Bodies::owners)); returns how many were drawn as dots.
 pub(super) fn draw_shapes(
     d: &mut Drawing,
-    shapes: &[Polygon],
+    (shapes, owners): (&[Polygon], &[u32]),
     boxes: &[Aabb],
     visible: &[usize],
     style: &[(u8, Paint)],
@@ -57,8 +59,42 @@ pub(super) fn draw_shapes(
     let px = f64::from(layout.plot.w) / (layout.window.max[0] - layout.window.min[0]);
     let mut order = visible.to_vec();
     order.sort_by_key(|&i| style[i].0);
+    // The edges of the plain polygon parts of bodies of several parts, by body: an edge that
+    // another part of the body runs the other way is a seam.
+    let mut parts_of = std::collections::HashMap::<u32, usize>::new();
+    for &o in owners {
+        *parts_of.entry(o).or_default() += 1;
+    }
+    let outlined = |i: usize| {
+        owners.get(i).is_some_and(|o| parts_of[o] > 1) && shapes[i].radius() == 0.0 && shapes[i].vertices().len() >= 3
+    };
+    let key = |o: u32, a: [f64; 2], b: [f64; 2]| (o, a.map(f64::to_bits), b.map(f64::to_bits));
+    let mut edges = std::collections::HashSet::new();
+    for i in (0..shapes.len()).filter(|&i| outlined(i)) {
+        let v = shapes[i].vertices();
+        for k in 0..v.len() {
+            edges.insert(key(owners[i], v[k], v[(k + 1) % v.len()]));
+        }
+    }
     let mut dots = 0;
     for i in order {
+        if outlined(i)
+            && (boxes[i].max[0] - boxes[i].min[0]).max(boxes[i].max[1] - boxes[i].min[1]) * px >= DOT_BELOW_PX
+        {
+            let paint = style[i].1;
+            let v = shapes[i].vertices();
+            d.polygon(v.iter().map(|&p| to_px(p)).collect(), Paint { stroke: None, ..paint }, "part");
+            let stroke = paint.stroke.unwrap_or(Color::BLACK);
+            for k in 0..v.len() {
+                let (a, b) = (v[k], v[(k + 1) % v.len()]);
+                if edges.contains(&key(owners[i], b, a)) {
+                    d.line(to_px(a), to_px(b), Color::mix(stroke, Color::LIGHT_GREY, 0.75).alpha(160), 0.5);
+                } else {
+                    d.line(to_px(a), to_px(b), stroke, paint.width);
+                }
+            }
+            continue;
+        }
         let paint = style[i].1;
         let b = &boxes[i];
         if (b.max[0] - b.min[0]).max(b.max[1] - b.min[1]) * px < DOT_BELOW_PX {
