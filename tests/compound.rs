@@ -219,6 +219,11 @@ fn a_world_of_concave_bodies_follows_its_transforms() {
             .collect();
         world.set_transforms(&transforms).unwrap();
         let got = world.step().unwrap();
+        // The same poses as separate arrays give the same frame.
+        let xy: Vec<[f64; 2]> = transforms.iter().map(|t| [t.x, t.y]).collect();
+        let angle: Vec<f64> = transforms.iter().map(|t| t.angle).collect();
+        world.set_pose_arrays(satgpu::gpu::PoseArrays { xy: &xy, angle: &angle }).unwrap();
+        assert_eq!(common::bits(&world.step().unwrap().contacts), common::bits(&got.contacts), "pose arrays");
         let placed: Vec<Compound> =
             body_shapes.iter().zip(&transforms).map(|(&s, t)| shapes[s as usize].transformed(t)).collect();
         let want = detect_compound(&placed, &[]);
@@ -264,6 +269,17 @@ fn compound_worlds_filter_every_part_and_refuse_bad_input_by_body() {
     transforms[0].y = 1e38;
     assert!(matches!(world.set_transforms(&transforms), Err(Error::TransformOutOfRange { body: 0, .. })));
     assert!(matches!(world.set_transforms(&transforms[1..]), Err(Error::TransformCount { got: 2, expected: 3 })));
+    let angle = [0.0, 0.0, f64::NAN];
+    let xy = [[0.0; 2]; 3];
+    assert!(matches!(
+        world.set_pose_arrays(satgpu::gpu::PoseArrays { xy: &xy, angle: &angle }),
+        Err(Error::NonFiniteTransform { body: 2, .. })
+    ));
+    assert!(matches!(
+        world.set_pose_arrays(satgpu::gpu::PoseArrays { xy: &xy[..2], angle: &angle }),
+        Err(Error::TransformCount { got: 2, expected: 3 })
+    ));
+    world.reserve(0, 1000).unwrap();
     assert_eq!(pairs(&mut world), [(0, 1)], "a refused upload changed the frame");
     match CompoundWorld::new(&gpu, &bodies, &[0, 3], &WorldOptions::default()) {
         Err(Error::UnknownShape { body: 1, shape: 3, shapes: 3 }) => {}

@@ -600,7 +600,7 @@ fn pose_slices<'a, T: numpy::Element + bytemuck::Pod>(
 /// Places every body from `xy` and `angle` (float64 or float32 arrays of one dtype), read where
 /// they lie: no copy is made. The GIL stays held, so that no Python thread writes the arrays
 /// while they are read (on every core).
-fn set_poses(world: &mut satgpu::gpu::World, xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>) -> PyResult<()> {
+fn set_poses(world: &mut Inner, xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>) -> PyResult<()> {
     use satgpu::gpu::PoseArrays;
     if let (Ok(p), Ok(a)) = (xy.extract::<PyReadonlyArray2<'_, f64>>(), angle.extract::<PyReadonlyArray1<'_, f64>>()) {
         let (xy, angle) = pose_slices(&p, &a)?;
@@ -613,10 +613,42 @@ fn set_poses(world: &mut satgpu::gpu::World, xy: &Bound<'_, PyAny>, angle: &Boun
     Err(PyValueError::new_err("xy and angle must be NumPy arrays of one dtype, float64 or float32: xy n x 2, angle n"))
 }
 
+/// The Rust world behind a Python `World`: of convex shapes, or of compound bodies.
+enum Inner {
+    Plain(satgpu::gpu::World),
+    Compound(satgpu::gpu::CompoundWorld),
+}
+
+impl Inner {
+    fn set_pose_arrays<T: satgpu::gpu::PoseScalar>(
+        &mut self,
+        poses: satgpu::gpu::PoseArrays<'_, T>,
+    ) -> satgpu::Result<()> {
+        match self {
+            Inner::Plain(w) => w.set_pose_arrays(poses),
+            Inner::Compound(w) => w.set_pose_arrays(poses),
+        }
+    }
+
+    fn set_filters(&mut self, filters: &[Filter]) -> satgpu::Result<()> {
+        match self {
+            Inner::Plain(w) => w.set_filters(filters),
+            Inner::Compound(w) => w.set_filters(filters),
+        }
+    }
+
+    fn reserve(&mut self, entries: u64, candidates: u64) -> satgpu::Result<()> {
+        match self {
+            Inner::Plain(w) => w.reserve(entries, candidates),
+            Inner::Compound(w) => w.reserve(entries, candidates),
+        }
+    }
+}
+
 /// A persistent world: shapes uploaded once, bodies placed by transforms every frame.
 #[pyclass(module = "satgpu")]
 struct World {
-    inner: std::sync::Mutex<satgpu::gpu::World>,
+    inner: std::sync::Mutex<Inner>,
     bodies: usize,
     /// Frames compute manifolds (`contacts="full"`).
     full: bool,
@@ -625,7 +657,7 @@ struct World {
 impl World {
     /// The world, once no other thread uses it. A thread waits with the GIL released: the
     /// thread that holds the world may need the GIL to finish (its step returns arrays).
-    fn lock(&self, py: Python<'_>) -> PyResult<std::sync::MutexGuard<'_, satgpu::gpu::World>> {
+    fn lock(&self, py: Python<'_>) -> PyResult<std::sync::MutexGuard<'_, Inner>> {
         use std::sync::TryLockError;
         loop {
             match self.inner.try_lock() {
@@ -641,8 +673,9 @@ impl World {
 
 #[pymethods]
 impl World {
-    /// `shapes` (a `Shapes` or a sequence of `Shape`), each placed relative to the origin, and
-    /// `body_shapes` (n uint32: the shape of each body). `order`: where the pairs are sorted by
+    /// `shapes` (a `Shapes`, or a sequence of `Shape` and `Compound`), each placed relative to
+    /// the origin, and `body_shapes` (n uint32: the shape of each body); with compounds, pairs
+    /// are between bodies and each has its deepest part pair in `parts`. `order`: where the pairs are sorted by
     /// (a, b), "auto", "gpu" or "host"; `contacts`: "basic" or "full".
     #[new]
     #[pyo3(signature = (gpu, shapes, body_shapes, order = "auto", contacts = "basic"))]
@@ -654,8 +687,9 @@ impl World {
         order: &str,
         contacts: &str,
     ) -> PyResult<World> {
-        use satgpu::gpu::{ContactDetail, ContactOrder, WorldOptions};
-        let shapes = shape_list(shapes)?;
+        use satgpu::gpu::{CompoundWorld, ContactDetail, ContactOrder, WorldOptions};
+        let bodies = body_list(shapes)?;
+        let shapes = if bodies.is_some() { vec![] } else { shape_list(shapes)? };
         let body_shapes =
             body_shapes.as_slice().map_err(|_| PyValueError::new_err("body_shapes must be C-contiguous"))?;
         let order = match order {
@@ -672,7 +706,12 @@ impl World {
         let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
         let options = WorldOptions::default().with_order(order).with_contact_detail(detail);
         let g = &gpu.inner;
-        let world = py.detach(|| satgpu::gpu::World::new(g, &shapes, body_shapes, &options)).map_err(raise)?;
+        let world = py
+            .detach(|| match &bodies {
+                Some(bodies) => CompoundWorld::new(g, bodies, body_shapes, &options).map(Inner::Compound),
+                None => satgpu::gpu::World::new(g, &shapes, body_shapes, &options).map(Inner::Plain),
+            })
+            .map_err(raise)?;
         Ok(World { bodies: body_shapes.len(), inner: std::sync::Mutex::new(world), full })
     }
 
@@ -711,8 +750,15 @@ impl World {
     /// (`colliding`, `candidates`, `frame_ms`, ...), with the GIL released meanwhile.
     fn step<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
         let mut world = self.lock(py)?;
-        let w = &mut *world;
         let full = self.full;
+        let w = match &mut *world {
+            Inner::Plain(w) => w,
+            Inner::Compound(w) => {
+                let frame = py.detach(|| w.step()).map_err(raise)?;
+                let pairs = compound_dict(py, &frame.contacts, full.then_some(frame.manifolds), &frame.parts)?;
+                return Ok((pairs, stats_dict(py, &frame.stats)?));
+            }
+        };
         // The pairs are read from the frame's records where they lie (the mapped readback memory
         // when the GPU sorted them) straight into the arrays NumPy is given.
         let (columns, frame) = py
@@ -726,16 +772,20 @@ impl World {
                 Ok((columns, view.stats().clone()))
             })
             .map_err(raise)?;
-        let pairs = columns.into_dict(py)?;
-        let stats = PyDict::new(py);
-        stats.set_item("entries", frame.entries)?;
-        stats.set_item("candidates", frame.candidates)?;
-        stats.set_item("colliding", frame.colliding)?;
-        stats.set_item("frame_ms", frame.frame_ms)?;
-        stats.set_item("reruns", frame.reruns)?;
-        stats.set_item("batches", frame.batches)?;
-        Ok((pairs, stats))
+        Ok((columns.into_dict(py)?, stats_dict(py, &frame)?))
     }
+}
+
+/// A frame's figures as a dict.
+fn stats_dict<'py>(py: Python<'py>, frame: &satgpu::gpu::FrameStats) -> PyResult<Bound<'py, PyDict>> {
+    let stats = PyDict::new(py);
+    stats.set_item("entries", frame.entries)?;
+    stats.set_item("candidates", frame.candidates)?;
+    stats.set_item("colliding", frame.colliding)?;
+    stats.set_item("frame_ms", frame.frame_ms)?;
+    stats.set_item("reruns", frame.reruns)?;
+    stats.set_item("batches", frame.batches)?;
+    Ok(stats)
 }
 
 /// The shapes of a scene file and, when any has a collision filter, the `(category, mask,

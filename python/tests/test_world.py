@@ -129,3 +129,28 @@ def test_threads_sharing_a_world_take_turns(gpu):
         t.join(timeout=120)
     assert sorted(done) == [0, 1, 2], "a thread is stuck"
     assert not wrong
+
+
+def test_a_world_of_compound_bodies_agrees_with_the_reference(gpu):
+    ell = satgpu.concave([[-1, -1], [1, -1], [1, -0.5], [-0.5, -0.5], [-0.5, 1], [-1, 1]])
+    agent = satgpu.circle([0, 0], 0.3)
+    n = 600
+    body_shapes = (np.arange(n) % 3 == 0).astype(np.uint32)  # every third body an L
+    world = satgpu.World([agent, ell], body_shapes, contacts="full", gpu=gpu)
+    xy, angle = frame(n, 11)
+    world.set_transforms(xy, angle)
+    got = world.step()
+
+    def place(part, p, a):
+        c, s = np.cos(a), np.sin(a)
+        v = part.vertices @ np.array([[c, s], [-s, c]]) + p
+        return satgpu.circle(v[0], part.radius) if len(v) == 1 else satgpu.polygon(v, radius=part.radius)
+
+    placed = [
+        satgpu.compound([place(part, p, a) for part in (ell.parts if s == 1 else [agent])])
+        for s, p, a in zip(body_shapes, xy, angle)
+    ]
+    want = reference.detect(placed)
+    assert reference.disagreements(placed, got, want) == 0
+    assert len(got) > 50 and got.parts.shape == (len(got), 2) and got.points.shape == (len(got), 2, 2)
+    assert world.stats["colliding"] == len(got)

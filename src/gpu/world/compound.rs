@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::geometry::{Compound, Contact, Filter, Manifold, Polygon, Transform};
 use crate::gpu::device::context::Gpu;
-use crate::gpu::host::pack::Pose;
+use crate::gpu::host::pack::{Pose, PoseArrays, PoseScalar, PoseSource};
 use crate::gpu::kernels::layout::GpuTransform;
 use crate::gpu::world::options::{ContactDetail, FrameStats, WorldOptions};
 use crate::gpu::world::World;
@@ -133,20 +133,45 @@ impl CompoundWorld {
     /// [`World::set_transforms`] does: a bad transform is an error naming the body, and nothing
     /// is uploaded.
     pub fn set_transforms<P: Pose>(&mut self, transforms: &[P]) -> Result<()> {
-        if transforms.len() != self.len() {
-            return Err(Error::TransformCount { got: transforms.len(), expected: self.len() });
+        self.place(transforms)
+    }
+
+    /// As [`set_transforms`](CompoundWorld::set_transforms), from translations and angles in
+    /// separate arrays (see [`World::set_pose_arrays`]).
+    pub fn set_pose_arrays<T: PoseScalar>(&mut self, poses: PoseArrays<'_, T>) -> Result<()> {
+        if poses.angle.len() != self.len() {
+            return Err(Error::TransformCount { got: poses.angle.len(), expected: self.len() });
+        }
+        self.place(&poses)
+    }
+
+    /// Every part placed by its body's pose from `poses`, checked body by body.
+    fn place<S: PoseSource + ?Sized>(&mut self, poses: &S) -> Result<()> {
+        if poses.len() != self.len() {
+            return Err(Error::TransformCount { got: poses.len(), expected: self.len() });
         }
         let mut expanded = std::mem::take(&mut self.expanded);
         expanded.clear();
         let filled = (|| {
-            for (body, t) in transforms.iter().enumerate() {
-                let pose: GpuTransform = bytemuck::cast(t.to_gpu(body)?);
+            for body in 0..self.len() {
+                let pose: GpuTransform = bytemuck::cast(poses.to_gpu(body)?);
                 expanded.extend(std::iter::repeat_n(pose, self.first[body + 1] - self.first[body]));
             }
             self.inner.set_transforms(&expanded)
         })();
         self.expanded = expanded;
         filled
+    }
+
+    /// Makes room for `entries` strip entries and `candidates` candidate pairs of parts (see
+    /// [`World::reserve`]).
+    pub fn reserve(&mut self, entries: u64, candidates: u64) -> Result<()> {
+        self.inner.reserve(entries, candidates)
+    }
+
+    /// Every later wait on the GPU times out after `timeout` (see [`World::set_timeout`]).
+    pub fn set_timeout(&mut self, timeout: std::time::Duration) {
+        self.inner.set_timeout(timeout);
     }
 
     /// Sets every body's collision filter (one per body; it applies to all its parts).
