@@ -3,8 +3,8 @@
 //! two parts it separates make one convex part). The parts' vertices are the outline's own, so
 //! nothing is rounded; the result is the same on every machine.
 
-use super::polygon::{cross, segments_meet};
-use super::{Polygon, PolygonError, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE};
+use super::polygon::{check_outline, cross, segments_meet};
+use super::{Polygon, PolygonError, MAX_VERTICES};
 
 /// Most vertices of a concave outline. Splitting costs about `n * r` operations (`r` reflex
 /// vertices), and the check that the outline does not cross itself compares edges whose x
@@ -31,31 +31,8 @@ const MERGE_MARGIN: f64 = 1e-9;
 /// (a spike that doubles back on itself included).
 pub fn decompose(vertices: &[[f64; 2]]) -> Result<Vec<Polygon>, PolygonError> {
     let n = vertices.len();
-    if n < 3 {
-        return Err(PolygonError::TooFewVertices { count: n });
-    }
-    if n > MAX_OUTLINE_VERTICES {
-        return Err(PolygonError::TooManyVertices { count: n, max: MAX_OUTLINE_VERTICES });
-    }
-    for (i, v) in vertices.iter().enumerate() {
-        if !v[0].is_finite() || !v[1].is_finite() {
-            return Err(PolygonError::NonFinite { vertex: i, x: v[0], y: v[1] });
-        }
-        if v[0].abs() > MAX_COORDINATE || v[1].abs() > MAX_COORDINATE {
-            return Err(PolygonError::OutOfRange { vertex: i, x: v[0], y: v[1], max: MAX_COORDINATE });
-        }
-    }
-    for i in 0..n {
-        let prev = vertices[(i + n - 1) % n];
-        if vertices[i] == prev {
-            return Err(PolygonError::DuplicateVertex { vertex: i, x: prev[0], y: prev[1] });
-        }
-    }
+    let scale = check_outline(vertices, MAX_OUTLINE_VERTICES)?;
     let o = vertices[0];
-    let scale = vertices.iter().flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()]).fold(0.0f64, f64::max);
-    if scale < MIN_SIZE {
-        return Err(PolygonError::TooSmall { size: scale, min: MIN_SIZE });
-    }
     if let Some((first, second)) = first_crossing(vertices) {
         return Err(PolygonError::SelfIntersecting { first, second });
     }

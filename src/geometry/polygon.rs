@@ -247,38 +247,48 @@ pub(super) fn segments_meet((a, b): ([f64; 2], [f64; 2]), (c, d): ([f64; 2], [f6
         || (d4 == 0.0 && within(c, d, b))
 }
 
+/// The checks every outline passes, convex or not, with at most `max` vertices: the count,
+/// finite coordinates within [`MAX_COORDINATE`], no repeated consecutive vertex and a size of
+/// at least [`MIN_SIZE`]. Returns the size (the largest coordinate difference from vertex 0).
+pub(super) fn check_outline(vertices: &[[f64; 2]], max: usize) -> Result<f64, PolygonError> {
+    let n = vertices.len();
+    if n < 3 {
+        return Err(PolygonError::TooFewVertices { count: n });
+    }
+    if n > max {
+        return Err(PolygonError::TooManyVertices { count: n, max });
+    }
+    for (i, v) in vertices.iter().enumerate() {
+        if !v[0].is_finite() || !v[1].is_finite() {
+            return Err(PolygonError::NonFinite { vertex: i, x: v[0], y: v[1] });
+        }
+        if v[0].abs() > MAX_COORDINATE || v[1].abs() > MAX_COORDINATE {
+            return Err(PolygonError::OutOfRange { vertex: i, x: v[0], y: v[1], max: MAX_COORDINATE });
+        }
+    }
+    for i in 0..n {
+        let prev = vertices[(i + n - 1) % n];
+        if vertices[i] == prev {
+            return Err(PolygonError::DuplicateVertex { vertex: i, x: prev[0], y: prev[1] });
+        }
+    }
+    let o = vertices[0];
+    let scale = vertices.iter().flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()]).fold(0.0f64, f64::max);
+    if scale < MIN_SIZE {
+        return Err(PolygonError::TooSmall { size: scale, min: MIN_SIZE });
+    }
+    Ok(scale)
+}
+
 impl Polygon {
     /// The winding of `vertices` (1 counter-clockwise, -1 clockwise) if they form a valid convex
     /// polygon, or why not: every rule of [`Polygon::new`], without taking the vertices.
     pub(crate) fn convex_winding(vertices: &[[f64; 2]]) -> Result<f64, PolygonError> {
         let n = vertices.len();
-        if n < 3 {
-            return Err(PolygonError::TooFewVertices { count: n });
-        }
-        if n > MAX_VERTICES {
-            return Err(PolygonError::TooManyVertices { count: n, max: MAX_VERTICES });
-        }
-        for (i, v) in vertices.iter().enumerate() {
-            if !v[0].is_finite() || !v[1].is_finite() {
-                return Err(PolygonError::NonFinite { vertex: i, x: v[0], y: v[1] });
-            }
-            if v[0].abs() > MAX_COORDINATE || v[1].abs() > MAX_COORDINATE {
-                return Err(PolygonError::OutOfRange { vertex: i, x: v[0], y: v[1], max: MAX_COORDINATE });
-            }
-        }
-        for i in 0..n {
-            let prev = vertices[(i + n - 1) % n];
-            if vertices[i] == prev {
-                return Err(PolygonError::DuplicateVertex { vertex: i, x: prev[0], y: prev[1] });
-            }
-        }
+        let scale = check_outline(vertices, MAX_VERTICES)?;
         // Twice the signed area (shoelace), relative to the first vertex for accuracy.
         let o = vertices[0];
         let area2: f64 = (1..n - 1).map(|i| cross(o, vertices[i], vertices[i + 1])).sum();
-        let scale = vertices.iter().flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()]).fold(0.0f64, f64::max);
-        if scale < MIN_SIZE {
-            return Err(PolygonError::TooSmall { size: scale, min: MIN_SIZE });
-        }
         if area2.abs() <= scale * scale * 1e-14 {
             // A bow-tie's two lobes cancel: zero area, but not collinear.
             let far = vertices.iter().copied().max_by(|a, b| dist2(o, *a).total_cmp(&dist2(o, *b))).unwrap_or(o);

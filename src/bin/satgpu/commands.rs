@@ -51,7 +51,11 @@ pub(crate) fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> 
     let t = Instant::now();
     let (expected, ref_candidates) = reference::detect_stats(&polygons);
     println!("reference  {:.1} ms (CPU f64), {} candidates, {} colliding", ms(t), ref_candidates, expected.len());
-    let report = validate::compare(&polygons, &frame.contacts, &expected);
+    verdict(&validate::compare(&polygons, &frame.contacts, &expected))
+}
+
+/// Prints `run`'s comparison with the reference; exit 1 on a disagreement outside the band.
+fn verdict(report: &validate::Report) -> Result<(), Failure> {
     println!("in band    {} (pairs inside the tolerance band, allowed)", report.in_band);
     println!("disagreements {}", report.disagreements.len());
     for d in report.disagreements.iter().take(10) {
@@ -95,20 +99,7 @@ fn run_compound(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64) -> Result<(), F
     let t = Instant::now();
     let expected = reference::detect_compound(&bodies, &[]);
     println!("reference  {:.1} ms (CPU f64), {} colliding", ms(t), expected.len());
-    let report = validate::compare_compound(&bodies, &frame.contacts, &expected);
-    println!("in band    {} (pairs inside the tolerance band, allowed)", report.in_band);
-    println!("disagreements {}", report.disagreements.len());
-    for d in report.disagreements.iter().take(10) {
-        println!("  {d}");
-    }
-    if report.ok() {
-        Ok(())
-    } else {
-        Err(Failure(
-            1,
-            format!("{} pairs disagree with the CPU reference outside the band", report.disagreements.len()),
-        ))
-    }
+    verdict(&validate::compare_compound(&bodies, &frame.contacts, &expected))
 }
 
 pub(crate) fn detect(
