@@ -27,7 +27,7 @@ const MERGE_MARGIN: f64 = 1e-9;
 ///
 /// Refused, naming the input vertex or edge, as [`Polygon::new`] refuses: fewer than 3 or more
 /// than [`MAX_OUTLINE_VERTICES`] vertices, a non-finite or out-of-range coordinate, a repeated
-/// vertex, a size below [`MIN_SIZE`], zero area, and an outline that crosses or touches itself
+/// vertex, a size below [`MIN_SIZE`](super::MIN_SIZE), zero area, and an outline that crosses or touches itself
 /// (a spike that doubles back on itself included).
 pub fn decompose(vertices: &[[f64; 2]]) -> Result<Vec<Polygon>, PolygonError> {
     let n = vertices.len();
