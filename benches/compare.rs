@@ -5,7 +5,8 @@
 //! 10,000 and 100,000 polygons unless `SATGPU_BENCH_N=10000,100000,1000000` and
 //! `SATGPU_BENCH_KINDS=crowd,dense` say otherwise; `SATGPU_BENCH_REPS` sets the repetitions,
 //! `SATGPU_BENCH_SEED` the scene seed), prints an aligned table and writes the same numbers to
-//! `target/bench-compare.json`. Run without `--bench` (as `cargo test --benches` and
+//! `target/bench-compare.json`. Compound kinds (`SATGPU_BENCH_KINDS=rooms`) run against parry2d's
+//! `Compound` (`compare/compound.rs`). Run without `--bench` (as `cargo test --benches` and
 //! `cargo test --all-targets` do) it shrinks every kind, grid included, to 300 polygons, times
 //! nothing worth reading, and asserts that the three contenders agree: the GPU with the
 //! reference under `satgpu::validate::compare`, parry2d with the reference on every pair whose
@@ -54,6 +55,9 @@
 //! computed in f64 before rounding to f32. Without this, polygons tens of thousands of units
 //! from the origin would be rounded to about 1/256 of a unit and near-touching pairs would
 //! flip. The BVH's AABBs are rounded outwards to f32, so the broad phase stays conservative.
+
+#[path = "compare/compound.rs"]
+mod compound;
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
@@ -378,6 +382,7 @@ struct Report<'a> {
     seed: u64,
     reps: usize,
     rows: &'a [Row],
+    compound_rows: &'a [compound::CompoundRow],
 }
 
 fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Row {
@@ -568,7 +573,8 @@ fn main() {
     } else {
         // parry2d's GJK works to absolute tolerances, so `scales` (pairs from 1e-29 to 1e30) is
         // compared with the reference in tests/correctness.rs instead.
-        (SceneKind::ALL.into_iter().filter(|&k| k != SceneKind::Scales).collect(), vec![TEST_N], 1)
+        let kinds = SceneKind::ALL.into_iter().filter(|&k| k != SceneKind::Scales);
+        (kinds.chain(SceneKind::COMPOUND).collect(), vec![TEST_N], 1)
     };
 
     let gpu = Gpu::new(&GpuOptions::default()).expect("the compare bench needs a GPU adapter");
@@ -580,43 +586,49 @@ fn main() {
         rayon::current_num_threads()
     );
 
-    let mut rows = Vec::new();
+    let (mut rows, mut compound_rows) = (Vec::new(), Vec::new());
     for &n in &sizes {
         for &kind in &kinds {
             eprintln!("running {kind} n={n} ...");
-            rows.push(run_scene(&gpu, kind, n, seed, reps));
+            if kind.is_compound() {
+                compound_rows.push(compound::run(&gpu, kind, n, seed, reps));
+            } else {
+                rows.push(run_scene(&gpu, kind, n, seed, reps));
+            }
         }
     }
-    println!();
-    print_table(&rows);
-    println!();
-    let list = |f: fn(&Row) -> String| rows.iter().map(f).collect::<Vec<_>>().join(", ");
-    println!(
-        "candidates: broad-phase pairs on the GPU (reference sweep: {}; parry2d BVH: {})",
-        list(|r| r.candidates_reference.to_string()),
-        list(|r| r.candidates_parry.to_string())
-    );
-    println!("gpu frame = World::set_polygons + step() (upload, passes, readback); gpu cold = World::from_polygons + step();");
-    println!("gpu step = step() alone on an existing world; ratios use gpu frame");
-    println!("parry = intersection_test per candidate (yes or no); parry contact = contact() per candidate (normal and depth, as satgpu)");
-    println!("agree: GPU passes validate::compare and parry2d matches the reference outside the band");
-    println!("parry loose: parry2d intersection_test says intersecting, the gap is above the band but below its GJK tolerance");
-    println!("touching: reference pairs at SAT separation exactly 0, and (how many of them parry2d reports)");
+    let mut failures = compound::print(&compound_rows);
+    if !rows.is_empty() {
+        println!();
+        print_table(&rows);
+        println!();
+        let list = |f: fn(&Row) -> String| rows.iter().map(f).collect::<Vec<_>>().join(", ");
+        println!(
+            "candidates: broad-phase pairs on the GPU (reference sweep: {}; parry2d BVH: {})",
+            list(|r| r.candidates_reference.to_string()),
+            list(|r| r.candidates_parry.to_string())
+        );
+        println!("gpu frame = World::set_polygons + step() (upload, passes, readback); gpu cold = World::from_polygons + step();");
+        println!("gpu step = step() alone on an existing world; ratios use gpu frame");
+        println!("parry = intersection_test per candidate (yes or no); parry contact = contact() per candidate (normal and depth, as satgpu)");
+        println!("agree: GPU passes validate::compare and parry2d matches the reference outside the band");
+        println!("parry loose: parry2d intersection_test says intersecting, the gap is above the band but below its GJK tolerance");
+        println!("touching: reference pairs at SAT separation exactly 0, and (how many of them parry2d reports)");
+    }
 
     if bench {
         let dir = std::env::var_os("CARGO_TARGET_DIR")
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
         let path = dir.join("bench-compare.json");
-        let json = serde_json::to_string_pretty(&Report { adapter: gpu.describe(), seed, reps, rows: &rows })
-            .expect("rows serialise");
+        let report = Report { adapter: gpu.describe(), seed, reps, rows: &rows, compound_rows: &compound_rows };
+        let json = serde_json::to_string_pretty(&report).expect("rows serialise");
         std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, json + "\n")).unwrap_or_else(|e| {
             panic!("cannot write {}: {e}", path.display());
         });
         println!("wrote {}", path.display());
     }
 
-    let mut failures = Vec::new();
     for r in &rows {
         let name = format!("{} n={}", r.kind, r.n);
         if !r.gpu_ok {

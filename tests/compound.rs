@@ -7,7 +7,7 @@ mod common;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use satgpu::geometry::MAX_PARTS;
-use satgpu::gpu::{detect_compound as gpu_detect_compound, CompoundWorld, ContactDetail, WorldOptions};
+use satgpu::gpu::{detect_compound as gpu_detect_compound, CompoundWorld, ContactDetail, ContactOrder, WorldOptions};
 use satgpu::reference::{detect_compound, detect_compound_parts, detect_filtered};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::validate::compare_compound;
@@ -323,4 +323,86 @@ fn rooms_are_walls_pillars_and_agents_and_agree_on_the_gpu() {
     let got = gpu_detect_compound(&gpu, &bodies, &[]).unwrap();
     let report = compare_compound(&bodies, &got.contacts, &want);
     assert!(report.ok(), "{}", report.disagreements[0]);
+    // The deepest part pairs kept on the GPU (where it orders) give the same bits.
+    for order in [ContactOrder::Gpu, ContactOrder::Host] {
+        let frame = ordered(&gpu, &bodies, order, 1024).step().unwrap();
+        assert_eq!(common::bits(&frame.contacts), common::bits(&got.contacts), "{order:?}");
+        assert_eq!(frame.parts, got.parts, "{order:?}");
+    }
+}
+
+/// A compound world ordering its pairs as `order` says.
+fn ordered(gpu: &satgpu::gpu::Gpu, bodies: &[Compound], order: ContactOrder, capacity: u32) -> CompoundWorld {
+    let options = WorldOptions::default().with_order(order).with_candidate_capacity(capacity);
+    CompoundWorld::from_compounds(gpu, bodies, &options).unwrap()
+}
+
+#[test]
+fn the_gpu_keeps_one_part_pair_per_pair_of_bodies() {
+    use satgpu::gpu::testing::compound_part_pairs;
+    let gpu = common::gpu();
+    // Equal depths: body 0's first two parts are the same square, each overlapping body 1 as
+    // deep; the first part pair is kept, on the GPU where the world orders there. Ordered on the
+    // host, every colliding part pair comes back and the host keeps the same one.
+    let twin =
+        Compound::new(vec![rect(0.0, 0.0, 2.0, 2.0), rect(0.0, 0.0, 2.0, 2.0), rect(5.0, 0.0, 6.0, 1.0)]).unwrap();
+    let two = Compound::new(vec![rect(5.5, 0.5, 7.0, 1.5), rect(5.5, 0.5, 6.5, 3.0)]).unwrap();
+    let bodies = [twin, Compound::from(rect(1.5, 0.5, 3.0, 1.5)), two];
+    let want = detect_compound(&bodies, &[]);
+    let mut frames = vec![];
+    for (order, kept_pairs) in
+        [(ContactOrder::Gpu, vec![(0, 3), (2, 4)]), (ContactOrder::Host, vec![(0, 3), (1, 3), (2, 4), (2, 5)])]
+    {
+        let mut world = ordered(&gpu, &bodies, order, 1024);
+        let kept = compound_part_pairs(&mut world).unwrap();
+        assert_eq!(kept.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>(), kept_pairs, "{order:?}");
+        let frame = world.step().unwrap();
+        assert_eq!(frame.parts, [[0, 0], [2, 0]], "{order:?}");
+        let report = compare_compound(&bodies, &frame.contacts, &want);
+        assert!(report.ok(), "{order:?}: {}", report.disagreements[0]);
+        frames.push(frame);
+    }
+    assert_eq!(common::bits(&frames[0].contacts), common::bits(&frames[1].contacts));
+    // Many pairs of bodies (the table's probing), in a world that grows from 16 candidates
+    // (the reduction is rebuilt with the buffers): one part pair per pair of bodies, and the
+    // host ordering's frame bit for bit.
+    let many = random_bodies(3000, 7);
+    let want = detect_compound(&many, &[]);
+    let mut grown = ordered(&gpu, &many, ContactOrder::Gpu, 16);
+    let kept = compound_part_pairs(&mut grown).unwrap();
+    assert_eq!(kept.len(), want.len(), "part pairs kept after growth");
+    let frame = grown.step().unwrap();
+    assert!(frame.stats.reruns == 0 && frame.stats.candidates > 16);
+    let report = compare_compound(&many, &frame.contacts, &want);
+    assert!(report.ok(), "{}", report.disagreements[0]);
+    let host = ordered(&gpu, &many, ContactOrder::Host, 16).step().unwrap();
+    assert_eq!(common::bits(&frame.contacts), common::bits(&host.contacts));
+    assert_eq!(frame.parts, host.parts);
+    // 100 bodies of three parts on one spot: 4,950 pairs of bodies, 44,550 part pairs, in
+    // batches on a device whose bindings hold 1 MiB (32,768 candidates): each batch keeps one
+    // part pair per pair of bodies, and the host merges them.
+    let small = common::small_device();
+    let pile: Vec<Compound> = (0..100)
+        .map(|i| {
+            let x = (i % 7) as f64 * 0.01;
+            Compound::new(vec![
+                rect(x, 0.0, x + 1.0, 1.0),
+                rect(x + 0.5, 0.0, x + 1.5, 2.0),
+                ell(x, 0.2).parts()[0].clone(),
+            ])
+            .unwrap()
+        })
+        .collect();
+    let want = detect_compound(&pile, &[]);
+    assert_eq!(want.len(), 100 * 99 / 2);
+    let one = ordered(&gpu, &pile, ContactOrder::Host, 1024).step().unwrap();
+    let mut batched = ordered(&small, &pile, ContactOrder::Gpu, 1024);
+    let frame = batched.step().unwrap();
+    assert!(frame.stats.batches > 1, "{} candidates ran in one batch", frame.stats.candidates);
+    assert_eq!(common::bits(&frame.contacts), common::bits(&one.contacts), "batched output differs");
+    assert_eq!(frame.parts, one.parts);
+    let report = compare_compound(&pile, &frame.contacts, &want);
+    assert!(report.ok(), "{}", report.disagreements[0]);
+    let kept = compound_part_pairs(&mut batched).unwrap();
+    assert!(kept.len() >= want.len() && kept.len() <= want.len() * frame.stats.batches as usize);
 }

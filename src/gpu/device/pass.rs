@@ -32,7 +32,8 @@ pub enum Pass {
     /// The candidate count clamped to capacity, then SAT with the minimum translation vector per
     /// candidate pair.
     Sat,
-    /// Prefix sum of the collision flags; each colliding pair written at its offset (with
+    /// In a compound world, first the deepest part pair kept per pair of bodies. Then the
+    /// prefix sum of the collision flags; each colliding pair written at its offset (with
     /// [`ContactOrder::Gpu`](crate::gpu::ContactOrder::Gpu): its sort key and candidate index).
     Compact,
     /// [`ContactOrder::Gpu`](crate::gpu::ContactOrder::Gpu) only: the radix sort of the colliding

@@ -174,6 +174,8 @@ pub(crate) struct Kernels {
     /// pairs; small and large each for plain polygons and for scenes with rounded shapes
     /// (`ROUNDED`).
     pub sat: Sat,
+    /// Compound worlds: the deepest part pair per pair of bodies, in four phases (see deepest.rs).
+    pub deepest: [Kernel; 4],
     pub compact: Kernel,
     /// The GPU ordering (ordering.rs): keys in place of the compaction's write, then after the
     /// sort the rekey by `a` and the gather.
@@ -310,6 +312,16 @@ impl Kernels {
                     large: [variant("satgpu.sat.large", 2.0, 0.0), variant("satgpu.sat.large.rounded", 2.0, 1.0)],
                     small: [plain, rounded],
                 }
+            },
+            deepest: {
+                let source = src("deepest.wgsl");
+                let slots = [Read, Read, ReadWrite, ReadWrite, Read, ReadWrite];
+                let first = Kernel::new(device, "satgpu.deepest.clear", &source, &slots, &[("STEP", 0.0)]);
+                let more = [("claim", 1.0), ("part", 2.0), ("keep", 3.0)].map(|(name, step)| {
+                    Kernel::sharing(device, &format!("satgpu.deepest.{name}"), &source, &first, &[("STEP", step)])
+                });
+                let [a, b, c] = more;
+                [first, a, b, c]
             },
             compact: k("satgpu.compact", "compact.wgsl", &[Read, Read, Read, Read, ReadWrite, ReadWrite]),
             order_keys: k(

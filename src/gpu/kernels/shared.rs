@@ -12,6 +12,10 @@ pub(crate) const COST_BINS: u32 = 8;
 pub(crate) const LARGE_LIST: u32 = 32;
 /// Word of the ordering's control buffer holding the key's shift of `a`, or 32 for two sorts.
 pub(crate) const ORDER_SHIFT: u64 = 0;
+/// Bits of a part's index within its compound body in the deepest part pair's key (`deepest.wgsl`):
+/// room for [`MAX_PARTS`](crate::geometry::MAX_PARTS).
+pub(crate) const PART_BITS: u32 = 14;
+const _: () = assert!(crate::geometry::MAX_PARTS <= 1 << PART_BITS);
 /// Bits of a strip entry key: 6 radix passes.
 pub(crate) const KEY_BITS: u32 = 24;
 

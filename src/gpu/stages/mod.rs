@@ -10,6 +10,7 @@ pub(crate) mod sweep;
 // The all-pairs broad phase.
 pub(crate) mod allpairs;
 pub(crate) mod compact;
+pub(crate) mod deepest;
 pub(crate) mod manifold;
 pub(crate) mod narrow;
 pub(crate) mod ordering;

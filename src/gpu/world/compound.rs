@@ -1,7 +1,8 @@
 //! Worlds of compound bodies: every part a body of an inner [`World`], placed by its body's
 //! transform; pairs between parts of one body never become candidates (the filtered broad
-//! phase drops them), and each pair of bodies keeps its deepest part pair, on the host after
-//! the frame.
+//! phase drops them), and each pair of bodies keeps its deepest part pair: on the GPU before the
+//! compaction (`stages/deepest.rs`) where the world orders its pairs on the GPU, otherwise on the
+//! host. The host maps the parts back to bodies and orders the pairs.
 
 use crate::error::{Error, Result};
 use crate::geometry::{Compound, Contact, Filter, Manifold, Polygon, Transform};
@@ -31,9 +32,12 @@ pub struct CompoundFrame {
 /// uploaded once, bodies placed by transforms every frame, pairs reported between bodies.
 ///
 /// Each part is a body of an inner [`World`], given its body's transform; parts of one body
-/// never become candidates (the broad phase's filter kernels drop them, run only when some body
-/// has several parts), and each pair of bodies keeps its deepest part pair, on the host after
-/// the frame. With one part per body the frame is the plain world's.
+/// never become candidates (the broad phase's filter kernels drop them), and each pair of bodies
+/// keeps its deepest part pair: on the GPU where the world orders its pairs there
+/// ([`ContactOrder`](crate::gpu::ContactOrder): by default on GPUs, not on CPU adapters, where
+/// the hash table's atomics cost more than the host's pass over the ordered pairs), otherwise on
+/// the host, with the same result. Both run only when some body has several parts; with one
+/// part per body the frame is the plain world's.
 pub struct CompoundWorld {
     inner: World,
     /// The body of each part, and the part's index within its body (parts numbered body by
@@ -75,9 +79,15 @@ impl CompoundWorld {
         }
         let mut inner = World::new(gpu, &parts, &part_shapes, options)?;
         // Parts of one body never become candidates: the broad phase drops them with the
-        // filters' kernels, which a world without compound bodies does not run.
-        let owners: Vec<u32> =
-            owner.iter().map(|&(b, _)| if first[b as usize + 1] - first[b as usize] > 1 { b + 1 } else { 0 }).collect();
+        // filters' kernels, which a world without compound bodies does not run. Each part names
+        // its body by the body's first part (plus one; 0 for a body of one part).
+        let owners: Vec<u32> = owner
+            .iter()
+            .map(|&(b, _)| match (first[b as usize], first[b as usize + 1]) {
+                (start, end) if end - start > 1 => start as u32 + 1,
+                _ => 0,
+            })
+            .collect();
         if owners.iter().any(|&o| o != 0) {
             inner.set_owners(owners)?;
         }
@@ -127,6 +137,11 @@ impl CompoundWorld {
     /// The inner world of parts (its bodies are the parts, body by body).
     pub fn inner(&self) -> &World {
         &self.inner
+    }
+
+    /// The inner world, for the test hooks.
+    pub(crate) fn inner_mut(&mut self) -> &mut World {
+        &mut self.inner
     }
 
     /// Places every body for the next frame, each part by its body's transform, as
@@ -213,16 +228,18 @@ impl CompoundWorld {
 }
 
 /// The index of each pair of bodies' deepest part pair among `contacts` (pairs of parts sorted
-/// by (a, b)), pairs within one body left out, in order of the pairs of bodies; of equal depths
-/// the first part pair.
+/// by (a, b)), in order of the pairs of bodies; of equal depths the first part pair. Where the
+/// GPU has kept one part pair per pair of bodies already (per batch, when the candidates ran in
+/// batches), this orders them by body (a stable sort, fast on pairs already ordered by `a`) and
+/// merges the batches.
 fn deepest(owner: &[(u32, u32)], contacts: &[Contact]) -> Vec<usize> {
     let body = |part: u32| owner[part as usize].0;
-    let mut between: Vec<usize> = (0..contacts.len()).filter(|&i| body(contacts[i].a) != body(contacts[i].b)).collect();
+    let key = |j: usize| (body(contacts[j].a), body(contacts[j].b));
+    let mut order: Vec<usize> = (0..contacts.len()).collect();
     // Stable: part pairs of one pair of bodies stay in (a, b) order.
-    between.sort_by_key(|&i| (body(contacts[i].a), body(contacts[i].b)));
-    let mut kept: Vec<usize> = Vec::with_capacity(between.len());
-    for i in between {
-        let key = |j: usize| (body(contacts[j].a), body(contacts[j].b));
+    order.sort_by_key(|&i| key(i));
+    let mut kept: Vec<usize> = Vec::with_capacity(order.len());
+    for i in order {
         match kept.last_mut() {
             Some(last) if key(*last) == key(i) => {
                 if contacts[i].depth > contacts[*last].depth {

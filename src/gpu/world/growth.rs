@@ -69,6 +69,9 @@ impl World {
             let wiring = self.wiring();
             let mut sized = Sized::new(&self.gpu, &wiring, strips, capacity);
             add_stages(&self.gpu, &self.options, &wiring, &mut sized);
+            if !self.owners.is_empty() && sized.order.is_some() {
+                sized.add_deepest(&self.gpu, wiring.control, wiring.bodies);
+            }
             sized
         })?;
         self.sized.broad.set_filtered(!self.filters.is_empty());

@@ -88,7 +88,8 @@ pub struct World {
     in_flight: Option<InFlight>,
     /// Per body collision filters; empty while every body has the default.
     filters: Vec<Filter>,
-    /// The compound body of each body (see `set_owners`; 0: its own), or empty.
+    /// The first part of each body's compound body plus one (see `set_owners`; 0: a body of
+    /// its own), or empty.
     owners: Vec<u32>,
     /// Some body is a circle or a capsule or has a radius: the narrow phase's rounded variant runs.
     rounded: bool,

@@ -7,6 +7,7 @@ use crate::gpu::device::context::Gpu;
 use crate::gpu::kernels::pipelines::Kernels;
 use crate::gpu::resources::{BodyBuffers, PairBuffers, Wiring};
 use crate::gpu::stages::compact::Compact;
+use crate::gpu::stages::deepest::Deepest;
 use crate::gpu::stages::manifold::ManifoldStage;
 use crate::gpu::stages::narrow::NarrowPhase;
 use crate::gpu::stages::ordering::Ordering;
@@ -33,6 +34,8 @@ pub(crate) struct Sized {
     pub manifold: Option<ManifoldStage>,
     /// With [`ContactOrder::Gpu`](crate::gpu::ContactOrder::Gpu) only.
     pub order: Option<Ordering>,
+    /// Compound worlds only: the deepest part pair per pair of bodies.
+    pub deepest: Option<Deepest>,
 }
 
 impl Capacity {
@@ -63,12 +66,16 @@ impl Sized {
         let broad = Broad::new(gpu, strips, capacity.entries, wiring, &pairs.candidates);
         let narrow = NarrowPhase::new(gpu, wiring, &pairs, &broad.candidate_total());
         let compact = Compact::new(gpu, wiring.control, &pairs);
-        Sized { capacity, pairs, broad, narrow, compact, manifold: None, order: None }
+        Sized { capacity, pairs, broad, narrow, compact, manifold: None, order: None, deepest: None }
     }
 
     /// The compaction; with the GPU ordering and `ordered`, its scan and then the sort keys in
     /// place of its write (the sort itself is [`Ordering::encode`]).
+    /// In a compound world the deepest part pair per pair of bodies is kept first.
     pub fn encode_compact(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, ordered: bool) {
+        if let Some(deepest) = &self.deepest {
+            deepest.encode(k, pass);
+        }
         match self.order.as_ref().filter(|_| ordered) {
             Some(order) => {
                 self.compact.encode_scan(k, pass);
@@ -82,6 +89,14 @@ impl Sized {
     /// `bodies` bodies.
     pub fn add_order(&mut self, gpu: &Gpu, control: &wgpu::Buffer, bodies: usize, fold: u32) {
         self.order = Some(Ordering::new(gpu, control, &self.pairs, bodies, fold));
+    }
+
+    /// Adds the reduction to the deepest part pair per pair of bodies (compound worlds), whose
+    /// parts name their body in the filter records of `bodies`.
+    pub fn add_deepest(&mut self, gpu: &Gpu, control: &wgpu::Buffer, bodies: &BodyBuffers) {
+        if self.deepest.is_none() {
+            self.deepest = Some(Deepest::new(gpu, control, bodies, &self.pairs));
+        }
     }
 
     /// Adds the manifold stage ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)) if missing.
