@@ -387,8 +387,15 @@ fn the_cli_checks_first_writes_whole_files_and_says_what_it_wrote() {
     let o = satgpu(&["sim", "--n", "300", "--frames", "2", "--json", p(&sim)]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(out.contains("300 bodies (agents)") && !out.contains("agents bodies"), "{out}");
+    assert!(out.contains("crossing: 300 moving bodies (agents)") && !out.contains("agents bodies"), "{out}");
     assert!(out.contains(&format!("wrote {}: 2 frames", p(&sim))), "{out}");
+    // The doorway: one crowd and two concave walls, named in the output and the JSON.
+    let o = satgpu(&["sim", "--scenario", "doorway", "--n", "300", "--frames", "2", "--json", p(&sim)]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("doorway: 300 moving bodies (agents)") && out.contains("(parts of 2 concave walls)"), "{out}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sim).unwrap()).unwrap();
+    assert_eq!((json["scenario"].as_str(), json["n"].as_u64()), (Some("doorway"), Some(300)), "{json}");
     // A JSON path in a folder that does not exist fails before the run.
     let nowhere = tmp("no-such-folder").join("sim.json");
     let o = satgpu(&["sim", "--n", "300", "--frames", "2", "--json", p(&nowhere)]);

@@ -7,7 +7,7 @@ mod common;
 
 use satgpu::gpu::WorldOptions;
 use satgpu::sim::{FrameReport, Resolve, Scenario, SimKind, SimOptions, Simulation, Walker};
-use satgpu::{reference, Error, Polygon, Transform};
+use satgpu::{reference, Compound, Error, Polygon, Transform};
 
 fn run(scenario: &Scenario, options: &SimOptions, frames: usize) -> (Vec<FrameReport>, Vec<[f32; 2]>, u32) {
     let gpu = common::gpu();
@@ -106,7 +106,7 @@ fn a_pile_up_that_outgrows_the_buffers_runs_again_with_the_same_result() {
         (0..n).map(|i| Transform { x: (i % side) as f64 * 2.0, y: (i / side) as f64 * 2.0, angle: 0.0 }).collect();
     let centre = [side as f64 - 1.0, side as f64 - 1.0];
     let walkers = vec![Walker { goal: centre, speed: 80.0, inv_mass: 1.0, radius: 0.3 }; n];
-    let scenario = Scenario { shapes, body_shapes: vec![0; n], start, walkers, moving: n };
+    let scenario = Scenario { shapes, body_shapes: vec![0; n], start, walkers, moving: n, compounds: vec![] };
     let small = WorldOptions::default().with_candidate_capacity(64).with_entry_capacity(64);
     let options = SimOptions { window: 10, world: small, ..SimOptions::default() };
     let (grown, p_grown, reruns) = run(&scenario, &options, 30);
@@ -155,4 +155,90 @@ fn the_simulation_shader_validates() {
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
         .validate(&module)
         .unwrap_or_else(|e| panic!("{e:?}"));
+}
+
+/// The bodies of `scenario` at `positions` as compound bodies: a wall's parts together, every
+/// other body alone.
+fn compound_bodies(scenario: &Scenario, positions: &[[f32; 2]]) -> Vec<Compound> {
+    let placed = scenario.placed(positions);
+    let mut bodies = vec![];
+    let mut i = 0;
+    while i < placed.len() {
+        match scenario.compounds.iter().find(|r| r.start == i) {
+            Some(r) => {
+                bodies.push(Compound::new(placed[r.clone()].to_vec()).unwrap());
+                i = r.end;
+            }
+            None => {
+                bodies.push(Compound::from(placed[i].clone()));
+                i += 1;
+            }
+        }
+    }
+    bodies
+}
+
+/// A crowd walks through a doorway between two concave walls (compound static bodies): bodies
+/// pass the door, none is left inside a wall, the walls never move, and the GPU's figures are
+/// the compound reference's (pairs of bodies, each by its deepest part pair).
+#[test]
+fn a_crowd_passes_a_concave_doorway() {
+    let scenario = Scenario::doorway(SimKind::Agents, 1500, 5).unwrap();
+    assert_eq!(scenario.compounds.len(), 2);
+    assert!(scenario.compounds.iter().all(|r| r.len() >= 2), "{:?}", scenario.compounds);
+    assert_eq!(scenario.compounds.last().unwrap().end, scenario.body_shapes.len());
+    let (reports, positions, _) = run(&scenario, &SimOptions::default(), 300);
+    let radius = scenario.body_radius();
+    let passed = positions[..scenario.moving].iter().filter(|p| f64::from(p[0]) > 2.0 * radius).count();
+    assert!(passed >= 20, "only {passed} bodies passed the door");
+    let last = reports.last().unwrap();
+    assert!(last.max_depth <= 0.1 * radius, "{last:?}");
+    for (i, p) in positions.iter().enumerate().skip(scenario.moving) {
+        let s = scenario.start[i];
+        assert_eq!((f64::from(p[0]), f64::from(p[1])), (s.x as f32 as f64, s.y as f32 as f64), "wall part {i}");
+    }
+    let want = reference::detect_compound(&compound_bodies(&scenario, &positions), &[]);
+    let max = want.iter().map(|c| c.depth).fold(0.0, f64::max);
+    assert!((last.colliding as i64 - want.len() as i64).abs() <= 2, "{last:?} vs {} pairs", want.len());
+    assert!((last.max_depth - max).abs() <= 1e-4, "largest {} vs reference {max}", last.max_depth);
+}
+
+/// A body pushed into a wall's concave corner, where it overlaps two of the wall's parts: the
+/// GPU reports and pushes one pair of bodies (the deepest part pair), as the reference counts.
+#[test]
+#[allow(clippy::single_range_in_vec_init)] // one compound body: a Vec of one range is meant
+fn a_body_in_a_concave_corner_is_one_pair() {
+    let wall = Compound::concave(&[[0.0, 0.0], [6.0, 0.0], [6.0, 1.0], [1.0, 1.0], [1.0, 6.0], [0.0, 6.0]]).unwrap();
+    let mut shapes = vec![Polygon::circle([0.0, 0.0], 0.8).unwrap()];
+    let mut start = vec![Transform { x: 1.3, y: 1.3, angle: 0.0 }];
+    let mut walkers = vec![Walker { goal: [0.0, 0.0], speed: 0.0, inv_mass: 1.0, radius: 0.8 }];
+    for part in wall.parts() {
+        let b = part.aabb();
+        let (x, y) = ((b.min[0] + b.max[0]) / 2.0, (b.min[1] + b.max[1]) / 2.0);
+        shapes.push(part.transformed(&Transform { x: -x, y: -y, angle: 0.0 }));
+        start.push(Transform { x, y, angle: 0.0 });
+        walkers.push(Walker { goal: [x, y], speed: 0.0, inv_mass: 0.0, radius: 5.0 });
+    }
+    let n = shapes.len();
+    let scenario =
+        Scenario { shapes, body_shapes: (0..n as u32).collect(), start, walkers, moving: 1, compounds: vec![1..n] };
+    let options = SimOptions { iterations: 1, relax: 1.0, margin: 0.0, ..SimOptions::default() };
+    let (reports, positions, _) = run(&scenario, &options, 1);
+    // The part pairs the body still overlaps, and the pairs of bodies.
+    let placed = scenario.placed(&positions);
+    let part_pairs = reference::detect(&placed).iter().filter(|c| c.a == 0).count();
+    let want = reference::detect_compound(&compound_bodies(&scenario, &positions), &[]);
+    assert_eq!(part_pairs, 2, "the corner should hold the body against both parts");
+    assert_eq!(reports[0].colliding, want.len() as u64);
+    assert_eq!(want.len(), 1);
+    // A moving part, a range past the bodies and a body in two compounds are refused.
+    let gpu = common::gpu();
+    for compounds in [vec![0..n], vec![1..n + 1], vec![1..3, 2..n]] {
+        let bad = Scenario { compounds, ..scenario.clone() };
+        match Simulation::new(&gpu, &bad, &options) {
+            Err(Error::InvalidSetting { what, detail }) => assert_eq!(what, "scenario compounds", "{detail}"),
+            Err(e) => panic!("{:?}: wrong error {e}", bad.compounds),
+            Ok(_) => panic!("{:?} accepted", bad.compounds),
+        }
+    }
 }

@@ -133,6 +133,39 @@ pub struct Simulation {
     reruns: u32,
 }
 
+/// The world's owner of each body for `scenario`'s compound bodies (the first part of its body
+/// plus one; 0 for a body of its own), or `None` when it has none. Compound bodies must be
+/// static (the simulation moves every body on its own), their ranges in bounds and disjoint.
+fn compound_owners(scenario: &Scenario) -> Result<Option<Vec<u32>>> {
+    if scenario.compounds.iter().all(|r| r.len() <= 1) {
+        return Ok(None);
+    }
+    let n = scenario.body_shapes.len();
+    let mut owners = vec![0u32; n];
+    for (k, range) in scenario.compounds.iter().enumerate() {
+        let bad = |why: String| Error::InvalidSetting {
+            what: "scenario compounds",
+            detail: format!("compound {k} ({range:?}): {why}"),
+        };
+        if range.end > n {
+            return Err(bad(format!("past the last of {n} bodies")));
+        }
+        for i in range.clone() {
+            if owners[i] != 0 {
+                return Err(bad(format!("body {i} is in two compound bodies")));
+            }
+            match scenario.walkers.get(i).map(|w| w.inv_mass) {
+                Some(0.0) => {}
+                m => return Err(bad(format!("body {i} is not static (inverse mass {m:?}); compound bodies must be"))),
+            }
+            if range.len() > 1 {
+                owners[i] = range.start as u32 + 1;
+            }
+        }
+    }
+    Ok(Some(owners))
+}
+
 /// Bytes of the stats buffer for `window` frames.
 fn stats_size(window: usize) -> u64 {
     4 * (2 + 4 * window as u64)
@@ -159,6 +192,9 @@ impl Simulation {
         let device = gpu.device();
         let n = scenario.body_shapes.len();
         let mut world = World::new(gpu, &scenario.shapes, &scenario.body_shapes, &options.world)?;
+        if let Some(owners) = compound_owners(scenario)? {
+            world.set_owners(owners)?;
+        }
         world.set_transforms(&scenario.start)?;
         let first = world.step()?;
         world.reserve(2 * first.stats.entries.max(64), 3 * first.stats.candidates.max(64))?;

@@ -1,11 +1,17 @@
-//! The built-in scenario: two crowds crossing in a corridor.
+//! The built-in scenarios: crowds crossing a corridor, past pillars or through a doorway.
 //!
-//! Group A fills a square block left of the middle and walks right; group B fills the block to
+//! In the crossing, group A fills a square block left of the middle and walks right; group B fills the block to
 //! the right and walks left; each body's goal is where it stands, moved one block and the gap
 //! over, so the two groups must pass through each other. Bodies are dropped at random at a
 //! packing fraction of one half, so they start overlapping and the first frames are push-out
-//! more than walking. Static walls (long boxes) close the corridor above and below, and a row
-//! of pillars stands in the gap between the blocks.
+//! more than walking.
+//!
+//! - [`Scenario::crossing`]: static walls (long boxes) close the corridor above and below, and a
+//!   row of pillars stands in the gap between the blocks.
+//! - [`Scenario::doorway`]: one crowd, twice as long, walks right through a doorway (the
+//!   bottleneck of pedestrian experiments). The walls above and below are concave bodies, each
+//!   with a jamb pointing into the corridor (a triangle half as wide as it is tall, whose slopes
+//!   lead a body walking into them toward the door): one opening a third of the corridor wide.
 
 use std::f64::consts::TAU;
 use std::fmt;
@@ -123,6 +129,11 @@ pub struct Scenario {
     pub walkers: Vec<Walker>,
     /// The number of moving bodies (the first ones).
     pub moving: usize,
+    /// Static compound bodies (concave walls): ranges of body indices, each the convex parts of
+    /// one body. Parts of one body never collide, and a pair of bodies pushes along its deepest
+    /// part pair only, as [`CompoundWorld`](crate::gpu::CompoundWorld) reports it. Empty when
+    /// every body is one shape.
+    pub compounds: Vec<std::ops::Range<usize>>,
 }
 
 /// A small deterministic generator (SplitMix64): the scenario is a function of its seed alone.
@@ -201,7 +212,62 @@ impl Scenario {
             start.push(Transform { x, y, angle: 0.0 });
             walkers.push(Walker { goal: [x, y], speed: 0.0, inv_mass: 0.0, radius });
         }
-        Ok(Scenario { shapes, body_shapes, start, walkers, moving: n })
+        Ok(Scenario { shapes, body_shapes, start, walkers, moving: n, compounds: vec![] })
+    }
+
+    /// A crowd of `n` bodies passing a doorway, the bottleneck of pedestrian experiments (see
+    /// the module docs): every body starts left of the door and walks right, to where it
+    /// stands moved one block and the gap over. The corridor's walls are two concave static
+    /// bodies, split into convex parts, whose jambs leave an opening a third of the corridor
+    /// wide. Fails only when `n` is so large that the walls' coordinates leave the range a
+    /// polygon may have.
+    pub fn doorway(kind: SimKind, n: usize, seed: u64) -> Result<Scenario> {
+        let mut random = Random(seed ^ 0x646f_6f72_7761_7921);
+        let mut shapes = kind.shapes()?;
+        let radii: Vec<f64> = shapes.iter().map(bounding_radius).collect();
+        let mean_radius = radii.iter().sum::<f64>() / radii.len() as f64;
+        // One block twice as long as the corridor is wide, at a packing fraction of one half.
+        let area = std::f64::consts::PI * mean_radius * mean_radius / 0.5;
+        let side = ((n as f64 / 2.0) * area).sqrt().max(2.0);
+        let length = 2.0 * side;
+        // The door: the middle third of the corridor, between the jambs' tips; each jamb rises
+        // from a base half as wide as it is tall, and the block starts clear of it.
+        let door = side / 3.0;
+        let jamb = (side - door) / 2.0;
+        let gap = jamb + GAP;
+        let (mut body_shapes, mut start, mut walkers) = (vec![], vec![], vec![]);
+        for _ in 0..n {
+            let s = (random.next() * shapes.len() as f64) as usize % shapes.len();
+            let (r, along) = (radii[s], random.next());
+            let y = r + (side - 2.0 * r) * random.next();
+            let x = -(gap / 2.0 + r + (length - 2.0 * r) * along);
+            let goal = [x + length + gap, y];
+            body_shapes.push(s as u32);
+            start.push(Transform { x, y, angle: random.next() * TAU });
+            walkers.push(Walker { goal, speed: SPEED * (0.9 + 0.2 * random.next()), inv_mass: 1.0, radius: r });
+        }
+        // The walls: a slab one unit thick along the corridor, beyond both blocks, and its jamb.
+        let half = length + gap / 2.0 + 2.0;
+        let foot = jamb / 2.0;
+        let below = [[-half, -1.0], [half, -1.0], [half, 0.0], [foot, 0.0], [0.0, jamb], [-foot, 0.0], [-half, 0.0]];
+        let above: Vec<[f64; 2]> = below.iter().rev().map(|&[x, y]| [x, side - y]).collect();
+        let mut compounds = vec![];
+        for outline in [below.to_vec(), above] {
+            let body = crate::geometry::Compound::concave(&outline)?;
+            let first = start.len();
+            for part in body.parts() {
+                // Each part is a static body of its own, placed at the centre of its box.
+                let b = part.aabb();
+                let (x, y) = ((b.min[0] + b.max[0]) / 2.0, (b.min[1] + b.max[1]) / 2.0);
+                let local = part.transformed(&Transform { x: -x, y: -y, angle: 0.0 });
+                body_shapes.push(shapes.len() as u32);
+                walkers.push(Walker { goal: [x, y], speed: 0.0, inv_mass: 0.0, radius: bounding_radius(&local) });
+                shapes.push(local);
+                start.push(Transform { x, y, angle: 0.0 });
+            }
+            compounds.push(first..start.len());
+        }
+        Ok(Scenario { shapes, body_shapes, start, walkers, moving: n, compounds })
     }
 
     /// The smallest bounding radius of a moving body (the yardstick of "1 % of a body's radius").

@@ -65,6 +65,15 @@ enum ResolveArg {
     Reuse,
 }
 
+/// The built-in simulation scenarios (`satgpu::sim::Scenario`).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScenarioArg {
+    /// Two crowds crossing in a corridor with straight walls and a row of pillars.
+    Crossing,
+    /// One crowd walking through a doorway in concave walls (compound static bodies).
+    Doorway,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Backend {
     /// The GPU pipeline.
@@ -234,9 +243,14 @@ enum Command {
         device: DeviceArgs,
     },
     /// Runs the built-in crowd on the GPU: two crowds crossing in a corridor with walls and
-    /// pillars. Each frame integrates, detects and pushes overlapping bodies apart, all on the
-    /// GPU; prints frames per second and the penetration left at the first and last frame.
+    /// pillars, or one crowd through a doorway in concave walls. Each frame integrates, detects and pushes
+    /// overlapping bodies apart, all on the GPU; prints frames per second and the penetration
+    /// left at the first and last frame.
     Sim {
+        /// crossing: two crowds, straight walls and pillars; doorway: one crowd through concave
+        /// walls whose jambs leave a door a third of the corridor wide.
+        #[arg(long, value_enum, default_value = "crossing")]
+        scenario: ScenarioArg,
         /// Body shapes: agents (circles), crowd (polygons) or shapes (circles, capsules, rounded
         /// boxes, hexagons).
         #[arg(long, default_value = "agents")]
@@ -412,12 +426,26 @@ fn dispatch(cli: Cli) -> ExitCode {
             let scenes = Scenes { file: scene.as_deref(), kinds: &kind, sizes: &n, seed };
             bench(scenes, frames, (json.as_deref(), plot.as_deref(), trace.as_deref()), &options, &device)
         }
-        Command::Sim { kind, n, frames, iterations, seed, resolve, json, frames_out, every, size, device } => {
+        Command::Sim {
+            scenario,
+            kind,
+            n,
+            frames,
+            iterations,
+            seed,
+            resolve,
+            json,
+            frames_out,
+            every,
+            size,
+            device,
+        } => {
             let resolve = match resolve {
                 ResolveArg::Fresh => satgpu::sim::Resolve::Fresh,
                 ResolveArg::Reuse => satgpu::sim::Resolve::Reuse,
             };
-            let args = sim::SimArgs { kind, n, frames, iterations, seed, resolve, json, frames_out, every, size };
+            let args =
+                sim::SimArgs { scenario, kind, n, frames, iterations, seed, resolve, json, frames_out, every, size };
             sim::run(&args, &device)
         }
         Command::Render { scene, pairs, detect, out, size, view, window, device } => {

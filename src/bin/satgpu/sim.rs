@@ -1,4 +1,4 @@
-//! `satgpu sim`: the built-in crowd scenario on the GPU (part of the CLI).
+//! `satgpu sim`: the built-in crowd scenarios on the GPU (part of the CLI).
 
 use std::path::{Path, PathBuf};
 
@@ -6,10 +6,11 @@ use satgpu::sim::{FrameReport, Resolve, Scenario, SimKind, SimOptions, Simulatio
 use satgpu::{reference, Aabb, Contact, Error, Polygon};
 
 use crate::bench::median;
-use crate::{render, DeviceArgs, Failure};
+use crate::{render, DeviceArgs, Failure, ScenarioArg};
 
 /// What `satgpu sim` was asked to do.
 pub struct SimArgs {
+    pub scenario: ScenarioArg,
     pub kind: SimKind,
     pub n: usize,
     pub frames: usize,
@@ -25,6 +26,7 @@ pub struct SimArgs {
 /// What `--json` writes.
 #[derive(serde::Serialize)]
 struct SimJson<'a> {
+    scenario: &'a str,
     kind: &'a str,
     n: usize,
     frames: usize,
@@ -59,8 +61,12 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     let size = satgpu::memory::SceneSize { bodies: args.n as u64, ..Default::default() };
     let what = || format!("{} bodies ({})", satgpu::memory::grouped(args.n as u64), args.kind);
     satgpu::gpu::check_fits(&gpu, size, satgpu::memory::Work::SIM, what)?;
-    let scenario = Scenario::crossing(args.kind, args.n, args.seed)
-        .map_err(|reason| Failure(2, format!("the {} scenario with n = {}: {reason}", args.kind, args.n)))?;
+    let (name, make): (_, fn(SimKind, usize, u64) -> _) = match args.scenario {
+        ScenarioArg::Crossing => ("crossing", Scenario::crossing),
+        ScenarioArg::Doorway => ("doorway", Scenario::doorway),
+    };
+    let scenario = make(args.kind, args.n, args.seed)
+        .map_err(|reason| Failure(2, format!("the {name} scenario of {} with n = {}: {reason}", args.kind, args.n)))?;
     // A JSON path whose folder does not exist fails before the run rather than after it; the
     // file itself is written whole at the end, or not at all.
     if let Some(path) = &args.json {
@@ -71,12 +77,14 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
         }
     }
     println!("adapter    {}", gpu.describe());
+    let statics = scenario.body_shapes.len() - scenario.moving;
+    let walls = match scenario.compounds.len() {
+        0 => String::new(),
+        k => format!(" (parts of {k} concave walls)"),
+    };
     println!(
-        "scenario   two crowds crossing: {} bodies ({}), {} static, seed {}",
-        args.n,
-        args.kind,
-        scenario.body_shapes.len() - scenario.moving,
-        args.seed
+        "scenario   {name}: {} moving bodies ({}), {statics} static{walls}, seed {}",
+        args.n, args.kind, args.seed
     );
     let resolve = match args.resolve {
         Resolve::Fresh => "fresh",
@@ -135,6 +143,7 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     }
     if let Some(path) = &args.json {
         let json = SimJson {
+            scenario: name,
             kind: args.kind.name(),
             n: args.n,
             frames: args.frames,
@@ -165,7 +174,7 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
 /// Writes frame `frame` as `DIR/frame_NNNNN.png`: the bodies at their positions on the GPU (read
 /// back for the picture), the pairs the f64 reference finds among those in view, and the frame's
 /// figures. Up to 2000 bodies all are drawn; above, the same 30 by 30 window at the middle of
-/// the corridor on every frame, where the crowds meet at the pillars.
+/// the corridor on every frame, where the crowds meet at the pillars or pass the door.
 fn write_frame(sim: &mut Simulation, scenario: &Scenario, args: &SimArgs, frame: usize) -> Result<(), Failure> {
     sim.sync()?;
     let positions = sim.positions()?;
@@ -176,8 +185,9 @@ fn write_frame(sim: &mut Simulation, scenario: &Scenario, args: &SimArgs, frame:
     } else {
         let starts = &scenario.start[..scenario.moving];
         let (low, high) = starts.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), t| (l.min(t.y), h.max(t.y)));
-        let (left, right) =
-            starts.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), t| (l.min(t.x), h.max(t.x)));
+        // Between the starts and the goals: where the crowds meet, or the door.
+        let xs = starts.iter().map(|t| t.x).chain(scenario.walkers[..scenario.moving].iter().map(|w| w.goal[0]));
+        let (left, right) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| (l.min(x), h.max(x)));
         let middle = [(left + right) / 2.0, (low + high) / 2.0];
         render::View::Window(Aabb {
             min: [middle[0] - 15.0, middle[1] - 15.0],
@@ -195,10 +205,17 @@ fn write_frame(sim: &mut Simulation, scenario: &Scenario, args: &SimArgs, frame:
             .collect(),
         _ => (0..placed.len()).collect(),
     };
+    // The body of each shape: the first part of a compound wall's for its parts, whose seams
+    // touch (pairs within a body are left out).
+    let mut owners: Vec<u32> = (0..placed.len() as u32).collect();
+    for range in &scenario.compounds {
+        owners[range.clone()].fill(range.start as u32);
+    }
     let near: Vec<Polygon> = keep.iter().map(|&i| placed[i].clone()).collect();
     let contacts: Vec<Contact> = reference::detect(&near)
         .into_iter()
         .map(|c| Contact { a: keep[c.a as usize] as u32, b: keep[c.b as usize] as u32, ..c })
+        .filter(|c| owners[c.a as usize] != owners[c.b as usize])
         .collect();
     let (kind, dir) = (args.kind, args.frames_out.as_deref().unwrap_or(Path::new(".")));
     let title = match sim.reports().last().filter(|_| frame > 0) {
@@ -222,7 +239,7 @@ fn write_frame(sim: &mut Simulation, scenario: &Scenario, args: &SimArgs, frame:
             contacts: &contacts,
             groups: &left,
             group_names: ["walking right", "walking left"],
-            owners: &[],
+            owners: if scenario.compounds.is_empty() { &[] } else { &owners },
         };
         render::draw_bodies(&bodies, &options)
     };

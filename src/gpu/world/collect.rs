@@ -183,7 +183,7 @@ impl World {
             });
             s.broad.encode_write(k, &mut pass);
             s.narrow.encode(k, &mut pass, self.rounded, self.large);
-            s.encode_compact(k, &mut pass, true);
+            s.encode_compact(k, &mut pass, true, s.order.is_some());
             if let Some(order) = &s.order {
                 order.encode(k, &mut pass);
             }

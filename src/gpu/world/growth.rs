@@ -69,7 +69,7 @@ impl World {
             let wiring = self.wiring();
             let mut sized = Sized::new(&self.gpu, &wiring, strips, capacity);
             add_stages(&self.gpu, &self.options, &wiring, &mut sized);
-            if !self.owners.is_empty() && sized.order.is_some() {
+            if !self.owners.is_empty() {
                 sized.add_deepest(&self.gpu, wiring.control, wiring.bodies);
             }
             sized

@@ -67,16 +67,14 @@ impl World {
 
     /// Marks the bodies that are parts of one compound body: `owners[i]` is the first part of
     /// part `i`'s body plus one, or 0 for a body of one part. The broad phase never pairs two
-    /// parts of one body (with the filters' kernels), and a world that orders its pairs on the
-    /// GPU keeps only the deepest part pair of each pair of bodies there (see
+    /// parts of one body (with the filters' kernels), and frames that order their pairs on the
+    /// GPU or stay there keep only the deepest part pair of each pair of bodies, on the GPU (see
     /// [`CompoundWorld`](crate::gpu::CompoundWorld)). Kept by later
     /// [`set_filters`](World::set_filters) calls.
     pub(crate) fn set_owners(&mut self, owners: Vec<u32>) -> Result<()> {
         self.owners = owners;
-        if self.sized.order.is_some() {
-            let (gpu, control, bodies, sized) = (&self.gpu, &self.control, &self.bodies, &mut self.sized);
-            gpu.scoped(|| sized.add_deepest(gpu, control, bodies))?;
-        }
+        let (gpu, control, bodies, sized) = (&self.gpu, &self.control, &self.bodies, &mut self.sized);
+        gpu.scoped(|| sized.add_deepest(gpu, control, bodies))?;
         let filters = if self.filters.is_empty() { vec![Filter::DEFAULT; self.len()] } else { self.filters.clone() };
         self.set_filters(&filters)
     }

@@ -279,7 +279,9 @@ impl World {
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }
 
-    fn record(&self, encoder: &mut wgpu::CommandEncoder, timed: bool, ordered: bool) {
+    /// Records a frame: `ordered`, with the GPU ordering where the world has it; `reduce`, in a
+    /// compound world, with the deepest part pair per pair of bodies kept on the GPU.
+    fn record(&self, encoder: &mut wgpu::CommandEncoder, timed: bool, ordered: bool, reduce: bool) {
         let timestamps = self.readback.timestamps.as_ref().filter(|_| timed);
         let mut rec = Recorder::new(encoder, self.gpu.kernels(), timestamps);
         let (s, k) = (&self.sized, rec.kernels);
@@ -289,7 +291,7 @@ impl World {
         self.transform.encode(&mut rec);
         s.broad.encode(&mut rec);
         s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded, self.large);
-        s.encode_compact(k, rec.pass(Pass::Compact), ordered);
+        s.encode_compact(k, rec.pass(Pass::Compact), ordered, reduce);
         if let Some(order) = s.order.as_ref().filter(|_| ordered) {
             order.encode(k, rec.pass(Pass::Order));
         }
@@ -347,7 +349,9 @@ impl World {
         let start = Instant::now();
         let submitted = gpu.scoped(|| {
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-            self.record(&mut encoder, self.options.timestamps, true);
+            // A compound world's frame read back keeps its deepest part pairs where it orders:
+            // on the GPU with the ordering there, otherwise on the host after its ordering.
+            self.record(&mut encoder, self.options.timestamps, true, self.sized.order.is_some());
             let capacity = u64::from(self.sized.capacity.candidates);
             self.readback.encode_contacts(&self.gpu, &mut encoder, &self.sized.pairs.contacts, capacity);
             self.readback.encode_status(&mut encoder, self.options.timestamps);

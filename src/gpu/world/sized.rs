@@ -71,9 +71,9 @@ impl Sized {
 
     /// The compaction; with the GPU ordering and `ordered`, its scan and then the sort keys in
     /// place of its write (the sort itself is [`Ordering::encode`]).
-    /// In a compound world the deepest part pair per pair of bodies is kept first.
-    pub fn encode_compact(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, ordered: bool) {
-        if let Some(deepest) = &self.deepest {
+    /// With `reduce`, a compound world keeps the deepest part pair per pair of bodies first.
+    pub fn encode_compact(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, ordered: bool, reduce: bool) {
+        if let Some(deepest) = self.deepest.as_ref().filter(|_| reduce) {
             deepest.encode(k, pass);
         }
         match self.order.as_ref().filter(|_| ordered) {
