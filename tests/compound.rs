@@ -207,6 +207,9 @@ fn a_world_of_concave_bodies_follows_its_transforms() {
     let options = WorldOptions::default().with_contact_detail(ContactDetail::Full);
     let mut world = CompoundWorld::new(&gpu, &shapes, &body_shapes, &options).unwrap();
     assert_eq!((world.len(), world.is_empty()), (n, false));
+    // The same world with the deepest part pairs kept on the GPU (where it orders).
+    let mut on_gpu =
+        CompoundWorld::new(&gpu, &shapes, &body_shapes, &options.clone().with_order(ContactOrder::Gpu)).unwrap();
     let side = (n as f64).sqrt() * 2.6;
     let mut total = 0;
     for frame in 0..3 {
@@ -219,6 +222,10 @@ fn a_world_of_concave_bodies_follows_its_transforms() {
             .collect();
         world.set_transforms(&transforms).unwrap();
         let got = world.step().unwrap();
+        on_gpu.set_transforms(&transforms).unwrap();
+        let reduced = on_gpu.step().unwrap();
+        assert_eq!(common::bits(&reduced.contacts), common::bits(&got.contacts), "frame {frame}: reduced on the GPU");
+        assert_eq!((&reduced.parts, &reduced.manifolds), (&got.parts, &got.manifolds), "frame {frame}");
         // The same poses as separate arrays give the same frame.
         let xy: Vec<[f64; 2]> = transforms.iter().map(|t| [t.x, t.y]).collect();
         let angle: Vec<f64> = transforms.iter().map(|t| t.angle).collect();
@@ -373,6 +380,8 @@ fn the_gpu_keeps_one_part_pair_per_pair_of_bodies() {
     assert_eq!(kept.len(), want.len(), "part pairs kept after growth");
     let frame = grown.step().unwrap();
     assert!(frame.stats.reruns == 0 && frame.stats.candidates > 16);
+    let bodies_span = frame.stats.host.iter().filter(|s| s.name == "bodies").count();
+    assert_eq!(bodies_span, 1, "the host's share is a span: {:?}", frame.stats.host);
     let report = compare_compound(&many, &frame.contacts, &want);
     assert!(report.ok(), "{}", report.disagreements[0]);
     let host = ordered(&gpu, &many, ContactOrder::Host, 16).step().unwrap();

@@ -501,6 +501,20 @@ fn bad_parts_and_outlines_are_named() {
         PolygonError::PartField { part: 0, field: "parts" }
     );
     assert_eq!(second(r#"{"parts": []}"#), PolygonError::NoParts);
+    // Holes are refused, never ignored: on a body, in a part, and on the first entry.
+    let square = r#""vertices": [[0, 0], [4, 0], [4, 4], [0, 4]]"#;
+    let hole = r#""holes": [[[1, 1], [3, 1], [3, 3], [1, 3]]]"#;
+    assert_eq!(second(&format!("{{{square}, {hole}}}")), PolygonError::Holes);
+    assert_eq!(
+        second(&format!(r#"{{"parts": [{{{square}, {hole}}}]}}"#)),
+        PolygonError::InPart { part: 0, reason: Box::new(PolygonError::Holes) }
+    );
+    match parse(&format!(r#"{{"polygons": [{{{square}, {hole}}}]}}"#)) {
+        Err(e @ Error::InvalidPolygon { index: 0, reason: PolygonError::Holes }) => {
+            assert!(e.to_string().starts_with(r#"polygon 0 has "holes""#), "{e}");
+        }
+        other => panic!("expected holes refused at polygon 0, got {other:?}"),
+    }
     assert!(matches!(
         second(r#"{"parts": [], "vertices": [[0,0],[1,0],[0,1]]}"#),
         PolygonError::ConflictingShapes { .. }

@@ -118,6 +118,12 @@ pub enum PolygonError {
         /// What is wrong with it.
         reason: Box<PolygonError>,
     },
+    /// A scene entry gives `"holes"`: not supported, and refused rather than ignored.
+    #[error(
+        "has \"holes\", which satgpu does not support; give the body as \"parts\" that leave each hole \
+         out"
+    )]
+    Holes,
     /// A part of a compound scene entry gives a field that belongs to the body (`"category"`,
     /// `"mask"`, `"group"`) or nests `"parts"`.
     #[error("part {part} gives {field:?}: a body's filter goes on the body, and parts do not nest")]

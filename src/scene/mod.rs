@@ -94,6 +94,8 @@ struct ShapeFile {
     category: Option<u32>,
     mask: Option<u32>,
     group: Option<i32>,
+    /// Not supported: refused ([`PolygonError::Holes`]) rather than ignored.
+    holes: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -111,6 +113,9 @@ struct CapsuleFile {
 
 impl ShapeFile {
     fn body(self) -> std::result::Result<Body, PolygonError> {
+        if self.holes.is_some() {
+            return Err(PolygonError::Holes);
+        }
         let given: Vec<&str> = [
             ("vertices", self.vertices.is_some()),
             ("circle", self.circle.is_some()),

@@ -107,8 +107,9 @@ pub struct HostSpan {
     /// (handing bytes to wgpu, or for transforms getting its staging memory), `submit`
     /// (recording and submitting the frame), `wait` (for the GPU), `map` (mapping a readback
     /// buffer), `copy_out` (out of mapped memory), `order` (the pairs sorted by (a, b) on the host,
-    /// converted to the caller's records on the way) or `widen` (pairs the GPU sorted converted to
-    /// the caller's records).
+    /// converted to the caller's records on the way), `widen` (pairs the GPU sorted converted to
+    /// the caller's records) or, in a [`CompoundWorld`](crate::gpu::CompoundWorld), `bodies`
+    /// (part pairs named by body, ordered, each pair of bodies' deepest kept).
     pub name: &'static str,
     /// Milliseconds from the start of the frame's first span.
     pub start_ms: f64,

@@ -7,6 +7,7 @@
 use crate::error::{Error, Result};
 use crate::geometry::{Compound, Contact, Filter, Manifold, Polygon, Transform};
 use crate::gpu::device::context::Gpu;
+use crate::gpu::device::pass::HostSpan;
 use crate::gpu::host::pack::{Pose, PoseArrays, PoseScalar, PoseSource};
 use crate::gpu::kernels::layout::GpuTransform;
 use crate::gpu::world::options::{ContactDetail, FrameStats, WorldOptions};
@@ -206,6 +207,7 @@ impl CompoundWorld {
     /// Runs a frame: the colliding pairs of bodies, sorted by (a, b).
     pub fn step(&mut self) -> Result<CompoundFrame> {
         let frame = self.inner.step()?;
+        let start = std::time::Instant::now();
         let kept = deepest(&self.owner, &frame.contacts);
         let mut out = CompoundFrame {
             contacts: Vec::with_capacity(kept.len()),
@@ -223,6 +225,9 @@ impl CompoundWorld {
             out.manifolds = kept.iter().map(|&i| frame.manifolds[i]).collect();
         }
         out.stats.colliding = out.contacts.len() as u64;
+        let start_ms = out.stats.host.last().map_or(0.0, |s| s.start_ms + s.ms);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        out.stats.host.push(HostSpan { name: "bodies", start_ms, ms });
         Ok(out)
     }
 }
