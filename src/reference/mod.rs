@@ -11,13 +11,19 @@
 //! between the cores, along the line between their closest points, found here by brute force over
 //! every vertex and edge.
 //!
+//! Neighbours within a margin ([`detect_within`], [`signed_distance`]): every pair at most a
+//! distance apart, with its signed distance (minus the MTV depth where the shapes collide, the
+//! distance between the closed shapes where they are apart).
+//!
 //! Everything here is deliberately plain loops with no shared state and no tolerances, so that
 //! a disagreement with the GPU points at the GPU. The only speed concession is the sort-and-sweep
 //! broad phase, which keeps 100,000 polygons well under a second.
 
 mod manifold;
+mod proximity;
 
 pub use manifold::{contained, contained_with_slack, distance_to_shape, manifold, manifold_alternatives, ALIGNED};
+pub use proximity::{detect_within, signed_distance};
 
 use crate::geometry::{Aabb, Contact, Filter, Polygon};
 
@@ -199,9 +205,19 @@ fn closest_points(a: &Polygon, b: &Polygon) -> ([f64; 2], [f64; 2], f64) {
 /// holds. This is exact (no pair is missed) and keeps the reference fast enough for benchmark
 /// sized scenes.
 pub fn broad_phase(polygons: &[Polygon]) -> Vec<(u32, u32)> {
+    broad_phase_inflated(polygons, 0.0)
+}
+
+/// [`broad_phase`] on boxes grown by `margin` on every side: a superset of the pairs at most
+/// `margin` apart (each box grows by the whole margin, so rounding cannot lose a pair).
+fn broad_phase_inflated(polygons: &[Polygon], margin: f64) -> Vec<(u32, u32)> {
     // The boxes, sorted by left edge, kept contiguous with their index so the sweep reads
     // memory in order.
-    let mut boxes: Vec<(Aabb, u32)> = polygons.iter().enumerate().map(|(i, p)| (p.aabb(), i as u32)).collect();
+    let grow = |b: Aabb| match margin {
+        0.0 => b,
+        m => Aabb { min: [b.min[0] - m, b.min[1] - m], max: [b.max[0] + m, b.max[1] + m] },
+    };
+    let mut boxes: Vec<(Aabb, u32)> = polygons.iter().enumerate().map(|(i, p)| (grow(p.aabb()), i as u32)).collect();
     boxes.sort_by(|(a, i), (b, j)| a.min[0].total_cmp(&b.min[0]).then(i.cmp(j)));
     let mut pairs = Vec::new();
     for (k, (bi, i)) in boxes.iter().enumerate() {

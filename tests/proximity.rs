@@ -1,0 +1,134 @@
+//! Issue 26, neighbours within a margin: the f64 reference (`reference::detect_within`,
+//! `reference::signed_distance`) against hand-computed distances, brute force over every pair,
+//! and `detect` at margin 0; at 1e-30 and 1e30 scale, and with no pair in reach.
+
+use satgpu::reference::{detect_filtered, detect_within, signed_distance};
+use satgpu::scene::{generate, SceneKind};
+use satgpu::{Filter, Polygon, Transform};
+
+fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Polygon {
+    Polygon::new(vec![[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).unwrap()
+}
+
+fn close(x: f64, want: f64, what: &str) {
+    assert!((x - want).abs() <= 1e-12 * want.abs().max(1.0), "{what}: {x} against {want}");
+}
+
+#[test]
+fn distances_are_those_of_the_closed_shapes() {
+    let unit = rect(0.0, 0.0, 1.0, 1.0);
+    let cases: [(&str, Polygon, f64, [f64; 2]); 6] = [
+        ("face to face", rect(3.0, 0.0, 4.0, 1.0), 2.0, [1.0, 0.0]),
+        ("corner to corner", rect(2.0, 2.0, 3.0, 3.0), 2f64.sqrt(), [0.5f64.sqrt(), 0.5f64.sqrt()]),
+        ("touching", rect(1.0, 0.5, 2.0, 1.5), 0.0, [1.0, 0.0]),
+        ("overlapping by 0.25", rect(0.75, 0.0, 1.75, 1.0), -0.25, [1.0, 0.0]),
+        ("a circle above", Polygon::circle([0.5, 4.0], 1.0).unwrap(), 2.0, [0.0, 1.0]),
+        ("a capsule beside", Polygon::capsule([5.0, 0.0], [5.0, 1.0], 0.5).unwrap(), 3.5, [1.0, 0.0]),
+    ];
+    for (what, other, want, normal) in cases {
+        let (n, d) = signed_distance(&unit, &other);
+        close(d, want, what);
+        close(n[0], normal[0], what);
+        close(n[1], normal[1], what);
+        // Reported within a margin of at least the distance, and not under it.
+        let pair = [unit.clone(), other.clone()];
+        let got = detect_within(&pair, &[], want.max(0.0));
+        assert_eq!(got.len(), 1, "{what}");
+        assert_eq!((got[0].a, got[0].b), (0, 1));
+        close(got[0].depth, -want, what);
+        if want > 0.0 {
+            assert!(detect_within(&pair, &[], want * (1.0 - 1e-9)).is_empty(), "{what} under its distance");
+        }
+    }
+    // Two circles: centres 5 apart, radii 1 and 2.
+    let (n, d) =
+        signed_distance(&Polygon::circle([0.0, 0.0], 1.0).unwrap(), &Polygon::circle([3.0, 4.0], 2.0).unwrap());
+    close(d, 2.0, "circles");
+    close(n[0], 0.6, "circles");
+    close(n[1], 0.8, "circles");
+}
+
+/// Every pair of `polygons` at most `margin` apart, by brute force over all pairs.
+fn brute(polygons: &[Polygon], margin: f64) -> Vec<(u32, u32)> {
+    let mut out = vec![];
+    for i in 0..polygons.len() {
+        for j in i + 1..polygons.len() {
+            if signed_distance(&polygons[i], &polygons[j]).1 <= margin {
+                out.push((i as u32, j as u32));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_pair_within_the_margin_and_margin_zero_is_detect() {
+    for kind in SceneKind::ALL {
+        let polygons = generate(kind, 200, 6);
+        let exact = detect_filtered(&polygons, &[]);
+        let zero = detect_within(&polygons, &[], 0.0);
+        assert_eq!(format!("{zero:?}"), format!("{exact:?}"), "{kind}: margin 0 is detect, bit for bit");
+        // A margin of about one typical body, and a tenth of it.
+        let size: f64 = polygons.iter().map(|p| p.aabb().max[0] - p.aabb().min[0]).sum::<f64>() / 200.0;
+        for margin in [0.1 * size, size] {
+            let got = detect_within(&polygons, &[], margin);
+            let pairs: Vec<(u32, u32)> = got.iter().map(|c| (c.a, c.b)).collect();
+            assert_eq!(pairs, brute(&polygons, margin), "{kind}, margin {margin}");
+            assert!(got.len() >= exact.len(), "{kind}");
+            for c in &got {
+                assert!(c.depth >= -margin && c.depth.is_finite(), "{kind}: {c:?}");
+                assert!((c.normal[0].hypot(c.normal[1]) - 1.0).abs() < 1e-9, "{kind}: {c:?}");
+                // The colliding ones are detect's, unchanged.
+                if let Ok(k) = exact.binary_search_by_key(&(c.a, c.b), |e| (e.a, e.b)) {
+                    assert_eq!(format!("{c:?}"), format!("{:?}", exact[k]), "{kind}");
+                } else {
+                    assert!(c.depth <= 0.0, "{kind}: a pair apart with depth {}", c.depth);
+                }
+            }
+            if kind != SceneKind::Pile && kind != SceneKind::Grid {
+                assert!(got.len() > exact.len(), "{kind}, margin {margin}: no pair apart in reach");
+            }
+        }
+    }
+}
+
+#[test]
+fn margins_at_every_scale_filters_and_no_neighbours() {
+    // The face-to-face and corner cases at 1e-30 and 1e30: the distance scales with them.
+    for scale in [1e-30, 1e30] {
+        let s = |p: Polygon| {
+            let v: Vec<[f64; 2]> = p.vertices().iter().map(|v| [v[0] * scale, v[1] * scale]).collect();
+            Polygon::new(v).unwrap()
+        };
+        let shapes = [s(rect(0.0, 0.0, 1.0, 1.0)), s(rect(3.0, 0.0, 4.0, 1.0)), s(rect(2.0, 2.0, 3.0, 3.0))];
+        // Scaled coordinates are rounded: margins a relative 1e-12 past the distances.
+        let got = detect_within(&shapes, &[], 2.0 * scale * (1.0 + 1e-12));
+        let found: Vec<(u32, u32)> = got.iter().map(|c| (c.a, c.b)).collect();
+        assert_eq!(found, [(0, 1), (0, 2), (1, 2)], "scale {scale}");
+        close(got[0].depth / scale, -2.0, "face to face");
+        close(got[1].depth / scale, -(2f64.sqrt()), "corner to corner");
+        let near = detect_within(&shapes, &[], scale * (1.0 + 1e-12));
+        assert_eq!(near.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>(), [(1, 2)], "scale {scale}");
+    }
+    // Far apart: nothing within reach; none, one and no polygons.
+    let far: Vec<Polygon> = (0..50)
+        .map(|i| rect(0.0, 0.0, 1.0, 1.0).transformed(&Transform { x: 10.0 * i as f64, y: 0.0, angle: 0.0 }))
+        .collect();
+    assert!(detect_within(&far, &[], 8.999).is_empty());
+    assert_eq!(detect_within(&far, &[], 9.0).len(), 49);
+    assert!(detect_within(&far[..1], &[], 1e6).is_empty());
+    assert!(detect_within(&[], &[], 1.0).is_empty());
+    // Filters exclude pairs within the margin as they exclude colliding ones: on the first body.
+    let mut filters = vec![Filter::DEFAULT; 50];
+    filters[0] = Filter { group: -1, ..Filter::DEFAULT };
+    filters[1] = Filter { group: -1, ..Filter::DEFAULT };
+    let got = detect_within(&far, &filters, 9.0);
+    assert_eq!(got.len(), 48);
+    assert!(got.iter().all(|c| (c.a, c.b) != (0, 1)));
+}
+
+#[test]
+#[should_panic(expected = "the margin must be finite and at least 0")]
+fn a_negative_margin_is_refused() {
+    detect_within(&[rect(0.0, 0.0, 1.0, 1.0)], &[], -1.0);
+}
