@@ -36,6 +36,7 @@
 // products neither overflow nor underflow for pair sizes anywhere from 1e-30 to 1e30.
 
 #import constants
+#import params
 #import body
 #import index
 #import side
@@ -52,6 +53,7 @@
 // (words 0..COST_BINS), then per bin those listed so far, then the total listed (these zeroed by
 // control_pairs.wgsl); from word LARGE_LIST, their candidate indices by bin, costliest first.
 @group(0) @binding(7) var<storage, read_write> large: array<atomic<u32>>;
+@group(0) @binding(8) var<uniform> params: Params; // the margin (WorldOptions::margin)
 
 // Pairs of two polygons of at most SMALL vertices each (most scenes) are copied into private
 // arrays once and tested by brute force over fixed-length loops: lanes of a SIMD software adapter
@@ -454,7 +456,10 @@ fn test(i: u32, small: bool) {
     let a = frame.a;
     let b = frame.b;
     let k = frame.k;
-    let reach = select(0.0, (ba.round + bb.round) * a.scale, ROUNDED);
+    // `radii` makes the depth; `reach` decides which pairs are reported: the radii and the
+    // margin (WorldOptions::margin, 0 unless neighbours within a distance are asked for).
+    let radii = select(0.0, (ba.round + bb.round) * a.scale, ROUNDED);
+    let reach = select(0.0, (ba.round + bb.round + params.margin) * a.scale, ROUNDED);
     var fa = Face(-3.0e38, 0u, 0u, false);
     var fb = Face(-3.0e38, 0u, 0u, false);
     if small {
@@ -505,7 +510,7 @@ fn test(i: u32, small: bool) {
     if flat && ba.count == 2u && bb.count == 2u {
         flat = !segments_cross(vertex(a, 0u), vertex(a, 1u), vertex(b, 0u), vertex(b, 1u));
     }
-    var depth = reach - best;
+    var depth = radii - best;
     if ROUNDED && (flat || best > 0.0) {
         var near: Near;
         if flat {
@@ -521,7 +526,7 @@ fn test(i: u32, small: bool) {
             return;
         }
         let d = sqrt(near.d2);
-        depth = reach - d;
+        depth = radii - d;
         // The normal: an edge's where a nearest point lies inside an edge; else the direction
         // between two vertices, unless they are too close for rounding to leave it accurate: then
         // the best face's normal, whose depth differs by at most d (far inside the band), or for
@@ -534,8 +539,12 @@ fn test(i: u32, small: bool) {
             best_normal = vec2<f32>(1.0, 0.0);
         }
     }
-    // Back from the scaled frame, exactly.
-    depth = max(depth, 0.0) * pow2(-k);
+    // Back from the scaled frame, exactly. Without a margin every reported pair collides: depth
+    // >= 0. With one, a pair apart has a negative depth, minus its distance.
+    if params.margin == 0.0 {
+        depth = max(depth, 0.0);
+    }
+    depth *= pow2(-k);
     results[i] = vec4<f32>(best_normal, depth, 1.0);
     flags[i] = 1u;
 }

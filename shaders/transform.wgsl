@@ -62,7 +62,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         // the translation, so every pair whose exact (f64) boxes overlap is a candidate. Extra
         // candidates cost only time.
         // A rounded shape reaches its radius beyond the core.
-        let margin = (abs(t.x) + abs(t.y) + radius + body.round) * 2.0e-6 + body.round;
+        // A margin (WorldOptions::margin) reaches that much further.
+        let reach = body.round + params.margin;
+        let margin = (abs(t.x) + abs(t.y) + radius + reach) * 2.0e-6 + reach;
         lo += t.xy - vec2<f32>(margin);
         hi += t.xy + vec2<f32>(margin);
         aabbs[i] = vec4<f32>(lo, hi);

@@ -124,6 +124,30 @@ pub fn compare(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact]) -> 
     )
 }
 
+/// Checks `gpu` pairs within `margin` for `polygons` (from a world with
+/// [`WorldOptions::margin`](crate::gpu::WorldOptions::margin)) against the reference's (from
+/// [`reference::detect_within`]). A pair only one side reports is allowed where its signed
+/// distance lies within the band of the margin (the pair's band, plus the rounding of the margin
+/// to f32); depths (minus the signed distances) must agree within the band, and the normal must
+/// be a minimum translation direction for colliding pairs and the closest direction for pairs
+/// apart: in both cases the reference's penetration along it equals the depth.
+pub fn compare_within(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact], margin: f64) -> Report {
+    let pair = |a: u32, b: u32| (&polygons[a as usize], &polygons[b as usize]);
+    compare_with(
+        gpu,
+        reference,
+        |a, b| {
+            let (pa, pb) = pair(a, b);
+            let distance = reference::signed_distance(pa, pb).1;
+            (distance - margin, band(pa, pb) + 2.0 * f64::from(f32::EPSILON) * margin)
+        },
+        |a, b, normal, _| {
+            let (pa, pb) = pair(a, b);
+            reference::penetration_along(pa, pb, normal)
+        },
+    )
+}
+
 /// Checks `gpu` contacts between compound `bodies` against the reference's (from
 /// [`reference::detect_compound`]). A pair of bodies is judged as one pair of shapes whose
 /// separation is the least over their part pairs, whose band is [`compound_band`], and whose

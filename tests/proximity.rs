@@ -2,9 +2,13 @@
 //! `reference::signed_distance`) against hand-computed distances, brute force over every pair,
 //! and `detect` at margin 0; at 1e-30 and 1e30 scale, and with no pair in reach.
 
+mod common;
+
+use satgpu::gpu::{CompoundWorld, ContactDetail, World, WorldOptions};
 use satgpu::reference::{detect_filtered, detect_within, signed_distance};
 use satgpu::scene::{generate, SceneKind};
-use satgpu::{Filter, Polygon, Transform};
+use satgpu::validate::compare_within;
+use satgpu::{Compound, Error, Filter, Polygon, Transform};
 
 fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Polygon {
     Polygon::new(vec![[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).unwrap()
@@ -131,4 +135,79 @@ fn margins_at_every_scale_filters_and_no_neighbours() {
 #[should_panic(expected = "the margin must be finite and at least 0")]
 fn a_negative_margin_is_refused() {
     detect_within(&[rect(0.0, 0.0, 1.0, 1.0)], &[], -1.0);
+}
+
+/// The mean width of the polygons' boxes.
+fn typical_size(polygons: &[Polygon]) -> f64 {
+    polygons.iter().map(|p| p.aabb().max[0] - p.aabb().min[0]).sum::<f64>() / polygons.len() as f64
+}
+
+fn gpu_within(gpu: &satgpu::gpu::Gpu, polygons: &[Polygon], margin: f64) -> Vec<satgpu::Contact> {
+    let options = WorldOptions::default().with_margin(margin);
+    World::from_polygons(gpu, polygons, &options).unwrap().step().unwrap().contacts
+}
+
+#[test]
+fn gpu_pairs_within_a_margin_agree_with_the_reference() {
+    let gpu = common::gpu();
+    for kind in SceneKind::ALL.into_iter().filter(|&k| k != SceneKind::Scales) {
+        let polygons = generate(kind, 600, 8);
+        let size = typical_size(&polygons);
+        for margin in [0.05 * size, 0.5 * size] {
+            let got = gpu_within(&gpu, &polygons, margin);
+            let want = detect_within(&polygons, &[], margin);
+            let report = compare_within(&polygons, &got, &want, margin);
+            assert!(report.ok(), "{kind}, margin {margin}: {}", report.disagreements[0]);
+            let apart = got.iter().filter(|c| c.depth < 0.0).count();
+            let touching = matches!(kind, SceneKind::Pile | SceneKind::Grid); // all within reach overlap or touch
+            assert!(apart > 0 || touching, "{kind}, margin {margin}: no pair apart reported");
+            assert!(got.iter().all(|c| c.depth >= -margin * (1.0 + 1e-6)), "{kind}: a pair beyond the margin");
+        }
+    }
+    // The same scene at 1e-30 and 1e30 scale, with the margin scaled with it.
+    let crowd = generate(SceneKind::Crowd, 600, 9);
+    let size = typical_size(&crowd);
+    for scale in [1e-30, 1e30] {
+        let scaled: Vec<Polygon> = crowd
+            .iter()
+            .map(|p| Polygon::new(p.vertices().iter().map(|v| [v[0] * scale, v[1] * scale]).collect()).unwrap())
+            .collect();
+        let margin = 0.3 * size * scale;
+        let got = gpu_within(&gpu, &scaled, margin);
+        let want = detect_within(&scaled, &[], margin);
+        let report = compare_within(&scaled, &got, &want, margin);
+        assert!(report.ok(), "scale {scale}: {}", report.disagreements[0]);
+        assert!(want.iter().any(|c| c.depth < 0.0), "scale {scale}");
+    }
+    // Shapes far apart: none within the margin; and a margin past all of them finds every pair.
+    let far: Vec<Polygon> = (0..40)
+        .map(|i| rect(0.0, 0.0, 1.0, 1.0).transformed(&Transform { x: 10.0 * i as f64, y: 0.0, angle: 0.0 }))
+        .collect();
+    assert!(gpu_within(&gpu, &far, 8.5).is_empty());
+    let all = gpu_within(&gpu, &far, 400.0);
+    assert_eq!(all.len(), 40 * 39 / 2);
+    let report = compare_within(&far, &all, &detect_within(&far, &[], 400.0), 400.0);
+    assert!(report.ok(), "{}", report.disagreements[0]);
+}
+
+#[test]
+fn margin_zero_is_todays_output_and_bad_margins_are_refused() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Shapes, 800, 3);
+    let today = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap().step().unwrap();
+    assert_eq!(common::bits(&gpu_within(&gpu, &polygons, 0.0)), common::bits(&today.contacts));
+    for bad in [-1.0, f64::NAN, f64::INFINITY, 1e39] {
+        match World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_margin(bad)) {
+            Err(Error::InvalidSetting { what: "margin", .. }) => {}
+            other => panic!("margin {bad}: expected InvalidSetting, got {:?}", other.map(|w| w.len())),
+        }
+    }
+    // Not yet: closest points (ContactDetail::Full) and compound worlds; refused, not ignored.
+    let full = WorldOptions::default().with_margin(0.5).with_contact_detail(ContactDetail::Full);
+    assert!(matches!(World::from_polygons(&gpu, &polygons, &full), Err(Error::InvalidSetting { what: "margin", .. })));
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_margin(0.5)).unwrap();
+    assert!(matches!(world.set_contact_detail(ContactDetail::Full), Err(Error::InvalidSetting { .. })));
+    let bodies: Vec<Compound> = polygons[..10].iter().cloned().map(Compound::from).collect();
+    let compound = CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default().with_margin(0.5));
+    assert!(matches!(compound, Err(Error::InvalidSetting { what: "margin", .. })));
 }

@@ -7,6 +7,6 @@ struct Params {
     fold_width: u32,
     strip_height: f32,
     candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
-    pad1: u32,
-    pad2: u32,
+    margin: f32, // pairs at most this far apart are reported (WorldOptions::margin)
+    pad: u32,
 }

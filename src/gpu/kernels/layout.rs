@@ -112,12 +112,15 @@ pub struct GpuParams {
     /// First candidate pair of this batch: 0, unless a frame has more candidates than one
     /// binding holds and runs in batches.
     pub candidate_base: u32,
+    /// The margin of [`WorldOptions::margin`](crate::gpu::WorldOptions::margin), rounded up to f32.
+    pub margin: f32,
     /// Padding to 32 bytes.
-    pub pad: [u32; 2],
+    pub pad: u32,
 }
 
 /// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](crate::gpu::World::contacts_buffer)
-/// (compact.wgsl: `Contact`): `a < b`, unit normal from a to b, depth >= 0.
+/// (compact.wgsl: `Contact`): `a < b`, unit normal from a to b, depth >= 0 (negative, minus the
+/// distance, for a pair apart within [`WorldOptions::margin`](crate::gpu::WorldOptions::margin)).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuContact {

@@ -293,7 +293,7 @@ impl Kernels {
             scan_add,
             sat: {
                 let source = src("sat.wgsl");
-                let slots = [Read, Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite];
+                let slots = [Read, Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, Uniform];
                 let prune = f64::from(tuning.prune_from);
                 let plain = Kernel::new(
                     device,

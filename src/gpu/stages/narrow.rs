@@ -48,6 +48,7 @@ impl NarrowPhase {
                 pairs.results.as_entire_binding(),
                 pairs.flags.as_entire_binding(),
                 scratch.as_entire_binding(),
+                wiring.params.as_entire_binding(),
             ],
         );
         NarrowPhase { control_group, sat_group, control: wiring.control.clone() }

@@ -56,6 +56,10 @@ impl CompoundWorld {
     /// [`set_transforms`](CompoundWorld::set_transforms). A body naming a shape that does not
     /// exist is [`Error::UnknownShape`].
     pub fn new(gpu: &Gpu, shapes: &[Compound], body_shapes: &[u32], options: &WorldOptions) -> Result<CompoundWorld> {
+        if options.margin != 0.0 {
+            let detail = format!("{}: not yet in compound worlds", options.margin);
+            return Err(Error::InvalidSetting { what: "margin", detail });
+        }
         let mut start = Vec::with_capacity(shapes.len() + 1);
         start.push(0);
         for s in shapes {

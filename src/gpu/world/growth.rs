@@ -25,7 +25,7 @@ impl World {
         if packed.same_layout(&self.packed) {
             let (queue, bodies) = (self.gpu.queue(), &self.bodies);
             self.spans.time("staging_write", || bodies.write(queue, &packed));
-            self.rounded = packed.rounded();
+            self.rounded = packed.rounded() || self.margin > 0.0;
             self.large = packed.large();
             self.spare = std::mem::replace(&mut self.packed, packed);
             return Ok(());

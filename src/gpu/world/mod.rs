@@ -96,6 +96,8 @@ pub struct World {
     /// Some body has more vertices than the narrow phase's small path takes: its binning and
     /// large-pair passes run.
     large: bool,
+    /// [`WorldOptions::margin`], rounded up to f32 (0: colliding pairs only).
+    margin: f32,
     /// The last frame's manifolds ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)), in the order of its contacts.
     manifolds: Vec<Manifold>,
     /// Host spans since the last collected frame, reported in its [`FrameStats::host`].
@@ -141,7 +143,9 @@ impl World {
     }
 
     fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions) -> Result<World> {
-        let (rounded, large) = (packed.rounded(), packed.large());
+        let margin = gpu_margin(options)?;
+        // A margin measures the distance between apart shapes: the narrow phase's rounded variant.
+        let (rounded, large) = (packed.rounded() || margin > 0.0, packed.large());
         let limits = gpu.device().limits();
         let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         let n = packed.bodies.len();
@@ -199,6 +203,7 @@ impl World {
                 owners: vec![],
                 rounded,
                 large,
+                margin,
                 manifolds: vec![],
                 spans: SpanLog::default(),
                 poison: false,
@@ -274,7 +279,8 @@ impl World {
             fold_width: self.fold,
             strip_height: self.strip_height,
             candidate_base,
-            pad: [0; 2],
+            margin: self.margin,
+            pad: 0,
         };
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }
@@ -386,6 +392,21 @@ impl World {
     pub fn collect_f32_into(&mut self, contacts: &mut Vec<GpuContact>) -> Result<FrameStats> {
         self.collect_sink(contacts, false).map(|(stats, _)| stats)
     }
+}
+
+/// The margin of `options` as the GPU uses it: rounded up to f32, so that no pair within the
+/// margin is lost; refused when negative, not finite, or asked with what it does not support yet.
+fn gpu_margin(options: &WorldOptions) -> Result<f32> {
+    let m = options.margin;
+    let refuse = |why: &str| Err(crate::Error::InvalidSetting { what: "margin", detail: format!("{m}: {why}") });
+    if !(m >= 0.0 && m.is_finite() && m <= f64::from(f32::MAX)) {
+        return refuse("must be finite, at least 0 and at most 3.4e38");
+    }
+    if m > 0.0 && options.contact_detail == ContactDetail::Full {
+        return refuse("not yet with ContactDetail::Full (the closest points of pairs apart)");
+    }
+    let f = m as f32;
+    Ok(if f64::from(f) < m { f.next_up() } else { f })
 }
 
 /// Adds the stages `options` ask for to `sized`: the GPU ordering and the manifolds.

@@ -37,6 +37,13 @@ pub struct WorldOptions {
     pub contact_detail: ContactDetail,
     /// Where the colliding pairs are ordered by (a, b) (default [`ContactOrder::Auto`]).
     pub order: ContactOrder,
+    /// Neighbours within a distance (default 0: colliding pairs only). With a margin `d > 0`
+    /// every pair at most `d` apart is reported, with `depth` minus its signed distance: as
+    /// today for colliding pairs, and negative, down to `-d`, for pairs apart, whose normal points
+    /// from `a`'s closest point to `b`'s (see [`reference::detect_within`](crate::reference::detect_within)).
+    /// Must be finite and at least 0 ([`Error::InvalidSetting`](crate::Error::InvalidSetting)
+    /// otherwise); not yet with [`ContactDetail::Full`] or compound worlds.
+    pub margin: f64,
 }
 
 /// Where a frame's colliding pairs are ordered by (a, b). Every choice gives the same pairs, in
@@ -120,6 +127,12 @@ impl WorldOptions {
     /// With strips `height` world units tall.
     pub fn with_strip_height(mut self, height: f64) -> Self {
         self.strip_height = Some(height);
+        self
+    }
+
+    /// Reporting every pair at most `margin` apart (see [`WorldOptions::margin`]).
+    pub fn with_margin(mut self, margin: f64) -> Self {
+        self.margin = margin;
         self
     }
 }
