@@ -76,6 +76,46 @@ fn gen_then_detect_writes_the_same_pairs_on_gpu_and_cpu() {
     assert!(json["pairs"][0]["normal_x"].is_number());
 }
 
+/// Issue 26: `detect --margin D` adds the pairs apart by at most D, with negative depths, the
+/// same pairs from the GPU and the reference; margin 0 is plain detect; bad margins exit 2.
+#[test]
+fn detect_margin_reports_neighbours_apart() {
+    let scene = tmp("margin.json");
+    assert!(satgpu(&["gen", "--kind", "crowd", "--n", "800", "--seed", "5", "--out", p(&scene)]).status.success());
+    let read = |backend: &str, margin: &str| {
+        let out = tmp(&format!("margin-{backend}-{margin}.csv"));
+        let o = satgpu(&["detect", p(&scene), "--backend", backend, "--margin", margin, "--out", p(&out)]);
+        assert!(o.status.success(), "{backend} {margin}: {}", stderr(&o));
+        let said = String::from_utf8_lossy(&o.stdout).into_owned();
+        let rows: Vec<(String, f64)> = std::fs::read_to_string(out)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (format!("{},{}", f[0], f[1]), f[4].parse().unwrap())
+            })
+            .collect();
+        (rows, said)
+    };
+    let (plain, _) = read("cpu", "0");
+    let (cpu, said) = read("cpu", "0.2");
+    let (gpu, _) = read("gpu", "0.2");
+    assert!(said.contains(&format!("{} pairs within 0.2 ({} colliding)", cpu.len(), plain.len())), "{said}");
+    assert!(cpu.len() > plain.len() && cpu.iter().any(|r| r.1 < 0.0) && cpu.iter().all(|r| r.1 >= -0.2));
+    // The same pairs, but for a few at the margin's edge that rounding may put either side.
+    let names = |rows: &[(String, f64)]| rows.iter().map(|r| r.0.clone()).collect::<std::collections::BTreeSet<_>>();
+    let differ = names(&cpu).symmetric_difference(&names(&gpu)).count();
+    assert!(differ <= 2, "{differ} pairs differ between the GPU and the reference");
+    for bad in ["--margin=-1", "--margin=nan", "--margin=inf"] {
+        let o = satgpu(&["detect", p(&scene), bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--margin"), "{bad}: {}", stderr(&o));
+    }
+    let o = satgpu(&["detect", p(&scene), "--margin", "0.5", "--contacts", "full"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
 /// Issue 25: a scene of concave and compound bodies gives pairs of bodies, the same from the GPU
 /// and the reference, and with `--contacts full` each pair's deepest part pair.
 #[test]

@@ -106,10 +106,16 @@ pub(crate) fn detect(
     path: &Path,
     backend: Backend,
     out: Option<&Path>,
-    full: bool,
+    (full, margin): (bool, f64),
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     // Every argument is checked before any work starts.
+    if !(margin >= 0.0 && margin.is_finite()) {
+        return Err(Failure(2, format!("--margin {margin}: must be finite and at least 0")));
+    }
+    if margin > 0.0 && full {
+        return Err(Failure(2, "--margin with --contacts full is not supported yet".into()));
+    }
     let json = match out.map(|out| (out, out.extension().and_then(|e| e.to_str()))) {
         None => false,
         Some((_, Some("json"))) => true,
@@ -117,6 +123,9 @@ pub(crate) fn detect(
         Some((out, _)) => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
     };
     let scene::Scene { polygons, filters, compounds } = scene::read_scene(path)?;
+    if margin > 0.0 && !compounds.is_empty() {
+        return Err(Failure(2, format!("{}: --margin with compound bodies is not supported yet", path.display())));
+    }
     // Opening the device (and compiling every pipeline) is timed apart from the detection.
     let t = Instant::now();
     let gpu = if backend == Backend::Gpu { Some(device.open()?) } else { None };
@@ -128,10 +137,18 @@ pub(crate) fn detect(
             let (contacts, manifolds, parts) = detect_compounds(gpu.as_ref(), &compounds, &filters, full)?;
             (contacts, manifolds, Some(parts))
         }
-        (None, false) => (reference::detect_filtered(&polygons, &filters), vec![], None),
+        (None, false) => (reference::detect_within(&polygons, &filters, margin), vec![], None),
         (None, true) => {
             let (contacts, manifolds) = reference::detect_full(&polygons, &filters);
             (contacts, manifolds, None)
+        }
+        (Some(gpu), false) if margin > 0.0 => {
+            let mut world =
+                gpu::World::from_polygons(gpu, &polygons, &gpu::WorldOptions::default().with_margin(margin))?;
+            if !filters.is_empty() {
+                world.set_filters(&filters)?;
+            }
+            (world.step()?.contacts, vec![], None)
         }
         (Some(gpu), false) => (gpu::detect_filtered(gpu, &polygons, &filters)?, vec![], None),
         (Some(gpu), true) => {
@@ -154,7 +171,7 @@ pub(crate) fn detect(
                 (true, false, _) => scene::write_contacts_json(w, &contacts, out),
                 (false, false, _) => scene::write_contacts_csv(w, &contacts, out),
             })?;
-            println!("wrote {}: {} colliding pairs ({timing})", out.display(), memory::grouped(contacts.len() as u64));
+            println!("wrote {}: {} ({timing})", out.display(), pairs_said(&contacts, margin, true));
         }
         None => {
             let mut stdout = std::io::stdout().lock();
@@ -162,7 +179,7 @@ pub(crate) fn detect(
                 0 => format!("{} polygons", polygons.len()),
                 parts => format!("{} bodies ({parts} convex parts)", compounds.len()),
             };
-            let _ = writeln!(stdout, "{bodies}, {} colliding pairs ({timing})", contacts.len());
+            let _ = writeln!(stdout, "{bodies}, {} ({timing})", pairs_said(&contacts, margin, false));
             for (i, c) in contacts.iter().enumerate().take(10) {
                 let _ = write!(
                     stdout,
@@ -186,6 +203,19 @@ pub(crate) fn detect(
         }
     }
     Ok(())
+}
+
+/// "N colliding pairs", or with a margin "N pairs within D (M colliding)"; `grouped`: numbers
+/// with thousands separators.
+fn pairs_said(contacts: &[Contact], margin: f64, grouped: bool) -> String {
+    let say = |n: usize| if grouped { memory::grouped(n as u64) } else { n.to_string() };
+    match margin {
+        0.0 => format!("{} colliding pairs", say(contacts.len())),
+        d => {
+            let colliding = contacts.iter().filter(|c| c.depth >= 0.0).count();
+            format!("{} pairs within {d} ({} colliding)", say(contacts.len()), say(colliding))
+        }
+    }
 }
 
 /// Pairs of compound bodies: contacts, manifolds (with `--contacts full`) and each pair's deepest

@@ -186,6 +186,10 @@ enum Command {
         /// containment flags a_in_b, b_in_a and one or two contact points with their depths).
         #[arg(long, value_enum, default_value = "basic")]
         contacts: Detail,
+        /// Also report pairs apart by at most D (world units), with depth = minus their
+        /// distance (negative); 0: colliding pairs only.
+        #[arg(long, default_value_t = 0.0)]
+        margin: f64,
         #[command(flatten)]
         device: DeviceArgs,
     },
@@ -411,8 +415,8 @@ fn broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
 fn dispatch(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Run { kind, n, seed, device } => run(kind, n, seed, &device),
-        Command::Detect { scene, backend, out, contacts, device } => {
-            detect(&scene, backend, out.as_deref(), contacts == Detail::Full, &device)
+        Command::Detect { scene, backend, out, contacts, margin, device } => {
+            detect(&scene, backend, out.as_deref(), (contacts == Detail::Full, margin), &device)
         }
         Command::Gen { kind, n, seed, out } => gen(kind, n, seed, &out),
         Command::Bench { scene, kind, n, frames, seed, json, plot, trace, contacts, order, device } => {
