@@ -171,13 +171,16 @@ def default_gpu() -> Gpu:
     return _default
 
 
-def detect(shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic", gpu: Optional[Gpu] = None) -> Contacts:
+def detect(
+    shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic", gpu: Optional[Gpu] = None, margin: float = 0.0
+) -> Contacts:
     """Every colliding pair among `shapes` (a `Shapes`, or a sequence of `Shape` and `Compound`
     bodies), sorted by (a, b), computed on the GPU. Among compound bodies a pair carries its
     deepest part pair's normal and depth, `parts` names it, and parts of one body never collide. `filters`: optional (category, mask, group) arrays, one entry per
-    shape, as Box2D's filters. `contacts`: "basic" or "full" (manifolds and containment). The
-    GIL is released while the GPU works."""
-    result = _satgpu.detect(gpu or default_gpu(), shapes, _filters(filters), contacts)
+    shape, as Box2D's filters. `contacts`: "basic" or "full" (manifolds and containment).
+    `margin`: also the pairs apart by at most this distance, with `depth` minus their distance
+    (negative). The GIL is released while the GPU works."""
+    result = _satgpu.detect(gpu or default_gpu(), shapes, _filters(filters), contacts, margin)
     return Contacts(**result)
 
 
@@ -203,12 +206,21 @@ class World:
         pairs = world.step()                                # Contacts, sorted by (a, b)
 
     `order`: where pairs are sorted by (a, b), "auto" (on the GPU on a GPU, on the host on a
-    software adapter), "gpu" or "host". `contacts`: "basic" or "full". The GIL is released
-    while the GPU works; `stats` holds the last frame's figures."""
+    software adapter), "gpu" or "host". `contacts`: "basic" or "full". `margin`: also the pairs
+    apart by at most this distance (neighbours), with `depth` minus their distance. The GIL is
+    released while the GPU works; `stats` holds the last frame's figures."""
 
-    def __init__(self, shapes: ShapesLike, body_shapes, order: str = "auto", contacts: str = "basic", gpu: Optional[Gpu] = None):
+    def __init__(
+        self,
+        shapes: ShapesLike,
+        body_shapes,
+        order: str = "auto",
+        contacts: str = "basic",
+        gpu: Optional[Gpu] = None,
+        margin: float = 0.0,
+    ):
         body_shapes = _array("body_shapes", body_shapes, np.uint32, 1)
-        self._world = _satgpu.World(gpu or default_gpu(), shapes, body_shapes, order, contacts)
+        self._world = _satgpu.World(gpu or default_gpu(), shapes, body_shapes, order, contacts, margin)
         self.stats: dict = {}
 
     def __len__(self) -> int:

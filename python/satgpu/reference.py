@@ -7,13 +7,15 @@ from . import Contacts, FiltersLike, ShapesLike, _filters, _satgpu
 __all__ = ["detect", "disagreements"]
 
 
-def detect(shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic") -> Contacts:
-    """The colliding pairs of `shapes` from the f64 reference, as `satgpu.detect` returns them."""
-    return Contacts(**_satgpu.reference_detect(shapes, _filters(filters), contacts))
+def detect(shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic", margin: float = 0.0) -> Contacts:
+    """The colliding pairs of `shapes` from the f64 reference, as `satgpu.detect` returns them
+    (with `margin`, also the pairs apart by at most that distance, depth minus their distance)."""
+    return Contacts(**_satgpu.reference_detect(shapes, _filters(filters), contacts, margin))
 
 
-def disagreements(shapes: ShapesLike, got: Contacts, want: Contacts) -> int:
+def disagreements(shapes: ShapesLike, got: Contacts, want: Contacts, margin: float = 0.0) -> int:
     """How many pairs of `got` and `want` (the reference's) disagree under satgpu's numerics
-    contract: 0 when the GPU's answer is right."""
+    contract: 0 when the GPU's answer is right. `margin`: the one both were found with."""
     fields = ("a", "b", "normal", "depth")
-    return _satgpu.disagreements(shapes, {k: getattr(got, k) for k in fields}, {k: getattr(want, k) for k in fields})
+    got_d, want_d = ({k: getattr(c, k) for k in fields} for c in (got, want))
+    return _satgpu.disagreements(shapes, got_d, want_d, margin)

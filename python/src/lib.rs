@@ -486,13 +486,14 @@ fn adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
 /// Every colliding pair among `shapes` on the GPU, sorted by (a, b); the GIL is released while
 /// the GPU works.
 #[pyfunction]
-#[pyo3(signature = (gpu, shapes, filters = None, contacts = "basic"))]
+#[pyo3(signature = (gpu, shapes, filters = None, contacts = "basic", margin = 0.0))]
 fn detect<'py>(
     py: Python<'py>,
     gpu: &Gpu,
     shapes: &Bound<'py, PyAny>,
     filters: Option<FilterArrays<'_>>,
     contacts: &str,
+    margin: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let g = &gpu.inner;
     if let Some(bodies) = body_list(shapes)? {
@@ -501,8 +502,8 @@ fn detect<'py>(
         let detail = if full(contacts)? { ContactDetail::Full } else { ContactDetail::Basic };
         let frame = py
             .detach(|| {
-                let mut world =
-                    CompoundWorld::from_compounds(g, &bodies, &WorldOptions::default().with_contact_detail(detail))?;
+                let options = WorldOptions::default().with_contact_detail(detail).with_margin(margin);
+                let mut world = CompoundWorld::from_compounds(g, &bodies, &options)?;
                 world.set_filters(&filters)?;
                 world.step()
             })
@@ -512,6 +513,22 @@ fn detect<'py>(
     }
     let polygons = shape_list(shapes)?;
     let filters = filter_list(filters, polygons.len())?;
+    if margin != 0.0 {
+        // Neighbours within the margin: a world with it (which refuses a bad margin, and "full").
+        use satgpu::gpu::{ContactDetail, World, WorldOptions};
+        let detail = if full(contacts)? { ContactDetail::Full } else { ContactDetail::Basic };
+        let options = WorldOptions::default().with_contact_detail(detail).with_margin(margin);
+        let c = py
+            .detach(|| {
+                let mut world = World::from_polygons(g, &polygons, &options)?;
+                if !filters.is_empty() {
+                    world.set_filters(&filters)?;
+                }
+                world.step().map(|f| f.contacts)
+            })
+            .map_err(raise)?;
+        return py.detach(|| Columns::of_contacts(&c)).into_dict(py);
+    }
     if full(contacts)? {
         let (c, m) = py.detach(|| satgpu::gpu::detect_full(g, &polygons, &filters)).map_err(raise)?;
         Columns { manifolds: Some(m), ..py.detach(|| Columns::of_contacts(&c)) }.into_dict(py)
@@ -523,13 +540,29 @@ fn detect<'py>(
 
 /// The same pairs from the f64 CPU reference (one thread), to validate against.
 #[pyfunction]
-#[pyo3(signature = (shapes, filters = None, contacts = "basic"))]
+#[pyo3(signature = (shapes, filters = None, contacts = "basic", margin = 0.0))]
 fn reference_detect<'py>(
     py: Python<'py>,
     shapes: &Bound<'py, PyAny>,
     filters: Option<FilterArrays<'_>>,
     contacts: &str,
+    margin: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
+    // The checks a world makes of its margin, made here too: the same error for the same input.
+    if !(margin >= 0.0 && margin.is_finite()) {
+        let message = format!("invalid margin: {margin}: must be finite and at least 0");
+        return Err(error_of("InvalidSettingError", message));
+    }
+    if margin > 0.0 && (full(contacts)? || body_list(shapes)?.is_some()) {
+        let message = format!("invalid margin: {margin}: not yet with contacts=\"full\" or compound bodies");
+        return Err(error_of("InvalidSettingError", message));
+    }
+    if margin > 0.0 {
+        let polygons = shape_list(shapes)?;
+        let filters = filter_list(filters, polygons.len())?;
+        let c = py.detach(|| satgpu::reference::detect_within(&polygons, &filters, margin));
+        return Columns::of_contacts(&c).into_dict(py);
+    }
     if let Some(bodies) = body_list(shapes)? {
         let filters = filter_list(filters, bodies.len())?;
         let full = full(contacts)?;
@@ -558,8 +591,18 @@ fn reference_detect<'py>(
 /// Whether `got` agrees with the reference pairs `want` on `shapes` under satgpu's numerics
 /// contract; returns the number of disagreements.
 #[pyfunction]
-fn disagreements(shapes: &Bound<'_, PyAny>, got: &Bound<'_, PyDict>, want: &Bound<'_, PyDict>) -> PyResult<usize> {
+#[pyo3(signature = (shapes, got, want, margin = 0.0))]
+fn disagreements(
+    shapes: &Bound<'_, PyAny>,
+    got: &Bound<'_, PyDict>,
+    want: &Bound<'_, PyDict>,
+    margin: f64,
+) -> PyResult<usize> {
     let (got, want) = (contact_list(got)?, contact_list(want)?);
+    if margin > 0.0 && margin.is_finite() {
+        let polygons = shape_list(shapes)?;
+        return Ok(satgpu::validate::compare_within(&polygons, &got, &want, margin).disagreements.len());
+    }
     if let Some(bodies) = body_list(shapes)? {
         return Ok(satgpu::validate::compare_compound(&bodies, &got, &want).disagreements.len());
     }
@@ -678,7 +721,7 @@ impl World {
     /// are between bodies and each has its deepest part pair in `parts`. `order`: where the pairs are sorted by
     /// (a, b), "auto", "gpu" or "host"; `contacts`: "basic" or "full".
     #[new]
-    #[pyo3(signature = (gpu, shapes, body_shapes, order = "auto", contacts = "basic"))]
+    #[pyo3(signature = (gpu, shapes, body_shapes, order = "auto", contacts = "basic", margin = 0.0))]
     fn new(
         py: Python<'_>,
         gpu: &Gpu,
@@ -686,6 +729,7 @@ impl World {
         body_shapes: PyReadonlyArray1<'_, u32>,
         order: &str,
         contacts: &str,
+        margin: f64,
     ) -> PyResult<World> {
         use satgpu::gpu::{CompoundWorld, ContactDetail, ContactOrder, WorldOptions};
         let bodies = body_list(shapes)?;
@@ -704,7 +748,7 @@ impl World {
         };
         let full = full(contacts)?;
         let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
-        let options = WorldOptions::default().with_order(order).with_contact_detail(detail);
+        let options = WorldOptions::default().with_order(order).with_contact_detail(detail).with_margin(margin);
         let g = &gpu.inner;
         let world = py
             .detach(|| match &bodies {

@@ -151,3 +151,29 @@ def test_bad_arrays_are_value_errors_naming_the_argument(gpu):
         satgpu.detect(satgpu.circles(centers, radii), filters=(ones, ones, np.zeros(3, dtype=np.int32)), gpu=gpu)
     with pytest.raises(ValueError, match="adapter must be"):
         satgpu.Gpu(adapter="fastest")
+
+
+def test_neighbours_within_a_margin(gpu):
+    """margin=: the pairs apart by at most the margin too, with depth minus their distance, as the
+    reference finds them; the same from a World; margin 0 is plain detect; bad margins refused."""
+    centers, radii = random_circles(2000, 4)
+    shapes = satgpu.circles(centers, radii)
+    plain = satgpu.detect(shapes, gpu=gpu)
+    assert np.array_equal(satgpu.detect(shapes, gpu=gpu, margin=0.0).depth, plain.depth)
+    for margin in (0.1, 0.6):
+        got = satgpu.detect(shapes, gpu=gpu, margin=margin)
+        want = reference.detect(shapes, margin=margin)
+        assert reference.disagreements(shapes, got, want, margin=margin) == 0
+        assert len(got) > len(plain) and np.any(got.depth < 0) and np.all(got.depth >= -margin * (1 + 1e-6))
+    # A world with a margin: every body at the origin of its shape, placed by transforms.
+    world = satgpu.World(shapes, np.arange(len(shapes), dtype=np.uint32), gpu=gpu, margin=0.6)
+    world.set_transforms(np.zeros((len(shapes), 2)), np.zeros(len(shapes)))
+    stepped = world.step()
+    assert np.array_equal(stepped.a, got.a) and np.array_equal(stepped.b, got.b)
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(satgpu.errors.InvalidSettingError):
+            satgpu.detect(shapes, gpu=gpu, margin=bad)
+        with pytest.raises(satgpu.errors.InvalidSettingError):
+            reference.detect(shapes, margin=bad)
+    with pytest.raises(satgpu.errors.InvalidSettingError):
+        satgpu.detect(shapes, gpu=gpu, margin=0.5, contacts="full")
