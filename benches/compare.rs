@@ -6,7 +6,9 @@
 //! `SATGPU_BENCH_KINDS=crowd,dense` say otherwise; `SATGPU_BENCH_REPS` sets the repetitions,
 //! `SATGPU_BENCH_SEED` the scene seed), prints an aligned table and writes the same numbers to
 //! `target/bench-compare.json`. Compound kinds (`SATGPU_BENCH_KINDS=rooms`) run against parry2d's
-//! `Compound` (`compare/compound.rs`). Run without `--bench` (as `cargo test --benches` and
+//! `Compound` (`compare/compound.rs`); `SATGPU_BENCH_MARGIN=F` runs the kinds as neighbours
+//! within F mean box widths against parry2d's `contact` with a prediction (`compare/margin.rs`).
+//! Run without `--bench` (as `cargo test --benches` and
 //! `cargo test --all-targets` do) it shrinks every kind, grid included, to 300 polygons, times
 //! nothing worth reading, and asserts that the three contenders agree: the GPU with the
 //! reference under `satgpu::validate::compare`, parry2d with the reference on every pair whose
@@ -58,6 +60,8 @@
 
 #[path = "compare/compound.rs"]
 mod compound;
+#[path = "compare/margin.rs"]
+mod margin;
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
@@ -383,6 +387,7 @@ struct Report<'a> {
     reps: usize,
     rows: &'a [Row],
     compound_rows: &'a [compound::CompoundRow],
+    margin_rows: &'a [margin::MarginRow],
 }
 
 fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Row {
@@ -586,18 +591,29 @@ fn main() {
         rayon::current_num_threads()
     );
 
-    let (mut rows, mut compound_rows) = (Vec::new(), Vec::new());
+    // Neighbours within a margin instead of the main table: SATGPU_BENCH_MARGIN (a fraction of
+    // the mean box width); in test mode, a check at half a width on a few kinds.
+    let fraction: Option<f64> = env_number("SATGPU_BENCH_MARGIN");
+    let (mut rows, mut compound_rows, mut margin_rows) = (Vec::new(), Vec::new(), Vec::new());
     for &n in &sizes {
         for &kind in &kinds {
             eprintln!("running {kind} n={n} ...");
             if kind.is_compound() {
                 compound_rows.push(compound::run(&gpu, kind, n, seed, reps));
+            } else if let Some(fraction) = fraction.filter(|_| bench) {
+                margin_rows.push(margin::run(&gpu, kind, n, seed, reps, fraction));
             } else {
                 rows.push(run_scene(&gpu, kind, n, seed, reps));
             }
         }
     }
+    if !bench {
+        for kind in [SceneKind::Crowd, SceneKind::Mixed, SceneKind::Shapes] {
+            margin_rows.push(margin::run(&gpu, kind, TEST_N, seed, 1, 0.5));
+        }
+    }
     let mut failures = compound::print(&compound_rows);
+    failures.extend(margin::print(&margin_rows));
     if !rows.is_empty() {
         println!();
         print_table(&rows);
@@ -621,7 +637,14 @@ fn main() {
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
         let path = dir.join("bench-compare.json");
-        let report = Report { adapter: gpu.describe(), seed, reps, rows: &rows, compound_rows: &compound_rows };
+        let report = Report {
+            adapter: gpu.describe(),
+            seed,
+            reps,
+            rows: &rows,
+            compound_rows: &compound_rows,
+            margin_rows: &margin_rows,
+        };
         let json = serde_json::to_string_pretty(&report).expect("rows serialise");
         std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, json + "\n")).unwrap_or_else(|e| {
             panic!("cannot write {}: {e}", path.display());
