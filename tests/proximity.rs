@@ -143,8 +143,7 @@ fn typical_size(polygons: &[Polygon]) -> f64 {
 }
 
 fn gpu_within(gpu: &satgpu::gpu::Gpu, polygons: &[Polygon], margin: f64) -> Vec<satgpu::Contact> {
-    let options = WorldOptions::default().with_margin(margin);
-    World::from_polygons(gpu, polygons, &options).unwrap().step().unwrap().contacts
+    satgpu::gpu::detect_within(gpu, polygons, &[], margin).unwrap()
 }
 
 #[test]
@@ -188,6 +187,14 @@ fn gpu_pairs_within_a_margin_agree_with_the_reference() {
     assert_eq!(all.len(), 40 * 39 / 2);
     let report = compare_within(&far, &all, &detect_within(&far, &[], 400.0), 400.0);
     assert!(report.ok(), "{}", report.disagreements[0]);
+    // Filters on the first two bodies keep their pair out, within the margin as in contact.
+    let mut filters = vec![Filter::DEFAULT; far.len()];
+    filters[0].group = -1;
+    filters[1].group = -1;
+    let got = satgpu::gpu::detect_within(&gpu, &far, &filters, 10.0).unwrap();
+    let want = detect_within(&far, &filters, 10.0);
+    assert_eq!(got.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>(), want.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>());
+    assert!(want.len() == 38 && want.iter().all(|c| (c.a, c.b) != (0, 1)), "{} pairs", want.len());
 }
 
 #[test]

@@ -514,19 +514,12 @@ fn detect<'py>(
     let polygons = shape_list(shapes)?;
     let filters = filter_list(filters, polygons.len())?;
     if margin != 0.0 {
-        // Neighbours within the margin: a world with it (which refuses a bad margin, and "full").
-        use satgpu::gpu::{ContactDetail, World, WorldOptions};
-        let detail = if full(contacts)? { ContactDetail::Full } else { ContactDetail::Basic };
-        let options = WorldOptions::default().with_contact_detail(detail).with_margin(margin);
-        let c = py
-            .detach(|| {
-                let mut world = World::from_polygons(g, &polygons, &options)?;
-                if !filters.is_empty() {
-                    world.set_filters(&filters)?;
-                }
-                world.step().map(|f| f.contacts)
-            })
-            .map_err(raise)?;
+        // Neighbours within the margin (the world refuses a bad margin).
+        if full(contacts)? {
+            let message = format!("invalid margin: {margin}: not yet with contacts=\"full\"");
+            return Err(error_of("InvalidSettingError", message));
+        }
+        let c = py.detach(|| satgpu::gpu::detect_within(g, &polygons, &filters, margin)).map_err(raise)?;
         return py.detach(|| Columns::of_contacts(&c)).into_dict(py);
     }
     if full(contacts)? {

@@ -142,15 +142,7 @@ pub(crate) fn detect(
             let (contacts, manifolds) = reference::detect_full(&polygons, &filters);
             (contacts, manifolds, None)
         }
-        (Some(gpu), false) if margin > 0.0 => {
-            let mut world =
-                gpu::World::from_polygons(gpu, &polygons, &gpu::WorldOptions::default().with_margin(margin))?;
-            if !filters.is_empty() {
-                world.set_filters(&filters)?;
-            }
-            (world.step()?.contacts, vec![], None)
-        }
-        (Some(gpu), false) => (gpu::detect_filtered(gpu, &polygons, &filters)?, vec![], None),
+        (Some(gpu), false) => (gpu::detect_within(gpu, &polygons, &filters, margin)?, vec![], None),
         (Some(gpu), true) => {
             let (contacts, manifolds) = gpu::detect_full(gpu, &polygons, &filters)?;
             (contacts, manifolds, None)

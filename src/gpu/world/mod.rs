@@ -43,7 +43,7 @@ pub(crate) mod sized;
 pub(crate) mod view;
 
 pub use compound::{detect_compound, CompoundFrame, CompoundWorld};
-pub use detect::{detect, detect_filtered, detect_full};
+pub use detect::{detect, detect_filtered, detect_full, detect_within};
 pub use fits::check_fits;
 use fits::{check_bindings, check_memory};
 
