@@ -258,6 +258,13 @@ fn sim_writes_its_figures_and_repeats_itself() {
     let depths: Vec<f64> = v["max_depth"].as_array().unwrap().iter().map(|d| d.as_f64().unwrap()).collect();
     assert_eq!(depths.len(), 40);
     assert_eq!(v["total_depth"].as_array().unwrap().len(), 40);
+    // Contact events per frame: the first frame's pairs mostly persist from the start, and over
+    // the run some pairs begin and some end; each frame's counts are at most its pairs and the last's.
+    let counts = |key: &str| -> Vec<u64> { v[key].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect() };
+    let (began, ended, colliding) = (counts("began"), counts("ended"), counts("colliding"));
+    assert_eq!((began.len(), ended.len()), (40, 40));
+    assert!(began.iter().sum::<u64>() > 0 && ended.iter().sum::<u64>() > 0, "{began:?} {ended:?}");
+    assert!((1..40).all(|f| began[f] <= colliding[f] && ended[f] <= colliding[f - 1]), "{began:?} {ended:?}");
     let radius = v["body_radius"].as_f64().unwrap();
     assert!(depths[0] > depths[39] && depths[39] <= 0.01 * radius, "{depths:?}");
     let hash = v["state_hash"].as_str().unwrap().to_string();

@@ -97,8 +97,8 @@ fn runs_are_deterministic() {
 /// Bodies spread out, then all walking to one spot: the pile-up outgrows the buffers sized on
 /// the first frame many times over. The window runs again on grown buffers, and the result is
 /// bit for bit the one a world reserved large enough from the start gives.
-#[test]
-fn a_pile_up_that_outgrows_the_buffers_runs_again_with_the_same_result() {
+/// Circles on a grid, all walking to its centre: a pile-up.
+fn pile_up() -> Scenario {
     let side = 24;
     let shapes = vec![Polygon::circle([0.0, 0.0], 0.3).unwrap()];
     let n = side * side;
@@ -106,7 +106,13 @@ fn a_pile_up_that_outgrows_the_buffers_runs_again_with_the_same_result() {
         (0..n).map(|i| Transform { x: (i % side) as f64 * 2.0, y: (i / side) as f64 * 2.0, angle: 0.0 }).collect();
     let centre = [side as f64 - 1.0, side as f64 - 1.0];
     let walkers = vec![Walker { goal: centre, speed: 80.0, inv_mass: 1.0, radius: 0.3 }; n];
-    let scenario = Scenario { shapes, body_shapes: vec![0; n], start, walkers, moving: n, compounds: vec![] };
+    Scenario { shapes, body_shapes: vec![0; n], start, walkers, moving: n, compounds: vec![] }
+}
+
+#[test]
+fn a_pile_up_that_outgrows_the_buffers_runs_again_with_the_same_result() {
+    let scenario = pile_up();
+    let n = scenario.body_shapes.len();
     let small = WorldOptions::default().with_candidate_capacity(64).with_entry_capacity(64);
     let options = SimOptions { window: 10, world: small, ..SimOptions::default() };
     let (grown, p_grown, reruns) = run(&scenario, &options, 30);
@@ -241,4 +247,60 @@ fn a_body_in_a_concave_corner_is_one_pair() {
             Ok(_) => panic!("{:?} accepted", bad.compounds),
         }
     }
+}
+
+/// The pairs the world's last detection left in its contacts buffer (sorted: events sort them).
+fn pairs_left(gpu: &satgpu::gpu::Gpu, sim: &Simulation) -> Vec<[u32; 2]> {
+    let totals: Vec<u32> = bytemuck::pod_collect_to_vec(&common::read_back(gpu, sim.world().totals_buffer(), 16));
+    let records: Vec<[u32; 6]> = match totals[2] {
+        0 => vec![],
+        n => bytemuck::pod_collect_to_vec(&common::read_back(gpu, sim.world().contacts_buffer(), 24 * u64::from(n))),
+    };
+    records.iter().map(|r| [r[0], r[1]]).collect()
+}
+
+/// With events, each frame reports the pairs that began and ended since the frame before, as
+/// the frames' own pairs say; a window run again after the buffers grew reports the same.
+#[test]
+fn contact_events_per_frame_follow_the_pairs_also_after_growth() {
+    let scenario = pile_up();
+    let events = WorldOptions::default().with_events(true);
+    let gpu = common::gpu();
+    // One frame per window: after each step the contacts buffer holds that frame's pairs.
+    let options = SimOptions { window: 1, world: events.clone(), ..SimOptions::default() };
+    let mut sim = Simulation::new(&gpu, &scenario, &options).unwrap();
+    let as_contacts = |pairs: &[[u32; 2]]| -> Vec<satgpu::Contact> {
+        pairs.iter().map(|p| satgpu::Contact { a: p[0], b: p[1], normal: [1.0, 0.0], depth: 0.0 }).collect()
+    };
+    let mut previous = pairs_left(&gpu, &sim);
+    let (mut began, mut ended) = (0, 0);
+    for f in 0..20 {
+        sim.step().unwrap();
+        let now = pairs_left(&gpu, &sim);
+        let want = reference::contact_events(&as_contacts(&previous), &as_contacts(&now));
+        let got = sim.reports().last().unwrap().events;
+        assert_eq!(got, Some((want.began.len() as u64, want.ended.len() as u64)), "frame {f}");
+        (began, ended) = (began + want.began.len(), ended + want.ended.len());
+        previous = now;
+    }
+    assert!(began > 0 && ended > 0, "{began} began, {ended} ended");
+    drop(gpu);
+    // Windows of 10 on buffers that must grow, against the same run on grown buffers.
+    let small = events.with_candidate_capacity(64).with_entry_capacity(64);
+    let options = SimOptions { window: 10, world: small, ..SimOptions::default() };
+    let (grown, _, reruns) = run(&scenario, &options, 30);
+    assert!(reruns > 0);
+    let gpu = common::gpu();
+    let mut sim = Simulation::new(&gpu, &scenario, &options).unwrap();
+    sim.reserve(64 * scenario.body_shapes.len() as u64, 64 * scenario.body_shapes.len() as u64).unwrap();
+    for _ in 0..30 {
+        sim.step().unwrap();
+    }
+    sim.sync().unwrap();
+    assert_eq!(sim.reruns(), 0);
+    let events = |r: &[FrameReport]| r.iter().map(|f| f.events.unwrap()).collect::<Vec<_>>();
+    assert_eq!(events(sim.reports()), events(&grown), "growing changed the events");
+    drop(gpu);
+    // Without events, none are reported.
+    assert!(run(&scenario, &SimOptions::default(), 2).0.iter().all(|r| r.events.is_none()));
 }

@@ -207,8 +207,10 @@ class World:
 
     `order`: where pairs are sorted by (a, b), "auto" (on the GPU on a GPU, on the host on a
     software adapter), "gpu" or "host". `contacts`: "basic" or "full". `margin`: also the pairs
-    apart by at most this distance (neighbours), with `depth` minus their distance. The GIL is
-    released while the GPU works; `stats` holds the last frame's figures."""
+    apart by at most this distance (neighbours), with `depth` minus their distance. `events`:
+    after each step, `events()` gives the pairs that began and ended touching since the step
+    before (computed on the GPU). The GIL is released while the GPU works; `stats` holds the last
+    frame's figures."""
 
     def __init__(
         self,
@@ -218,9 +220,10 @@ class World:
         contacts: str = "basic",
         gpu: Optional[Gpu] = None,
         margin: float = 0.0,
+        events: bool = False,
     ):
         body_shapes = _array("body_shapes", body_shapes, np.uint32, 1)
-        self._world = _satgpu.World(gpu or default_gpu(), shapes, body_shapes, order, contacts, margin)
+        self._world = _satgpu.World(gpu or default_gpu(), shapes, body_shapes, order, contacts, margin, events)
         self.stats: dict = {}
 
     def __len__(self) -> int:
@@ -246,6 +249,12 @@ class World:
         """Runs a frame: the colliding pairs, sorted by (a, b)."""
         pairs, self.stats = self._world.step()
         return Contacts(**pairs)
+
+    def events(self):
+        """With `events=True`: `(began, ended)`, the pairs (n x 2 uint32, each sorted by (a, b))
+        that began and ended touching from the step before the last to the last (after the
+        first step, all its pairs began). `None` without events."""
+        return self._world.events()
 
 
 from . import reference  # noqa: E402  (uses the names above)

@@ -714,7 +714,8 @@ impl World {
     /// are between bodies and each has its deepest part pair in `parts`. `order`: where the pairs are sorted by
     /// (a, b), "auto", "gpu" or "host"; `contacts`: "basic" or "full".
     #[new]
-    #[pyo3(signature = (gpu, shapes, body_shapes, order = "auto", contacts = "basic", margin = 0.0))]
+    #[pyo3(signature = (gpu, shapes, body_shapes, order = "auto", contacts = "basic", margin = 0.0, events = false))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments
     fn new(
         py: Python<'_>,
         gpu: &Gpu,
@@ -723,6 +724,7 @@ impl World {
         order: &str,
         contacts: &str,
         margin: f64,
+        events: bool,
     ) -> PyResult<World> {
         use satgpu::gpu::{CompoundWorld, ContactDetail, ContactOrder, WorldOptions};
         let bodies = body_list(shapes)?;
@@ -741,7 +743,11 @@ impl World {
         };
         let full = full(contacts)?;
         let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
-        let options = WorldOptions::default().with_order(order).with_contact_detail(detail).with_margin(margin);
+        let options = WorldOptions::default()
+            .with_order(order)
+            .with_contact_detail(detail)
+            .with_margin(margin)
+            .with_events(events);
         let g = &gpu.inner;
         let world = py
             .detach(|| match &bodies {
@@ -810,6 +816,17 @@ impl World {
             })
             .map_err(raise)?;
         Ok((columns.into_dict(py)?, stats_dict(py, &frame)?))
+    }
+
+    /// With `events=True`, the pairs that began and ended touching from the frame before the
+    /// last step to the last (n x 2 uint32 arrays, each sorted by (a, b)); `None` without events.
+    #[allow(clippy::type_complexity)]
+    fn events<'py>(&self, py: Python<'py>) -> PyResult<Option<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>)>> {
+        let world = self.lock(py)?;
+        let Inner::Plain(w) = &*world else { return Ok(None) };
+        let Some(e) = w.events() else { return Ok(None) };
+        let pairs = |p: &[[u32; 2]]| PyArray1::from_iter(py, p.iter().flatten().copied()).reshape([p.len(), 2]);
+        Ok(Some((pairs(&e.began)?, pairs(&e.ended)?)))
     }
 }
 

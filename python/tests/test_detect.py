@@ -153,6 +153,38 @@ def test_bad_arrays_are_value_errors_naming_the_argument(gpu):
         satgpu.Gpu(adapter="fastest")
 
 
+def test_contact_events(gpu):
+    """events=True: after each step, the pairs that began and ended touching, as the steps' own
+    pairs say (a change at body 0 included); None without events; refused with order="host"."""
+    centers, radii = random_circles(1500, 6)
+    shapes = satgpu.circles(centers, radii)
+    n = len(shapes)
+    world = satgpu.World(shapes, np.arange(n, dtype=np.uint32), gpu=gpu, events=True)
+    rng = np.random.default_rng(3)
+    previous, counts = set(), [0, 0]
+    for frame in range(4):
+        xy = rng.normal(scale=0.2, size=(n, 2))
+        # Body 0 onto body 1 in one frame, far from everything in the next.
+        xy[0] = {2: centers[1] - centers[0], 3: (-1e3, -1e3)}.get(frame, xy[0])
+        world.set_transforms(xy, np.zeros(n))
+        pairs = world.step()
+        now = set(zip(pairs.a.tolist(), pairs.b.tolist()))
+        began, ended = world.events()
+        assert began.dtype == np.uint32 and began.shape == (len(now - previous), 2)
+        assert [tuple(p) for p in began.tolist()] == sorted(now - previous)
+        assert [tuple(p) for p in ended.tolist()] == sorted(previous - now)
+        assert ((0, 1) in {tuple(p) for p in (began if frame == 2 else ended).tolist()}) == (frame in (2, 3))
+        counts = [counts[0] + len(began), counts[1] + len(ended)]
+        previous = now
+    assert counts[0] > 0 and counts[1] > 0
+    plain = satgpu.World(shapes, np.arange(n, dtype=np.uint32), gpu=gpu)
+    plain.set_transforms(np.zeros((n, 2)), np.zeros(n))
+    plain.step()
+    assert plain.events() is None
+    with pytest.raises(satgpu.errors.InvalidSettingError):
+        satgpu.World(shapes, np.arange(n, dtype=np.uint32), gpu=gpu, events=True, order="host")
+
+
 def test_neighbours_within_a_margin(gpu):
     """margin=: the pairs apart by at most the margin too, with depth minus their distance, as the
     reference finds them; the same from a World; margin 0 is plain detect; bad margins refused."""

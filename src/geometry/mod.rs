@@ -132,6 +132,18 @@ pub struct Contact {
     pub depth: f64,
 }
 
+/// The pairs that began and ended touching between two frames (contact events): `began` holds
+/// the pairs of the later frame missing from the earlier, `ended` those of the earlier missing
+/// from the later, each sorted by (a, b). A pair is its two indices, `a < b`; what touching means
+/// is the frame's (colliding, or within the margin).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ContactEvents {
+    /// Pairs that touch now and did not in the previous frame.
+    pub began: Vec<[u32; 2]>,
+    /// Pairs that touched in the previous frame and do not now.
+    pub ended: Vec<[u32; 2]>,
+}
+
 /// One point of a contact manifold: where the two shapes touch, in world coordinates, midway
 /// between their surfaces, and the penetration depth there (`>= 0`).
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]

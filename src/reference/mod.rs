@@ -19,9 +19,11 @@
 //! a disagreement with the GPU points at the GPU. The only speed concession is the sort-and-sweep
 //! broad phase, which keeps 100,000 polygons well under a second.
 
+mod events;
 mod manifold;
 mod proximity;
 
+pub use events::contact_events;
 pub use manifold::{contained, contained_with_slack, distance_to_shape, manifold, manifold_alternatives, ALIGNED};
 pub use proximity::{detect_within, signed_distance};
 

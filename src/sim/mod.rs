@@ -106,6 +106,10 @@ pub struct FrameReport {
     pub total_depth: f64,
     /// Colliding pairs.
     pub colliding: u64,
+    /// With [`WorldOptions::events`] in [`SimOptions::world`], the pairs that began and ended
+    /// colliding since the previous frame's last detection (the first frame: since the starting
+    /// positions), as `(began, ended)`; `None` without events.
+    pub events: Option<(u64, u64)>,
     /// Wall-clock time of the frame, from submission to the GPU finishing it (ms).
     pub ms: f64,
 }
@@ -166,9 +170,15 @@ fn compound_owners(scenario: &Scenario) -> Result<Option<Vec<u32>>> {
     Ok(Some(owners))
 }
 
-/// Bytes of the stats buffer for `window` frames.
+/// Bytes of the stats buffer for `window` frames: two words of totals, four per frame, then two
+/// per frame for the contact events (began, ended).
 fn stats_size(window: usize) -> u64 {
-    4 * (2 + 4 * window as u64)
+    4 * (2 + 6 * window as u64)
+}
+
+/// The byte where frame `frame`'s event counts start in the stats buffer of `window` frames.
+fn events_at(window: usize, frame: u32) -> u64 {
+    4 * (2 + 4 * window as u64 + 2 * u64::from(frame))
 }
 
 impl Simulation {
@@ -321,12 +331,13 @@ impl Simulation {
         self.copy_state(true);
     }
 
-    /// Zeroes the window's figures and copies the transforms and agents to the saved copy, or
-    /// `back` from it.
-    fn copy_state(&self, back: bool) {
-        let queue = self.world.gpu().queue();
+    /// Zeroes the window's figures and copies the transforms and agents (and the contact events'
+    /// previous pairs) to the saved copy, or `back` from it.
+    fn copy_state(&mut self, back: bool) {
+        let queue = self.world.gpu().queue().clone();
         queue.write_buffer(&self.stats, 0, &vec![0u8; stats_size(self.options.window) as usize]);
         let mut encoder = self.world.gpu().device().create_command_encoder(&Default::default());
+        self.world.save_events(&mut encoder, back);
         let size = 16 * self.world.len() as u64;
         let pairs = [(self.world.transforms_buffer(), &self.saved.0, size), (&self.agents, &self.saved.1, 2 * size)];
         for (live, saved, bytes) in pairs {
@@ -407,8 +418,17 @@ impl Simulation {
             per_body(encoder, &p.apply);
         }
         per_body(encoder, &p.finish);
-        // The penetration the frame leaves: what its reports say, measured, never estimated.
-        detect(encoder);
+        // The penetration the frame leaves: what its reports say, measured, never estimated;
+        // with events, the pairs it leaves against the previous frame's.
+        match self.world.events_totals_buffer() {
+            Some(totals) => {
+                self.world.encode_with_events(encoder);
+                one(encoder, &p.guard);
+                let at = events_at(self.options.window, self.params.frame);
+                encoder.copy_buffer_to_buffer(totals, 0, &self.stats, at, 8);
+            }
+            None => detect(encoder),
+        }
         one(encoder, &p.measure);
     }
 
@@ -449,12 +469,16 @@ impl Simulation {
             let outgrown = entries > u64::from(self.world.entry_capacity())
                 || candidates > u64::from(self.world.candidate_capacity());
             if !outgrown {
+                let window = self.options.window;
+                let events = self.world.events().is_some();
                 for (f, &ms) in self.window_ms.iter().enumerate() {
                     let w = &words[2 + 4 * f..6 + 4 * f];
+                    let e = &words[2 + 4 * window + 2 * f..][..2];
                     self.reports.push(FrameReport {
                         max_depth: f64::from(f32::from_bits(w[0])),
                         total_depth: f64::from(f32::from_bits(w[1])),
                         colliding: u64::from(w[2]),
+                        events: events.then(|| (u64::from(e[0]), u64::from(e[1]))),
                         ms,
                     });
                 }

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use satgpu::gpu::WorldOptions;
 use satgpu::sim::{FrameReport, Resolve, Scenario, SimKind, SimOptions, Simulation};
 use satgpu::{reference, Aabb, Contact, Error, Polygon};
 
@@ -43,6 +44,11 @@ struct SimJson<'a> {
     total_depth: Vec<f64>,
     /// Per frame: colliding pairs left.
     colliding: Vec<u64>,
+    /// Per frame: pairs that began colliding since the previous frame (null for scenarios with
+    /// concave walls, whose pairs the GPU names by part).
+    began: Option<Vec<u64>>,
+    /// Per frame: pairs that stopped colliding since the previous frame (null as `began`).
+    ended: Option<Vec<u64>>,
     /// FNV-1a of the bits of every final position, as 16 hex digits.
     state_hash: String,
     /// Windows run again because the world's buffers had to grow.
@@ -93,7 +99,12 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     println!("resolve    {} iterations per frame, {resolve} contacts", args.iterations);
     // Frames to disk need a look at the state every `every` frames; the checks line up with them.
     let window = if args.frames_out.is_some() { args.every.min(64) } else { 32 };
-    let options = SimOptions { iterations: args.iterations, resolve: args.resolve, window, ..SimOptions::default() };
+    // The JSON's contact events: the pairs sorted on the GPU and compared with the last frame's
+    // (not yet where compound walls make the GPU's pairs name parts).
+    let events = args.json.is_some() && scenario.compounds.is_empty();
+    let world = WorldOptions::default().with_events(events);
+    let options =
+        SimOptions { iterations: args.iterations, resolve: args.resolve, window, world, ..SimOptions::default() };
     let mut sim = Simulation::new(&gpu, &scenario, &options)?;
     if let Some(dir) = &args.frames_out {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
@@ -156,6 +167,8 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
             max_depth: reports.iter().map(|r| r.max_depth).collect(),
             total_depth: reports.iter().map(|r| r.total_depth).collect(),
             colliding: reports.iter().map(|r| r.colliding).collect(),
+            began: reports.iter().map(|r| r.events.map(|e| e.0)).collect(),
+            ended: reports.iter().map(|r| r.events.map(|e| e.1)).collect(),
             state_hash: hash,
             reruns: sim.reruns(),
         };

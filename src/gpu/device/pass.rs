@@ -42,11 +42,14 @@ pub enum Pass {
     /// [`ContactDetail::Full`](crate::gpu::ContactDetail::Full) only: per colliding pair, the contact
     /// manifold and the containment flags.
     Manifold,
+    /// [`WorldOptions::events`](crate::gpu::WorldOptions::events) only: the pairs that began and
+    /// ended since the previous frame.
+    Events,
 }
 
 impl Pass {
     /// Every pass, in frame order.
-    pub const ALL: [Pass; 13] = [
+    pub const ALL: [Pass; 14] = [
         Pass::Transform,
         Pass::Entries,
         Pass::Sort,
@@ -60,6 +63,7 @@ impl Pass {
         Pass::Compact,
         Pass::Order,
         Pass::Manifold,
+        Pass::Events,
     ];
 
     /// The name in [`FrameStats::passes`](crate::gpu::FrameStats::passes), `bench --json` and the
@@ -79,6 +83,7 @@ impl Pass {
             Pass::Compact => "compact",
             Pass::Order => "order",
             Pass::Manifold => "manifold",
+            Pass::Events => "events",
         }
     }
 

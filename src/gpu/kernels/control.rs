@@ -25,6 +25,13 @@ pub(crate) const ENTRY_SCAN: u64 = 64;
 pub(crate) const RADIX: u64 = 128;
 /// Region of the radix sort's histogram scan.
 pub(crate) const HIST_SCAN: u64 = 192;
+/// The contact events' own control buffer (`events.rs`), word 40: (x, y, z) indirect arguments
+/// of its per-pair passes.
+pub(crate) const EVENT_ARGS: u64 = 40;
+/// The contact events' control buffer, word 44: pairs of both frames, this frame's first.
+pub(crate) const EVENT_LENGTH: u64 = 44;
+/// The contact events' control buffer, word 45: this frame's pairs.
+pub(crate) const EVENT_CURRENT: u64 = 45;
 /// Region of the scan over per-entry candidate counts.
 pub(crate) const CAND_SCAN: u64 = 256;
 /// Region of the scan over collision flags.

@@ -182,6 +182,8 @@ pub(crate) struct Kernels {
     pub order_keys: Kernel,
     pub order: [Kernel; 2],
     pub manifold: Kernel,
+    /// Contact events (events.rs): setup, flags, write.
+    pub events: [Kernel; 3],
 }
 
 impl Kernels {
@@ -337,6 +339,15 @@ impl Kernels {
                 [rekey, gather]
             },
             manifold: k("satgpu.manifold", "manifold.wgsl", &[Read, Read, Read, Read, Read, ReadWrite]),
+            events: {
+                let setup =
+                    tuned("satgpu.events.setup", "events_setup.wgsl", &[ReadWrite, Read, Read, ReadWrite], &scan_block);
+                let source = src("events.wgsl");
+                let slots = [Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite];
+                let flags = Kernel::new(device, "satgpu.events.flags", &source, &slots, &[("EVENT_STEP", 1.0)]);
+                let write = Kernel::sharing(device, "satgpu.events.write", &source, &flags, &[("EVENT_STEP", 2.0)]);
+                [setup, flags, write]
+            },
         }
     }
 }

@@ -11,6 +11,7 @@ pub(crate) mod sweep;
 pub(crate) mod allpairs;
 pub(crate) mod compact;
 pub(crate) mod deepest;
+pub(crate) mod events;
 pub(crate) mod manifold;
 pub(crate) mod narrow;
 pub(crate) mod ordering;

@@ -26,6 +26,9 @@ pub(crate) struct Totals {
     pub entries: u64,
     pub candidates: u64,
     pub colliding: u64,
+    /// Contact events (0 without): pairs that began, pairs that ended.
+    pub began: u64,
+    pub ended: u64,
 }
 
 pub(crate) struct Readback {
@@ -36,6 +39,10 @@ pub(crate) struct Readback {
     contacts: Option<wgpu::Buffer>,
     /// Where the manifolds are copied to be read ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)).
     manifolds: Option<wgpu::Buffer>,
+    /// Where the contact events are copied to be read.
+    events: Option<wgpu::Buffer>,
+    /// The status copy holds the event counts (at byte 16).
+    status_events: bool,
     /// Contacts the submitted frame copies into `contacts` itself, so that a frame with no more
     /// colliding pairs than that is read back after one wait (see `encode_contacts`).
     copied: u64,
@@ -58,6 +65,8 @@ impl Readback {
             }),
             contacts: None,
             manifolds: None,
+            events: None,
+            status_events: false,
             copied: 0,
             last_colliding: 0,
             timestamps: gpu.has_timestamps().then(|| Timestamps::new(device, gpu.queue())),
@@ -87,10 +96,14 @@ impl Readback {
         encoder.copy_buffer_to_buffer(buf, off, &self.totals, 8, 4);
     }
 
-    /// Records the copies the host reads after the frame: the totals, and the timestamps if
-    /// `timed`.
-    pub fn encode_status(&self, encoder: &mut wgpu::CommandEncoder, timed: bool) {
+    /// Records the copies the host reads after the frame: the totals, the counts of contact
+    /// events from `events` (`[began, ended, ..]`) if given, and the timestamps if `timed`.
+    pub fn encode_status(&mut self, encoder: &mut wgpu::CommandEncoder, timed: bool, events: Option<&wgpu::Buffer>) {
         encoder.copy_buffer_to_buffer(&self.totals, 0, &self.status, 0, 16);
+        if let Some(events) = events {
+            encoder.copy_buffer_to_buffer(events, 0, &self.status, 16, 8);
+        }
+        self.status_events = events.is_some();
         if let (Some(ts), true) = (&self.timestamps, timed) {
             ts.resolve(encoder, &self.status, TICKS_AT);
         }
@@ -104,10 +117,18 @@ impl Readback {
         timed: bool,
         (what, log): (&'static str, &mut SpanLog),
     ) -> Result<(Totals, Vec<u8>)> {
-        let size = if timed && self.timestamps.is_some() { STATUS_BYTES } else { 16 };
+        let size = match (timed && self.timestamps.is_some(), self.status_events) {
+            (true, _) => STATUS_BYTES,
+            (false, true) => 24,
+            (false, false) => 16,
+        };
         let bytes: Vec<u8> = read_logged(gpu, &self.status, size, submission, (what, log))?;
-        let t: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[..12]);
-        let totals = Totals { entries: t[0].into(), candidates: t[1].into(), colliding: t[2].into() };
+        let t: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[..24.min(bytes.len())]);
+        let (began, ended) = match self.status_events {
+            true => (t[4].into(), t[5].into()),
+            false => (0, 0),
+        };
+        let totals = Totals { entries: t[0].into(), candidates: t[1].into(), colliding: t[2].into(), began, ended };
         let ticks = bytes.get(TICKS_AT as usize..).unwrap_or_default().to_vec();
         Ok((totals, ticks))
     }
@@ -147,6 +168,20 @@ impl Readback {
         encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
         let submission = gpu.queue().submit([encoder.finish()]);
         read_logged(gpu, dst, bytes, submission, ("manifolds", log))
+    }
+
+    /// The first `count` contact events of `src` (pairs as `[a, b]`), copied and read now (after
+    /// the frame's work).
+    pub fn events(&mut self, gpu: &Gpu, src: &wgpu::Buffer, count: u64, log: &mut SpanLog) -> Result<Vec<[u32; 2]>> {
+        let bytes = 8 * count;
+        if bytes == 0 {
+            return Ok(vec![]);
+        }
+        let dst = reserve(gpu, &mut self.events, bytes, "satgpu.events.read");
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+        let submission = gpu.queue().submit([encoder.finish()]);
+        read_logged(gpu, dst, bytes, submission, ("contact events", log))
     }
 
     /// The first `count` contacts of `src`, mapped: from the copy the frame `submission` made

@@ -68,12 +68,21 @@ impl World {
                 self.in_flight = Some(InFlight { submission, start, reruns: reruns + 1 });
                 continue;
             }
+            if self.sized.events.is_some() && totals.candidates > room {
+                // The contacts buffer holds one batch at a time; the events need them all.
+                return Err(Error::TooLarge {
+                    what: "contact events (candidate pairs past one buffer binding)",
+                    needed: totals.candidates * 24,
+                    limit: room * 24,
+                });
+            }
             let mut passes = match self.readback.timestamps.as_ref().filter(|_| self.options.timestamps) {
                 Some(ts) => ts.times(&ticks, &self.passes()),
                 None => vec![PassTime { name: "gpu_total", ms: gpu_ms, clock: "wall" }],
             };
             let read_start = Instant::now();
             let (kept, colliding, batches) = self.deliver(contacts, totals, submission, keep_mapped)?;
+            self.read_events(totals)?;
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             let stats = FrameStats {
                 broad_phase: self.sized.broad.name(),
@@ -161,6 +170,17 @@ impl World {
         ordered.map(|()| (None, colliding, batches))
     }
 
+    /// With events, reads the frame's events into [`World::events`] and turns the parity: the
+    /// next frame compares against this one's pairs.
+    fn read_events(&mut self, totals: Totals) -> Result<()> {
+        let Some(stage) = self.sized.events.as_ref() else { return Ok(()) };
+        let mut pairs = self.readback.events(&self.gpu, &stage.events, totals.began + totals.ended, &mut self.spans)?;
+        let ended = pairs.split_off(totals.began as usize);
+        self.contact_events = Some(crate::geometry::ContactEvents { began: pairs, ended });
+        self.turn_parity();
+        Ok(())
+    }
+
     /// The first `count` manifolds of the last frame or batch (none unless [`ContactDetail::Full`]).
     fn read_manifolds(&mut self, count: u64) -> Result<Vec<GpuManifold>> {
         match self.sized.manifold.as_ref().filter(|_| self.full()) {
@@ -192,7 +212,7 @@ impl World {
             }
         }
         self.readback.encode_colliding(&mut encoder, s.compact.total());
-        self.readback.encode_status(&mut encoder, false);
+        self.readback.encode_status(&mut encoder, false, None);
         let submission = self.gpu.queue().submit([encoder.finish()]);
         let (totals, _) = self.readback.status(&self.gpu, submission, false, ("collision batch", &mut self.spans))?;
         let src = &self.sized.pairs.contacts;

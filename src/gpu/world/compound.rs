@@ -60,6 +60,10 @@ impl CompoundWorld {
             let detail = format!("{}: not yet in compound worlds", options.margin);
             return Err(Error::InvalidSetting { what: "margin", detail });
         }
+        if options.events {
+            let detail = "not yet in compound worlds (their pairs on the GPU name parts, not bodies)".to_string();
+            return Err(Error::InvalidSetting { what: "events", detail });
+        }
         let mut start = Vec::with_capacity(shapes.len() + 1);
         start.push(0);
         for s in shapes {

@@ -42,12 +42,27 @@ impl World {
         let world = World::build(&self.gpu, packed, &options)?;
         // A refused rebuild above leaves this world, its filters and its spans as they were.
         let (filters, spans) = (std::mem::take(&mut self.filters), std::mem::take(&mut self.spans));
-        *self = world;
+        let old = std::mem::replace(self, world);
         (self.generation, self.spans) = (generation, spans);
+        // The next frame's events compare against the old polygons' last pairs.
+        self.carry_events(&old.sized)?;
+        self.parity = old.parity;
+        self.contact_events = old.contact_events;
         if filters.len() == self.len() {
             self.set_filters(&filters)?;
         }
         Ok(())
+    }
+
+    /// Copies the previous frame's pairs of the events stage of `old` into this world's, whose
+    /// buffers are at least as large.
+    fn carry_events(&self, old: &Sized) -> crate::error::Result<()> {
+        let (Some(from), Some(to)) = (&old.events, &self.sized.events) else { return Ok(()) };
+        self.gpu.scoped(|| {
+            let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+            to.carry(&mut encoder, from);
+            self.gpu.queue().submit([encoder.finish()]);
+        })
     }
 
     /// Makes room for at least `entries` strip entries and `candidates` candidate pairs (and as
@@ -65,7 +80,7 @@ impl World {
         let device = crate::memory::capacity_bytes(e, k);
         let what = || format!("{} candidate pairs and {} strip entries", grouped(k), grouped(e));
         self.gpu.check_memory(what, crate::memory::MemoryEstimate { host: 0, device })?;
-        self.sized = self.gpu.scoped(|| {
+        let sized = self.gpu.scoped(|| {
             let wiring = self.wiring();
             let mut sized = Sized::new(&self.gpu, &wiring, strips, capacity);
             add_stages(&self.gpu, &self.options, &wiring, &mut sized);
@@ -74,6 +89,8 @@ impl World {
             }
             sized
         })?;
+        let old = std::mem::replace(&mut self.sized, sized);
+        self.carry_events(&old)?;
         self.sized.broad.set_filtered(!self.filters.is_empty());
         self.generation += 1;
         self.write_params(0);

@@ -13,10 +13,11 @@
 //! wait, then growth and rerun (a buffer was too small), a second copy (more pairs than the last
 //! frame) or batches (the candidates outgrow what one binding holds), so no pair is ever dropped.
 
+use std::sync::atomic::{AtomicUsize, Ordering as Atomic};
 use std::time::Instant;
 
 use crate::error::Result;
-use crate::geometry::{Contact, Filter, Manifold, Polygon};
+use crate::geometry::{Contact, ContactEvents, Filter, Manifold, Polygon};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::{Pass, Recorder, SpanLog};
 use crate::gpu::host::order;
@@ -100,6 +101,13 @@ pub struct World {
     margin: f32,
     /// The last frame's manifolds ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)), in the order of its contacts.
     manifolds: Vec<Manifold>,
+    /// With [`WorldOptions::events`], the last collected frame's contact events.
+    contact_events: Option<ContactEvents>,
+    /// Which of the events stage's two pair lists holds the previous frame's pairs: turned by
+    /// every complete frame whose events were computed.
+    parity: AtomicUsize,
+    /// The parity when the events' previous pairs were saved (see `save_events`).
+    saved_parity: usize,
     /// Host spans since the last collected frame, reported in its [`FrameStats::host`].
     spans: SpanLog,
     /// Test hook: the next frame records an invalid copy (see `testing`).
@@ -144,6 +152,7 @@ impl World {
 
     fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions) -> Result<World> {
         let margin = gpu_margin(options)?;
+        check_events(options)?;
         // A margin measures the distance between apart shapes: the narrow phase's rounded variant.
         let (rounded, large) = (packed.rounded() || margin > 0.0, packed.large());
         let limits = gpu.device().limits();
@@ -205,6 +214,9 @@ impl World {
                 large,
                 margin,
                 manifolds: vec![],
+                contact_events: options.events.then(ContactEvents::default),
+                parity: AtomicUsize::new(0),
+                saved_parity: 0,
                 spans: SpanLog::default(),
                 poison: false,
             };
@@ -264,6 +276,23 @@ impl World {
         self.generation
     }
 
+    /// With [`WorldOptions::events`], the pairs that began and ended touching from the frame
+    /// collected before the last to the last (after the first frame, all its pairs began);
+    /// `None` without events. Each list is sorted by (a, b).
+    pub fn events(&self) -> Option<&ContactEvents> {
+        self.contact_events.as_ref()
+    }
+
+    /// The events stage's parity for the next frame.
+    fn parity(&self) -> usize {
+        self.parity.load(Atomic::Relaxed)
+    }
+
+    /// A frame's events are complete: the next frame compares against its pairs.
+    fn turn_parity(&self) {
+        self.parity.fetch_xor(1, Atomic::Relaxed);
+    }
+
     /// What the stages of this world bind and dispatch by.
     fn wiring(&self) -> Wiring<'_> {
         Wiring { params: &self.params, control: &self.control, bodies: &self.bodies, fold: self.fold }
@@ -286,8 +315,9 @@ impl World {
     }
 
     /// Records a frame: `ordered`, with the GPU ordering where the world has it; `reduce`, in a
-    /// compound world, with the deepest part pair per pair of bodies kept on the GPU.
-    fn record(&self, encoder: &mut wgpu::CommandEncoder, timed: bool, ordered: bool, reduce: bool) {
+    /// compound world, with the deepest part pair per pair of bodies kept on the GPU; `events`,
+    /// with the contact events where the world has them.
+    fn record(&self, encoder: &mut wgpu::CommandEncoder, timed: bool, ordered: bool, reduce: bool, events: bool) {
         let timestamps = self.readback.timestamps.as_ref().filter(|_| timed);
         let mut rec = Recorder::new(encoder, self.gpu.kernels(), timestamps);
         let (s, k) = (&self.sized, rec.kernels);
@@ -304,6 +334,9 @@ impl World {
         if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
             m.encode(k, rec.pass(Pass::Manifold));
         }
+        if let Some(e) = s.events.as_ref().filter(|_| events) {
+            e.encode(k, rec.pass(Pass::Events), self.parity());
+        }
         let (entries, candidates) = s.broad.totals();
         self.readback.encode_totals(rec.encoder(), (entries, candidates, s.compact.total()), &s.pairs.args);
     }
@@ -319,6 +352,9 @@ impl World {
         }
         if self.full() {
             passes.push(Pass::Manifold);
+        }
+        if self.sized.events.is_some() {
+            passes.push(Pass::Events);
         }
         passes
     }
@@ -357,10 +393,11 @@ impl World {
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
             // A compound world's frame read back keeps its deepest part pairs where it orders:
             // on the GPU with the ordering there, otherwise on the host after its ordering.
-            self.record(&mut encoder, self.options.timestamps, true, self.sized.order.is_some());
+            let events = self.sized.events.as_ref();
+            self.record(&mut encoder, self.options.timestamps, true, self.sized.order.is_some(), events.is_some());
             let capacity = u64::from(self.sized.capacity.candidates);
             self.readback.encode_contacts(&self.gpu, &mut encoder, &self.sized.pairs.contacts, capacity);
-            self.readback.encode_status(&mut encoder, self.options.timestamps);
+            self.readback.encode_status(&mut encoder, self.options.timestamps, events.map(|e| &e.totals));
             if poison {
                 // An unaligned copy: a validation error in satgpu's own submission.
                 encoder.copy_buffer_to_buffer(&self.readback.totals, 1, &self.readback.totals, 8, 3);
@@ -409,13 +446,27 @@ fn gpu_margin(options: &WorldOptions) -> Result<f32> {
     Ok(if f64::from(f) < m { f.next_up() } else { f })
 }
 
-/// Adds the stages `options` ask for to `sized`: the GPU ordering and the manifolds.
+/// The events `options` ask for, refused where the world cannot give them yet.
+fn check_events(options: &WorldOptions) -> Result<()> {
+    if options.events && options.order == ContactOrder::Host {
+        return Err(crate::Error::InvalidSetting {
+            what: "events",
+            detail: "contact events compare the pairs sorted on the GPU: not with ContactOrder::Host".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Adds the stages `options` ask for to `sized`: the GPU ordering, the manifolds and the events.
 fn add_stages(gpu: &Gpu, options: &WorldOptions, wiring: &Wiring<'_>, sized: &mut Sized) {
     let on_gpu = match options.order {
         ContactOrder::Gpu => true,
         ContactOrder::Host => false,
-        ContactOrder::Auto => gpu.adapter_info().device_type != wgpu::DeviceType::Cpu,
+        ContactOrder::Auto => options.events || gpu.adapter_info().device_type != wgpu::DeviceType::Cpu,
     };
+    if options.events {
+        sized.add_events(gpu, wiring.fold);
+    }
     if on_gpu {
         sized.add_order(gpu, wiring.control, wiring.bodies.len() as usize, wiring.fold);
     }

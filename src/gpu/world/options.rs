@@ -44,6 +44,15 @@ pub struct WorldOptions {
     /// Must be finite and at least 0 ([`Error::InvalidSetting`](crate::Error::InvalidSetting)
     /// otherwise); not yet with [`ContactDetail::Full`] or compound worlds.
     pub margin: f64,
+    /// Contact events (default off): after each frame read back,
+    /// [`World::events`](crate::gpu::World::events) holds the pairs that began and ended since
+    /// the previous frame, computed on the GPU from the two frames' sorted pairs; for frames left
+    /// on the GPU, [`World::encode_with_events`](crate::gpu::World::encode_with_events) records
+    /// them into [`World::events_buffer`](crate::gpu::World::events_buffer). Frames with events
+    /// order their pairs on the GPU, also on CPU adapters, and each candidate costs 40 bytes
+    /// more. Not with [`ContactOrder::Host`] or compound worlds
+    /// ([`Error::InvalidSetting`](crate::Error::InvalidSetting)).
+    pub events: bool,
 }
 
 /// Where a frame's colliding pairs are ordered by (a, b). Every choice gives the same pairs, in
@@ -133,6 +142,12 @@ impl WorldOptions {
     /// Reporting every pair at most `margin` apart (see [`WorldOptions::margin`]).
     pub fn with_margin(mut self, margin: f64) -> Self {
         self.margin = margin;
+        self
+    }
+
+    /// With contact events (see [`WorldOptions::events`]).
+    pub fn with_events(mut self, events: bool) -> Self {
+        self.events = events;
         self
     }
 }

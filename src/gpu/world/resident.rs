@@ -16,7 +16,52 @@ impl World {
         // them sorted, and the sort would be most of a GPU frame. A compound world (the
         // simulation's walls) keeps each pair of bodies' deepest part pair on the GPU, where
         // the caller's passes read it.
-        self.record(encoder, false, self.options.order == ContactOrder::Gpu, true);
+        self.record(encoder, false, self.options.order == ContactOrder::Gpu, true, false);
+    }
+
+    /// As [`encode`](World::encode), with the pairs sorted by (a, b) and, with
+    /// [`WorldOptions::events`](crate::gpu::WorldOptions::events), their contact events against
+    /// the pairs of the previous frame with events (this call's or a collected frame's), in
+    /// [`events_buffer`](World::events_buffer) and
+    /// [`events_totals_buffer`](World::events_totals_buffer); the next such frame compares
+    /// against these pairs. A simulation that detects several times per frame calls this for
+    /// its last detection and [`encode`](World::encode) for the others.
+    pub fn encode_with_events(&self, encoder: &mut wgpu::CommandEncoder) {
+        let events = self.sized.events.is_some();
+        self.record(encoder, false, true, true, events);
+        if events {
+            self.turn_parity();
+        }
+    }
+
+    /// Records a copy of the events' previous pairs aside, or with `back` the copy back, so that
+    /// frames run again (a simulation's window after growth) compare against the same pairs.
+    pub(crate) fn save_events(&mut self, encoder: &mut wgpu::CommandEncoder, back: bool) {
+        let Some(stage) = &self.sized.events else { return };
+        if back {
+            self.parity.store(self.saved_parity, std::sync::atomic::Ordering::Relaxed);
+        } else {
+            self.saved_parity = self.parity();
+        }
+        stage.save(encoder, self.saved_parity, back);
+    }
+
+    /// With [`WorldOptions::events`](crate::gpu::WorldOptions::events), the events of the last
+    /// frame as `vec2<u32>` pairs `(a, b)` (STORAGE | COPY_SRC): the pairs that began, sorted by
+    /// (a, b), then those that ended, sorted. Valid for the first `began + ended` records (see
+    /// [`events_totals_buffer`](World::events_totals_buffer)); `None` without events. Replaced
+    /// when the [`generation`](World::generation) changes.
+    pub fn events_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.sized.events.as_ref().map(|e| &e.events)
+    }
+
+    /// With [`WorldOptions::events`](crate::gpu::WorldOptions::events), eight u32 after a frame's
+    /// events (STORAGE | COPY_SRC | INDIRECT): `[began, ended, began + ended, 0]`, then at byte 16
+    /// the indirect arguments `(x, y, z)` of a pass over the events with `@workgroup_size(64)`,
+    /// folded as in [`totals_buffer`](World::totals_buffer). `None` without events. Replaced
+    /// when the [`generation`](World::generation) changes.
+    pub fn events_totals_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.sized.events.as_ref().map(|e| &e.totals)
     }
 
     /// Runs a frame and leaves the results on the GPU (see [`encode`](World::encode)); returns the

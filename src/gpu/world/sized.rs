@@ -8,6 +8,7 @@ use crate::gpu::kernels::pipelines::Kernels;
 use crate::gpu::resources::{BodyBuffers, PairBuffers, Wiring};
 use crate::gpu::stages::compact::Compact;
 use crate::gpu::stages::deepest::Deepest;
+use crate::gpu::stages::events::Events;
 use crate::gpu::stages::manifold::ManifoldStage;
 use crate::gpu::stages::narrow::NarrowPhase;
 use crate::gpu::stages::ordering::Ordering;
@@ -36,6 +37,8 @@ pub(crate) struct Sized {
     pub order: Option<Ordering>,
     /// Compound worlds only: the deepest part pair per pair of bodies.
     pub deepest: Option<Deepest>,
+    /// With [`WorldOptions::events`](crate::gpu::WorldOptions::events) only.
+    pub events: Option<Events>,
 }
 
 impl Capacity {
@@ -66,7 +69,7 @@ impl Sized {
         let broad = Broad::new(gpu, strips, capacity.entries, wiring, &pairs.candidates);
         let narrow = NarrowPhase::new(gpu, wiring, &pairs, &broad.candidate_total());
         let compact = Compact::new(gpu, wiring.control, &pairs);
-        Sized { capacity, pairs, broad, narrow, compact, manifold: None, order: None, deepest: None }
+        Sized { capacity, pairs, broad, narrow, compact, manifold: None, order: None, deepest: None, events: None }
     }
 
     /// The compaction; with the GPU ordering and `ordered`, its scan and then the sort keys in
@@ -97,6 +100,11 @@ impl Sized {
         if self.deepest.is_none() {
             self.deepest = Some(Deepest::new(gpu, control, bodies, &self.pairs));
         }
+    }
+
+    /// Adds the contact events ([`WorldOptions::events`](crate::gpu::WorldOptions::events)).
+    pub fn add_events(&mut self, gpu: &Gpu, fold: u32) {
+        self.events = Some(Events::new(gpu, &self.pairs, fold));
     }
 
     /// Adds the manifold stage ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)) if missing.

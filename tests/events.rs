@@ -1,0 +1,228 @@
+//! Issue 26, contact events: the pairs that began and ended touching between frames, computed on
+//! the GPU ([`World::events`], [`World::encode_with_events`]) against the reference's set difference
+//! (`reference::contact_events`) of the frames' pairs, on every scene kind, on both sides of a
+//! buffer's growth and of a rebuild, at the first and last body, with no pairs, and with a margin.
+
+mod common;
+
+use satgpu::gpu::{CompoundWorld, ContactOrder, World, WorldOptions};
+use satgpu::reference::{contact_events, detect, detect_within};
+use satgpu::scene::{generate, SceneKind};
+use satgpu::validate::compare;
+use satgpu::{Compound, Contact, ContactEvents, Error, Polygon, Transform};
+
+fn square(x: f64, y: f64) -> Polygon {
+    Polygon::new(vec![[x, y], [x + 1.0, y], [x + 1.0, y + 1.0], [x, y + 1.0]]).unwrap()
+}
+
+fn contact(a: u32, b: u32) -> Contact {
+    Contact { a, b, normal: [1.0, 0.0], depth: 0.0 }
+}
+
+fn events_of(world: &World) -> ContactEvents {
+    world.events().expect("a world with events").clone()
+}
+
+#[test]
+fn the_reference_takes_the_set_difference() {
+    let before = [contact(0, 1), contact(0, 5), contact(2, 3)];
+    let now = [contact(2, 3), contact(0, 1), contact(1, 4), contact(0, 2)];
+    let e = contact_events(&before, &now);
+    assert_eq!(e.began, vec![[0, 2], [1, 4]]);
+    assert_eq!(e.ended, vec![[0, 5]]);
+    assert_eq!(contact_events(&[], &[]), ContactEvents::default());
+    assert_eq!(contact_events(&now, &now), ContactEvents::default());
+    assert_eq!(contact_events(&[], &before).began.len(), 3);
+    assert_eq!(contact_events(&before, &[]).ended, vec![[0, 1], [0, 5], [2, 3]]);
+}
+
+/// `polygons` with each body moved by a small step that depends on the body and the frame.
+fn moved(polygons: &[Polygon], frame: usize) -> Vec<Polygon> {
+    polygons
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let b = p.aabb();
+            let size = (b.max[0] - b.min[0]).max(b.max[1] - b.min[1]);
+            let step = |k: usize| ((k % 7) as f64 - 3.0) * 0.08 * size;
+            p.transformed(&Transform { x: step(i * 31 + frame * 17), y: step(i * 13 + frame * 5), angle: 0.0 })
+        })
+        .collect()
+}
+
+/// Runs `frames` frames of `polygons` moving, each checked against the reference's events of the
+/// frames' own pairs, and the pairs against the reference detection; returns the events seen.
+fn run_frames(world: &mut World, polygons: &[Polygon], frames: usize, what: &str) -> (usize, usize) {
+    let mut previous: Vec<Contact> = vec![];
+    let (mut began, mut ended) = (0, 0);
+    for f in 0..frames {
+        let scene = moved(polygons, f);
+        world.set_polygons(&scene).unwrap();
+        let frame = world.step().unwrap();
+        // The pairs agree with the reference under the numerics contract (pairs that touch
+        // within f32's band may differ); the events are those of the pairs reported.
+        let report = compare(&scene, &frame.contacts, &detect(&scene));
+        assert!(report.ok(), "{what}, frame {f}: {:?}", report.disagreements.first());
+        let want = contact_events(&previous, &frame.contacts);
+        assert_eq!(events_of(world), want, "{what}, frame {f}");
+        (began, ended) = (began + want.began.len(), ended + want.ended.len());
+        previous = frame.contacts;
+    }
+    (began, ended)
+}
+
+#[test]
+fn events_agree_with_the_reference_on_every_kind() {
+    let gpu = common::gpu();
+    for kind in SceneKind::ALL {
+        let polygons = generate(kind, 600, 7);
+        let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_events(true)).unwrap();
+        assert!(world.orders_on_gpu(), "events order on the GPU, on every adapter");
+        let (began, ended) = run_frames(&mut world, &polygons, 4, kind.name());
+        // The first frame's pairs all begin; later frames both begin and end some.
+        assert!(began > 0 && ended > 0, "{}: {began} began, {ended} ended", kind.name());
+    }
+}
+
+#[test]
+fn a_change_at_the_first_and_the_last_body() {
+    let gpu = common::gpu();
+    let options = WorldOptions::default().with_events(true);
+    let far = |i: usize| square(10.0 * i as f64, 0.0);
+    let mut polygons: Vec<Polygon> = (0..6).map(far).collect();
+    let mut world = World::from_polygons(&gpu, &polygons, &options).unwrap();
+    // No pairs, frame after frame: no events, and an empty list is not an error.
+    for _ in 0..2 {
+        assert!(world.step().unwrap().contacts.is_empty());
+        assert_eq!(events_of(&world), ContactEvents::default());
+    }
+    // Body 0 meets body 1, and the last body meets the one before it.
+    polygons[0] = square(9.5, 0.5);
+    polygons[5] = square(40.5, 0.0);
+    world.set_polygons(&polygons).unwrap();
+    world.step().unwrap();
+    assert_eq!(events_of(&world), ContactEvents { began: vec![[0, 1], [4, 5]], ended: vec![] });
+    // Unchanged: no events.
+    world.step().unwrap();
+    assert_eq!(events_of(&world), ContactEvents::default());
+    // Body 0 leaves body 1 for body 2; the last pair ends.
+    polygons[0] = square(20.5, 0.5);
+    polygons[5] = far(5);
+    world.set_polygons(&polygons).unwrap();
+    world.step().unwrap();
+    assert_eq!(events_of(&world), ContactEvents { began: vec![[0, 2]], ended: vec![[0, 1], [4, 5]] });
+    // Everything apart again: every pair ends.
+    world.set_polygons(&(0..6).map(far).collect::<Vec<_>>()).unwrap();
+    world.step().unwrap();
+    assert_eq!(events_of(&world), ContactEvents { began: vec![], ended: vec![[0, 2]] });
+}
+
+#[test]
+fn events_survive_growth_and_rebuilds() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Dense, 2000, 3);
+    // Room for 16 candidates: the first frames grow the buffers and run again.
+    let options = WorldOptions::default().with_events(true).with_candidate_capacity(16).with_entry_capacity(16);
+    let mut world = World::from_polygons(&gpu, &polygons, &options).unwrap();
+    run_frames(&mut world, &polygons, 3, "growing");
+    assert!(world.generation() > 0, "the buffers grew");
+    // A world whose frames keep growing: more bodies pile in each frame, past the capacity.
+    let mut world = World::from_polygons(&gpu, &polygons[..50], &options).unwrap();
+    let mut previous = vec![];
+    for n in [50, 400, 2000, 2000] {
+        // A new body count rebuilds the world; the events still compare against the old pairs.
+        world.set_polygons(&polygons[..n]).unwrap();
+        let frame = world.step().unwrap();
+        assert_eq!(events_of(&world), contact_events(&previous, &frame.contacts), "{n} bodies");
+        previous = frame.contacts;
+    }
+}
+
+#[test]
+fn events_within_a_margin() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Crowd, 800, 5);
+    let options = WorldOptions::default().with_events(true).with_margin(0.5);
+    let mut world = World::from_polygons(&gpu, &polygons, &options).unwrap();
+    let mut previous = vec![];
+    for f in 0..3 {
+        let scene = moved(&polygons, f);
+        world.set_polygons(&scene).unwrap();
+        let frame = world.step().unwrap();
+        let want = detect_within(&scene, &[], 0.5);
+        let pairs = |c: &[Contact]| c.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>();
+        // Pairs within f32 of the margin may differ; the scene has none such in these frames.
+        assert_eq!(pairs(&frame.contacts), pairs(&want), "frame {f}");
+        assert_eq!(events_of(&world), contact_events(&previous, &frame.contacts), "frame {f}");
+        previous = frame.contacts;
+    }
+}
+
+#[test]
+fn events_of_frames_left_on_the_gpu() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Clustered, 1500, 9);
+    let options = WorldOptions::default().with_events(true).with_candidate_capacity(1 << 16);
+    let mut world = World::from_polygons(&gpu, &polygons, &options).unwrap();
+    let mut previous = vec![];
+    for f in 0..4 {
+        let scene = moved(&polygons, f);
+        world.set_polygons(&scene).unwrap();
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        world.encode_with_events(&mut encoder);
+        gpu.queue().submit([encoder.finish()]);
+        let totals: Vec<u32> =
+            bytemuck::pod_collect_to_vec(&common::read_back(&gpu, world.events_totals_buffer().unwrap(), 32));
+        let (began, ended) = (totals[0] as usize, totals[1] as usize);
+        assert_eq!(totals[2] as usize, began + ended);
+        // The indirect arguments cover every event with 64-wide workgroups.
+        assert!(totals[4] as usize * totals[5] as usize * 64 >= began + ended && totals[6] == 1);
+        let records: Vec<[u32; 2]> = match began + ended {
+            0 => vec![],
+            n => bytemuck::pod_collect_to_vec(&common::read_back(&gpu, world.events_buffer().unwrap(), 8 * n as u64)),
+        };
+        let now = detect(&scene);
+        let want = contact_events(&previous, &now);
+        assert_eq!(records[..began], want.began[..], "frame {f}: began");
+        assert_eq!(records[began..], want.ended[..], "frame {f}: ended");
+        assert!(began + ended > 0, "frame {f} has events");
+        previous = now;
+    }
+    // A frame read back after them compares against the last encoded pairs.
+    world.set_polygons(&polygons).unwrap();
+    let frame = world.step().unwrap();
+    assert_eq!(events_of(&world), contact_events(&previous, &frame.contacts));
+}
+
+#[test]
+fn events_are_refused_where_they_cannot_be_given() {
+    let gpu = common::gpu();
+    let polygons = [square(0.0, 0.0), square(0.5, 0.0)];
+    let host = WorldOptions::default().with_events(true).with_order(ContactOrder::Host);
+    match World::from_polygons(&gpu, &polygons, &host) {
+        Err(Error::InvalidSetting { what: "events", .. }) => {}
+        other => panic!("events with the host ordering: {other:?}"),
+    }
+    let compound = [Compound::new(vec![square(0.0, 0.0)]).unwrap()];
+    match CompoundWorld::from_compounds(&gpu, &compound, &WorldOptions::default().with_events(true)) {
+        Err(Error::InvalidSetting { what: "events", .. }) => {}
+        other => panic!("events in a compound world: {:?}", other.map(|_| ())),
+    }
+    // Without events, none are reported, and the resident buffers do not exist.
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    world.step().unwrap();
+    assert!(world.events().is_none() && world.events_buffer().is_none() && world.events_totals_buffer().is_none());
+}
+
+#[test]
+fn events_past_one_binding_are_an_error_not_a_wrong_answer() {
+    let _lock = common::gpu();
+    let small = common::small_device();
+    // A pile-up: every body overlaps every other, more candidates than one binding holds.
+    let polygons: Vec<Polygon> = (0..400).map(|i| square((i % 7) as f64 * 0.03, 0.0)).collect();
+    let mut world = World::from_polygons(&small, &polygons, &WorldOptions::default().with_events(true)).unwrap();
+    match world.step() {
+        Err(Error::TooLarge { what, .. }) => assert!(what.contains("contact events"), "{what}"),
+        other => panic!("expected TooLarge, got {:?}", other.map(|f| f.stats.batches)),
+    }
+}
