@@ -7,7 +7,9 @@
 //! `SATGPU_BENCH_SEED` the scene seed), prints an aligned table and writes the same numbers to
 //! `target/bench-compare.json`. Compound kinds (`SATGPU_BENCH_KINDS=rooms`) run against parry2d's
 //! `Compound` (`compare/compound.rs`); `SATGPU_BENCH_MARGIN=F` runs the kinds as neighbours
-//! within F mean box widths against parry2d's `contact` with a prediction (`compare/margin.rs`).
+//! within F mean box widths against parry2d's `contact` with a prediction (`compare/margin.rs`);
+//! `SATGPU_BENCH_EVENTS=F` runs them as F frames of moving bodies with contact events against
+//! parry2d's contacts and a merge of each two frames' pairs (`compare/events.rs`).
 //! Run without `--bench` (as `cargo test --benches` and
 //! `cargo test --all-targets` do) it shrinks every kind, grid included, to 300 polygons, times
 //! nothing worth reading, and asserts that the three contenders agree: the GPU with the
@@ -60,6 +62,8 @@
 
 #[path = "compare/compound.rs"]
 mod compound;
+#[path = "compare/events.rs"]
+mod events;
 #[path = "compare/margin.rs"]
 mod margin;
 
@@ -388,6 +392,7 @@ struct Report<'a> {
     rows: &'a [Row],
     compound_rows: &'a [compound::CompoundRow],
     margin_rows: &'a [margin::MarginRow],
+    events_rows: &'a [events::EventsRow],
 }
 
 fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Row {
@@ -594,12 +599,17 @@ fn main() {
     // Neighbours within a margin instead of the main table: SATGPU_BENCH_MARGIN (a fraction of
     // the mean box width); in test mode, a check at half a width on a few kinds.
     let fraction: Option<f64> = env_number("SATGPU_BENCH_MARGIN");
+    // Contact events instead: SATGPU_BENCH_EVENTS (frames); in test mode, 4 frames of a few kinds.
+    let event_frames: Option<usize> = env_number("SATGPU_BENCH_EVENTS");
     let (mut rows, mut compound_rows, mut margin_rows) = (Vec::new(), Vec::new(), Vec::new());
+    let mut events_rows = Vec::new();
     for &n in &sizes {
         for &kind in &kinds {
             eprintln!("running {kind} n={n} ...");
             if kind.is_compound() {
                 compound_rows.push(compound::run(&gpu, kind, n, seed, reps));
+            } else if let Some(frames) = event_frames.filter(|_| bench) {
+                events_rows.push(events::run(&gpu, kind, n, seed, frames.max(2)));
             } else if let Some(fraction) = fraction.filter(|_| bench) {
                 margin_rows.push(margin::run(&gpu, kind, n, seed, reps, fraction));
             } else {
@@ -611,9 +621,13 @@ fn main() {
         for kind in [SceneKind::Crowd, SceneKind::Mixed, SceneKind::Shapes] {
             margin_rows.push(margin::run(&gpu, kind, TEST_N, seed, 1, 0.5));
         }
+        for kind in [SceneKind::Crowd, SceneKind::Grid, SceneKind::Shapes] {
+            events_rows.push(events::run(&gpu, kind, TEST_N, seed, 4));
+        }
     }
     let mut failures = compound::print(&compound_rows);
     failures.extend(margin::print(&margin_rows));
+    failures.extend(events::print(&events_rows));
     if !rows.is_empty() {
         println!();
         print_table(&rows);
@@ -644,6 +658,7 @@ fn main() {
             rows: &rows,
             compound_rows: &compound_rows,
             margin_rows: &margin_rows,
+            events_rows: &events_rows,
         };
         let json = serde_json::to_string_pretty(&report).expect("rows serialise");
         std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, json + "\n")).unwrap_or_else(|e| {
