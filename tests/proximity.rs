@@ -218,3 +218,55 @@ fn margin_zero_is_todays_output_and_bad_margins_are_refused() {
     let compound = CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default().with_margin(0.5));
     assert!(matches!(compound, Err(Error::InvalidSetting { what: "margin", .. })));
 }
+
+#[path = "../examples/social_force.rs"]
+mod social_force;
+
+/// The social-force example: its own pass reads the neighbours within two radii from
+/// `contacts_buffer` on the GPU; the forces of its first frame are those the f64 reference's
+/// neighbours give (every pair at most the margin apart, with its distance and direction), the
+/// overlaps shrink, and two runs end in the same positions.
+#[test]
+fn a_social_force_step_reads_the_neighbours_from_the_gpu() {
+    let gpu = common::gpu();
+    let n = 1500;
+    let s = social_force::run(&gpu, n, 30).unwrap();
+    let polygons: Vec<Polygon> =
+        s.start.iter().map(|t| Polygon::circle([t.x, t.y], social_force::RADIUS).unwrap()).collect();
+    let neighbours = detect_within(&polygons, &[], social_force::MARGIN);
+    assert!(neighbours.iter().filter(|c| c.depth < 0.0).count() > n / 4, "few neighbours apart");
+    let (a, b, m) = (social_force::A, social_force::B, social_force::MARGIN);
+    let repulsion = |d: f64| a * ((-d / b).exp() - (-m / b).exp()).max(0.0) + social_force::K * (-d).max(0.0);
+    let scale = s.start.iter().map(|t| t.x.abs().max(t.y.abs())).fold(1.0, f64::max);
+    let mut want = vec![[0.0f64; 2]; n];
+    let mut slack = vec![0.0f64; n];
+    for c in &neighbours {
+        let f = repulsion(-c.depth);
+        for (i, sign) in [(c.a as usize, -1.0), (c.b as usize, 1.0)] {
+            want[i][0] += sign * c.normal[0] * f;
+            want[i][1] += sign * c.normal[1] * f;
+            // Rounding to 1/4096 per pair; f32 (relative 1e-4 covers the exponential); and the
+            // direction between centres `centres` apart, known to f32 at the scene's scale.
+            let centres = 2.0 * social_force::RADIUS - c.depth;
+            let direction = 8.0 * f64::from(f32::EPSILON) * scale / centres.max(1e-9);
+            slack[i] += 1.0 / 4096.0 + (1e-4 + direction) * f.abs();
+        }
+    }
+    let mut pushed_apart_only = 0;
+    for i in 0..n {
+        let got = s.first_forces[i];
+        for k in 0..2 {
+            let off = (f64::from(got[k]) - want[i][k]).abs();
+            assert!(off <= slack[i] + 1e-6, "agent {i}: force {got:?}, reference {:?} (slack {})", want[i], slack[i]);
+        }
+        let mine = neighbours.iter().filter(|c| c.a as usize == i || c.b as usize == i);
+        if mine.clone().count() > 0 && mine.clone().all(|c| c.depth < 0.0) && want[i][0].hypot(want[i][1]) > 0.01 {
+            pushed_apart_only += 1;
+        }
+    }
+    assert!(pushed_apart_only > n / 10, "only {pushed_apart_only} agents pushed by neighbours apart alone");
+    assert!(s.depth.1 < s.depth.0, "overlaps {} -> {}", s.depth.0, s.depth.1);
+    let again = social_force::run(&gpu, n, 30).unwrap();
+    let bits = |p: &[[f32; 2]]| p.iter().map(|q| (q[0].to_bits(), q[1].to_bits())).collect::<Vec<_>>();
+    assert_eq!(bits(&s.positions), bits(&again.positions), "two runs moved the agents differently");
+}
