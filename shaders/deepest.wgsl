@@ -35,10 +35,15 @@ fn bodies_of(i: u32) -> vec2<u32> {
     return vec2<u32>(body_of(pair.x), body_of(pair.y));
 }
 
-// A depth's bits, ordered as the depths are (depths are >= 0; -0.0 is 0).
+// A depth's bits, ordered as the depths are: negative depths (pairs apart within a margin) below
+// zero, and -0.0 as 0.0.
 fn depth_key(i: u32) -> u32 {
     let d = results[i].z;
-    return select(bitcast<u32>(d), 0u, d <= 0.0);
+    let bits = bitcast<u32>(d);
+    if d == 0.0 {
+        return 0x80000000u;
+    }
+    return select(bits | 0x80000000u, ~bits, d < 0.0);
 }
 
 // The part pair within its pair of bodies, complemented so that the largest is the first.

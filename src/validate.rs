@@ -176,6 +176,38 @@ pub fn compare_compound(bodies: &[crate::Compound], gpu: &[Contact], reference: 
     )
 }
 
+/// As [`compare_compound`], for pairs of bodies at most `margin` apart (from
+/// [`reference::detect_compound_within`]): a pair of bodies is judged by its least signed
+/// distance over its part pairs against the margin, within [`compound_band`] and f32's rounding
+/// of the margin, as [`compare_within`] judges a pair of shapes.
+pub fn compare_compound_within(
+    bodies: &[crate::Compound],
+    gpu: &[Contact],
+    reference: &[Contact],
+    margin: f64,
+) -> Report {
+    let part_pairs = |a: u32, b: u32| {
+        let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+        ba.parts().iter().flat_map(move |p| bb.parts().iter().map(move |q| (p, q)))
+    };
+    compare_with(
+        gpu,
+        reference,
+        |a, b| {
+            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+            let distance =
+                part_pairs(a, b).map(|(p, q)| reference::signed_distance(p, q).1).fold(f64::INFINITY, f64::min);
+            (distance - margin, compound_band(ba, bb) + 2.0 * f64::from(f32::EPSILON) * margin)
+        },
+        |a, b, normal, depth| {
+            part_pairs(a, b)
+                .map(|(p, q)| reference::penetration_along(p, q, normal))
+                .min_by(|x, y| (x - depth).abs().total_cmp(&(y - depth).abs()))
+                .unwrap_or(f64::INFINITY)
+        },
+    )
+}
+
 /// The band of a pair of compound bodies: [`band`] with the bodies' scale, the largest coordinate
 /// difference between `a`'s first vertex and any vertex of either body, plus both bodies' largest
 /// radii. A part is placed by its body's transform, so its rounding scales with its distance from

@@ -147,6 +147,18 @@ fn concave_and_compound_scenes_give_pairs_of_bodies() {
         csv.lines().skip(1).map(|l| l.rsplitn(3, ',').take(2).collect::<Vec<_>>().join(",")).collect::<Vec<_>>()
     };
     assert_eq!(part_columns(&csvs[0]), part_columns(&csvs[1]), "the same deepest part pairs");
+    // Within a margin of 1: the circle part of body 2 is 0.5 above the L's arm.
+    for backend in ["gpu", "cpu"] {
+        let csv = tmp(&format!("compound-margin-{backend}.csv"));
+        let o = satgpu(&["detect", p(&scene), "--backend", backend, "--margin", "1", "--out", p(&csv)]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let rows: Vec<Vec<String>> = text.lines().skip(1).map(|l| l.split(',').map(String::from).collect()).collect();
+        let pairs: Vec<String> = rows.iter().map(|r| format!("{},{}", r[0], r[1])).collect();
+        assert_eq!(pairs, ["0,1", "0,2", "1,2"], "{backend}: {text}");
+        let depth: f64 = rows[1][4].parse().unwrap();
+        assert!((depth + 0.5).abs() < 1e-5, "{backend}: {text}");
+    }
     let o = satgpu(&["detect", p(&scene)]);
     assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("4 bodies"), "{}", stderr(&o));
     expect_bad_input(&["bench", "--scene", p(&scene), "--frames", "1"], &["compound bodies", "satgpu detect"]);

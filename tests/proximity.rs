@@ -209,14 +209,45 @@ fn margin_zero_is_todays_output_and_bad_margins_are_refused() {
             other => panic!("margin {bad}: expected InvalidSetting, got {:?}", other.map(|w| w.len())),
         }
     }
-    // Not yet: closest points (ContactDetail::Full) and compound worlds; refused, not ignored.
+    // Not yet: closest points (ContactDetail::Full); refused, not ignored.
     let full = WorldOptions::default().with_margin(0.5).with_contact_detail(ContactDetail::Full);
     assert!(matches!(World::from_polygons(&gpu, &polygons, &full), Err(Error::InvalidSetting { what: "margin", .. })));
     let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_margin(0.5)).unwrap();
     assert!(matches!(world.set_contact_detail(ContactDetail::Full), Err(Error::InvalidSetting { .. })));
     let bodies: Vec<Compound> = polygons[..10].iter().cloned().map(Compound::from).collect();
-    let compound = CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default().with_margin(0.5));
+    let full = WorldOptions::default().with_margin(0.5).with_contact_detail(ContactDetail::Full);
+    let compound = CompoundWorld::from_compounds(&gpu, &bodies, &full);
     assert!(matches!(compound, Err(Error::InvalidSetting { what: "margin", .. })));
+}
+
+/// Compound bodies within a margin: each pair of bodies at most the margin apart once, with its
+/// least separated part pair, as the reference finds them, on the GPU's reduction (where it
+/// orders) and the host's; margin 0 is the plain compound detection bit for bit; one part per
+/// body is the plain margin detection bit for bit.
+#[test]
+fn compound_bodies_within_a_margin() {
+    let gpu = common::gpu();
+    let bodies = satgpu::scene::generate_bodies(SceneKind::Rooms, 1500, 4);
+    let today = CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default()).unwrap().step().unwrap();
+    let zero = satgpu::gpu::detect_compound_within(&gpu, &bodies, &[], 0.0).unwrap();
+    assert_eq!(common::bits(&zero.contacts), common::bits(&today.contacts));
+    for margin in [0.05, 0.4] {
+        let want = satgpu::reference::detect_compound_within(&bodies, &[], margin);
+        assert!(want.iter().any(|c| c.depth < 0.0), "margin {margin}: no pair apart");
+        for order in [satgpu::gpu::ContactOrder::Gpu, satgpu::gpu::ContactOrder::Host] {
+            let options = WorldOptions::default().with_margin(margin).with_order(order);
+            let frame = CompoundWorld::from_compounds(&gpu, &bodies, &options).unwrap().step().unwrap();
+            let report = satgpu::validate::compare_compound_within(&bodies, &frame.contacts, &want, margin);
+            assert!(report.ok(), "margin {margin}, {order:?}: {:?}", report.disagreements.first());
+            assert!(frame.contacts.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)), "one pair of bodies once");
+            assert!(frame.contacts.iter().all(|c| c.depth >= -margin * (1.0 + 1e-6)));
+        }
+        // One part per body: the plain margin detection.
+        let single: Vec<Compound> = generate(SceneKind::Shapes, 600, 2).into_iter().map(Compound::from).collect();
+        let plain: Vec<Polygon> = single.iter().map(|c| c.parts()[0].clone()).collect();
+        let got = satgpu::gpu::detect_compound_within(&gpu, &single, &[], margin).unwrap();
+        assert_eq!(common::bits(&got.contacts), common::bits(&gpu_within(&gpu, &plain, margin)));
+    }
 }
 
 #[path = "../examples/social_force.rs"]

@@ -546,11 +546,11 @@ fn reference_detect<'py>(
         let message = format!("invalid margin: {margin}: must be finite and at least 0");
         return Err(error_of("InvalidSettingError", message));
     }
-    if margin > 0.0 && (full(contacts)? || body_list(shapes)?.is_some()) {
-        let message = format!("invalid margin: {margin}: not yet with contacts=\"full\" or compound bodies");
+    if margin > 0.0 && full(contacts)? {
+        let message = format!("invalid margin: {margin}: not yet with contacts=\"full\"");
         return Err(error_of("InvalidSettingError", message));
     }
-    if margin > 0.0 {
+    if margin > 0.0 && body_list(shapes)?.is_none() {
         let polygons = shape_list(shapes)?;
         let filters = filter_list(filters, polygons.len())?;
         let c = py.detach(|| satgpu::reference::detect_within(&polygons, &filters, margin));
@@ -559,7 +559,7 @@ fn reference_detect<'py>(
     if let Some(bodies) = body_list(shapes)? {
         let filters = filter_list(filters, bodies.len())?;
         let full = full(contacts)?;
-        let found = py.detach(|| satgpu::reference::detect_compound_parts(&bodies, &filters));
+        let found = py.detach(|| satgpu::reference::detect_compound_parts_within(&bodies, &filters, margin));
         let (c, parts): (Vec<Contact>, Vec<[u32; 2]>) = found.into_iter().unzip();
         let part = |body: u32, k: u32| &bodies[body as usize].parts()[k as usize];
         let manifolds = full.then(|| {
@@ -593,6 +593,10 @@ fn disagreements(
 ) -> PyResult<usize> {
     let (got, want) = (contact_list(got)?, contact_list(want)?);
     if margin > 0.0 && margin.is_finite() {
+        if let Some(bodies) = body_list(shapes)? {
+            let report = satgpu::validate::compare_compound_within(&bodies, &got, &want, margin);
+            return Ok(report.disagreements.len());
+        }
         let polygons = shape_list(shapes)?;
         return Ok(satgpu::validate::compare_within(&polygons, &got, &want, margin).disagreements.len());
     }

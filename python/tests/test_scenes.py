@@ -162,6 +162,12 @@ def test_concave_and_compound_bodies_agree_with_the_reference(gpu, tmp_path):
         assert pairs(got) == pairs(want) == [(0, 1), (1, 2)]
         assert got.parts.dtype == np.uint32 and got.parts.shape == (2, 2)
         assert np.array_equal(got.parts, want.parts)
+    # Within a margin of 1: the circle part of body 2 is 0.5 above the L's arm.
+    got = satgpu.detect(bodies, gpu=gpu, margin=1.0)
+    want = reference.detect(bodies, margin=1.0)
+    assert reference.disagreements(bodies, got, want, margin=1.0) == 0
+    assert pairs(got) == pairs(want) == [(0, 1), (0, 2), (1, 2)]
+    assert abs(got.depth[1] + 0.5) < 1e-5 and np.array_equal(got.parts[1], [0, 0])
     # Rounded concave outlines, filters on the first body, errors by name.
     rounded = satgpu.concave([[0, 0], [4, 0], [4, 1], [1, 1], [1, 4], [0, 4]], radius=0.1)
     assert all(p.radius == 0.1 for p in rounded.parts)

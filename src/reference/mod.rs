@@ -401,6 +401,16 @@ pub fn detect_compound(bodies: &[crate::Compound], filters: &[Filter]) -> Vec<Co
     detect_compound_parts(bodies, filters).into_iter().map(|(c, _)| c).collect()
 }
 
+/// As [`detect_compound`], every pair of bodies at most `margin` apart (see
+/// [`detect_compound_parts_within`]).
+///
+/// # Panics
+///
+/// If `margin` is negative, NaN or infinite, or `filters` is neither empty nor one per body.
+pub fn detect_compound_within(bodies: &[crate::Compound], filters: &[Filter], margin: f64) -> Vec<Contact> {
+    detect_compound_parts_within(bodies, filters, margin).into_iter().map(|(c, _)| c).collect()
+}
+
 /// As [`detect_compound`], each pair with the indices of its deepest part pair: `[part of a,
 /// part of b]`, each counted within its body.
 ///
@@ -408,6 +418,22 @@ pub fn detect_compound(bodies: &[crate::Compound], filters: &[Filter]) -> Vec<Co
 ///
 /// If `filters` is neither empty nor one per body.
 pub fn detect_compound_parts(bodies: &[crate::Compound], filters: &[Filter]) -> Vec<(Contact, [u32; 2])> {
+    detect_compound_parts_within(bodies, filters, 0.0)
+}
+
+/// As [`detect_compound`], every pair of bodies at most `margin` apart: the least signed distance
+/// over their part pairs, with `depth` minus it, the normal of that part pair (see
+/// [`detect_within`]) and its part indices. With margin 0 this is [`detect_compound_parts`].
+///
+/// # Panics
+///
+/// If `margin` is negative, NaN or infinite, or `filters` is neither empty nor one per body.
+pub fn detect_compound_parts_within(
+    bodies: &[crate::Compound],
+    filters: &[Filter],
+    margin: f64,
+) -> Vec<(Contact, [u32; 2])> {
+    assert!(margin >= 0.0 && margin.is_finite(), "the margin must be finite and at least 0, got {margin}");
     assert!(filters.is_empty() || filters.len() == bodies.len(), "one filter per body");
     // Every part a polygon of its own, with its body and its index in the body.
     let (mut parts, mut owner) = (vec![], vec![]);
@@ -418,13 +444,15 @@ pub fn detect_compound_parts(bodies: &[crate::Compound], filters: &[Filter]) -> 
         }
     }
     let mut deepest: std::collections::BTreeMap<(u32, u32), (Contact, [u32; 2])> = Default::default();
-    for (pa, pb) in broad_phase(&parts) {
+    for (pa, pb) in broad_phase_inflated(&parts, margin) {
         let ((a, ka), (b, kb)) = (owner[pa as usize], owner[pb as usize]);
         if a == b || (!filters.is_empty() && !filters[a as usize].should_collide(&filters[b as usize])) {
             continue;
         }
         // Parts are numbered body by body, so a < b whenever pa < pb.
-        let Some((normal, depth)) = contact(&parts[pa as usize], &parts[pb as usize]) else { continue };
+        let Some((normal, depth)) = proximity::within(&parts[pa as usize], &parts[pb as usize], margin) else {
+            continue;
+        };
         let candidate = (Contact { a, b, normal, depth }, [ka, kb]);
         deepest
             .entry((a, b))

@@ -42,16 +42,25 @@ pub fn detect_within(polygons: &[Polygon], filters: &[Filter], margin: f64) -> V
         if !filters.is_empty() && !filters[a as usize].should_collide(&filters[b as usize]) {
             continue;
         }
-        let (pa, pb) = (&polygons[a as usize], &polygons[b as usize]);
-        if let Some((normal, depth)) = contact(pa, pb) {
+        if let Some((normal, depth)) = within(&polygons[a as usize], &polygons[b as usize], margin) {
             out.push(Contact { a, b, normal, depth });
-        } else if margin > 0.0 {
-            let (normal, distance) = signed_distance(pa, pb);
-            if distance <= margin {
-                // Apart by the verdict on exact squared quantities: never a positive depth.
-                out.push(Contact { a, b, normal, depth: -distance.max(0.0) + 0.0 });
-            }
         }
     }
     out
+}
+
+/// The normal and depth (minus the signed distance) of two shapes at most `margin` apart: the
+/// contact's where they collide, else, under a positive margin, their closest points'.
+pub(super) fn within(pa: &Polygon, pb: &Polygon, margin: f64) -> Option<([f64; 2], f64)> {
+    if let Some(found) = contact(pa, pb) {
+        return Some(found);
+    }
+    if margin > 0.0 {
+        let (normal, distance) = signed_distance(pa, pb);
+        if distance <= margin {
+            // Apart by the verdict on exact squared quantities: never a positive depth.
+            return Some((normal, -distance.max(0.0) + 0.0));
+        }
+    }
+    None
 }

@@ -123,9 +123,6 @@ pub(crate) fn detect(
         Some((out, _)) => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
     };
     let scene::Scene { polygons, filters, compounds } = scene::read_scene(path)?;
-    if margin > 0.0 && !compounds.is_empty() {
-        return Err(Failure(2, format!("{}: --margin with compound bodies is not supported yet", path.display())));
-    }
     // Opening the device (and compiling every pipeline) is timed apart from the detection.
     let t = Instant::now();
     let gpu = if backend == Backend::Gpu { Some(device.open()?) } else { None };
@@ -134,7 +131,7 @@ pub(crate) fn detect(
     // With compound bodies, each pair's deepest part pair too.
     let (contacts, manifolds, parts): (Vec<Contact>, Vec<Manifold>, Option<Vec<[u32; 2]>>) = match (&gpu, full) {
         _ if !compounds.is_empty() => {
-            let (contacts, manifolds, parts) = detect_compounds(gpu.as_ref(), &compounds, &filters, full)?;
+            let (contacts, manifolds, parts) = detect_compounds(gpu.as_ref(), &compounds, &filters, (full, margin))?;
             (contacts, manifolds, Some(parts))
         }
         (None, false) => (reference::detect_within(&polygons, &filters, margin), vec![], None),
@@ -220,11 +217,11 @@ fn detect_compounds(
     gpu: Option<&gpu::Gpu>,
     bodies: &[satgpu::Compound],
     filters: &[satgpu::Filter],
-    full: bool,
+    (full, margin): (bool, f64),
 ) -> Result<CompoundPairs, Failure> {
     let Some(gpu) = gpu else {
         let (contacts, parts): (Vec<Contact>, Vec<[u32; 2]>) =
-            reference::detect_compound_parts(bodies, filters).into_iter().unzip();
+            reference::detect_compound_parts_within(bodies, filters, margin).into_iter().unzip();
         let part = |body: u32, k: u32| &bodies[body as usize].parts()[k as usize];
         let manifolds = match full {
             true => contacts
@@ -237,8 +234,8 @@ fn detect_compounds(
         return Ok((contacts, manifolds, parts));
     };
     let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
-    let mut world =
-        gpu::CompoundWorld::from_compounds(gpu, bodies, &WorldOptions::default().with_contact_detail(detail))?;
+    let options = WorldOptions::default().with_contact_detail(detail).with_margin(margin);
+    let mut world = gpu::CompoundWorld::from_compounds(gpu, bodies, &options)?;
     if !filters.is_empty() {
         world.set_filters(filters)?;
     }

@@ -56,10 +56,6 @@ impl CompoundWorld {
     /// [`set_transforms`](CompoundWorld::set_transforms). A body naming a shape that does not
     /// exist is [`Error::UnknownShape`].
     pub fn new(gpu: &Gpu, shapes: &[Compound], body_shapes: &[u32], options: &WorldOptions) -> Result<CompoundWorld> {
-        if options.margin != 0.0 {
-            let detail = format!("{}: not yet in compound worlds", options.margin);
-            return Err(Error::InvalidSetting { what: "margin", detail });
-        }
         if options.events {
             let detail = "not yet in compound worlds (their pairs on the GPU name parts, not bodies)".to_string();
             return Err(Error::InvalidSetting { what: "events", detail });
@@ -268,7 +264,20 @@ fn deepest(owner: &[(u32, u32)], contacts: &[Contact]) -> Vec<usize> {
 /// Every colliding pair of compound `bodies` (placed as given) on the GPU, one filter per body
 /// (`filters` empty: the default everywhere): the one-shot call of [`CompoundWorld`].
 pub fn detect_compound(gpu: &Gpu, bodies: &[Compound], filters: &[Filter]) -> Result<CompoundFrame> {
-    let mut world = CompoundWorld::from_compounds(gpu, bodies, &WorldOptions::default())?;
+    detect_compound_within(gpu, bodies, filters, 0.0)
+}
+
+/// As [`detect_compound`], with every pair of bodies at most `margin` apart too (see
+/// [`WorldOptions::margin`]): the GPU's
+/// [`reference::detect_compound_within`](crate::reference::detect_compound_within), each pair
+/// with its least separated part pair.
+pub fn detect_compound_within(
+    gpu: &Gpu,
+    bodies: &[Compound],
+    filters: &[Filter],
+    margin: f64,
+) -> Result<CompoundFrame> {
+    let mut world = CompoundWorld::from_compounds(gpu, bodies, &WorldOptions::default().with_margin(margin))?;
     if !filters.is_empty() {
         world.set_filters(filters)?;
     }

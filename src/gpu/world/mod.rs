@@ -43,7 +43,7 @@ mod resident;
 pub(crate) mod sized;
 pub(crate) mod view;
 
-pub use compound::{detect_compound, CompoundFrame, CompoundWorld};
+pub use compound::{detect_compound, detect_compound_within, CompoundFrame, CompoundWorld};
 pub use detect::{detect, detect_filtered, detect_full, detect_within};
 pub use fits::check_fits;
 use fits::{check_bindings, check_memory};
