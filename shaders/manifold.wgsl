@@ -7,8 +7,10 @@
 // ties go to a). The incident edge is the other core's edge most aligned with the opposite
 // direction. When the reference face's normal m agrees with n to within ALIGNED, the incident
 // edge is clipped to the slab of the reference face, and each clipped end whose separation s from
-// the reference face is within the reach r_a + r_b gives a point with depth r_a + r_b - s, placed
-// midway between the two surfaces (its depth along m, half on each side). Otherwise (a circle, a
+// the reference face is within the reach r_a + r_b (plus the margin, WorldOptions::margin) gives a
+// point with depth r_a + r_b - s, placed midway between the two surfaces (its depth along m, half
+// on each side; for a pair apart the depth is negative and the point midway between the closest
+// points). Otherwise (a circle, a
 // vertex against a vertex, or nothing left after clipping) the manifold is one point with the
 // pair's depth: the deepest point of b's surface along -n moved by half the depth along n, or,
 // where b's face is the better aligned, of a's surface along n moved back by half the depth.
@@ -19,6 +21,7 @@
 // are decided on squared quantities of vertex differences: exact on small integers.
 
 #import constants
+#import params
 #import body
 #import index
 #import side
@@ -32,6 +35,7 @@
 @group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;    // (vertex.xy, unit normal.xy), local
 @group(0) @binding(4) var<storage, read> transforms: array<vec4<f32>>; // anchor = (x, y), cos, sin
 @group(0) @binding(5) var<storage, read_write> manifolds: array<Manifold>;
+@group(0) @binding(6) var<uniform> params: Params;
 
 // How far (1 - cos) the reference face's normal may turn from the pair's normal for clipping.
 const ALIGNED: f32 = 1.0e-4;
@@ -70,8 +74,8 @@ fn cut(w1: vec2<f32>, w2: vec2<f32>, u1: f32, u2: f32, bound: f32) -> vec2<f32> 
 }
 
 // Q's edge j clipped to the slab of P's edge e (the reference face), keeping the ends within the
-// reach; see the top of the file.
-fn clip(p: Side, e: u32, q: Side, j: u32, rq: f32, reach: f32) -> Points {
+// reach and the margin (depth at least -margin); see the top of the file.
+fn clip(p: Side, e: u32, q: Side, j: u32, rq: f32, reach: f32, margin: f32) -> Points {
     var out = Points(0u, vec2<f32>(0.0), 0.0, vec2<f32>(0.0), 0.0);
     let v1 = vertex(p, e);
     let t = vertex(p, next(e, p.count)) - v1;
@@ -93,7 +97,7 @@ fn clip(p: Side, e: u32, q: Side, j: u32, rq: f32, reach: f32) -> Points {
             ends[k] = cut(w1, w2, u1, u2, len2);
         }
         let depth = reach - dot(ends[k] - v1, m);
-        if depth < 0.0 {
+        if depth < -margin {
             continue;
         }
         let at = ends[k] - m * rq + m * (0.5 * depth);
@@ -220,16 +224,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let reach = ra + rb;
     let n = vec2<f32>(c.normal_x, c.normal_y);
     let depth = c.depth * a.scale;
+    let margin = params.margin * a.scale;
 
     let fa = most_aligned(a, n);
     let fb = most_aligned(b, -n);
     var points = Points(0u, vec2<f32>(0.0), 0.0, vec2<f32>(0.0), 0.0);
     if fa.cos >= fb.cos {
         if fa.cos >= 1.0 - ALIGNED && fb.cos > -2.0 {
-            points = clip(a, fa.edge, b, fb.edge, rb, reach);
+            points = clip(a, fa.edge, b, fb.edge, rb, reach, margin);
         }
     } else if fb.cos >= 1.0 - ALIGNED && fa.cos > -2.0 {
-        points = clip(b, fb.edge, a, fa.edge, ra, reach);
+        points = clip(b, fb.edge, a, fa.edge, ra, reach, margin);
     }
     if points.count == 0u {
         // From the side whose support is a point, not a face: b's, unless b's face is the better

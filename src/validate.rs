@@ -286,15 +286,24 @@ pub fn point_tolerance(a: &Polygon, b: &Polygon, point: [f64; 2]) -> f64 {
 /// - each containment flag equals the reference's, unless growing or shrinking the outer shape
 ///   by the band changes the reference's answer.
 pub fn check_manifold(a: &Polygon, b: &Polygon, contact: &Contact, m: &Manifold) -> Option<String> {
+    check_manifold_within(a, b, contact, m, 0.0)
+}
+
+/// [`check_manifold`] for a pair within `margin` (see [`reference::manifold_within`]): depths may
+/// go down to `-margin` (less f32's rounding of it), and a point of a pair apart lies half its
+/// distance from each shape.
+pub fn check_manifold_within(a: &Polygon, b: &Polygon, contact: &Contact, m: &Manifold, margin: f64) -> Option<String> {
     let band = band(a, b);
+    let floor = -margin - 2.0 * band - 2.0 * f64::from(f32::EPSILON) * margin;
     for (k, p) in m.points().iter().enumerate() {
         let tol = point_tolerance(a, b, p.point);
-        if !(p.depth >= 0.0 && p.depth <= contact.depth + 2.0 * band) {
-            return Some(format!("point {k} depth {} outside [0, {} + 2 band]", p.depth, contact.depth));
+        let lowest = if margin > 0.0 { floor } else { 0.0 };
+        if !(p.depth >= lowest && p.depth <= contact.depth + 2.0 * band) {
+            return Some(format!("point {k} depth {} outside [{lowest}, {} + 2 band]", p.depth, contact.depth));
         }
         for (name, shape) in [("a", a), ("b", b)] {
             let d = reference::distance_to_shape(shape, p.point);
-            if d > 0.5 * p.depth + tol {
+            if d > 0.5 * p.depth.abs() + tol {
                 return Some(format!(
                     "point {k} {:?} lies {d} from {name}, more than half its depth {}",
                     p.point, p.depth
@@ -302,8 +311,8 @@ pub fn check_manifold(a: &Polygon, b: &Polygon, contact: &Contact, m: &Manifold)
             }
         }
     }
-    let alternatives = reference::manifold_alternatives(a, b, contact, MANIFOLD_CHOICE_TOLERANCE);
-    if !alternatives.iter().any(|r| points_match(a, b, m.points(), r.points())) {
+    let alternatives = reference::manifold_alternatives_within(a, b, contact, MANIFOLD_CHOICE_TOLERANCE, margin);
+    if !alternatives.iter().any(|r| points_match(a, b, m.points(), r.points(), margin)) {
         return Some(format!("points {:?} match none of the reference's {:?}", m.points(), alternatives));
     }
     for (name, got, inner, outer) in [("a_in_b", m.a_in_b, a, b), ("b_in_a", m.b_in_a, b, a)] {
@@ -316,12 +325,12 @@ pub fn check_manifold(a: &Polygon, b: &Polygon, contact: &Contact, m: &Manifold)
     None
 }
 
-/// Every point of each list deeper than the tolerance has a partner in the other.
-fn points_match(a: &Polygon, b: &Polygon, gpu: &[ContactPoint], reference: &[ContactPoint]) -> bool {
+/// Every point of each list deeper than the tolerance (above `-margin`) has a partner in the other.
+fn points_match(a: &Polygon, b: &Polygon, gpu: &[ContactPoint], reference: &[ContactPoint], margin: f64) -> bool {
     let covered = |from: &[ContactPoint], to: &[ContactPoint]| {
         from.iter().all(|p| {
-            let tol = point_tolerance(a, b, p.point);
-            p.depth <= tol
+            let tol = point_tolerance(a, b, p.point) + 2.0 * f64::from(f32::EPSILON) * margin;
+            p.depth <= tol - margin
                 || to.iter().any(|q| {
                     (p.point[0] - q.point[0]).hypot(p.point[1] - q.point[1]) <= tol && (p.depth - q.depth).abs() <= tol
                 })
@@ -333,10 +342,21 @@ fn points_match(a: &Polygon, b: &Polygon, gpu: &[ContactPoint], reference: &[Con
 /// Every manifold of `gpu` (one per contact, at the same index) checked by [`check_manifold`]:
 /// `(a, b, what is wrong)` for each failing pair.
 pub fn compare_manifolds(polygons: &[Polygon], gpu: &[Contact], manifolds: &[Manifold]) -> Vec<(u32, u32, String)> {
+    compare_manifolds_within(polygons, gpu, manifolds, 0.0)
+}
+
+/// [`compare_manifolds`] for pairs within `margin`, by [`check_manifold_within`].
+pub fn compare_manifolds_within(
+    polygons: &[Polygon],
+    gpu: &[Contact],
+    manifolds: &[Manifold],
+    margin: f64,
+) -> Vec<(u32, u32, String)> {
     gpu.iter()
         .zip(manifolds)
         .filter_map(|(c, m)| {
-            check_manifold(&polygons[c.a as usize], &polygons[c.b as usize], c, m).map(|why| (c.a, c.b, why))
+            let (a, b) = (&polygons[c.a as usize], &polygons[c.b as usize]);
+            check_manifold_within(a, b, c, m, margin).map(|why| (c.a, c.b, why))
         })
         .collect()
 }

@@ -209,15 +209,62 @@ fn margin_zero_is_todays_output_and_bad_margins_are_refused() {
             other => panic!("margin {bad}: expected InvalidSetting, got {:?}", other.map(|w| w.len())),
         }
     }
-    // Not yet: closest points (ContactDetail::Full); refused, not ignored.
-    let full = WorldOptions::default().with_margin(0.5).with_contact_detail(ContactDetail::Full);
-    assert!(matches!(World::from_polygons(&gpu, &polygons, &full), Err(Error::InvalidSetting { what: "margin", .. })));
-    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_margin(0.5)).unwrap();
-    assert!(matches!(world.set_contact_detail(ContactDetail::Full), Err(Error::InvalidSetting { .. })));
-    let bodies: Vec<Compound> = polygons[..10].iter().cloned().map(Compound::from).collect();
-    let full = WorldOptions::default().with_margin(0.5).with_contact_detail(ContactDetail::Full);
-    let compound = CompoundWorld::from_compounds(&gpu, &bodies, &full);
-    assert!(matches!(compound, Err(Error::InvalidSetting { what: "margin", .. })));
+}
+
+/// With `ContactDetail::Full` under a margin, pairs apart get the points midway between their
+/// closest features with negative depths: by hand, then on every kind against the reference
+/// (`validate::compare_manifolds_within`), and switched on later by `set_contact_detail`.
+#[test]
+fn closest_points_of_pairs_apart() {
+    let gpu = common::gpu();
+    let full = WorldOptions::default().with_margin(1.0).with_contact_detail(ContactDetail::Full);
+    // Faces 0.5 apart along x: two points at x = 1.25, the ends of the facing edges.
+    let boxes = [rect(0.0, 0.0, 1.0, 1.0), rect(1.5, 0.0, 2.5, 1.0)];
+    // Corners sqrt(0.5) apart diagonally, and a circle 0.5 above a box.
+    let corners = [rect(0.0, 0.0, 1.0, 1.0), rect(1.5, 1.5, 2.5, 2.5)];
+    let circle = [rect(0.0, 0.0, 1.0, 1.0), Polygon::circle([0.5, 2.0], 0.5).unwrap()];
+    // Each case: its name, its shapes, and the points (x, y, depth) wanted.
+    type Case<'a> = (&'a str, &'a [Polygon], Vec<[f64; 3]>);
+    let cases: [Case; 3] = [
+        ("faces", &boxes, vec![[1.25, 0.0, -0.5], [1.25, 1.0, -0.5]]),
+        ("corners", &corners, vec![[1.25, 1.25, -0.5f64.sqrt()]]),
+        ("a circle", &circle, vec![[0.5, 1.25, -0.5]]),
+    ];
+    for (what, polygons, want) in cases {
+        let frame = World::from_polygons(&gpu, polygons, &full).unwrap().step().unwrap();
+        assert_eq!(frame.contacts.len(), 1, "{what}");
+        let points = frame.manifolds[0].points();
+        assert_eq!(points.len(), want.len(), "{what}: {points:?}");
+        for w in &want {
+            let near = |p: &satgpu::ContactPoint| (p.point[0] - w[0]).hypot(p.point[1] - w[1]) < 1e-6;
+            assert!(points.iter().any(|p| near(p) && (p.depth - w[2]).abs() < 1e-6), "{what}: {points:?} for {w:?}");
+        }
+        let (_, reference) = satgpu::reference::detect_full_within(polygons, &[], 1.0);
+        assert_eq!(reference[0].points().len(), want.len(), "{what}: the reference's {:?}", reference[0]);
+    }
+    for kind in [SceneKind::Crowd, SceneKind::Round, SceneKind::Shapes, SceneKind::Grid, SceneKind::Mixed] {
+        let polygons = generate(kind, 700, 6);
+        let width = polygons.iter().map(|p| p.aabb().max[0] - p.aabb().min[0]).sum::<f64>() / polygons.len() as f64;
+        // The grid's shapes touch or lie whole units apart.
+        let margin = if kind == SceneKind::Grid { 1.5 } else { 0.5 } * width;
+        let options = WorldOptions::default().with_margin(margin).with_contact_detail(ContactDetail::Full);
+        let frame = World::from_polygons(&gpu, &polygons, &options).unwrap().step().unwrap();
+        let (want, _) = satgpu::reference::detect_full_within(&polygons, &[], margin);
+        let report = compare_within(&polygons, &frame.contacts, &want, margin);
+        assert!(report.ok(), "{kind:?}: {:?}", report.disagreements.first());
+        let wrong = satgpu::validate::compare_manifolds_within(&polygons, &frame.contacts, &frame.manifolds, margin);
+        assert!(wrong.is_empty(), "{kind:?}: {} wrong manifolds, first {:?}", wrong.len(), wrong.first());
+        let apart = frame.manifolds.iter().filter(|m| m.points().iter().any(|p| p.depth < 0.0)).count();
+        assert!(apart > 50, "{kind:?}: {apart} manifolds of pairs apart");
+        // Switched on later, the same manifolds.
+        let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_margin(margin)).unwrap();
+        world.set_contact_detail(ContactDetail::Full).unwrap();
+        assert_eq!(world.step().unwrap().manifolds, frame.manifolds, "{kind:?}");
+    }
+    // Compound bodies: each pair's manifold is its least separated part pair's.
+    let bodies: Vec<Compound> = generate(SceneKind::Shapes, 300, 3).into_iter().map(Compound::from).collect();
+    let frame = CompoundWorld::from_compounds(&gpu, &bodies, &full).unwrap().step().unwrap();
+    assert_eq!(frame.manifolds.len(), frame.contacts.len());
 }
 
 /// Compound bodies within a margin: each pair of bodies at most the margin apart once, with its

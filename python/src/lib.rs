@@ -513,17 +513,13 @@ fn detect<'py>(
     }
     let polygons = shape_list(shapes)?;
     let filters = filter_list(filters, polygons.len())?;
-    if margin != 0.0 {
+    if margin != 0.0 && !full(contacts)? {
         // Neighbours within the margin (the world refuses a bad margin).
-        if full(contacts)? {
-            let message = format!("invalid margin: {margin}: not yet with contacts=\"full\"");
-            return Err(error_of("InvalidSettingError", message));
-        }
         let c = py.detach(|| satgpu::gpu::detect_within(g, &polygons, &filters, margin)).map_err(raise)?;
         return py.detach(|| Columns::of_contacts(&c)).into_dict(py);
     }
     if full(contacts)? {
-        let (c, m) = py.detach(|| satgpu::gpu::detect_full(g, &polygons, &filters)).map_err(raise)?;
+        let (c, m) = py.detach(|| satgpu::gpu::detect_full_within(g, &polygons, &filters, margin)).map_err(raise)?;
         Columns { manifolds: Some(m), ..py.detach(|| Columns::of_contacts(&c)) }.into_dict(py)
     } else {
         let c = py.detach(|| satgpu::gpu::detect_filtered(g, &polygons, &filters)).map_err(raise)?;
@@ -546,11 +542,7 @@ fn reference_detect<'py>(
         let message = format!("invalid margin: {margin}: must be finite and at least 0");
         return Err(error_of("InvalidSettingError", message));
     }
-    if margin > 0.0 && full(contacts)? {
-        let message = format!("invalid margin: {margin}: not yet with contacts=\"full\"");
-        return Err(error_of("InvalidSettingError", message));
-    }
-    if margin > 0.0 && body_list(shapes)?.is_none() {
+    if margin > 0.0 && body_list(shapes)?.is_none() && !full(contacts)? {
         let polygons = shape_list(shapes)?;
         let filters = filter_list(filters, polygons.len())?;
         let c = py.detach(|| satgpu::reference::detect_within(&polygons, &filters, margin));
@@ -565,7 +557,7 @@ fn reference_detect<'py>(
         let manifolds = full.then(|| {
             c.iter()
                 .zip(&parts)
-                .map(|(c, p)| satgpu::reference::manifold(part(c.a, p[0]), part(c.b, p[1]), c))
+                .map(|(c, p)| satgpu::reference::manifold_within(part(c.a, p[0]), part(c.b, p[1]), c, margin))
                 .collect()
         });
         return compound_dict(py, &c, manifolds, &parts);
@@ -573,7 +565,7 @@ fn reference_detect<'py>(
     let polygons = shape_list(shapes)?;
     let filters = filter_list(filters, polygons.len())?;
     if full(contacts)? {
-        let (c, m) = py.detach(|| satgpu::reference::detect_full(&polygons, &filters));
+        let (c, m) = py.detach(|| satgpu::reference::detect_full_within(&polygons, &filters, margin));
         Columns { manifolds: Some(m), ..Columns::of_contacts(&c) }.into_dict(py)
     } else {
         let c = py.detach(|| satgpu::reference::detect_filtered(&polygons, &filters));

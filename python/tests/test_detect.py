@@ -207,5 +207,9 @@ def test_neighbours_within_a_margin(gpu):
             satgpu.detect(shapes, gpu=gpu, margin=bad)
         with pytest.raises(satgpu.errors.InvalidSettingError):
             reference.detect(shapes, margin=bad)
-    with pytest.raises(satgpu.errors.InvalidSettingError):
-        satgpu.detect(shapes, gpu=gpu, margin=0.5, contacts="full")
+    # With contacts="full", a pair apart gets the point midway between its closest points.
+    apart = [satgpu.circle([0, 0], 1.0), satgpu.circle([3, 0], 1.0)]
+    got = satgpu.detect(apart, gpu=gpu, margin=1.5, contacts="full")
+    want = reference.detect(apart, margin=1.5, contacts="full")
+    assert len(got) == 1 and np.allclose(got.depth, [-1.0]) and np.allclose(got.point_depth[0, 0], -1.0)
+    assert np.allclose(got.points[0, 0], [1.5, 0.0], atol=1e-6) and np.allclose(want.points[0, 0], [1.5, 0.0])

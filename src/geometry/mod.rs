@@ -119,7 +119,9 @@ pub enum ShapeKind {
 ///
 /// `a < b` are polygon (or body) indices. `normal` is a unit vector pointing from `a` towards
 /// `b`, and `depth >= 0`: moving `b` by `depth * normal` leaves the two polygons touching.
-/// Touching polygons collide with `depth == 0`.
+/// Touching polygons collide with `depth == 0`. Under a margin
+/// ([`WorldOptions::margin`](crate::gpu::WorldOptions::margin)) a pair apart has `depth` minus its
+/// distance, negative.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Contact {
     /// Lower index of the pair.
@@ -128,7 +130,7 @@ pub struct Contact {
     pub b: u32,
     /// Unit separation direction, from `a` to `b`.
     pub normal: [f64; 2],
-    /// Penetration depth along `normal`, never negative.
+    /// Penetration depth along `normal`, never negative (but under a margin, for pairs apart).
     pub depth: f64,
 }
 
@@ -145,13 +147,15 @@ pub struct ContactEvents {
 }
 
 /// One point of a contact manifold: where the two shapes touch, in world coordinates, midway
-/// between their surfaces, and the penetration depth there (`>= 0`).
+/// between their surfaces, and the penetration depth there (`>= 0`; under a margin, a pair apart
+/// has points midway between its closest features, with minus the distance there: the closest
+/// points are the point moved by half its depth along the normal, back toward `a`, on toward `b`).
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ContactPoint {
     /// World position, midway between the two surfaces.
     pub point: [f64; 2],
-    /// Penetration depth at this point, never negative and at most the pair's depth (up to
-    /// rounding).
+    /// Penetration depth at this point, at most the pair's depth (up to rounding); never
+    /// negative but under a margin, then at least minus the margin.
     pub depth: f64,
 }
 

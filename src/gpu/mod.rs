@@ -36,6 +36,6 @@ pub use world::broad::{BroadPhase, ALL_PAIRS_MAX};
 pub use world::options::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 pub use world::view::ContactView;
 pub use world::{
-    check_fits, detect, detect_compound, detect_compound_within, detect_filtered, detect_full, detect_within,
-    CompoundFrame, CompoundWorld, World,
+    check_fits, detect, detect_compound, detect_compound_within, detect_filtered, detect_full, detect_full_within,
+    detect_within, CompoundFrame, CompoundWorld, World,
 };

@@ -96,14 +96,14 @@ fn add(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
 }
 
 /// Clipping: `q`'s edge `j` clipped to the slab of `p`'s edge `e` (outward unit normal `m`), ends
-/// within the reach kept, each placed midway between the surfaces. `None` when the edge lies
+/// within the reach plus `margin` kept, each placed midway between the surfaces. `None` when the edge lies
 /// wholly outside the slab; `near_edge` is set when it is within `tol` (a length) of doing so.
 fn clip(
     p: &Polygon,
     e: usize,
     q: &Polygon,
     j: usize,
-    reach: f64,
+    (reach, margin): (f64, f64),
     size: f64,
     tol: f64,
 ) -> (Option<Vec<ContactPoint>>, bool) {
@@ -130,7 +130,7 @@ fn clip(
             ends[k] = cut(len2);
         }
         let depth = reach - dot(sub(ends[k], v1), m);
-        if depth < 0.0 {
+        if depth < -margin {
             continue;
         }
         let at = add(ends[k], scaled(m, 0.5 * depth - q.radius()));
@@ -176,10 +176,30 @@ pub fn manifold(a: &Polygon, b: &Polygon, contact: &Contact) -> Manifold {
     manifold_alternatives(a, b, contact, 0.0)[0]
 }
 
+/// As [`manifold`], for a pair within `margin` (see
+/// [`detect_within`](super::detect_within)): clipped points whose depth is at least `-margin`
+/// are kept, so a pair apart gets the points midway between its closest features, each with a
+/// negative depth (minus the distance there); the closest points themselves are each point
+/// moved by half its depth along the normal, back toward `a` and on toward `b`.
+pub fn manifold_within(a: &Polygon, b: &Polygon, contact: &Contact, margin: f64) -> Manifold {
+    manifold_alternatives_within(a, b, contact, 0.0, margin)[0]
+}
+
 /// The manifold of [`manifold`] first, then every manifold the construction gives when a choice
 /// within `tol` of its threshold goes the other way (`tol` relative: cosines, and lengths in
 /// units of the pair's size). The flags are the exact ones on every entry.
 pub fn manifold_alternatives(a: &Polygon, b: &Polygon, contact: &Contact, tol: f64) -> Vec<Manifold> {
+    manifold_alternatives_within(a, b, contact, tol, 0.0)
+}
+
+/// [`manifold_alternatives`] for a pair within `margin` (see [`manifold_within`]).
+pub fn manifold_alternatives_within(
+    a: &Polygon,
+    b: &Polygon,
+    contact: &Contact,
+    tol: f64,
+    margin: f64,
+) -> Vec<Manifold> {
     let n = contact.normal;
     let size = crate::validate::pair_scale(a, b);
     let tol_len = tol * size;
@@ -208,11 +228,11 @@ pub fn manifold_alternatives(a: &Polygon, b: &Polygon, contact: &Contact, tol: f
                 continue;
             }
             for j in near_best(cos_q, tol) {
-                let (points, near_edge) = clip(p, e, q, j, reach, size, tol_len);
+                let (points, near_edge) = clip(p, e, q, j, (reach, margin), size, tol_len);
                 want_single |= near_edge;
                 match points {
                     Some(points) if !points.is_empty() => {
-                        want_single |= points.iter().all(|p| p.depth <= tol_len);
+                        want_single |= points.iter().all(|p| p.depth <= tol_len - margin);
                         out.push(Manifold::new(false, false, &points));
                     }
                     _ => want_single = true,

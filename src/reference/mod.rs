@@ -24,7 +24,10 @@ mod manifold;
 mod proximity;
 
 pub use events::contact_events;
-pub use manifold::{contained, contained_with_slack, distance_to_shape, manifold, manifold_alternatives, ALIGNED};
+pub use manifold::{
+    contained, contained_with_slack, distance_to_shape, manifold, manifold_alternatives, manifold_alternatives_within,
+    manifold_within, ALIGNED,
+};
 pub use proximity::{detect_within, signed_distance};
 
 use crate::geometry::{Aabb, Contact, Filter, Polygon};
@@ -472,5 +475,22 @@ pub fn detect_compound_parts_within(
 pub fn detect_full(polygons: &[Polygon], filters: &[Filter]) -> (Vec<Contact>, Vec<crate::Manifold>) {
     let contacts = detect_filtered(polygons, filters);
     let manifolds = contacts.iter().map(|c| manifold(&polygons[c.a as usize], &polygons[c.b as usize], c)).collect();
+    (contacts, manifolds)
+}
+
+/// As [`detect_full`], every pair at most `margin` apart (see [`detect_within`]), each with its
+/// [`manifold_within`]: for pairs apart, the points midway between their closest features.
+///
+/// # Panics
+///
+/// If `margin` is negative, NaN or infinite, or `filters` is neither empty nor one per polygon.
+pub fn detect_full_within(
+    polygons: &[Polygon],
+    filters: &[Filter],
+    margin: f64,
+) -> (Vec<Contact>, Vec<crate::Manifold>) {
+    let contacts = detect_within(polygons, filters, margin);
+    let manifolds =
+        contacts.iter().map(|c| manifold_within(&polygons[c.a as usize], &polygons[c.b as usize], c, margin)).collect();
     (contacts, manifolds)
 }

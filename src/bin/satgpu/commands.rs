@@ -113,9 +113,6 @@ pub(crate) fn detect(
     if !(margin >= 0.0 && margin.is_finite()) {
         return Err(Failure(2, format!("--margin {margin}: must be finite and at least 0")));
     }
-    if margin > 0.0 && full {
-        return Err(Failure(2, "--margin with --contacts full is not supported yet".into()));
-    }
     let json = match out.map(|out| (out, out.extension().and_then(|e| e.to_str()))) {
         None => false,
         Some((_, Some("json"))) => true,
@@ -136,12 +133,12 @@ pub(crate) fn detect(
         }
         (None, false) => (reference::detect_within(&polygons, &filters, margin), vec![], None),
         (None, true) => {
-            let (contacts, manifolds) = reference::detect_full(&polygons, &filters);
+            let (contacts, manifolds) = reference::detect_full_within(&polygons, &filters, margin);
             (contacts, manifolds, None)
         }
         (Some(gpu), false) => (gpu::detect_within(gpu, &polygons, &filters, margin)?, vec![], None),
         (Some(gpu), true) => {
-            let (contacts, manifolds) = gpu::detect_full(gpu, &polygons, &filters)?;
+            let (contacts, manifolds) = gpu::detect_full_within(gpu, &polygons, &filters, margin)?;
             (contacts, manifolds, None)
         }
     };
@@ -227,7 +224,7 @@ fn detect_compounds(
             true => contacts
                 .iter()
                 .zip(&parts)
-                .map(|(c, p)| reference::manifold(part(c.a, p[0]), part(c.b, p[1]), c))
+                .map(|(c, p)| reference::manifold_within(part(c.a, p[0]), part(c.b, p[1]), c, margin))
                 .collect(),
             false => vec![],
         };

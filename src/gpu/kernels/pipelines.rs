@@ -338,7 +338,7 @@ impl Kernels {
                 let gather = Kernel::sharing(device, "satgpu.order.gather", &source, &rekey, &[("GATHER", 1.0)]);
                 [rekey, gather]
             },
-            manifold: k("satgpu.manifold", "manifold.wgsl", &[Read, Read, Read, Read, Read, ReadWrite]),
+            manifold: k("satgpu.manifold", "manifold.wgsl", &[Read, Read, Read, Read, Read, ReadWrite, Uniform]),
             events: {
                 let setup =
                     tuned("satgpu.events.setup", "events_setup.wgsl", &[ReadWrite, Read, Read, ReadWrite], &scan_block);

@@ -17,8 +17,9 @@ pub(crate) struct ManifoldStage {
 }
 
 impl ManifoldStage {
-    /// Per colliding pair of `pairs.contacts` (as many as `pairs.args` says), its manifold.
-    pub fn new(gpu: &Gpu, bodies: &BodyBuffers, pairs: &PairBuffers) -> ManifoldStage {
+    /// Per colliding pair of `pairs.contacts` (as many as `pairs.args` says), its manifold; with
+    /// the margin of `params`, the closest points of pairs apart within it.
+    pub fn new(gpu: &Gpu, params: &wgpu::Buffer, bodies: &BodyBuffers, pairs: &PairBuffers) -> ManifoldStage {
         let capacity = pairs.capacity;
         let (device, kernels) = (gpu.device(), gpu.kernels());
         let record = std::mem::size_of::<GpuManifold>() as u64;
@@ -33,6 +34,7 @@ impl ManifoldStage {
                 bodies.shapes.as_entire_binding(),
                 bodies.transforms.as_entire_binding(),
                 manifolds.as_entire_binding(),
+                params.as_entire_binding(),
             ],
         );
         ManifoldStage { manifolds, group, args: pairs.args.clone() }

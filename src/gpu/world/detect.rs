@@ -32,6 +32,19 @@ pub fn detect_within(gpu: &Gpu, polygons: &[Polygon], filters: &[Filter], margin
     Ok(one_frame(gpu, polygons, filters, &WorldOptions::default().with_margin(margin))?.contacts)
 }
 
+/// As [`detect_within`], with [`ContactDetail::Full`]: each pair's manifold too; pairs apart get
+/// the points midway between their closest features (see [`ContactPoint`](crate::ContactPoint)).
+pub fn detect_full_within(
+    gpu: &Gpu,
+    polygons: &[Polygon],
+    filters: &[Filter],
+    margin: f64,
+) -> Result<(Vec<Contact>, Vec<Manifold>)> {
+    let options = WorldOptions::default().with_contact_detail(ContactDetail::Full).with_margin(margin);
+    let frame = one_frame(gpu, polygons, filters, &options)?;
+    Ok((frame.contacts, frame.manifolds))
+}
+
 /// One frame of a world of `polygons` under `options`, with `filters` (empty: the default).
 fn one_frame(gpu: &Gpu, polygons: &[Polygon], filters: &[Filter], options: &WorldOptions) -> Result<Frame> {
     let mut world = World::from_polygons(gpu, polygons, options)?;

@@ -113,16 +113,10 @@ impl World {
     /// Sets what each colliding pair reports from the next frame on (see [`ContactDetail`]).
     /// [`ContactDetail::Full`](crate::gpu::ContactDetail::Full) adds a pass and a buffer of 32 bytes per candidate the first time.
     pub fn set_contact_detail(&mut self, detail: ContactDetail) -> Result<()> {
-        if detail == ContactDetail::Full && self.margin > 0.0 {
-            return Err(Error::InvalidSetting {
-                what: "margin",
-                detail: format!("{}: not yet with ContactDetail::Full", self.options.margin),
-            });
-        }
         self.options.contact_detail = detail;
         if self.full() && self.sized.manifold.is_none() {
-            let (gpu, bodies, sized) = (&self.gpu, &self.bodies, &mut self.sized);
-            gpu.scoped(|| sized.add_manifolds(gpu, bodies))?;
+            let (gpu, params, bodies, sized) = (&self.gpu, &self.params, &self.bodies, &mut self.sized);
+            gpu.scoped(|| sized.add_manifolds(gpu, params, bodies))?;
         }
         Ok(())
     }

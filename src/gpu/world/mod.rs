@@ -44,7 +44,7 @@ pub(crate) mod sized;
 pub(crate) mod view;
 
 pub use compound::{detect_compound, detect_compound_within, CompoundFrame, CompoundWorld};
-pub use detect::{detect, detect_filtered, detect_full, detect_within};
+pub use detect::{detect, detect_filtered, detect_full, detect_full_within, detect_within};
 pub use fits::check_fits;
 use fits::{check_bindings, check_memory};
 
@@ -439,9 +439,6 @@ fn gpu_margin(options: &WorldOptions) -> Result<f32> {
     if !(m >= 0.0 && m.is_finite() && m <= f64::from(f32::MAX)) {
         return refuse("must be finite, at least 0 and at most 3.4e38");
     }
-    if m > 0.0 && options.contact_detail == ContactDetail::Full {
-        return refuse("not yet with ContactDetail::Full (the closest points of pairs apart)");
-    }
     let f = m as f32;
     Ok(if f64::from(f) < m { f.next_up() } else { f })
 }
@@ -471,6 +468,6 @@ fn add_stages(gpu: &Gpu, options: &WorldOptions, wiring: &Wiring<'_>, sized: &mu
         sized.add_order(gpu, wiring.control, wiring.bodies.len() as usize, wiring.fold);
     }
     if options.contact_detail == ContactDetail::Full {
-        sized.add_manifolds(gpu, wiring.bodies);
+        sized.add_manifolds(gpu, wiring.params, wiring.bodies);
     }
 }

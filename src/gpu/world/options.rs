@@ -42,8 +42,9 @@ pub struct WorldOptions {
     /// today for colliding pairs, and negative, down to `-d`, for pairs apart, whose normal points
     /// from `a`'s closest point to `b`'s (see [`reference::detect_within`](crate::reference::detect_within)).
     /// Must be finite and at least 0 ([`Error::InvalidSetting`](crate::Error::InvalidSetting)
-    /// otherwise); not yet with [`ContactDetail::Full`]. In a compound world, each pair of
-    /// bodies at most `d` apart, with its least separated part pair.
+    /// otherwise). With [`ContactDetail::Full`], a pair apart gets the points midway between its
+    /// closest features (see [`ContactPoint`](crate::ContactPoint)). In a compound world, each
+    /// pair of bodies at most `d` apart, with its least separated part pair.
     pub margin: f64,
     /// Contact events (default off): after each frame read back,
     /// [`World::events`](crate::gpu::World::events) holds the pairs that began and ended since

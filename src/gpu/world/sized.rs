@@ -108,9 +108,9 @@ impl Sized {
     }
 
     /// Adds the manifold stage ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)) if missing.
-    pub fn add_manifolds(&mut self, gpu: &Gpu, bodies: &BodyBuffers) {
+    pub fn add_manifolds(&mut self, gpu: &Gpu, params: &wgpu::Buffer, bodies: &BodyBuffers) {
         if self.manifold.is_none() {
-            self.manifold = Some(ManifoldStage::new(gpu, bodies, &self.pairs));
+            self.manifold = Some(ManifoldStage::new(gpu, params, bodies, &self.pairs));
         }
     }
 }
