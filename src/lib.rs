@@ -13,8 +13,8 @@ pub mod validate;
 
 pub use error::{Error, Result};
 pub use geometry::{
-    Aabb, Compound, Contact, ContactEvents, ContactPoint, Filter, Manifold, Polygon, PolygonError, ShapeKind,
-    Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE,
+    Aabb, BoxQuery, Compound, Contact, ContactEvents, ContactPoint, Filter, Manifold, PointQuery, Polygon,
+    PolygonError, Ray, RayHit, ShapeKind, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE,
 };
 /// The wgpu this crate is built on, for [`gpu::Gpu::from_device`] and the resident buffers:
 /// use `satgpu::wgpu` rather than a `wgpu` dependency of your own, so that the versions match.

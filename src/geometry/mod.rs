@@ -7,10 +7,12 @@
 mod compound;
 mod decompose;
 mod polygon;
+mod query;
 
 pub use compound::{Body, Compound, MAX_PARTS};
 pub use decompose::{decompose, MAX_OUTLINE_VERTICES};
 pub use polygon::{Polygon, PolygonError};
+pub use query::{BoxQuery, PointQuery, Ray, RayHit};
 
 /// Most vertices a polygon may have. The narrow phase is O(n_a * n_b) per pair, so this is a
 /// cost bound rather than a storage one.

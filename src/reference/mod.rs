@@ -22,6 +22,7 @@
 mod events;
 mod manifold;
 mod proximity;
+mod queries;
 
 pub use events::contact_events;
 pub use manifold::{
@@ -29,6 +30,7 @@ pub use manifold::{
     manifold_within, ALIGNED,
 };
 pub use proximity::{detect_within, signed_distance};
+pub use queries::{cast_rays, query_boxes, query_points, ray_shape};
 
 use crate::geometry::{Aabb, Contact, Filter, Polygon};
 
