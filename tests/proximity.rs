@@ -348,3 +348,25 @@ fn a_social_force_step_reads_the_neighbours_from_the_gpu() {
     let bits = |p: &[[f32; 2]]| p.iter().map(|q| (q[0].to_bits(), q[1].to_bits())).collect::<Vec<_>>();
     assert_eq!(bits(&s.positions), bits(&again.positions), "two runs moved the agents differently");
 }
+
+/// A margin in a frame that runs in batches (more candidates than one binding holds): the same
+/// pairs, bit for bit, as in one batch.
+#[test]
+fn a_margin_in_batches_gives_the_same_pairs() {
+    let lock = common::gpu();
+    let small = common::small_device();
+    // A pile of 400 squares within reach of each other: about 80,000 candidates.
+    let polygons: Vec<Polygon> = (0..400)
+        .map(|i| {
+            rect((i % 20) as f64 * 0.3, (i / 20) as f64 * 0.3, (i % 20) as f64 * 0.3 + 1.0, (i / 20) as f64 * 0.3 + 1.0)
+        })
+        .collect();
+    let options = WorldOptions::default().with_margin(1.5);
+    let want = World::from_polygons(&lock, &polygons, &options).unwrap().step().unwrap();
+    let frame = World::from_polygons(&small, &polygons, &options).unwrap().step().unwrap();
+    assert!(frame.stats.batches > 1, "{} candidates ran in one batch", frame.stats.candidates);
+    assert!(frame.contacts.iter().any(|c| c.depth < 0.0));
+    assert_eq!(common::bits(&frame.contacts), common::bits(&want.contacts));
+    let report = compare_within(&polygons, &frame.contacts, &detect_within(&polygons, &[], 1.5), 1.5);
+    assert!(report.ok(), "{:?}", report.disagreements.first());
+}
