@@ -154,10 +154,7 @@ pub fn compare_within(polygons: &[Polygon], gpu: &[Contact], reference: &[Contac
 /// normal must be a minimum direction of one of its part pairs at the GPU's depth: the GPU may
 /// pick another part pair than the reference's where their depths are equal within the band.
 pub fn compare_compound(bodies: &[crate::Compound], gpu: &[Contact], reference: &[Contact]) -> Report {
-    let part_pairs = |a: u32, b: u32| {
-        let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-        ba.parts().iter().flat_map(move |p| bb.parts().iter().map(move |q| (p, q)))
-    };
+    let part_pairs = |a, b| part_pairs(bodies, a, b);
     compare_with(
         gpu,
         reference,
@@ -166,14 +163,23 @@ pub fn compare_compound(bodies: &[crate::Compound], gpu: &[Contact], reference: 
             let separation = part_pairs(a, b).map(|(p, q)| reference::separation(p, q)).fold(f64::INFINITY, f64::min);
             (separation, compound_band(ba, bb))
         },
-        |a, b, normal, depth| {
-            // The part pair whose penetration along the normal is nearest the GPU's depth.
-            part_pairs(a, b)
-                .map(|(p, q)| reference::penetration_along(p, q, normal))
-                .min_by(|x, y| (x - depth).abs().total_cmp(&(y - depth).abs()))
-                .unwrap_or(f64::INFINITY)
-        },
+        |a, b, normal, depth| nearest_penetration(bodies, (a, b), normal, depth),
     )
+}
+
+/// Every pair of a part of body `a` and a part of body `b`.
+fn part_pairs(bodies: &[crate::Compound], a: u32, b: u32) -> impl Iterator<Item = (&Polygon, &Polygon)> {
+    let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+    ba.parts().iter().flat_map(move |p| bb.parts().iter().map(move |q| (p, q)))
+}
+
+/// Of the part pairs of bodies `a` and `b`, the penetration along `normal` nearest `depth` (the
+/// GPU may pick another part pair of equal depth within the band).
+fn nearest_penetration(bodies: &[crate::Compound], (a, b): (u32, u32), normal: [f64; 2], depth: f64) -> f64 {
+    part_pairs(bodies, a, b)
+        .map(|(p, q)| reference::penetration_along(p, q, normal))
+        .min_by(|x, y| (x - depth).abs().total_cmp(&(y - depth).abs()))
+        .unwrap_or(f64::INFINITY)
 }
 
 /// As [`compare_compound`], for pairs of bodies at most `margin` apart (from
@@ -186,25 +192,16 @@ pub fn compare_compound_within(
     reference: &[Contact],
     margin: f64,
 ) -> Report {
-    let part_pairs = |a: u32, b: u32| {
-        let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-        ba.parts().iter().flat_map(move |p| bb.parts().iter().map(move |q| (p, q)))
-    };
     compare_with(
         gpu,
         reference,
         |a, b| {
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
             let distance =
-                part_pairs(a, b).map(|(p, q)| reference::signed_distance(p, q).1).fold(f64::INFINITY, f64::min);
+                part_pairs(bodies, a, b).map(|(p, q)| reference::signed_distance(p, q).1).fold(f64::INFINITY, f64::min);
             (distance - margin, compound_band(ba, bb) + 2.0 * f64::from(f32::EPSILON) * margin)
         },
-        |a, b, normal, depth| {
-            part_pairs(a, b)
-                .map(|(p, q)| reference::penetration_along(p, q, normal))
-                .min_by(|x, y| (x - depth).abs().total_cmp(&(y - depth).abs()))
-                .unwrap_or(f64::INFINITY)
-        },
+        |a, b, normal, depth| nearest_penetration(bodies, (a, b), normal, depth),
     )
 }
 

@@ -159,29 +159,13 @@ impl Readback {
         count: u64,
         log: &mut SpanLog,
     ) -> Result<Vec<GpuManifold>> {
-        let bytes = count * std::mem::size_of::<GpuManifold>() as u64;
-        if bytes == 0 {
-            return Ok(vec![]);
-        }
-        let dst = reserve(gpu, &mut self.manifolds, bytes, "satgpu.manifolds.read");
-        let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
-        let submission = gpu.queue().submit([encoder.finish()]);
-        read_logged(gpu, dst, bytes, submission, ("manifolds", log))
+        read_prefix(gpu, (src, count), (&mut self.manifolds, "satgpu.manifolds.read"), ("manifolds", log))
     }
 
     /// The first `count` contact events of `src` (pairs as `[a, b]`), copied and read now (after
     /// the frame's work).
     pub fn events(&mut self, gpu: &Gpu, src: &wgpu::Buffer, count: u64, log: &mut SpanLog) -> Result<Vec<[u32; 2]>> {
-        let bytes = 8 * count;
-        if bytes == 0 {
-            return Ok(vec![]);
-        }
-        let dst = reserve(gpu, &mut self.events, bytes, "satgpu.events.read");
-        let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
-        let submission = gpu.queue().submit([encoder.finish()]);
-        read_logged(gpu, dst, bytes, submission, ("contact events", log))
+        read_prefix(gpu, (src, count), (&mut self.events, "satgpu.events.read"), ("contact events", log))
     }
 
     /// The first `count` contacts of `src`, mapped: from the copy the frame `submission` made
@@ -218,6 +202,25 @@ impl Readback {
         };
         map_logged(gpu, self.contacts.as_ref().expect("reserved"), bytes, submission, ("contacts", log))
     }
+}
+
+/// The first `count` records `T` of `src`, copied now into the mappable buffer in `slot` (made or
+/// grown as `label`) and read after one wait; `what` names the work in a timeout error.
+fn read_prefix<T: bytemuck::Pod>(
+    gpu: &Gpu,
+    (src, count): (&wgpu::Buffer, u64),
+    (slot, label): (&mut Option<wgpu::Buffer>, &str),
+    (what, log): (&'static str, &mut SpanLog),
+) -> Result<Vec<T>> {
+    let bytes = count * std::mem::size_of::<T>() as u64;
+    if bytes == 0 {
+        return Ok(vec![]);
+    }
+    let dst = reserve(gpu, slot, bytes, label);
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+    let submission = gpu.queue().submit([encoder.finish()]);
+    read_logged(gpu, dst, bytes, submission, (what, log))
 }
 
 /// A mappable buffer in `slot` of at least `bytes` (grown by half when replaced).
