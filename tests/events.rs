@@ -226,3 +226,27 @@ fn events_past_one_binding_are_an_error_not_a_wrong_answer() {
         other => panic!("expected TooLarge, got {:?}", other.map(|f| f.stats.batches)),
     }
 }
+
+/// Events with GPU timestamps: the events pass is timed with the others, and the events are
+/// the same; through `step_f32_into` and `step_view` too.
+#[test]
+fn events_with_timestamps_and_every_readback() {
+    let gpu = common::gpu();
+    let polygons = generate(SceneKind::Crowd, 800, 2);
+    let options = WorldOptions::default().with_events(true).with_timestamps(true);
+    let mut world = World::from_polygons(&gpu, &polygons, &options).unwrap();
+    let frame = world.step().unwrap();
+    if gpu.has_timestamps() {
+        assert!(frame.stats.passes.iter().any(|p| p.name == "events" && p.clock == "gpu"), "{:?}", frame.stats.passes);
+    }
+    assert_eq!(events_of(&world).began.len(), frame.contacts.len());
+    let moved_once = moved(&polygons, 1);
+    world.set_polygons(&moved_once).unwrap();
+    let mut records = vec![];
+    world.step_f32_into(&mut records).unwrap();
+    let now: Vec<Contact> = records.iter().map(|c| contact(c.a, c.b)).collect();
+    assert_eq!(events_of(&world), contact_events(&frame.contacts, &now));
+    world.set_polygons(&polygons).unwrap();
+    let view_pairs: Vec<Contact> = world.step_view().unwrap().iter().map(|c| contact(c.a, c.b)).collect();
+    assert_eq!(events_of(&world), contact_events(&now, &view_pairs));
+}
