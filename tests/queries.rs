@@ -191,3 +191,142 @@ fn rays_and_queries_on_every_kind() {
         }
     }
 }
+
+mod common;
+
+/// The tolerance of a query's answer on `body`: f32 at the scale of the body's coordinates and
+/// the query's (the GPU works in the body's frame, from f32 world coordinates).
+fn tolerance(body: &Polygon, at: [f64; 2]) -> f64 {
+    let scale =
+        body.vertices().iter().chain([&at]).flat_map(|v| [v[0].abs(), v[1].abs()]).fold(0.0, f64::max) + body.radius();
+    64.0 * f64::from(f32::EPSILON) * scale.max(1e-30)
+}
+
+/// The GPU's answers against the reference's: equal, but for bodies within the tolerance of the
+/// region's edge, which may go either way. Returns how many bodies were found in all.
+fn agree(polygons: &[Polygon], got: &[Vec<u32>], want: &[Vec<u32>], regions: &[(Aabb, bool)], what: &str) -> usize {
+    assert_eq!(got.len(), want.len(), "{what}: one answer per query");
+    for (k, ((g, w), (aabb, point))) in got.iter().zip(want).zip(regions).enumerate() {
+        assert!(g.windows(2).all(|p| p[0] < p[1]), "{what}: query {k} not sorted: {g:?}");
+        let (g, w): (std::collections::BTreeSet<u32>, std::collections::BTreeSet<u32>) =
+            (g.iter().copied().collect(), w.iter().copied().collect());
+        for &i in g.symmetric_difference(&w) {
+            let body = &polygons[i as usize];
+            let tol = tolerance(body, aabb.max);
+            let near = if *point {
+                let p = aabb.min;
+                let moved = [[tol, 0.0], [-tol, 0.0], [0.0, tol], [0.0, -tol]].map(|d| [p[0] + d[0], p[1] + d[1]]);
+                distance_to_shape(body, p) <= tol && moved.iter().any(|&m| distance_to_shape(body, m) > 0.0)
+            } else {
+                let grown = rect(aabb.min[0] - tol, aabb.min[1] - tol, aabb.max[0] + tol, aabb.max[1] + tol);
+                let shrunk = rect(aabb.min[0] + tol, aabb.min[1] + tol, aabb.max[0] - tol, aabb.max[1] - tol);
+                satgpu::reference::colliding(&grown, body) && !satgpu::reference::colliding(&shrunk, body)
+            };
+            assert!(near, "{what}: query {k} {aabb:?}: body {i} ({}) differs and is not at the edge", g.contains(&i));
+        }
+    }
+    got.iter().map(Vec::len).sum()
+}
+
+#[test]
+fn gpu_region_queries_agree_with_the_reference_on_every_kind() {
+    let gpu = common::gpu();
+    for kind in SceneKind::ALL {
+        let polygons = generate(kind, 1500, 13);
+        let mut world = satgpu::gpu::World::from_polygons(&gpu, &polygons, &Default::default()).unwrap();
+        let bounds = polygons.iter().map(|p| p.aabb()).fold(polygons[0].aabb(), |a, b| Aabb {
+            min: [a.min[0].min(b.min[0]), a.min[1].min(b.min[1])],
+            max: [a.max[0].max(b.max[0]), a.max[1].max(b.max[1])],
+        });
+        let (w, h) = (bounds.max[0] - bounds.min[0], bounds.max[1] - bounds.min[1]);
+        let at = |k: usize, of: usize| {
+            [
+                bounds.min[0] + w * ((k % of) as f64 + 0.37) / of as f64,
+                bounds.min[1] + h * ((k / of) as f64 + 0.61) / of as f64,
+            ]
+        };
+        // Boxes of several sizes, one far outside (no result); points on a grid, inside bodies and
+        // on their vertices.
+        let mut boxes: Vec<BoxQuery> = (0..64)
+            .map(|k| {
+                let lo = at(k, 8);
+                let size = [0.002, 0.02, 0.1][k % 3];
+                // At least a millionth of the coordinates (scales lies far from the origin).
+                let side = |x: f64, extent: f64| (size * extent).max(x.abs() * 1e-6);
+                let max = [lo[0] + side(lo[0], w), lo[1] + side(lo[1], h)];
+                BoxQuery { aabb: Aabb { min: lo, max }, filter: Filter::DEFAULT }
+            })
+            .collect();
+        let far = [bounds.max[0] + w, bounds.max[1] + h];
+        // Around each of the first 20 bodies' centroids, a tenth of its box: it meets the body.
+        for p in polygons.iter().take(20) {
+            let (b, v) = (p.aabb(), p.vertices());
+            let c = [
+                v.iter().map(|q| q[0]).sum::<f64>() / v.len() as f64,
+                v.iter().map(|q| q[1]).sum::<f64>() / v.len() as f64,
+            ];
+            let half = [(b.max[0] - b.min[0]) / 20.0, (b.max[1] - b.min[1]) / 20.0];
+            let aabb = Aabb { min: [c[0] - half[0], c[1] - half[1]], max: [c[0] + half[0], c[1] + half[1]] };
+            boxes.push(BoxQuery { aabb, filter: Filter::DEFAULT });
+        }
+        let far_max = [far[0] + w.max(far[0].abs() * 1e-6), far[1] + h.max(far[1].abs() * 1e-6)];
+        boxes.push(BoxQuery { aabb: Aabb { min: far, max: far_max }, filter: Filter::DEFAULT });
+        let mut points: Vec<PointQuery> =
+            (0..100).map(|k| PointQuery { point: at(k, 10), filter: Filter::DEFAULT }).collect();
+        // Each of the first 20 bodies' centroid (inside it) and first vertex (on its boundary:
+        // either way within the band).
+        let centroid = |p: &Polygon| {
+            let v = p.vertices();
+            let n = v.len() as f64;
+            [v.iter().map(|q| q[0]).sum::<f64>() / n, v.iter().map(|q| q[1]).sum::<f64>() / n]
+        };
+        points.extend(polygons.iter().take(20).map(|p| PointQuery { point: centroid(p), filter: Filter::DEFAULT }));
+        points.extend(polygons.iter().take(20).map(|p| PointQuery { point: p.vertices()[0], filter: Filter::DEFAULT }));
+        let got = world.query_boxes(&boxes).unwrap();
+        let want = query_boxes(&polygons, &[], &boxes);
+        let regions: Vec<(Aabb, bool)> = boxes.iter().map(|b| (b.aabb, false)).collect();
+        let found = agree(&polygons, &got, &want, &regions, kind.name());
+        assert!(got.last().unwrap().is_empty(), "{kind:?}: the far box found {:?}", got.last());
+        assert!(got[64..84].iter().enumerate().all(|(k, g)| g.contains(&(k as u32))), "{kind:?}: {found} found");
+        let got = world.query_points(&points).unwrap();
+        let want = query_points(&polygons, &[], &points);
+        let regions: Vec<(Aabb, bool)> = points.iter().map(|p| (Aabb { min: p.point, max: p.point }, true)).collect();
+        let found = agree(&polygons, &got, &want, &regions, kind.name());
+        assert!(got[100..120].iter().enumerate().all(|(k, g)| g.contains(&(k as u32))), "{kind:?}: a centroid missed");
+        assert!(found >= 20, "{kind:?}: {found} bodies found");
+    }
+}
+
+#[test]
+fn gpu_region_queries_follow_transforms_filters_and_bad_input() {
+    let gpu = common::gpu();
+    let shapes = [rect(-0.5, -0.5, 0.5, 0.5), Polygon::circle([0.0, 0.0], 0.5).unwrap()];
+    let mut world = satgpu::gpu::World::new(&gpu, &shapes, &[0, 1, 0, 1], &Default::default()).unwrap();
+    let place = |x: f64, angle: f64| satgpu::Transform { x, y: 0.0, angle };
+    world.set_transforms(&[place(0.0, 0.0), place(2.0, 0.0), place(4.0, 0.785), place(6.0, 0.0)]).unwrap();
+    let point = |x: f64, y: f64| PointQuery { point: [x, y], filter: Filter::DEFAULT };
+    // Body 0's corner, body 1's rim, body 2's rotated corner (at x = 4 + 0.707), nothing, body 3's centre.
+    let got = world
+        .query_points(&[point(0.5, 0.5), point(2.5, 0.0), point(4.7, 0.0), point(4.5, 0.45), point(6.0, 0.0)])
+        .unwrap();
+    assert_eq!(got, vec![vec![0], vec![1], vec![2], vec![], vec![3]]);
+    // Moved: the answers follow the new transforms without a frame.
+    world.set_transforms(&[place(10.0, 0.0), place(2.0, 0.0), place(4.0, 0.0), place(6.0, 0.0)]).unwrap();
+    assert_eq!(world.query_points(&[point(0.5, 0.5), point(10.5, 0.5)]).unwrap(), vec![vec![], vec![0]]);
+    // A box over everything, with filters: body 0 in category 2, a query not seeing category 2.
+    let all = BoxQuery { aabb: Aabb { min: [-20.0, -20.0], max: [20.0, 20.0] }, filter: Filter::DEFAULT };
+    assert_eq!(world.query_boxes(&[all]).unwrap(), vec![vec![0, 1, 2, 3]]);
+    let mut filters = vec![Filter::DEFAULT; 4];
+    filters[0].category = 2;
+    world.set_filters(&filters).unwrap();
+    let blind = BoxQuery { filter: Filter { mask: !2, ..Filter::DEFAULT }, ..all };
+    assert_eq!(world.query_boxes(&[blind, all]).unwrap(), vec![vec![1, 2, 3], vec![0, 1, 2, 3]]);
+    // No queries; bad ones refused, naming the query.
+    assert!(world.query_boxes(&[]).unwrap().is_empty());
+    let bad = BoxQuery { aabb: Aabb { min: [1.0, 0.0], max: [0.0, 1.0] }, filter: Filter::DEFAULT };
+    match world.query_boxes(&[all, bad]) {
+        Err(satgpu::Error::InvalidSetting { what: "query", detail }) => assert!(detail.contains("box 1"), "{detail}"),
+        other => panic!("expected InvalidSetting, got {other:?}"),
+    }
+    assert!(world.query_points(&[point(f64::NAN, 0.0)]).is_err());
+}

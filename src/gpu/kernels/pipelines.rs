@@ -184,6 +184,8 @@ pub(crate) struct Kernels {
     pub manifold: Kernel,
     /// Contact events (events.rs): setup, flags, write.
     pub events: [Kernel; 3],
+    /// Region queries (query.rs): count, then write.
+    pub query: [Kernel; 2],
 }
 
 impl Kernels {
@@ -347,6 +349,13 @@ impl Kernels {
                 let flags = Kernel::new(device, "satgpu.events.flags", &source, &slots, &[("EVENT_STEP", 1.0)]);
                 let write = Kernel::sharing(device, "satgpu.events.write", &source, &flags, &[("EVENT_STEP", 2.0)]);
                 [setup, flags, write]
+            },
+            query: {
+                let source = src("query.wgsl");
+                let slots = [Uniform, Read, Read, Read, Read, Read, Read, ReadWrite, ReadWrite];
+                let count = Kernel::new(device, "satgpu.query.count", &source, &slots, &[("QUERY_STEP", 0.0)]);
+                let write = Kernel::sharing(device, "satgpu.query.write", &source, &count, &[("QUERY_STEP", 1.0)]);
+                [count, write]
             },
         }
     }

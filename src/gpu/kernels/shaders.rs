@@ -10,7 +10,7 @@ use crate::gpu::kernels::shared::WG;
 use crate::gpu::kernels::shared::{COST_BINS, KEY_BITS, LARGE_LIST, ORDER_SHIFT, PART_BITS, SMALL};
 
 /// The kernels, one file per pass, by file name.
-const KERNELS: [(&str, &str); 25] = [
+const KERNELS: [(&str, &str); 26] = [
     ("transform.wgsl", include_str!("../../../shaders/transform.wgsl")),
     ("control_grid.wgsl", include_str!("../../../shaders/control_grid.wgsl")),
     ("entries.wgsl", include_str!("../../../shaders/entries.wgsl")),
@@ -36,6 +36,7 @@ const KERNELS: [(&str, &str); 25] = [
     ("manifold.wgsl", include_str!("../../../shaders/manifold.wgsl")),
     ("events_setup.wgsl", include_str!("../../../shaders/events_setup.wgsl")),
     ("events.wgsl", include_str!("../../../shaders/events.wgsl")),
+    ("query.wgsl", include_str!("../../../shaders/query.wgsl")),
 ];
 
 /// The shared modules, by import name.

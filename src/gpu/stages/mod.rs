@@ -15,4 +15,5 @@ pub(crate) mod events;
 pub(crate) mod manifold;
 pub(crate) mod narrow;
 pub(crate) mod ordering;
+pub(crate) mod query;
 pub(crate) mod readback;

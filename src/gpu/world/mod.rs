@@ -39,6 +39,7 @@ mod fits;
 mod growth;
 mod inputs;
 pub(crate) mod options;
+mod queries;
 mod resident;
 pub(crate) mod sized;
 pub(crate) mod view;

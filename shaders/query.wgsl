@@ -1,0 +1,194 @@
+// Region queries (src/gpu/stages/query.rs): which bodies share a point with each query box (a
+// point is a box of no size). One invocation per body. The queries come sorted by their left
+// edge, each with the largest right edge of those before it (`reach`), so a body finds the
+// queries that can meet its box by two binary searches: those whose left edge is at most its
+// right edge, from the first whose `reach` is at least its left edge. Each such query meeting
+// the body's box, and seeing the body through the filters, gets the exact test, in the body's
+// own frame: the separating axes of the query box and the body's core, and where they are
+// apart, the distance between them against the body's radius. Two dispatches (QUERY_STEP, a
+// pipeline constant): count each body's hits, then (after a scan of the counts) write them.
+
+#import constants
+#import index
+#import body
+#import filter
+
+struct Query {
+    lo: vec2<f32>,
+    hi: vec2<f32>,
+    reach: f32, // the largest right edge of the queries up to this one
+    index: u32, // the query's index in the caller's list
+    category: u32,
+    mask: u32,
+    group: i32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+struct QueryParams {
+    bodies: u32,
+    queries: u32,
+    filtered: u32, // the bodies' filters differ from the default
+    pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> qp: QueryParams;
+@group(0) @binding(1) var<storage, read> bodies: array<Body>;
+@group(0) @binding(2) var<storage, read> shapes: array<vec4<f32>>;    // (vertex.xy, unit normal.xy), local
+@group(0) @binding(3) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
+@group(0) @binding(4) var<storage, read> aabbs: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> queries: array<Query>;
+@group(0) @binding(6) var<storage, read> filters: array<vec4<u32>>;
+@group(0) @binding(7) var<storage, read_write> counts: array<u32>;     // then their offsets
+@group(0) @binding(8) var<storage, read_write> hits: array<vec2<u32>>; // (query, body)
+
+override QUERY_STEP: u32 = 0u;
+
+fn closest_on(p: vec2<f32>, u: vec2<f32>, w: vec2<f32>) -> vec2<f32> {
+    let e = w - u;
+    let ee = dot(e, e);
+    var t = 0.0;
+    if ee > 0.0 {
+        t = clamp(dot(p - u, e) / ee, 0.0, 1.0);
+    }
+    return u + e * t;
+}
+
+fn local_vertex(b: Body, k: u32) -> vec2<f32> {
+    return shapes[b.shape_start + k].xy;
+}
+
+// Whether body `i` (its core grown by its radius) shares a point with the box `q`.
+fn meets(i: u32, q: Query) -> bool {
+    let b = bodies[i];
+    let t = transforms[i];
+    // The box's corners in the body's frame (rotated back by (cos, sin)), counter-clockwise.
+    let back = vec2<f32>(t.z, -t.w);
+    var c = array<vec2<f32>, 4>(
+        rotate(back, q.lo - t.xy),
+        rotate(back, vec2<f32>(q.hi.x, q.lo.y) - t.xy),
+        rotate(back, q.hi - t.xy),
+        rotate(back, vec2<f32>(q.lo.x, q.hi.y) - t.xy)
+    );
+    let u = rotate(back, vec2<f32>(1.0, 0.0));
+    let v = rotate(back, vec2<f32>(0.0, 1.0));
+    // Separating axes: the box's two, then the core's edge normals (for a segment, both sides).
+    var sep = -3.0e38;
+    for (var a = 0u; a < 2u; a++) {
+        let n = select(v, u, a == 0u);
+        var lo = 3.0e38;
+        var hi = -3.0e38;
+        for (var k = 0u; k < b.count; k++) {
+            let d = dot(local_vertex(b, k), n);
+            lo = min(lo, d);
+            hi = max(hi, d);
+        }
+        let qlo = dot(c[0], n);
+        let qhi = dot(c[2], n);
+        sep = max(sep, max(min(qlo, qhi) - hi, lo - max(qlo, qhi)));
+    }
+    if b.count >= 2u {
+        for (var e = 0u; e < b.count; e++) {
+            let n = shapes[b.shape_start + e].zw;
+            var qmin = 3.0e38;
+            for (var k = 0u; k < 4u; k++) {
+                qmin = min(qmin, dot(c[k], n));
+            }
+            sep = max(sep, qmin - dot(local_vertex(b, e), n));
+        }
+    }
+    if sep <= 0.0 {
+        return true;
+    }
+    if b.round <= 0.0 || sep > b.round {
+        return false;
+    }
+    // Apart: the distance between the core and the box, vertex to edge both ways.
+    var d2 = 3.0e38;
+    for (var k = 0u; k < b.count; k++) {
+        let p = local_vertex(b, k);
+        for (var e = 0u; e < 4u; e++) {
+            let x = closest_on(p, c[e], c[(e + 1u) % 4u]) - p;
+            d2 = min(d2, dot(x, x));
+        }
+    }
+    if b.count >= 2u {
+        for (var e = 0u; e < b.count; e++) {
+            let u0 = local_vertex(b, e);
+            let u1 = local_vertex(b, (e + 1u) % b.count);
+            for (var k = 0u; k < 4u; k++) {
+                let x = closest_on(c[k], u0, u1) - c[k];
+                d2 = min(d2, dot(x, x));
+            }
+        }
+    }
+    return d2 <= b.round * b.round;
+}
+
+// The first sorted query whose left edge is past `x`.
+fn first_past(x: f32) -> u32 {
+    var lo = 0u;
+    var hi = qp.queries;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2u;
+        if queries[mid].lo.x <= x {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// The first sorted query whose reach (largest right edge so far) is at least `x`.
+fn first_reaching(x: f32) -> u32 {
+    var lo = 0u;
+    var hi = qp.queries;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2u;
+        if queries[mid].reach < x {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_index(gid, nwg);
+    if i >= qp.bodies {
+        return;
+    }
+    let box = aabbs[i];
+    let end = first_past(box.z);
+    var at = 0u;
+    if QUERY_STEP == 1u {
+        at = counts[i];
+    }
+    var found = 0u;
+    for (var j = first_reaching(box.x); j < end; j++) {
+        let q = queries[j];
+        if q.hi.x < box.x || q.hi.y < box.y || q.lo.y > box.w {
+            continue;
+        }
+        if qp.filtered != 0u || q.category != 1u || q.mask != 0xffffffffu || q.group != 0 {
+            let f = select(vec4<u32>(1u, 0xffffffffu, 0u, 0u), filters[i], qp.filtered != 0u);
+            if !may_collide(vec4<u32>(q.category, q.mask, bitcast<u32>(q.group), 0u), f) {
+                continue;
+            }
+        }
+        if !meets(i, q) {
+            continue;
+        }
+        if QUERY_STEP == 1u {
+            hits[at + found] = vec2<u32>(q.index, i);
+        }
+        found++;
+    }
+    if QUERY_STEP == 0u {
+        counts[i] = found;
+    }
+}

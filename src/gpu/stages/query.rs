@@ -1,0 +1,110 @@
+//! Region queries (`query.wgsl`), outside the frame: which bodies share a point with each of many
+//! boxes (a point is a box of no size). The queries are sorted by left edge on the host, each with
+//! the largest right edge so far; per body, two binary searches find the queries that can meet
+//! its box, and each of those that does gets the exact test in the body's frame. Counted, scanned,
+//! then written as `(query, body)` in body order; the host groups them by query.
+
+use crate::gpu::device::context::Gpu;
+use crate::gpu::kernels::buffers::{dispatch, init, storage};
+use crate::gpu::kernels::control;
+use crate::gpu::kernels::shared::WG;
+use crate::gpu::primitives::scan::Scan;
+use crate::gpu::resources::BodyBuffers;
+
+/// One query as `query.wgsl` reads it (48 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct GpuQuery {
+    pub lo: [f32; 2],
+    pub hi: [f32; 2],
+    /// The largest right edge of the sorted queries up to this one.
+    pub reach: f32,
+    /// Its index in the caller's list.
+    pub index: u32,
+    pub category: u32,
+    pub mask: u32,
+    pub group: i32,
+    pub pad: [u32; 3],
+}
+
+/// Sorts `queries` by left edge (then index) and sets each one's reach.
+pub(crate) fn sort_queries(queries: &mut [GpuQuery]) {
+    queries.sort_by(|a, b| a.lo[0].total_cmp(&b.lo[0]).then(a.index.cmp(&b.index)));
+    let mut reach = f32::NEG_INFINITY;
+    for q in queries {
+        reach = reach.max(q.hi[0]);
+        q.reach = reach;
+    }
+}
+
+/// The buffers and bind groups of one call's queries.
+pub(crate) struct Queries {
+    /// The bindings in order, `hits` last (a placeholder until the write).
+    buffers: Vec<wgpu::Buffer>,
+    /// Per body its hit count, then (scanned) its first hit; one more: the total.
+    counts: wgpu::Buffer,
+    scan: Scan,
+    n: u32,
+    fold: u32,
+}
+
+impl Queries {
+    /// The sorted `queries` against the bodies of `bodies` (`filtered`: their filters differ
+    /// from the default).
+    pub fn new(gpu: &Gpu, bodies: &BodyBuffers, queries: &[GpuQuery], filtered: bool, fold: u32) -> Queries {
+        use wgpu::BufferUsages as U;
+        let (device, kernels) = (gpu.device(), gpu.kernels());
+        let n = bodies.len();
+        let params = init(
+            device,
+            "satgpu.query.params",
+            bytemuck::cast_slice(&[n, queries.len() as u32, u32::from(filtered), 0]),
+            U::UNIFORM,
+        );
+        let records = init(device, "satgpu.query.queries", bytemuck::cast_slice(queries), U::STORAGE);
+        let counts = storage(device, "satgpu.query.counts", 4 * (u64::from(n) + 1), U::COPY_SRC | U::COPY_DST);
+        // The scan runs over one element more than the bodies (0), whose offset is the total.
+        let mut words = control::initial(fold);
+        words[control::PAIR_SCAN as usize] = n + 1;
+        let control = init(device, "satgpu.query.control", bytemuck::cast_slice(&words), U::STORAGE | U::INDIRECT);
+        let scan =
+            Scan::new(device, kernels, &counts, u64::from(n) + 1, &control, control::PAIR_SCAN, "satgpu.query.scan");
+        let b = bodies;
+        let buffers = [&params, &b.bodies, &b.shapes, &b.transforms, &b.aabbs, &records, &b.filters, &counts]
+            .map(|buffer| buffer.clone())
+            .into_iter()
+            .chain([storage(device, "satgpu.query.none", 16, U::empty())])
+            .collect();
+        Queries { buffers, counts, scan, n, fold }
+    }
+
+    fn encode_step(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, step: usize, hits: &wgpu::Buffer) {
+        let kernels = gpu.kernels();
+        let resources: Vec<_> = self.buffers[..8].iter().chain([hits]).map(|b| b.as_entire_binding()).collect();
+        let group = kernels.query[step].bind(gpu.device(), "satgpu.query", &resources);
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&kernels.query[step].pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        dispatch(&mut pass, self.n, WG, self.fold);
+        if step == 0 {
+            self.scan.encode(kernels, &mut pass);
+        }
+    }
+
+    /// Records the count of each body's hits and their scan; the total is then at [`total`].
+    pub fn encode_count(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        encoder.clear_buffer(&self.counts, 0, None);
+        self.encode_step(gpu, encoder, 0, &self.buffers[8]);
+    }
+
+    /// Where the total lands: a u32 in a COPY_SRC buffer.
+    pub fn total(&self) -> (&wgpu::Buffer, u64) {
+        (&self.counts, 4 * u64::from(self.n))
+    }
+
+    /// Records the hits as `(query, body)` into `hits` (8 bytes each, as many as the total), in
+    /// body order.
+    pub fn encode_write(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, hits: &wgpu::Buffer) {
+        self.encode_step(gpu, encoder, 1, hits);
+    }
+}

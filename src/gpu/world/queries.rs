@@ -1,0 +1,109 @@
+//! Region queries against a world's bodies where they are now (see `stages/query.rs`).
+
+use crate::error::{Error, Result};
+use crate::geometry::{BoxQuery, Filter, PointQuery, MAX_COORDINATE};
+use crate::gpu::device::pass::Recorder;
+use crate::gpu::stages::query::{self, GpuQuery, Queries};
+use crate::gpu::stages::readback::read_as;
+use crate::gpu::world::World;
+
+impl World {
+    /// For each box, the bodies that share a point with it (closed: touching counts), sorted,
+    /// as the bodies stand now (their last transforms), seen through each query's filter (a
+    /// body is seen when `query.filter.should_collide(body's filter)`). Exact on the shapes, to
+    /// f32 in each body's frame: a body within rounding of the region's edge may go either way
+    /// (the GPU's answer against [`reference::query_boxes`](crate::reference::query_boxes) in
+    /// tests/queries.rs). Runs the transform pass, then counts, scans and writes the hits on the
+    /// GPU (two waits); the queries are sorted by left edge on the host so that each body
+    /// visits only those that can reach its box. A box with `min`
+    /// above `max`, or not finite, or past [`MAX_COORDINATE`], is
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it.
+    pub fn query_boxes(&mut self, queries: &[BoxQuery]) -> Result<Vec<Vec<u32>>> {
+        let regions: Vec<_> = queries.iter().map(|q| (q.aabb.min, q.aabb.max, q.filter)).collect();
+        self.query_regions(&regions, "box")
+    }
+
+    /// For each point, the bodies that contain it (closed: a point on the boundary counts),
+    /// sorted; as [`query_boxes`](World::query_boxes) otherwise.
+    pub fn query_points(&mut self, queries: &[PointQuery]) -> Result<Vec<Vec<u32>>> {
+        let regions: Vec<_> = queries.iter().map(|q| (q.point, q.point, q.filter)).collect();
+        self.query_regions(&regions, "point")
+    }
+
+    fn query_regions(&mut self, regions: &[([f64; 2], [f64; 2], Filter)], what: &str) -> Result<Vec<Vec<u32>>> {
+        self.gpu.check_lost()?;
+        let mut records = Vec::with_capacity(regions.len());
+        for (i, &(lo, hi, filter)) in regions.iter().enumerate() {
+            let fits = |x: f64| x.is_finite() && x.abs() <= MAX_COORDINATE;
+            if !(lo.iter().chain(&hi).all(|&x| fits(x)) && lo[0] <= hi[0] && lo[1] <= hi[1]) {
+                let detail =
+                    format!("{what} {i}: {lo:?} to {hi:?} must be finite, within {MAX_COORDINATE:e}, min <= max");
+                return Err(Error::InvalidSetting { what: "query", detail });
+            }
+            records.push(GpuQuery {
+                lo: [lo[0] as f32, lo[1] as f32],
+                hi: [hi[0] as f32, hi[1] as f32],
+                reach: 0.0,
+                index: i as u32,
+                category: filter.category,
+                mask: filter.mask,
+                group: filter.group,
+                pad: [0; 3],
+            });
+        }
+        let mut out = vec![vec![]; regions.len()];
+        if records.is_empty() || self.is_empty() {
+            return Ok(out);
+        }
+        query::sort_queries(&mut records);
+        let gpu = self.gpu.clone();
+        let filtered = !self.filters.is_empty();
+        let hits = gpu.scoped(|| self.run_queries(&records, filtered))??;
+        // In body order: each query's list comes out sorted.
+        for [q, body] in hits {
+            out[q as usize].push(body);
+        }
+        Ok(out)
+    }
+
+    /// The `(query, body)` pairs of the sorted `records`, in body order: the transform pass and
+    /// the count (one wait for the total), then the write (one more).
+    fn run_queries(&self, records: &[GpuQuery], filtered: bool) -> Result<Vec<[u32; 2]>> {
+        use wgpu::BufferUsages as U;
+        let (gpu, device) = (&self.gpu, self.gpu.device());
+        let queries = Queries::new(gpu, &self.bodies, records, filtered, self.fold);
+        let read = |size: u64, label: &str| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: size.max(16),
+                usage: U::MAP_READ | U::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut rec = Recorder::new(&mut encoder, gpu.kernels(), None);
+            self.transform.encode(&mut rec);
+        }
+        queries.encode_count(gpu, &mut encoder);
+        let total_read = read(4, "satgpu.query.total.read");
+        let (counts, at) = queries.total();
+        encoder.copy_buffer_to_buffer(counts, at, &total_read, 0, 4);
+        let submission = gpu.queue().submit([encoder.finish()]);
+        let total = u64::from(read_as::<u32>(gpu, &total_read, 4, submission, "region queries")?[0]);
+        if total == 0 {
+            return Ok(vec![]);
+        }
+        let limit = device.limits().max_storage_buffer_binding_size;
+        if 8 * total > limit {
+            return Err(Error::TooLarge { what: "region query results", needed: 8 * total, limit });
+        }
+        let hits = crate::gpu::kernels::buffers::storage(device, "satgpu.query.hits", 8 * total, U::COPY_SRC);
+        let hits_read = read(8 * total, "satgpu.query.hits.read");
+        let mut encoder = device.create_command_encoder(&Default::default());
+        queries.encode_write(gpu, &mut encoder, &hits);
+        encoder.copy_buffer_to_buffer(&hits, 0, &hits_read, 0, 8 * total);
+        let submission = gpu.queue().submit([encoder.finish()]);
+        read_as::<[u32; 2]>(gpu, &hits_read, 8 * total, submission, "region queries")
+    }
+}
