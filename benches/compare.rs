@@ -9,7 +9,9 @@
 //! `Compound` (`compare/compound.rs`); `SATGPU_BENCH_MARGIN=F` runs the kinds as neighbours
 //! within F mean box widths against parry2d's `contact` with a prediction (`compare/margin.rs`);
 //! `SATGPU_BENCH_EVENTS=F` runs them as F frames of moving bodies with contact events against
-//! parry2d's contacts and a merge of each two frames' pairs (`compare/events.rs`).
+//! parry2d's contacts and a merge of each two frames' pairs (`compare/events.rs`);
+//! `SATGPU_BENCH_QUERIES=Q` runs Q box and Q point queries against parry2d's BVH queries
+//! (`compare/queries.rs`).
 //! Run without `--bench` (as `cargo test --benches` and
 //! `cargo test --all-targets` do) it shrinks every kind, grid included, to 300 polygons, times
 //! nothing worth reading, and asserts that the three contenders agree: the GPU with the
@@ -66,6 +68,8 @@ mod compound;
 mod events;
 #[path = "compare/margin.rs"]
 mod margin;
+#[path = "compare/queries.rs"]
+mod queries;
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
@@ -393,6 +397,7 @@ struct Report<'a> {
     compound_rows: &'a [compound::CompoundRow],
     margin_rows: &'a [margin::MarginRow],
     events_rows: &'a [events::EventsRow],
+    queries_rows: &'a [queries::QueriesRow],
 }
 
 fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Row {
@@ -603,11 +608,16 @@ fn main() {
     let event_frames: Option<usize> = env_number("SATGPU_BENCH_EVENTS");
     let (mut rows, mut compound_rows, mut margin_rows) = (Vec::new(), Vec::new(), Vec::new());
     let mut events_rows = Vec::new();
+    // Region queries instead: SATGPU_BENCH_QUERIES (how many of each); in test mode, 200 on a few kinds.
+    let query_count: Option<usize> = env_number("SATGPU_BENCH_QUERIES");
+    let mut queries_rows = Vec::new();
     for &n in &sizes {
         for &kind in &kinds {
             eprintln!("running {kind} n={n} ...");
             if kind.is_compound() {
                 compound_rows.push(compound::run(&gpu, kind, n, seed, reps));
+            } else if let Some(count) = query_count.filter(|_| bench) {
+                queries_rows.push(queries::run(&gpu, kind, n, seed, reps, count, false));
             } else if let Some(frames) = event_frames.filter(|_| bench) {
                 events_rows.push(events::run(&gpu, kind, n, seed, frames.max(2)));
             } else if let Some(fraction) = fraction.filter(|_| bench) {
@@ -624,10 +634,14 @@ fn main() {
         for kind in [SceneKind::Crowd, SceneKind::Grid, SceneKind::Shapes] {
             events_rows.push(events::run(&gpu, kind, TEST_N, seed, 4));
         }
+        for kind in [SceneKind::Crowd, SceneKind::Mixed, SceneKind::Shapes] {
+            queries_rows.push(queries::run(&gpu, kind, TEST_N, seed, 1, 200, true));
+        }
     }
     let mut failures = compound::print(&compound_rows);
     failures.extend(margin::print(&margin_rows));
     failures.extend(events::print(&events_rows));
+    failures.extend(queries::print(&queries_rows));
     if !rows.is_empty() {
         println!();
         print_table(&rows);
@@ -659,6 +673,7 @@ fn main() {
             compound_rows: &compound_rows,
             margin_rows: &margin_rows,
             events_rows: &events_rows,
+            queries_rows: &queries_rows,
         };
         let json = serde_json::to_string_pretty(&report).expect("rows serialise");
         std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, json + "\n")).unwrap_or_else(|e| {

@@ -573,3 +573,46 @@ fn bench_trace_is_a_chrome_trace_of_every_timed_frame() {
         assert!(gpu.contains(&"transform") && gpu.contains(&"sat"), "pid {pid}: GPU passes {gpu:?}");
     }
 }
+
+/// Issue 26: `satgpu query` takes boxes or points from a CSV, with optional filters, and writes
+/// each query's bodies sorted; the GPU's rows are the reference's; bad files exit 2 naming the line.
+#[test]
+fn query_finds_the_bodies_of_boxes_and_points() {
+    // Squares at x = 0, 3, 6 (the last in category 2), and a circle at (10, 0.5).
+    let scene = write(
+        "query.json",
+        r#"{"polygons": [
+            {"vertices": [[0,0],[1,0],[1,1],[0,1]]},
+            {"vertices": [[3,0],[4,0],[4,1],[3,1]]},
+            {"vertices": [[6,0],[7,0],[7,1],[6,1]], "category": 2},
+            {"circle": {"center": [10, 0.5], "radius": 0.5}}
+        ]}"#,
+    );
+    let boxes = write(
+        "query_boxes.csv",
+        "min_x,min_y,max_x,max_y,category,mask,group\n0.5,0.5,3.5,2,1,4294967295,0\n-10,-10,20,20,1,4294967293,0\n20,20,21,21,1,4294967295,0\n9.5,0,9.6,0.05,1,4294967295,0\n",
+    );
+    let points = write("query_points.csv", "x,y\n0.5,0.5\n10,1\n5,5\n");
+    let rows = |regions: &std::path::Path, backend: &str| {
+        let out = tmp(&format!("query-{backend}-{}", regions.file_name().unwrap().to_string_lossy()));
+        let o = satgpu(&["query", p(&scene), p(regions), "--backend", backend, "--out", p(&out)]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        std::fs::read_to_string(out).unwrap()
+    };
+    for backend in ["gpu", "cpu"] {
+        // Box 0 meets squares 0 and 1; box 1 sees all but category 2; box 2 nothing; box 3 the
+        // circle's box but not the circle.
+        assert_eq!(rows(&boxes, backend), "query,body\n0,0\n0,1\n1,0\n1,1\n1,3\n", "{backend}");
+        assert_eq!(rows(&points, backend), "query,body\n0,0\n1,3\n", "{backend}");
+    }
+    let o = satgpu(&["query", p(&scene), p(&points)]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("3 queries, 2 bodies found (1 queries found none)"),
+        "{}",
+        stderr(&o)
+    );
+    let upside_down = write("query_bad.csv", "min_x,min_y,max_x,max_y\n0,0,1,1\n2,0,1,1\n");
+    expect_bad_input(&["query", p(&scene), p(&upside_down)], &["query_bad.csv", "line 3"]);
+    let no_header = write("query_nohead.csv", "a,b\n1,2\n");
+    expect_bad_input(&["query", p(&scene), p(&no_header)], &["line 1", "min_x"]);
+}

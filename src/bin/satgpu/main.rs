@@ -7,6 +7,7 @@ mod bench;
 mod commands;
 mod draw;
 mod plot;
+mod query;
 mod render;
 mod sim;
 mod trace;
@@ -190,6 +191,23 @@ enum Command {
         /// distance (negative); 0: colliding pairs only.
         #[arg(long, default_value_t = 0.0)]
         margin: f64,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// Region queries: the bodies of a scene each box of a CSV meets, or each point lies in.
+    Query {
+        /// Scene JSON, as for detect.
+        scene: PathBuf,
+        /// Queries CSV: a header `min_x,min_y,max_x,max_y` (boxes) or `x,y` (points), optionally
+        /// `category,mask,group` (each query's filter), then one query a line.
+        regions: PathBuf,
+        /// Where to query.
+        #[arg(long, value_enum, default_value = "gpu")]
+        backend: Backend,
+        /// Write `query,body` rows (each query's bodies sorted) to FILE.csv; without it, print a
+        /// summary.
+        #[arg(long)]
+        out: Option<PathBuf>,
         #[command(flatten)]
         device: DeviceArgs,
     },
@@ -417,6 +435,9 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Run { kind, n, seed, device } => run(kind, n, seed, &device),
         Command::Detect { scene, backend, out, contacts, margin, device } => {
             detect(&scene, backend, out.as_deref(), (contacts == Detail::Full, margin), &device)
+        }
+        Command::Query { scene, regions, backend, out, device } => {
+            query::query(&scene, &regions, backend, out.as_deref(), &device)
         }
         Command::Gen { kind, n, seed, out } => gen(kind, n, seed, &out),
         Command::Bench { scene, kind, n, frames, seed, json, plot, trace, contacts, order, device } => {
