@@ -1,8 +1,10 @@
 // Region queries (src/gpu/stages/query.rs): which bodies share a point with each query box (a
-// point is a box of no size). One invocation per body. The queries come sorted by their left
-// edge, each with the largest right edge of those before it (`reach`), so a body finds the
-// queries that can meet its box by two binary searches: those whose left edge is at most its
-// right edge, from the first whose `reach` is at least its left edge. Each such query meeting
+// point is a box of no size). One invocation per body. The queries come binned into horizontal
+// strips (a query in every strip it spans), each strip's sorted by left edge with the largest
+// right edge so far (`reach`), so a body finds, in each strip its box spans, the queries that can
+// meet its box by two binary searches: those whose left edge is at most its right edge, from the
+// first whose `reach` is at least its left edge. A pair is taken in one strip only: the first
+// both span. Each such query meeting
 // the body's box, and seeing the body through the filters, gets the exact test, in the body's
 // own frame: the separating axes of the query box and the body's core, and where they are
 // apart, the distance between them against the body's radius. Two dispatches (QUERY_STEP, a
@@ -16,21 +18,25 @@
 struct Query {
     lo: vec2<f32>,
     hi: vec2<f32>,
-    reach: f32, // the largest right edge of the queries up to this one
-    index: u32, // the query's index in the caller's list
+    reach: f32, // the largest right edge of the strip's queries up to this one
+    index: u32, // the query's index in the caller's list (a header: where the strip starts)
     category: u32,
     mask: u32,
     group: i32,
-    pad0: u32,
+    first: u32, // the first strip the query spans
     pad1: u32,
     pad2: u32,
 }
 
 struct QueryParams {
     bodies: u32,
-    queries: u32,
+    strips: u32, // `queries` starts with strips + 1 headers, then the entries
     filtered: u32, // the bodies' filters differ from the default
     pad: u32,
+    y0: f32,         // the strips' bottom
+    inv_height: f32, // strips per unit of y
+    pad1: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> qp: QueryParams;
@@ -126,10 +132,14 @@ fn meets(i: u32, q: Query) -> bool {
     return d2 <= b.round * b.round;
 }
 
-// The first sorted query whose left edge is past `x`.
-fn first_past(x: f32) -> u32 {
-    var lo = 0u;
-    var hi = qp.queries;
+fn strip_of(y: f32) -> u32 {
+    return u32(clamp(floor((y - qp.y0) * qp.inv_height), 0.0, f32(qp.strips - 1u)));
+}
+
+// The first entry in [start, stop) whose left edge is past `x`.
+fn first_past(x: f32, start: u32, stop: u32) -> u32 {
+    var lo = start;
+    var hi = stop;
     while lo < hi {
         let mid = lo + (hi - lo) / 2u;
         if queries[mid].lo.x <= x {
@@ -141,10 +151,10 @@ fn first_past(x: f32) -> u32 {
     return lo;
 }
 
-// The first sorted query whose reach (largest right edge so far) is at least `x`.
-fn first_reaching(x: f32) -> u32 {
-    var lo = 0u;
-    var hi = qp.queries;
+// The first entry in [start, stop) whose reach (largest right edge so far) is at least `x`.
+fn first_reaching(x: f32, start: u32, stop: u32) -> u32 {
+    var lo = start;
+    var hi = stop;
     while lo < hi {
         let mid = lo + (hi - lo) / 2u;
         if queries[mid].reach < x {
@@ -163,30 +173,36 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let box = aabbs[i];
-    let end = first_past(box.z);
     var at = 0u;
     if QUERY_STEP == 1u {
         at = counts[i];
     }
     var found = 0u;
-    for (var j = first_reaching(box.x); j < end; j++) {
-        let q = queries[j];
-        if q.hi.x < box.x || q.hi.y < box.y || q.lo.y > box.w {
-            continue;
-        }
-        if qp.filtered != 0u || q.category != 1u || q.mask != 0xffffffffu || q.group != 0 {
-            let f = select(vec4<u32>(1u, 0xffffffffu, 0u, 0u), filters[i], qp.filtered != 0u);
-            if !may_collide(vec4<u32>(q.category, q.mask, bitcast<u32>(q.group), 0u), f) {
+    let base = qp.strips + 1u;
+    let s0 = strip_of(box.y);
+    for (var s = s0; s <= strip_of(box.w); s++) {
+        let start = base + queries[s].index;
+        let stop = base + queries[s + 1u].index;
+        let end = first_past(box.z, start, stop);
+        for (var j = first_reaching(box.x, start, end); j < end; j++) {
+            let q = queries[j];
+            if q.hi.x < box.x || q.hi.y < box.y || q.lo.y > box.w || max(s0, q.first) != s {
                 continue;
             }
+            if qp.filtered != 0u || q.category != 1u || q.mask != 0xffffffffu || q.group != 0 {
+                let f = select(vec4<u32>(1u, 0xffffffffu, 0u, 0u), filters[i], qp.filtered != 0u);
+                if !may_collide(vec4<u32>(q.category, q.mask, bitcast<u32>(q.group), 0u), f) {
+                    continue;
+                }
+            }
+            if !meets(i, q) {
+                continue;
+            }
+            if QUERY_STEP == 1u {
+                hits[at + found] = vec2<u32>(q.index, i);
+            }
+            found++;
         }
-        if !meets(i, q) {
-            continue;
-        }
-        if QUERY_STEP == 1u {
-            hits[at + found] = vec2<u32>(q.index, i);
-        }
-        found++;
     }
     if QUERY_STEP == 0u {
         counts[i] = found;

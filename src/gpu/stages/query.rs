@@ -27,14 +27,56 @@ pub(crate) struct GpuQuery {
     pub pad: [u32; 3],
 }
 
-/// Sorts `queries` by left edge (then index) and sets each one's reach.
-pub(crate) fn sort_queries(queries: &mut [GpuQuery]) {
-    queries.sort_by(|a, b| a.lo[0].total_cmp(&b.lo[0]).then(a.index.cmp(&b.index)));
-    let mut reach = f32::NEG_INFINITY;
+/// The queries binned into horizontal strips, as `query.wgsl` reads them: `strips + 1` header
+/// records whose `index` is where each strip's entries start (the last: their end), then the
+/// entries, each strip's sorted by left edge with its running reach, `pad[0]` the entry's
+/// query's first strip.
+pub(crate) struct Strips {
+    pub records: Vec<GpuQuery>,
+    pub strips: u32,
+    pub y0: f32,
+    pub inv_height: f32,
+}
+
+/// The strip of `y`, in f32 as the shader computes it (so that both sides agree).
+pub(crate) fn strip_of(y: f32, y0: f32, inv_height: f32, strips: u32) -> u32 {
+    ((y - y0) * inv_height).floor().clamp(0.0, (strips - 1) as f32) as u32
+}
+
+/// Bins `queries` into strips about as tall as the queries (at least the span over the square
+/// root of their number, so that points spread too), at most 65,536 strips.
+pub(crate) fn strips(queries: &[GpuQuery]) -> Strips {
+    let y0 = queries.iter().map(|q| q.lo[1]).fold(f32::INFINITY, f32::min);
+    let top = queries.iter().map(|q| q.hi[1]).fold(f32::NEG_INFINITY, f32::max);
+    let span = f64::from(top) - f64::from(y0);
+    let mean = queries.iter().map(|q| f64::from(q.hi[1]) - f64::from(q.lo[1])).sum::<f64>() / queries.len() as f64;
+    let height = mean.max(span / (queries.len() as f64).sqrt()).max(span / 65_535.0);
+    let (strips, inv_height) = match height > 0.0 && height.is_finite() {
+        true => (((span / height) as u32).saturating_add(1).min(65_536), (1.0 / height) as f32),
+        false => (1, 0.0),
+    };
+    let mut entries: Vec<(u32, GpuQuery)> = vec![];
     for q in queries {
-        reach = reach.max(q.hi[0]);
-        q.reach = reach;
+        let (s0, s1) = (strip_of(q.lo[1], y0, inv_height, strips), strip_of(q.hi[1], y0, inv_height, strips));
+        for s in s0..=s1 {
+            entries.push((s, GpuQuery { pad: [s0, 0, 0], ..*q }));
+        }
     }
+    entries.sort_by(|(s, a), (t, b)| s.cmp(t).then(a.lo[0].total_cmp(&b.lo[0])).then(a.index.cmp(&b.index)));
+    let mut records = vec![bytemuck::Zeroable::zeroed(); strips as usize + 1];
+    let mut reach = f32::NEG_INFINITY;
+    for (k, (s, q)) in entries.iter().enumerate() {
+        if k == 0 || entries[k - 1].0 != *s {
+            reach = f32::NEG_INFINITY;
+        }
+        reach = reach.max(q.hi[0]);
+        records.push(GpuQuery { reach, ..*q });
+    }
+    // Where each strip's entries start, and (the last header) where they end.
+    for s in 0..=strips {
+        records[s as usize].index = entries.partition_point(|(t, _)| *t < s) as u32;
+    }
+    Strips { records, strips, y0, inv_height }
 }
 
 /// The buffers and bind groups of one call's queries.
@@ -49,19 +91,28 @@ pub(crate) struct Queries {
 }
 
 impl Queries {
-    /// The sorted `queries` against the bodies of `bodies` (`filtered`: their filters differ
+    /// The binned `queries` against the bodies of `bodies` (`filtered`: their filters differ
     /// from the default).
-    pub fn new(gpu: &Gpu, bodies: &BodyBuffers, queries: &[GpuQuery], filtered: bool, fold: u32) -> Queries {
+    pub fn new(gpu: &Gpu, bodies: &BodyBuffers, queries: &Strips, filtered: bool, fold: u32) -> Queries {
         use wgpu::BufferUsages as U;
         let (device, kernels) = (gpu.device(), gpu.kernels());
         let n = bodies.len();
         let params = init(
             device,
             "satgpu.query.params",
-            bytemuck::cast_slice(&[n, queries.len() as u32, u32::from(filtered), 0]),
+            bytemuck::cast_slice(&[
+                n,
+                queries.strips,
+                u32::from(filtered),
+                0,
+                queries.y0.to_bits(),
+                queries.inv_height.to_bits(),
+                0,
+                0,
+            ]),
             U::UNIFORM,
         );
-        let records = init(device, "satgpu.query.queries", bytemuck::cast_slice(queries), U::STORAGE);
+        let records = init(device, "satgpu.query.queries", bytemuck::cast_slice(&queries.records), U::STORAGE);
         let counts = storage(device, "satgpu.query.counts", 4 * (u64::from(n) + 1), U::COPY_SRC | U::COPY_DST);
         // The scan runs over one element more than the bodies (0), whose offset is the total.
         let mut words = control::initial(fold);

@@ -55,10 +55,10 @@ impl World {
         if records.is_empty() || self.is_empty() {
             return Ok(out);
         }
-        query::sort_queries(&mut records);
+        let binned = query::strips(&records);
         let gpu = self.gpu.clone();
         let filtered = !self.filters.is_empty();
-        let hits = gpu.scoped(|| self.run_queries(&records, filtered))??;
+        let hits = gpu.scoped(|| self.run_queries(&binned, filtered))??;
         // In body order: each query's list comes out sorted.
         for [q, body] in hits {
             out[q as usize].push(body);
@@ -68,7 +68,7 @@ impl World {
 
     /// The `(query, body)` pairs of the sorted `records`, in body order: the transform pass and
     /// the count (one wait for the total), then the write (one more).
-    fn run_queries(&self, records: &[GpuQuery], filtered: bool) -> Result<Vec<[u32; 2]>> {
+    fn run_queries(&self, records: &query::Strips, filtered: bool) -> Result<Vec<[u32; 2]>> {
         use wgpu::BufferUsages as U;
         let (gpu, device) = (&self.gpu, self.gpu.device());
         let queries = Queries::new(gpu, &self.bodies, records, filtered, self.fold);
