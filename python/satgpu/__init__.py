@@ -250,6 +250,15 @@ class World:
         pairs, self.stats = self._world.step()
         return Contacts(**pairs)
 
+    def query_boxes(self, boxes) -> list:
+        """For each box (n x 4: min_x, min_y, max_x, max_y), the bodies (uint32 array, sorted)
+        that share a point with it, as the bodies stand now (exact on the shapes)."""
+        return self._world.query(np.ascontiguousarray(boxes, dtype=np.float64).reshape(-1, 4), False)
+
+    def query_points(self, points) -> list:
+        """For each point (n x 2), the bodies (uint32 array, sorted) that contain it."""
+        return self._world.query(np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2), True)
+
     def events(self):
         """With `events=True`: `(began, ended)`, the pairs (n x 2 uint32, each sorted by (a, b))
         that began and ended touching from the step before the last to the last (after the

@@ -814,6 +814,52 @@ impl World {
         Ok((columns.into_dict(py)?, stats_dict(py, &frame)?))
     }
 
+    /// For each box (n x 4 float64: min_x, min_y, max_x, max_y), the bodies (uint32, sorted) that
+    /// share a point with it, as the bodies stand now; with `points=True`, `boxes` is n x 2 points
+    /// and each gets the bodies containing it. Every query sees every body (default filter).
+    #[pyo3(signature = (regions, points = false))]
+    fn query<'py>(
+        &self,
+        py: Python<'py>,
+        regions: PyReadonlyArray2<'py, f64>,
+        points: bool,
+    ) -> PyResult<Vec<Bound<'py, PyArray1<u32>>>> {
+        let width = if points { 2 } else { 4 };
+        let shape = regions.shape();
+        if shape[1] != width {
+            let what = if points { "points must be n x 2" } else { "boxes must be n x 4" };
+            return Err(PyValueError::new_err(format!("{what}, got {} x {}", shape[0], shape[1])));
+        }
+        let rows: Vec<f64> = regions.as_array().iter().copied().collect();
+        let mut world = self.lock(py)?;
+        let Inner::Plain(w) = &mut *world else {
+            return Err(error_of(
+                "InvalidSettingError",
+                "region queries on compound bodies are not supported yet".into(),
+            ));
+        };
+        let found = py
+            .detach(|| {
+                let filter = Filter::DEFAULT;
+                if points {
+                    let q: Vec<_> =
+                        rows.chunks(2).map(|r| satgpu::PointQuery { point: [r[0], r[1]], filter }).collect();
+                    w.query_points(&q)
+                } else {
+                    let q: Vec<_> = rows
+                        .chunks(4)
+                        .map(|r| satgpu::BoxQuery {
+                            aabb: satgpu::Aabb { min: [r[0], r[1]], max: [r[2], r[3]] },
+                            filter,
+                        })
+                        .collect();
+                    w.query_boxes(&q)
+                }
+            })
+            .map_err(raise)?;
+        Ok(found.into_iter().map(|bodies| PyArray1::from_vec(py, bodies)).collect())
+    }
+
     /// With `events=True`, the pairs that began and ended touching from the frame before the
     /// last step to the last (n x 2 uint32 arrays, each sorted by (a, b)); `None` without events.
     #[allow(clippy::type_complexity)]

@@ -213,3 +213,37 @@ def test_neighbours_within_a_margin(gpu):
     want = reference.detect(apart, margin=1.5, contacts="full")
     assert len(got) == 1 and np.allclose(got.depth, [-1.0]) and np.allclose(got.point_depth[0, 0], -1.0)
     assert np.allclose(got.points[0, 0], [1.5, 0.0], atol=1e-6) and np.allclose(want.points[0, 0], [1.5, 0.0])
+
+
+def test_region_queries(gpu):
+    """World.query_boxes and query_points: the bodies each box meets and each point lies in, as
+    NumPy finds them for circles (bodies within 1e-6 of a query's edge may go either way)."""
+    centers, radii = random_circles(1500, 8)
+    shapes = satgpu.circles(centers, radii)
+    n = len(shapes)
+    world = satgpu.World(shapes, np.arange(n, dtype=np.uint32), gpu=gpu)
+    world.set_transforms(np.zeros((n, 2)), np.zeros(n))
+    rng = np.random.default_rng(5)
+    side = centers.max()
+    lo = rng.random((50, 2)) * side
+    boxes = np.hstack([lo, lo + rng.random((50, 2)) * 3])
+    points = rng.random((80, 2)) * side
+    # A box far away finds nothing.
+    boxes = np.vstack([boxes, [[-100, -100, -90, -90]]])
+    got_boxes, got_points = world.query_boxes(boxes), world.query_points(points)
+    assert len(got_boxes) == len(boxes) and len(got_points) == len(points) and len(got_boxes[-1]) == 0
+    for found, box in zip(got_boxes, boxes):
+        nearest = np.clip(centers, box[:2], box[2:])
+        gap = np.linalg.norm(centers - nearest, axis=1) - radii
+        assert found.dtype == np.uint32 and np.all(np.diff(found.astype(np.int64)) > 0)
+        sure = set(np.flatnonzero(gap < -1e-6)) | set(np.flatnonzero(gap > 1e-6))
+        assert {i for i in sure if gap[i] < 0} == {i for i in found.tolist() if i in sure}
+    for found, p in zip(got_points, points):
+        gap = np.linalg.norm(centers - p, axis=1) - radii
+        sure = set(np.flatnonzero(np.abs(gap) > 1e-6))
+        assert {i for i in sure if gap[i] < 0} == {i for i in found.tolist() if i in sure}
+    assert sum(len(f) for f in got_boxes) > 20 and sum(len(f) for f in got_points) > 5
+    with pytest.raises(ValueError):
+        world.query_boxes(np.zeros((3, 3)))
+    with pytest.raises(satgpu.errors.InvalidSettingError):
+        world.query_boxes([[1, 0, 0, 1]])
