@@ -51,8 +51,10 @@ pub(crate) fn strips(queries: &[GpuQuery]) -> Strips {
     let span = f64::from(top) - f64::from(y0);
     let mean = queries.iter().map(|q| f64::from(q.hi[1]) - f64::from(q.lo[1])).sum::<f64>() / queries.len() as f64;
     let height = mean.max(span / (queries.len() as f64).sqrt()).max(span / 65_535.0);
-    let (strips, inv_height) = match height > 0.0 && height.is_finite() {
-        true => (((span / height) as u32).saturating_add(1).min(65_536), (1.0 / height) as f32),
+    // One strip where the heights say nothing, or where f32 could not hold strips per unit.
+    let inv_height = (1.0 / height) as f32;
+    let (strips, inv_height) = match height > 0.0 && height.is_finite() && inv_height.is_finite() {
+        true => (((span / height) as u32).saturating_add(1).min(65_536), inv_height),
         false => (1, 0.0),
     };
     let mut entries: Vec<(u32, GpuQuery)> = vec![];
