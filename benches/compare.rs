@@ -10,6 +10,8 @@
 //! within F mean box widths against parry2d's `contact` with a prediction (`compare/margin.rs`);
 //! `SATGPU_BENCH_EVENTS=F` runs them as F frames of moving bodies with contact events against
 //! parry2d's contacts and a merge of each two frames' pairs (`compare/events.rs`);
+//! `SATGPU_BENCH_RAYS=R` casts R rays (0: as many as bodies) against parry2d's BVH ray casts
+//! (`compare/rays.rs`);
 //! `SATGPU_BENCH_QUERIES=Q` runs Q box and Q point queries against parry2d's BVH queries
 //! (`compare/queries.rs`).
 //! Run without `--bench` (as `cargo test --benches` and
@@ -70,6 +72,8 @@ mod events;
 mod margin;
 #[path = "compare/queries.rs"]
 mod queries;
+#[path = "compare/rays.rs"]
+mod rays;
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
@@ -398,6 +402,7 @@ struct Report<'a> {
     margin_rows: &'a [margin::MarginRow],
     events_rows: &'a [events::EventsRow],
     queries_rows: &'a [queries::QueriesRow],
+    rays_rows: &'a [rays::RaysRow],
 }
 
 fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Row {
@@ -611,11 +616,17 @@ fn main() {
     // Region queries instead: SATGPU_BENCH_QUERIES (how many of each); in test mode, 200 on a few kinds.
     let query_count: Option<usize> = env_number("SATGPU_BENCH_QUERIES");
     let mut queries_rows = Vec::new();
+    // Ray casts instead: SATGPU_BENCH_RAYS (how many; 0: as many as bodies); in test mode, 300
+    // on a few kinds.
+    let ray_count: Option<usize> = env_number("SATGPU_BENCH_RAYS");
+    let mut rays_rows = Vec::new();
     for &n in &sizes {
         for &kind in &kinds {
             eprintln!("running {kind} n={n} ...");
             if kind.is_compound() {
                 compound_rows.push(compound::run(&gpu, kind, n, seed, reps));
+            } else if let Some(count) = ray_count.filter(|_| bench) {
+                rays_rows.push(rays::run(&gpu, kind, n, seed, reps, count, false));
             } else if let Some(count) = query_count.filter(|_| bench) {
                 queries_rows.push(queries::run(&gpu, kind, n, seed, reps, count, false));
             } else if let Some(frames) = event_frames.filter(|_| bench) {
@@ -637,11 +648,15 @@ fn main() {
         for kind in [SceneKind::Crowd, SceneKind::Mixed, SceneKind::Shapes] {
             queries_rows.push(queries::run(&gpu, kind, TEST_N, seed, 1, 200, true));
         }
+        for kind in [SceneKind::Crowd, SceneKind::Mixed, SceneKind::Shapes, SceneKind::Pile] {
+            rays_rows.push(rays::run(&gpu, kind, TEST_N, seed, 1, 300, true));
+        }
     }
     let mut failures = compound::print(&compound_rows);
     failures.extend(margin::print(&margin_rows));
     failures.extend(events::print(&events_rows));
     failures.extend(queries::print(&queries_rows));
+    failures.extend(rays::print(&rays_rows));
     if !rows.is_empty() {
         println!();
         print_table(&rows);
@@ -674,6 +689,7 @@ fn main() {
             margin_rows: &margin_rows,
             events_rows: &events_rows,
             queries_rows: &queries_rows,
+            rays_rows: &rays_rows,
         };
         let json = serde_json::to_string_pretty(&report).expect("rows serialise");
         std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, json + "\n")).unwrap_or_else(|e| {

@@ -15,7 +15,6 @@
 #import sortable
 #import scan_plan
 
-const MAX_STRIPS: f32 = 4096.0;
 const SAMPLES: u32 = 256u;      // AABB centres sampled at a fixed stride, one per invocation
 const LOW_RANK: u32 = 4u;       // the 1.5th percentile of SAMPLES
 const HIGH_RANK: u32 = 251u;    // the 98.5th
@@ -84,7 +83,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     var strips = 1u;
     var per_y = 0.0;
     if height > 0.0 && params.strip_height > 0.0 {
-        strips = u32(clamp(ceil(height / params.strip_height), 1.0, MAX_STRIPS));
+        strips = u32(clamp(ceil(height / params.strip_height), 1.0, f32(MAX_STRIPS)));
         per_y = f32(strips) / height;
     }
     var strip_bits = 0u;

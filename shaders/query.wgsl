@@ -14,6 +14,7 @@
 #import index
 #import body
 #import filter
+#import local_shape
 
 struct Query {
     lo: vec2<f32>,
@@ -50,20 +51,6 @@ struct QueryParams {
 @group(0) @binding(8) var<storage, read_write> hits: array<vec2<u32>>; // (query, body)
 
 override QUERY_STEP: u32 = 0u;
-
-fn closest_on(p: vec2<f32>, u: vec2<f32>, w: vec2<f32>) -> vec2<f32> {
-    let e = w - u;
-    let ee = dot(e, e);
-    var t = 0.0;
-    if ee > 0.0 {
-        t = clamp(dot(p - u, e) / ee, 0.0, 1.0);
-    }
-    return u + e * t;
-}
-
-fn local_vertex(b: Body, k: u32) -> vec2<f32> {
-    return shapes[b.shape_start + k].xy;
-}
 
 // Whether body `i` (its core grown by its radius) shares a point with the box `q`.
 fn meets(i: u32, q: Query) -> bool {

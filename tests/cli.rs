@@ -616,3 +616,53 @@ fn query_finds_the_bodies_of_boxes_and_points() {
     let no_header = write("query_nohead.csv", "a,b\n1,2\n");
     expect_bad_input(&["query", p(&scene), p(&no_header)], &["line 1", "min_x"]);
 }
+
+/// Issue 26: `satgpu raycast` takes rays from a CSV, with optional filters, and writes each hit;
+/// the GPU's rows name the reference's bodies at the reference's fractions; bad files exit 2
+/// naming the line.
+#[test]
+fn raycast_finds_the_nearest_body_of_each_ray() {
+    // Squares at x = 0, 3, 6 (the first in category 2), and a circle at (10, 0.5).
+    let scene = write(
+        "raycast.json",
+        r#"{"polygons": [
+            {"vertices": [[0,0],[1,0],[1,1],[0,1]], "category": 2},
+            {"vertices": [[3,0],[4,0],[4,1],[3,1]]},
+            {"vertices": [[6,0],[7,0],[7,1],[6,1]]},
+            {"circle": {"center": [10, 0.5], "radius": 0.5}}
+        ]}"#,
+    );
+    // Left to right from -1 (the first square), the same blind to category 2 (the second),
+    // from inside the third, down onto the circle, and into nothing.
+    let rays = write(
+        "raycast_rays.csv",
+        "x,y,dx,dy,length,category,mask,group\n-1,0.5,1,0,20,1,4294967295,0\n-1,0.5,1,0,20,1,4294967293,0\n6.5,0.5,1,0,20,1,4294967295,0\n10,5,0,-2,10,1,4294967295,0\n0,5,0,1,10,1,4294967295,0\n",
+    );
+    for backend in ["gpu", "cpu"] {
+        let out = tmp(&format!("raycast-{backend}.csv"));
+        let o = satgpu(&["raycast", p(&scene), p(&rays), "--backend", backend, "--out", p(&out)]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let text = std::fs::read_to_string(out).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("ray,body,fraction,point_x,point_y,normal_x,normal_y"));
+        let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|f| f.parse().unwrap()).collect()).collect();
+        let want = [
+            [0.0, 0.0, 0.05, 0.0, 0.5, -1.0, 0.0],
+            [1.0, 1.0, 0.2, 3.0, 0.5, -1.0, 0.0],
+            [2.0, 2.0, 0.0, 6.5, 0.5, 0.0, 0.0],
+            [3.0, 3.0, 0.4, 10.0, 1.0, 0.0, 1.0],
+        ];
+        assert_eq!(rows.len(), want.len(), "{backend}: {text}");
+        for (got, want) in rows.iter().zip(want) {
+            assert!(got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-5), "{backend}: {got:?} against {want:?}");
+        }
+    }
+    let o = satgpu(&["raycast", p(&scene), p(&rays)]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("5 rays, 4 hit a body (1 none)"), "{}", stderr(&o));
+    let zero = write("raycast_zero.csv", "x,y,dx,dy,length\n0,0,1,0,1\n0,0,0,0,1\n");
+    expect_bad_input(&["raycast", p(&scene), p(&zero)], &["raycast_zero.csv", "line 3", "direction"]);
+    let negative = write("raycast_negative.csv", "x,y,dx,dy,length\n0,0,1,0,-1\n");
+    expect_bad_input(&["raycast", p(&scene), p(&negative)], &["line 2", "length"]);
+    let no_header = write("raycast_nohead.csv", "x,y\n1,2\n");
+    expect_bad_input(&["raycast", p(&scene), p(&no_header)], &["line 1", "x,y,dx,dy,length"]);
+}

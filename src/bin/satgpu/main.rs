@@ -8,6 +8,7 @@ mod commands;
 mod draw;
 mod plot;
 mod query;
+mod raycast;
 mod render;
 mod sim;
 mod trace;
@@ -206,6 +207,24 @@ enum Command {
         backend: Backend,
         /// Write `query,body` rows (each query's bodies sorted) to FILE.csv; without it, print a
         /// summary.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// Ray casts: the nearest body of a scene each ray of a CSV meets.
+    Raycast {
+        /// Scene JSON, as for detect.
+        scene: PathBuf,
+        /// Rays CSV: a header `x,y,dx,dy,length` (origin, direction, how far), optionally
+        /// `category,mask,group` (each ray's filter), then one ray a line.
+        rays: PathBuf,
+        /// Where to cast.
+        #[arg(long, value_enum, default_value = "gpu")]
+        backend: Backend,
+        /// Write `ray,body,fraction,point_x,point_y,normal_x,normal_y` rows (one per ray that hits,
+        /// in ray order; normal 0,0 for a ray starting in the body) to FILE.csv; without it, print
+        /// a summary.
         #[arg(long)]
         out: Option<PathBuf>,
         #[command(flatten)]
@@ -438,6 +457,9 @@ fn dispatch(cli: Cli) -> ExitCode {
         }
         Command::Query { scene, regions, backend, out, device } => {
             query::query(&scene, &regions, backend, out.as_deref(), &device)
+        }
+        Command::Raycast { scene, rays, backend, out, device } => {
+            raycast::raycast(&scene, &rays, backend, out.as_deref(), &device)
         }
         Command::Gen { kind, n, seed, out } => gen(kind, n, seed, &out),
         Command::Bench { scene, kind, n, frames, seed, json, plot, trace, contacts, order, device } => {

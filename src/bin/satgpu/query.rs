@@ -1,4 +1,5 @@
-//! `satgpu query`: region queries from a CSV, the bodies each box meets or each point lies in.
+//! `satgpu query`: region queries from a CSV, the bodies each box meets or each point lies in;
+//! the CSV reader `satgpu raycast` shares.
 
 use std::path::Path;
 use std::time::Instant;
@@ -16,25 +17,33 @@ enum Regions {
     Points(Vec<PointQuery>),
 }
 
-fn read_regions(path: &Path) -> Result<Regions, Failure> {
+/// The rows of a CSV of queries or rays: a header naming the columns of one of `layouts`, and
+/// optionally `category,mask,group` (each row's filter; default: the default filter); then per
+/// line, its number, the finite numbers of the layout's columns and its filter. Returns which
+/// layout the header has. Errors name the file and the line.
+pub(crate) type Row = (usize, Vec<f64>, Filter);
+
+pub(crate) fn read_rows(path: &Path, layouts: &[&[&str]]) -> Result<(usize, Vec<Row>), Failure> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     let name = path.display();
     let bad = |line: usize, what: String| Failure(2, format!("{name}: line {line}: {what}"));
+    let wanted = layouts.iter().map(|l| l.join(",")).collect::<Vec<_>>().join(" or ");
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
     let header: Vec<&str> = match lines.next() {
         Some((_, h)) => h.split(',').map(str::trim).collect(),
-        None => return Err(bad(1, "empty file; expected the header min_x,min_y,max_x,max_y or x,y".into())),
+        None => return Err(bad(1, format!("empty file; expected the header {wanted}"))),
     };
     let find = |name: &str| header.iter().position(|h| *h == name);
-    let boxes = ["min_x", "min_y", "max_x", "max_y"].map(find);
-    let points = ["x", "y"].map(find);
-    let columns: Vec<usize> = match (boxes.iter().all(Option::is_some), points.iter().all(Option::is_some)) {
-        (true, false) => boxes.iter().flatten().copied().collect(),
-        (false, true) => points.iter().flatten().copied().collect(),
-        _ => return Err(bad(1, "the header needs min_x,min_y,max_x,max_y (boxes) or x,y (points), not both".into())),
+    let found: Vec<(usize, Vec<usize>)> = layouts
+        .iter()
+        .enumerate()
+        .filter_map(|(k, layout)| layout.iter().map(|c| find(c)).collect::<Option<Vec<_>>>().map(|c| (k, c)))
+        .collect();
+    let [(layout, columns)] = &found[..] else {
+        return Err(bad(1, format!("the header needs {wanted}, one of them")));
     };
     let filter_columns = ["category", "mask", "group"].map(find);
-    let (mut out_boxes, mut out_points) = (vec![], vec![]);
+    let mut rows = vec![];
     for (line, text) in lines {
         if text.trim().is_empty() {
             continue;
@@ -65,19 +74,27 @@ fn read_regions(path: &Path) -> Result<Regions, Failure> {
             }
         }
         let v: Vec<f64> = columns.iter().map(|&c| number(c)).collect::<Result<_, _>>()?;
-        if columns.len() == 4 {
-            if v[0] > v[2] || v[1] > v[3] {
-                return Err(bad(
-                    line,
-                    format!("the box's min ({}, {}) is above its max ({}, {})", v[0], v[1], v[2], v[3]),
-                ));
-            }
-            out_boxes.push(BoxQuery { aabb: Aabb { min: [v[0], v[1]], max: [v[2], v[3]] }, filter });
-        } else {
-            out_points.push(PointQuery { point: [v[0], v[1]], filter });
-        }
+        rows.push((line, v, filter));
     }
-    Ok(if columns.len() == 4 { Regions::Boxes(out_boxes) } else { Regions::Points(out_points) })
+    Ok((*layout, rows))
+}
+
+fn read_regions(path: &Path) -> Result<Regions, Failure> {
+    let (layout, rows) = read_rows(path, &[&["min_x", "min_y", "max_x", "max_y"], &["x", "y"]])?;
+    if layout == 1 {
+        return Ok(Regions::Points(
+            rows.into_iter().map(|(_, v, filter)| PointQuery { point: [v[0], v[1]], filter }).collect(),
+        ));
+    }
+    let mut boxes = vec![];
+    for (line, v, filter) in rows {
+        if v[0] > v[2] || v[1] > v[3] {
+            let what = format!("the box's min ({}, {}) is above its max ({}, {})", v[0], v[1], v[2], v[3]);
+            return Err(Failure(2, format!("{}: line {line}: {what}", path.display())));
+        }
+        boxes.push(BoxQuery { aabb: Aabb { min: [v[0], v[1]], max: [v[2], v[3]] }, filter });
+    }
+    Ok(Regions::Boxes(boxes))
 }
 
 pub(crate) fn query(

@@ -186,6 +186,8 @@ pub(crate) struct Kernels {
     pub events: [Kernel; 3],
     /// Region queries (query.rs): count, then write.
     pub query: [Kernel; 2],
+    /// Ray casts (ray.rs): the strips' widest boxes, then the casts.
+    pub ray: [Kernel; 2],
 }
 
 impl Kernels {
@@ -356,6 +358,13 @@ impl Kernels {
                 let count = Kernel::new(device, "satgpu.query.count", &source, &slots, &[("QUERY_STEP", 0.0)]);
                 let write = Kernel::sharing(device, "satgpu.query.write", &source, &count, &[("QUERY_STEP", 1.0)]);
                 [count, write]
+            },
+            ray: {
+                let source = src("ray.wgsl");
+                let slots = [Uniform, Read, Read, Read, Read, Read, Read, Read, ReadWrite];
+                let widths = Kernel::new(device, "satgpu.ray.widths", &source, &slots, &[("RAY_STEP", 0.0)]);
+                let cast = Kernel::sharing(device, "satgpu.ray.cast", &source, &widths, &[("RAY_STEP", 1.0)]);
+                [widths, cast]
             },
         }
     }

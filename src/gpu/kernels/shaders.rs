@@ -7,10 +7,10 @@
 
 use crate::gpu::kernels::control;
 use crate::gpu::kernels::shared::WG;
-use crate::gpu::kernels::shared::{COST_BINS, KEY_BITS, LARGE_LIST, ORDER_SHIFT, PART_BITS, SMALL};
+use crate::gpu::kernels::shared::{COST_BINS, KEY_BITS, LARGE_LIST, MAX_STRIPS, ORDER_SHIFT, PART_BITS, SMALL};
 
 /// The kernels, one file per pass, by file name.
-const KERNELS: [(&str, &str); 26] = [
+const KERNELS: [(&str, &str); 27] = [
     ("transform.wgsl", include_str!("../../../shaders/transform.wgsl")),
     ("control_grid.wgsl", include_str!("../../../shaders/control_grid.wgsl")),
     ("entries.wgsl", include_str!("../../../shaders/entries.wgsl")),
@@ -37,15 +37,18 @@ const KERNELS: [(&str, &str); 26] = [
     ("events_setup.wgsl", include_str!("../../../shaders/events_setup.wgsl")),
     ("events.wgsl", include_str!("../../../shaders/events.wgsl")),
     ("query.wgsl", include_str!("../../../shaders/query.wgsl")),
+    ("ray.wgsl", include_str!("../../../shaders/ray.wgsl")),
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 15] = [
+const SHARED: [(&str, &str); 17] = [
     ("params", include_str!("../../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../../shaders/shared/index.wgsl")),
     ("sortable", include_str!("../../../shaders/shared/sortable.wgsl")),
+    ("strips", include_str!("../../../shaders/shared/strips.wgsl")),
     ("grid", include_str!("../../../shaders/shared/grid.wgsl")),
+    ("local_shape", include_str!("../../../shaders/shared/local_shape.wgsl")),
     ("filter", include_str!("../../../shaders/shared/filter.wgsl")),
     ("digits", include_str!("../../../shaders/shared/digits.wgsl")),
     ("chunk", include_str!("../../../shaders/shared/chunk.wgsl")),
@@ -69,13 +72,14 @@ pub(crate) const RADIX_BINS: u32 = 16;
 
 /// The `constants` module: every value Rust and WGSL must agree on.
 fn constants() -> String {
-    let values: [(&str, u64, &str); 28] = [
+    let values: [(&str, u64, &str); 29] = [
         ("WG", WG.into(), "invocations per workgroup of per-body, per-entry and per-pair kernels"),
         ("RADIX_WG", RADIX_WG.into(), "invocations per workgroup of the radix kernels"),
         ("TILE_WG", TILE_WG.into(), "invocations of the one-workgroup radix sort"),
         ("SCAN_WG", SCAN_WG.into(), "invocations per workgroup of the scan kernels"),
         ("RADIX_BINS", RADIX_BINS.into(), "digit values per radix pass"),
         ("KEY_BITS", KEY_BITS.into(), "bits of a strip entry key"),
+        ("MAX_STRIPS", MAX_STRIPS.into(), "most strips of the strip grid"),
         ("GRID", control::GRID, "control: the strip grid (7 words)"),
         ("PAIRS", control::PAIRS, "control: candidate pairs to test"),
         ("PAIR_ARGS", control::PAIR_ARGS, "control: (x, y, z) for per-pair passes"),

@@ -18,6 +18,8 @@ pub(crate) const PART_BITS: u32 = 14;
 const _: () = assert!(crate::geometry::MAX_PARTS <= 1 << PART_BITS);
 /// Bits of a strip entry key: 6 radix passes.
 pub(crate) const KEY_BITS: u32 = 24;
+/// Most strips of the strip grid (`control_grid.wgsl`): 4096 leaves 12 bits of a key for x.
+pub(crate) const MAX_STRIPS: u32 = 4096;
 
 /// Invocations per workgroup of the per-body, per-entry and per-pair kernels (WGSL: `WG`).
 pub(crate) const WG: u32 = 64;

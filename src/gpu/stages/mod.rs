@@ -16,4 +16,5 @@ pub(crate) mod manifold;
 pub(crate) mod narrow;
 pub(crate) mod ordering;
 pub(crate) mod query;
+pub(crate) mod ray;
 pub(crate) mod readback;

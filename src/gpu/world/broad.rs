@@ -42,7 +42,7 @@ impl BroadPhase {
 
 #[allow(clippy::large_enum_variant, reason = "one per world, built once and never moved in a loop")]
 pub(crate) enum Broad {
-    Strips { _strip: StripBuffers, entries: Entries, sort: Sort, sweep: Sweep },
+    Strips { strip: StripBuffers, entries: Entries, sort: Sort, sweep: Sweep },
     AllPairs(AllPairs),
 }
 
@@ -54,7 +54,7 @@ impl Broad {
             let entries = Entries::new(gpu, wiring, &strip);
             let sort = Sort::new(gpu, wiring.control, &strip, &wiring.bodies.aabbs);
             let sweep = Sweep::new(gpu, wiring, &strip, candidates);
-            Broad::Strips { _strip: strip, entries, sort, sweep }
+            Broad::Strips { strip, entries, sort, sweep }
         } else {
             Broad::AllPairs(AllPairs::new(gpu, wiring, candidates))
         }
@@ -94,6 +94,19 @@ impl Broad {
                 sweep.encode(rec);
             }
             Broad::AllPairs(all) => all.encode(rec),
+        }
+    }
+
+    /// Records the strip entries and their sort alone, the frame's sorted structure that ray
+    /// casts walk, and returns their buffers; `None` with all pairs.
+    pub fn encode_sorted(&self, rec: &mut Recorder<'_>) -> Option<&StripBuffers> {
+        match self {
+            Broad::Strips { strip, entries, sort, .. } => {
+                entries.encode(rec);
+                sort.encode(rec);
+                Some(strip)
+            }
+            Broad::AllPairs(_) => None,
         }
     }
 

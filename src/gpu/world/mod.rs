@@ -40,6 +40,7 @@ mod growth;
 mod inputs;
 pub(crate) mod options;
 mod queries;
+mod rays;
 mod resident;
 pub(crate) mod sized;
 pub(crate) mod view;

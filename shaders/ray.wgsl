@@ -1,0 +1,445 @@
+// Ray casts (src/gpu/stages/ray.rs): the nearest body each ray meets, through the frame's own
+// sorted strip entries (the transform, entry and sort passes run first, and the grid and the
+// entry count are copied into `rp`). Two steps (RAY_STEP, a pipeline constant):
+//
+// 0. One workgroup per strip: the widest box among its entries (a contiguous run of the sorted
+//    keys), so that in a strip the entries whose box may reach x are those whose left edge lies
+//    in [x - width, x].
+// 1. One invocation per ray: it walks the strips it crosses in the order it crosses them; in
+//    each, two binary searches over the sorted keys find the entries whose left edge can reach
+//    the part of the ray inside the strip, and each body there that the ray's filter sees gets
+//    the exact test in its own frame. It stops at the first strip past which no nearer hit can
+//    lie: a body hit at distance t holds that point, so it has an entry in the point's strip.
+//    Without strips (the all-pairs broad phase, few bodies) it tests every body.
+//
+// The exact test, in the body's frame: a ray starting in the shape (within the radius of its
+// core) hits at 0 with no normal; otherwise, for a plain polygon, the entering edge of the
+// Cyrus-Beck clip; for a rounded shape, the nearest of its core's sides pushed out by the radius
+// (those the ray meets from outside) and the circles of that radius around its vertices. Of
+// equal distances the lowest body wins, whatever order the bodies are visited in.
+//
+// Eight storage buffers at most (WebGPU's default): the strips' widths, the rays and their
+// answers share one (`io`), and the grid travels in the uniform.
+
+#import constants
+#import index
+#import body
+#import filter
+#import strips
+#import local_shape
+
+struct Ray {
+    origin: vec2<f32>,
+    dir: vec2<f32>, // unit
+    length: f32,
+    category: u32,
+    mask: u32,
+    group: i32,
+}
+
+struct RayParams {
+    rays: u32,
+    bodies: u32,
+    filtered: u32, // the bodies' filters differ from the default
+    strips: u32,   // the world sorts strip entries (else: every body is tested)
+    pad0: vec4<u32>,
+    grid: Grid,    // copied from the control buffer after the sort
+    entries: u32,  // likewise: the sorted entries
+    pad1: u32,
+    pad2: u32,
+    pad3: u32,
+}
+
+@group(0) @binding(0) var<uniform> rp: RayParams;
+@group(0) @binding(1) var<storage, read> keys: array<u32>;       // sorted entries
+@group(0) @binding(2) var<storage, read> values: array<u32>;     // body of each entry
+@group(0) @binding(3) var<storage, read> boxes: array<vec4<f32>>; // AABB of each entry (no strips: of each body)
+@group(0) @binding(4) var<storage, read> bodies: array<Body>;
+@group(0) @binding(5) var<storage, read> shapes: array<vec4<f32>>; // (vertex.xy, unit normal.xy), local
+@group(0) @binding(6) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
+@group(0) @binding(7) var<storage, read> filters: array<vec4<u32>>;
+// MAX_STRIPS widths (f32 bits), then 8 words per ray, over whose first 4 its answer is written:
+// (body, t, normal) bits.
+@group(0) @binding(8) var<storage, read_write> io: array<u32>;
+
+override RAY_STEP: u32 = 0u;
+
+const NONE: u32 = 0xffffffffu;
+const BIG: f32 = 3.0e38;
+// How far outside the boundary, in units of the shape's size, an origin still counts as on it
+// (beside the rounding of the world coordinates): a few f32 roundings of the shape's own.
+const ON_EDGE: f32 = 4e-7;
+
+// Body b's vertex k in its frame scaled by `inv` (a power of two: exact).
+fn vertex_in(b: Body, inv: f32, k: u32) -> vec2<f32> {
+    return local_vertex(b, k) * inv;
+}
+
+// Whether the local point `o` (scaled by `inv`) lies in the shape: within its radius `r`
+// (scaled) of the core, or `edge` (scaled) outside.
+fn inside(b: Body, inv: f32, r: f32, edge: f32, o: vec2<f32>) -> bool {
+    if b.count >= 3u {
+        var sep = -BIG;
+        for (var e = 0u; e < b.count; e++) {
+            sep = max(sep, dot(o - vertex_in(b, inv, e), shapes[b.shape_start + e].zw));
+        }
+        if sep <= edge {
+            return true;
+        }
+        if sep > r + edge {
+            return false;
+        }
+    }
+    var d2 = BIG;
+    if b.count == 1u {
+        let x = o - vertex_in(b, inv, 0u);
+        d2 = dot(x, x);
+    } else {
+        let sides = select(b.count, 1u, b.count == 2u);
+        for (var e = 0u; e < sides; e++) {
+            let x = closest_on(o, vertex_in(b, inv, e), vertex_in(b, inv, (e + 1u) % b.count)) - o;
+            d2 = min(d2, dot(x, x));
+        }
+    }
+    return d2 <= (r + edge) * (r + edge);
+}
+
+// The nearest hit of the local ray `o + t d` (t in [0, limit]; all scaled by `inv`, as the
+// radius `r`) on the shape from outside it: (t, local normal), or t < 0 for none.
+fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32) -> vec3<f32> {
+    var best = vec3<f32>(-1.0, 0.0, 0.0);
+    if r <= 0.0 && b.count >= 3u {
+        // Cyrus-Beck: the ray's part inside every edge's half plane.
+        var enter = 0.0;
+        var leave = limit;
+        var normal = vec2<f32>(0.0);
+        for (var e = 0u; e < b.count; e++) {
+            let n = shapes[b.shape_start + e].zw;
+            let gap = dot(vertex_in(b, inv, e) - o, n); // < 0: o outside this edge
+            let along = dot(d, n);
+            if along < 0.0 {
+                let t = gap / along;
+                if t > enter || normal.x == 0.0 && normal.y == 0.0 && t >= enter {
+                    enter = max(t, enter);
+                    normal = n;
+                }
+            } else if along > 0.0 {
+                leave = min(leave, gap / along);
+            } else if gap < 0.0 {
+                return best;
+            }
+        }
+        if enter <= leave && (normal.x != 0.0 || normal.y != 0.0) {
+            best = vec3<f32>(enter, normal);
+        }
+        return best;
+    }
+    var near = limit;
+    // The core's sides pushed out by the radius (a segment's two sides are its two edges), where
+    // the ray meets them from outside.
+    if b.count >= 2u {
+        for (var e = 0u; e < b.count; e++) {
+            let u = vertex_in(b, inv, e);
+            let w = vertex_in(b, inv, (e + 1u) % b.count);
+            let n = shapes[b.shape_start + e].zw;
+            let along = dot(d, n);
+            if along >= 0.0 {
+                continue;
+            }
+            let t = dot(u + n * r - o, n) / along;
+            if t < 0.0 || t > near {
+                continue;
+            }
+            let p = o + d * t - u;
+            let edge = w - u;
+            let s = dot(p, edge);
+            if s >= 0.0 && s <= dot(edge, edge) {
+                near = t;
+                best = vec3<f32>(t, n);
+            }
+        }
+    }
+    if r > 0.0 {
+        for (var k = 0u; k < b.count; k++) {
+            let c = vertex_in(b, inv, k);
+            let oc = o - c;
+            let along = dot(oc, d);
+            // The squared distance of the circle's centre from the ray's line, without the
+            // cancellation of |oc|^2 - along^2.
+            let h = oc - d * along;
+            let disc = r * r - dot(h, h);
+            if disc < 0.0 {
+                continue;
+            }
+            let t = -along - sqrt(disc);
+            if t < 0.0 || t > near {
+                continue;
+            }
+            near = t;
+            let at = oc + d * t;
+            let len = length(at);
+            best = vec3<f32>(t, select(vec2<f32>(0.0), at / len, len > 0.0));
+        }
+    }
+    return best;
+}
+
+// The ray `r` against body `i`: (t, world normal) of its nearest hit within `limit`, t < 0 for
+// none.
+fn cast_body(i: u32, r: Ray, limit: f32) -> vec3<f32> {
+    let b = bodies[i];
+    let t = transforms[i];
+    let back = vec2<f32>(t.z, -t.w);
+    let start = rotate(back, r.origin - t.xy);
+    let d = rotate(back, r.dir);
+    // Every point of the shape lies within `size` of the body's anchor: a ray whose line passes
+    // farther misses it, and one from farther away starts afresh nearer, at most 2 sizes before
+    // its closest approach (so that, scaled below, no coordinate is large).
+    // (Across the ray from the cross product, which does not cancel; the start moved back by
+    // the rounding of `closest` too, so that it never passes the shape.)
+    let size = b.radius + b.round;
+    let closest = -dot(start, d);
+    if abs(d.x * start.y - d.y * start.x) > 2.0 * size {
+        return vec3<f32>(-1.0, 0.0, 0.0);
+    }
+    let skip = max(closest - 2.0 * size - 5e-7 * max(abs(start.x), abs(start.y)), 0.0);
+    if skip > limit {
+        return vec3<f32>(-1.0, 0.0, 0.0);
+    }
+    // In units of the shape's size, a power of two (exact), so that no square overflows or
+    // underflows at any scale.
+    let k = frexp(size).exp;
+    let inv = ldexp(1.0, -k);
+    let o = (start + d * skip) * inv;
+    let round = b.round * inv;
+    // An origin within rounding of the boundary counts as on it: the rounding of the world
+    // coordinates (as f32) and of the shape's own.
+    let world = max(max(abs(r.origin.x), abs(r.origin.y)), max(abs(t.x), abs(t.y)));
+    let edge = 4.0 * 1.2e-7 * world * inv + ON_EDGE;
+    if skip == 0.0 && inside(b, inv, round, edge, o) {
+        return vec3<f32>(0.0);
+    }
+    // The rest of the limit scaled, held below f32's largest.
+    let reach = ldexp(min(limit - skip, ldexp(BIG, min(k, 0))), -k);
+    let hit = cast_local(b, inv, round, o, d, reach);
+    return vec3<f32>(select(-1.0, skip + ldexp(hit.x, k), hit.x >= 0.0), rotate(t.zw, hit.yz));
+}
+
+// Whether the ray may meet `box` within `limit`: the slab test, widened by a millionth of the
+// coordinates so that rounding never rejects a body the exact test would hit.
+fn may_meet(r: Ray, box: vec4<f32>, limit: f32) -> bool {
+    let slack = 1e-6 * (max(abs(box.xy), abs(box.zw)) + abs(r.origin)) + vec2<f32>(1e-30);
+    let lo = box.xy - slack;
+    let hi = box.zw + slack;
+    var t0 = 0.0;
+    var t1 = limit * (1.0 + 1e-6);
+    for (var a = 0u; a < 2u; a++) {
+        let o = r.origin[a];
+        let d = r.dir[a];
+        if d == 0.0 {
+            if o < lo[a] || o > hi[a] {
+                return false;
+            }
+        } else {
+            let ta = (lo[a] - o) / d;
+            let tb = (hi[a] - o) / d;
+            t0 = max(t0, min(ta, tb));
+            t1 = min(t1, max(ta, tb));
+        }
+    }
+    return t0 <= t1;
+}
+
+fn sees(r: Ray, i: u32) -> bool {
+    if rp.filtered == 0u && r.category == 1u && r.mask == 0xffffffffu && r.group == 0 {
+        return true;
+    }
+    let f = select(vec4<u32>(1u, 0xffffffffu, 0u, 0u), filters[i], rp.filtered != 0u);
+    return may_collide(vec4<u32>(r.category, r.mask, bitcast<u32>(r.group), 0u), f);
+}
+
+// The first entry in [lo, hi) whose key is above `k`.
+fn first_above(k: u32, start: u32, stop: u32) -> u32 {
+    var lo = start;
+    var hi = stop;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2u;
+        if keys[mid] <= k {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// The first entry in [lo, hi) whose key is at least `k`.
+fn first_from(k: u32, start: u32, stop: u32) -> u32 {
+    var lo = start;
+    var hi = stop;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2u;
+        if keys[mid] < k {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+struct Best {
+    t: f32,
+    body: u32,
+    normal: vec2<f32>,
+}
+
+fn take_hit(best: ptr<function, Best>, i: u32, box: vec4<f32>, r: Ray) {
+    let limit = min((*best).t, r.length);
+    if !sees(r, i) || !may_meet(r, box, limit) {
+        return;
+    }
+    let hit = cast_body(i, r, limit);
+    if hit.x < 0.0 || hit.x > limit {
+        return;
+    }
+    // hit.x <= best.t here: nearer, or as near and a lower body.
+    if hit.x < (*best).t || i < (*best).body {
+        *best = Best(hit.x, i, hit.yz);
+    }
+}
+
+var<workgroup> widest: array<f32, WG>;
+
+// Step 0: the widest box of strip `s`, one workgroup's invocations striding over its entries.
+fn strip_width(s: u32, lid: u32) {
+    let g = rp.grid;
+    let start = first_from(s << g.x_bits, 0u, rp.entries);
+    let stop = first_from((s + 1u) << g.x_bits, start, rp.entries);
+    var w = 0.0;
+    for (var k = start + lid; k < stop; k += WG) {
+        let box = boxes[k];
+        w = max(w, box.z - box.x);
+    }
+    widest[lid] = w;
+    for (var half = WG / 2u; half > 0u; half /= 2u) {
+        workgroupBarrier();
+        if lid < half {
+            widest[lid] = max(widest[lid], widest[lid + half]);
+        }
+    }
+    if lid == 0u {
+        io[s] = bitcast<u32>(widest[0]);
+    }
+}
+
+fn read_ray(i: u32) -> Ray {
+    let at = MAX_STRIPS + 8u * i;
+    return Ray(
+        bitcast<vec2<f32>>(vec2<u32>(io[at], io[at + 1u])),
+        bitcast<vec2<f32>>(vec2<u32>(io[at + 2u], io[at + 3u])),
+        bitcast<f32>(io[at + 4u]),
+        io[at + 5u],
+        io[at + 6u],
+        bitcast<i32>(io[at + 7u])
+    );
+}
+
+// Step 1: the nearest hit of ray `i`.
+fn cast_ray(i: u32) {
+    let r = read_ray(i);
+    // `t` above the length: no hit yet.
+    var best = Best(BIG, NONE, vec2<f32>(0.0));
+    if rp.strips == 0u {
+        for (var b = 0u; b < rp.bodies; b++) {
+            take_hit(&best, b, boxes[b], r);
+        }
+    } else {
+        let g = rp.grid;
+        let n = rp.entries;
+        let end = r.origin + r.dir * r.length;
+        var s = grid_strip(g, r.origin.y);
+        let last = grid_strip(g, end.y);
+        let up = end.y >= r.origin.y;
+        loop {
+            // The part of the ray inside strip s (its edges widened by a thousandth of a strip
+            // and a millionth of their height, so that rounding loses no body), up to the
+            // nearest hit so far.
+            var t0 = 0.0;
+            var t1 = min(best.t, r.length);
+            if g.strips > 1u && r.dir.y != 0.0 {
+                var y_lo = -BIG;
+                var y_hi = BIG;
+                if s > 0u {
+                    y_lo = g.y0 + f32(s) / g.per_y;
+                    y_lo -= 1e-3 / g.per_y + 1e-6 * abs(y_lo);
+                }
+                if s + 1u < g.strips {
+                    y_hi = g.y0 + f32(s + 1u) / g.per_y;
+                    y_hi += 1e-3 / g.per_y + 1e-6 * abs(y_hi);
+                }
+                let ta = (y_lo - r.origin.y) / r.dir.y;
+                let tb = (y_hi - r.origin.y) / r.dir.y;
+                t0 = max(t0, min(ta, tb));
+                t1 = min(t1, max(ta, tb));
+            }
+            if t0 <= t1 {
+                let xa = r.origin.x + r.dir.x * t0;
+                let xb = r.origin.x + r.dir.x * t1;
+                let slack = 1e-6 * (abs(xa) + abs(xb)) + 1e-30;
+                let lo = min(xa, xb) - slack;
+                let hi = max(xa, xb) + slack;
+                let width = bitcast<f32>(io[s]);
+                let start = first_from(grid_key(g, s, lo - width), 0u, n);
+                let stop = first_above(grid_key(g, s, hi), start, n);
+                for (var k = start; k < stop; k++) {
+                    let box = boxes[k];
+                    if box.z >= lo {
+                        take_hit(&best, values[k], box, r);
+                    }
+                }
+            }
+            if s == last {
+                break;
+            }
+            // No nearer hit lies past the strip of the nearest so far.
+            if best.body != NONE {
+                let at = grid_strip(g, r.origin.y + r.dir.y * best.t);
+                if (up && at <= s) || (!up && at >= s) {
+                    break;
+                }
+            }
+            if up {
+                s++;
+            } else {
+                s--;
+            }
+        }
+    }
+    let at = MAX_STRIPS + 8u * i;
+    io[at] = best.body;
+    io[at + 1u] = bitcast<u32>(best.t);
+    io[at + 2u] = bitcast<u32>(best.normal.x);
+    io[at + 3u] = bitcast<u32>(best.normal.y);
+}
+
+@compute @workgroup_size(WG)
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    if RAY_STEP == 0u {
+        // Uniform control flow for the barriers: the whole workgroup returns or none of it.
+        let s = tile_index(wid, nwg);
+        if s < rp.grid.strips {
+            strip_width(s, lid);
+        }
+        return;
+    }
+    let i = linear_index(gid, nwg);
+    if i < rp.rays {
+        cast_ray(i);
+    }
+}

@@ -1,0 +1,79 @@
+//! `satgpu raycast`: the nearest body each ray of a CSV meets.
+
+use std::path::Path;
+use std::time::Instant;
+
+use satgpu::gpu::{World, WorldOptions};
+use satgpu::{reference, scene, Error, Ray, MAX_COORDINATE};
+
+use crate::query::read_rows;
+use crate::{Backend, DeviceArgs, Failure};
+
+/// The rays of a CSV: `x,y,dx,dy,length` (origin, direction, how far), each with the optional
+/// columns `category,mask,group`. Errors name the file and the line.
+fn read_rays(path: &Path) -> Result<Vec<Ray>, Failure> {
+    let (_, rows) = read_rows(path, &[&["x", "y", "dx", "dy", "length"]])?;
+    rows.into_iter()
+        .map(|(line, v, filter)| {
+            let why = if v[0].abs() > MAX_COORDINATE || v[1].abs() > MAX_COORDINATE {
+                Some(format!("the origin ({}, {}) lies past {MAX_COORDINATE:e}", v[0], v[1]))
+            } else if !(v[2].hypot(v[3]) > 0.0 && v[2].hypot(v[3]).is_finite()) {
+                Some(format!("the direction ({}, {}) must not be zero", v[2], v[3]))
+            } else if v[4] < 0.0 {
+                Some(format!("length = {} must be at least 0", v[4]))
+            } else {
+                None
+            };
+            match why {
+                Some(why) => Err(Failure(2, format!("{}: line {line}: {why}", path.display()))),
+                None => Ok(Ray { origin: [v[0], v[1]], direction: [v[2], v[3]], max_length: v[4], filter }),
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn raycast(
+    path: &Path,
+    rays_path: &Path,
+    backend: Backend,
+    out: Option<&Path>,
+    device: &DeviceArgs,
+) -> Result<(), Failure> {
+    let rays = read_rays(rays_path)?;
+    let scene::Scene { polygons, filters, compounds } = scene::read_scene(path)?;
+    if !compounds.is_empty() {
+        return Err(Failure(2, format!("{}: ray casts on compound bodies are not supported yet", path.display())));
+    }
+    let t = Instant::now();
+    let hits = match backend {
+        Backend::Cpu => reference::cast_rays(&polygons, &filters, &rays),
+        Backend::Gpu => {
+            let gpu = device.open()?;
+            let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default())?;
+            if !filters.is_empty() {
+                world.set_filters(&filters)?;
+            }
+            world.cast_rays(&rays)?
+        }
+    };
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let hit = hits.iter().flatten().count();
+    let said = format!("{} rays, {hit} hit a body ({} none)", rays.len(), rays.len() - hit);
+    match out {
+        Some(out) => {
+            scene::write_atomically(out, |w| {
+                let io = |source| Error::Io { path: out.to_path_buf(), source };
+                writeln!(w, "ray,body,fraction,point_x,point_y,normal_x,normal_y").map_err(io)?;
+                for (k, h) in hits.iter().enumerate() {
+                    let Some(h) = h else { continue };
+                    let ([px, py], [nx, ny]) = (h.point, h.normal);
+                    writeln!(w, "{k},{},{},{px},{py},{nx},{ny}", h.body, h.fraction).map_err(io)?;
+                }
+                Ok(())
+            })?;
+            println!("wrote {}: {said} in {ms:.1} ms", out.display());
+        }
+        None => println!("{said} in {ms:.1} ms"),
+    }
+    Ok(())
+}

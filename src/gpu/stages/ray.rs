@@ -1,0 +1,106 @@
+//! Ray casts (`ray.wgsl`), outside the frame: the nearest body each of many rays meets, found
+//! through the frame's sorted strip entries (the caller records the transform, entry and sort
+//! passes first), or by testing every body where the world has no strips. One invocation per
+//! ray writes `(body, t, normal)` over its own record, `body` `u32::MAX` for none.
+
+use crate::gpu::device::context::Gpu;
+use crate::gpu::kernels::buffers::{dispatch, init, storage};
+use crate::gpu::kernels::control;
+use crate::gpu::kernels::shared::{MAX_STRIPS, WG};
+use crate::gpu::resources::{BodyBuffers, StripBuffers};
+
+/// One ray as `ray.wgsl` reads it (32 bytes): a unit direction, its length clamped to where
+/// bodies can lie.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct GpuRay {
+    pub origin: [f32; 2],
+    pub dir: [f32; 2],
+    pub length: f32,
+    pub category: u32,
+    pub mask: u32,
+    pub group: i32,
+}
+
+/// One ray's answer (16 bytes): the body (`u32::MAX`: none), the distance along the ray and the
+/// body's outward unit normal there (zero from inside).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct GpuRayHit {
+    pub body: u32,
+    pub t: f32,
+    pub normal: [f32; 2],
+}
+
+/// The buffers and bind group of one batch of rays.
+pub(crate) struct RayCast {
+    group: wgpu::BindGroup,
+    params: wgpu::Buffer,
+    io: wgpu::Buffer,
+    rays: u32,
+    strips: bool,
+    fold: u32,
+}
+
+/// Bytes of the parameters the host writes; the grid and the entry count follow, copied from the
+/// control buffer.
+const PARAM_BYTES: u64 = 32;
+
+impl RayCast {
+    /// `rays` against the bodies of `bodies` (`filtered`: their filters differ from the default),
+    /// through `strip`'s sorted entries, or every body where there is no `strip`.
+    pub fn new(
+        gpu: &Gpu,
+        strip: Option<&StripBuffers>,
+        bodies: &BodyBuffers,
+        rays: &[GpuRay],
+        filtered: bool,
+        fold: u32,
+    ) -> RayCast {
+        use wgpu::BufferUsages as U;
+        let device = gpu.device();
+        let n = rays.len() as u32;
+        let mut params = [0u32; 20];
+        params[..4].copy_from_slice(&[n, bodies.len(), u32::from(filtered), u32::from(strip.is_some())]);
+        let params = init(device, "satgpu.ray.params", bytemuck::cast_slice(&params), U::UNIFORM | U::COPY_DST);
+        // The strips' widths (written by the GPU), then the rays.
+        let mut words = vec![0u32; MAX_STRIPS as usize];
+        words.extend_from_slice(bytemuck::cast_slice(rays));
+        let io = init(device, "satgpu.ray.io", bytemuck::cast_slice(&words), U::STORAGE | U::COPY_SRC);
+        let none = storage(device, "satgpu.ray.no_strips", 16, U::empty());
+        let (keys, values, boxes) = match strip {
+            Some(s) => (&s.keys, &s.values, &s.boxes),
+            None => (&none, &none, &bodies.aabbs),
+        };
+        let b = bodies;
+        let buffers = [&params, keys, values, boxes, &b.bodies, &b.shapes, &b.transforms, &b.filters, &io];
+        let resources: Vec<_> = buffers.iter().map(|b| b.as_entire_binding()).collect();
+        let group = gpu.kernels().ray[1].bind(device, "satgpu.ray", &resources);
+        RayCast { group, params, io, rays: n, strips: strip.is_some(), fold }
+    }
+
+    /// Records the copy of the grid and the entry count from `control` (after the sorted
+    /// entries, which must be recorded before), the strips' widest boxes and the casts.
+    pub fn encode(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, control: &wgpu::Buffer) {
+        let kernels = gpu.kernels();
+        if self.strips {
+            encoder.copy_buffer_to_buffer(control, 4 * control::GRID, &self.params, PARAM_BYTES, 32);
+            encoder.copy_buffer_to_buffer(control, 4 * control::ENTRIES, &self.params, PARAM_BYTES + 32, 4);
+        }
+        let mut pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("satgpu.ray"), timestamp_writes: None });
+        pass.set_bind_group(0, &self.group, &[]);
+        if self.strips {
+            pass.set_pipeline(&kernels.ray[0].pipeline);
+            dispatch(&mut pass, MAX_STRIPS * WG, WG, self.fold);
+        }
+        pass.set_pipeline(&kernels.ray[1].pipeline);
+        dispatch(&mut pass, self.rays, WG, self.fold);
+    }
+
+    /// Where the answers lie: 32 bytes per ray from this offset of this buffer (COPY_SRC), each
+    /// a [`GpuRayHit`] then 16 bytes of the ray.
+    pub fn hits(&self) -> (&wgpu::Buffer, u64) {
+        (&self.io, 4 * u64::from(MAX_STRIPS))
+    }
+}
