@@ -663,6 +663,28 @@ fn raycast_finds_the_nearest_body_of_each_ray() {
     expect_bad_input(&["raycast", p(&scene), p(&zero)], &["raycast_zero.csv", "line 3", "direction"]);
     let negative = write("raycast_negative.csv", "x,y,dx,dy,length\n0,0,1,0,-1\n");
     expect_bad_input(&["raycast", p(&scene), p(&negative)], &["line 2", "length"]);
+    // A concave body (split into parts at the door) and a square: rays and points name bodies.
+    let concave = write(
+        "raycast_concave.json",
+        r#"{"polygons": [
+            {"vertices": [[0,0],[2,0],[2,1],[1,1],[1,2],[0,2]]},
+            {"vertices": [[5,0],[6,0],[6,1],[5,1]]}
+        ]}"#,
+    );
+    let into_notch = write("raycast_notch.csv", "x,y,dx,dy,length\n1.5,1.5,-1,0,10\n-1,0.5,1,0,10\n1.5,1.5,1,0,10\n");
+    let points = write("raycast_points.csv", "x,y\n1.5,1.5\n0.5,1.5\n5.5,0.5\n");
+    for backend in ["gpu", "cpu"] {
+        let out = tmp(&format!("raycast-concave-{backend}.csv"));
+        let o = satgpu(&["raycast", p(&concave), p(&into_notch), "--backend", backend, "--out", p(&out)]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&out).unwrap();
+        let bodies: Vec<&str> = text.lines().skip(1).map(|l| l.split(',').take(3).collect::<Vec<_>>()[1]).collect();
+        assert_eq!(bodies, ["0", "0"], "{backend}: {text}");
+        assert!(text.lines().nth(1).unwrap().starts_with("0,0,0.05,"), "{backend}: {text}");
+        let o = satgpu(&["query", p(&concave), p(&points), "--backend", backend, "--out", p(&out)]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "query,body\n1,0\n2,1\n", "{backend}");
+    }
     let no_header = write("raycast_nohead.csv", "x,y\n1,2\n");
     expect_bad_input(&["raycast", p(&scene), p(&no_header)], &["line 1", "x,y,dx,dy,length"]);
 }

@@ -362,3 +362,77 @@ fn gpu_rays_refuse_bad_input_naming_the_ray() {
     let mut empty = World::from_polygons(&gpu, &[], &WorldOptions::default()).unwrap();
     assert_eq!(empty.cast_rays(&[good]).unwrap(), [None]);
 }
+
+/// Compound bodies: each ray's nearest body is the body of the nearest part (the reference over
+/// the parts), and region queries give each body once; filters apply to every part of a body.
+#[test]
+fn compound_worlds_cast_rays_and_answer_region_queries() {
+    let gpu = common::gpu();
+    let bodies = satgpu::scene::generate_bodies(SceneKind::Rooms, 400, 5);
+    let parts: Vec<Polygon> = bodies.iter().flat_map(|b| b.parts().iter().cloned()).collect();
+    let owner: Vec<u32> =
+        bodies.iter().enumerate().flat_map(|(i, b)| std::iter::repeat_n(i as u32, b.parts().len())).collect();
+    assert!(parts.len() > bodies.len(), "some bodies have several parts");
+    let mut world = satgpu::gpu::CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default()).unwrap();
+    let rays = rays_over(&parts, 300);
+    let got = world.cast_rays(&rays).unwrap();
+    let mut filters = vec![Filter::DEFAULT; parts.len()];
+    for (k, (ray, g)) in rays.iter().zip(&got).enumerate() {
+        // The GPU's body as the reference's nearest part of that body, then judged on the parts.
+        let as_part = g.map(|g| {
+            let d = unit(ray.direction);
+            let of_body = (0..parts.len()).filter(|&p| owner[p] == g.body);
+            let nearest = of_body
+                .clone()
+                .filter_map(|p| ray_shape(&parts[p], ray.origin, d, 2.0 * ray.max_length).map(|(t, _)| (t, p)))
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            let part = nearest.map_or_else(|| of_body.clone().next().unwrap(), |(_, p)| p);
+            RayHit { body: part as u32, ..g }
+        });
+        judge(&parts, &mut filters.clone(), ray, &as_part, &format!("rooms: ray {k} {ray:?}"));
+    }
+    let hits = got.iter().flatten().count();
+    assert!(hits >= 100, "{hits} of 300 rays hit");
+    // Filters: the first body in category 2, unseen by rays that do not see category 2.
+    let first = got.iter().position(|h| h.is_some_and(|h| h.body == 0));
+    let mut body_filters = vec![Filter::DEFAULT; bodies.len()];
+    body_filters[0].category = 2;
+    world.set_filters(&body_filters).unwrap();
+    let blind: Vec<Ray> = rays.iter().map(|r| Ray { filter: Filter { mask: !2, ..Filter::DEFAULT }, ..*r }).collect();
+    let got_blind = world.cast_rays(&blind).unwrap();
+    assert!(got_blind.iter().flatten().all(|h| h.body != 0));
+    if let Some(k) = first {
+        assert_ne!(got_blind[k].map(|h| h.body), Some(0));
+    }
+    for (p, f) in filters.iter_mut().enumerate() {
+        f.category = if owner[p] == 0 { 2 } else { 1 };
+    }
+    let want = cast_rays(&parts, &filters, &blind);
+    let same =
+        got_blind.iter().zip(&want).filter(|(g, w)| g.map(|h| h.body) == w.map(|h| owner[h.body as usize])).count();
+    assert!(same >= 290, "{same} of 300 blind rays name the reference's body");
+    // Region queries: each body once, sorted; a box around a body's first part, and the centre
+    // of that part, find it.
+    let boxes: Vec<satgpu::BoxQuery> = bodies
+        .iter()
+        .take(20)
+        .map(|b| satgpu::BoxQuery { aabb: b.parts()[0].aabb(), filter: Filter::DEFAULT })
+        .collect();
+    let found = world.query_boxes(&boxes).unwrap();
+    for (k, f) in found.iter().enumerate() {
+        assert!(f.windows(2).all(|w| w[0] < w[1]), "box {k}: {f:?}");
+        assert!(f.contains(&(k as u32)), "box {k}: {f:?}");
+    }
+    let points: Vec<satgpu::PointQuery> = bodies
+        .iter()
+        .take(20)
+        .map(|b| {
+            let v = b.parts()[0].vertices();
+            let centre = [0, 1].map(|k| v.iter().map(|p| p[k]).sum::<f64>() / v.len() as f64);
+            satgpu::PointQuery { point: centre, filter: Filter::DEFAULT }
+        })
+        .collect();
+    for (k, f) in world.query_points(&points).unwrap().iter().enumerate() {
+        assert!(f.contains(&(k as u32)) && f.windows(2).all(|w| w[0] < w[1]), "point {k}: {f:?}");
+    }
+}

@@ -31,6 +31,7 @@ __all__ = [
     "Compound",
     "Contacts",
     "Gpu",
+    "RayHits",
     "SCENE_KINDS",
     "Scene",
     "Shape",
@@ -77,6 +78,21 @@ class Contacts:
 
     def __len__(self) -> int:
         return len(self.a)
+
+
+@dataclass(frozen=True)
+class RayHits:
+    """Each ray's nearest hit, one row per ray: the `body` (int64, -1 where the ray meets
+    nothing), the `fraction` of the ray's length, the `point` and the body's outward unit `normal`
+    there (n x 2); NaN where the ray meets nothing."""
+
+    body: np.ndarray
+    fraction: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.body)
 
 
 def _array(name: str, value, dtype, ndim: int, columns: Optional[int] = None) -> np.ndarray:
@@ -258,6 +274,19 @@ class World:
     def query_points(self, points) -> list:
         """For each point (n x 2), the bodies (uint32 array, sorted) that contain it."""
         return self._world.query(np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2), True)
+
+    def cast_rays(self, origins, directions, lengths) -> "RayHits":
+        """The nearest body each ray meets (origins and directions n x 2, lengths n), as the
+        bodies stand now. A ray starting in a body hits it at fraction 0 with normal (0, 0)."""
+        origins = np.asarray(origins, dtype=np.float64).reshape(-1, 2)
+        directions = np.asarray(directions, dtype=np.float64).reshape(-1, 2)
+        lengths = np.asarray(lengths, dtype=np.float64).reshape(-1)
+        if not len(origins) == len(directions) == len(lengths):
+            raise ValueError(
+                f"origins, directions and lengths must be as long, got {len(origins)}, {len(directions)}, {len(lengths)}"
+            )
+        rays = np.ascontiguousarray(np.hstack([origins, directions, lengths[:, None]]))
+        return RayHits(*self._world.cast_rays(rays))
 
     def events(self):
         """With `events=True`: `(began, ended)`, the pairs (n x 2 uint32, each sorted by (a, b))

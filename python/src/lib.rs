@@ -832,19 +832,17 @@ impl World {
         }
         let rows: Vec<f64> = regions.as_array().iter().copied().collect();
         let mut world = self.lock(py)?;
-        let Inner::Plain(w) = &mut *world else {
-            return Err(error_of(
-                "InvalidSettingError",
-                "region queries on compound bodies are not supported yet".into(),
-            ));
-        };
+        let world = &mut *world;
         let found = py
             .detach(|| {
                 let filter = Filter::DEFAULT;
                 if points {
                     let q: Vec<_> =
                         rows.chunks(2).map(|r| satgpu::PointQuery { point: [r[0], r[1]], filter }).collect();
-                    w.query_points(&q)
+                    match world {
+                        Inner::Plain(w) => w.query_points(&q),
+                        Inner::Compound(w) => w.query_points(&q),
+                    }
                 } else {
                     let q: Vec<_> = rows
                         .chunks(4)
@@ -853,11 +851,54 @@ impl World {
                             filter,
                         })
                         .collect();
-                    w.query_boxes(&q)
+                    match world {
+                        Inner::Plain(w) => w.query_boxes(&q),
+                        Inner::Compound(w) => w.query_boxes(&q),
+                    }
                 }
             })
             .map_err(raise)?;
         Ok(found.into_iter().map(|bodies| PyArray1::from_vec(py, bodies)).collect())
+    }
+
+    /// Casts each ray (`rays`: n x 5 float64 rows of origin x, y, direction x, y and length): the
+    /// nearest body each meets, as the bodies stand now, seen by the default filter. Returns
+    /// (body as int64, -1 for none; fraction of the length; point n x 2; normal n x 2), NaN
+    /// where a ray meets nothing.
+    #[allow(clippy::type_complexity)]
+    fn cast_rays<'py>(
+        &self,
+        py: Python<'py>,
+        rays: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<(
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray2<f64>>,
+        Bound<'py, PyArray2<f64>>,
+    )> {
+        let shape = rays.shape();
+        if shape[1] != 5 {
+            let what = "rays must be n x 5 (x, y, dx, dy, length)";
+            return Err(PyValueError::new_err(format!("{what}, got {} x {}", shape[0], shape[1])));
+        }
+        let rows: Vec<f64> = rays.as_array().iter().copied().collect();
+        let rays: Vec<satgpu::Ray> =
+            rows.chunks(5).map(|r| satgpu::Ray::new([r[0], r[1]], [r[2], r[3]], r[4])).collect();
+        let mut world = self.lock(py)?;
+        let world = &mut *world;
+        let hits = py
+            .detach(|| match world {
+                Inner::Plain(w) => w.cast_rays(&rays),
+                Inner::Compound(w) => w.cast_rays(&rays),
+            })
+            .map_err(raise)?;
+        let n = hits.len();
+        let body = PyArray1::from_iter(py, hits.iter().map(|h| h.map_or(-1, |h| i64::from(h.body))));
+        let fraction = PyArray1::from_iter(py, hits.iter().map(|h| h.map_or(f64::NAN, |h| h.fraction)));
+        let pairs = |f: fn(&satgpu::RayHit) -> [f64; 2]| {
+            PyArray1::from_iter(py, hits.iter().flat_map(|h| h.as_ref().map_or([f64::NAN; 2], f))).reshape([n, 2])
+        };
+        Ok((body, fraction, pairs(|h| h.point)?, pairs(|h| h.normal)?))
     }
 
     /// With `events=True`, the pairs that began and ended touching from the frame before the

@@ -247,3 +247,67 @@ def test_region_queries(gpu):
         world.query_boxes(np.zeros((3, 3)))
     with pytest.raises(satgpu.errors.InvalidSettingError):
         world.query_boxes([[1, 0, 0, 1]])
+
+
+def test_ray_casts(gpu):
+    """World.cast_rays: the nearest circle each ray meets, as NumPy finds it (rays grazing a circle,
+    or starting on its rim, within 1e-5 of the scene's side may go either way), from inside at
+    fraction 0, and none past every circle."""
+    centers, radii = random_circles(1500, 9)
+    shapes = satgpu.circles(centers, radii)
+    n = len(shapes)
+    world = satgpu.World(shapes, np.arange(n, dtype=np.uint32), gpu=gpu)
+    world.set_transforms(np.zeros((n, 2)), np.zeros(n))
+    rng = np.random.default_rng(6)
+    side = centers.max()
+    origins = rng.random((200, 2)) * side
+    angles = rng.random(200) * 2 * np.pi
+    directions = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    lengths = np.full(200, side / 4)
+    # From the first circle's centre (inside), and from far away pointing away.
+    origins[0], origins[1], directions[1] = centers[0], [-100, -100], [-1, 0]
+    hits = world.cast_rays(origins, directions, lengths)
+    assert len(hits) == 200 and hits.body.dtype == np.int64
+    assert hits.body[0] == 0 or np.linalg.norm(centers[hits.body[0]] - centers[0]) <= radii[0] + radii[hits.body[0]]
+    assert hits.fraction[0] == 0 and np.all(hits.normal[0] == 0)
+    assert hits.body[1] == -1 and np.isnan(hits.fraction[1]) and np.all(np.isnan(hits.point[1]))
+    checked = 0
+    for k in range(2, 200):
+        o, d, length = origins[k], directions[k], lengths[k]
+        # Each circle's entry distance along the ray, by the quadratic in f64.
+        oc = o - centers
+        b = oc @ d
+        disc = b * b - (np.sum(oc * oc, axis=1) - radii * radii)
+        t = np.where(disc >= 0, -b - np.sqrt(np.maximum(disc, 0)), np.inf)
+        t = np.where(np.sum(oc * oc, axis=1) <= radii * radii, 0.0, t)
+        t = np.where((t >= 0) & (t <= length), t, np.inf)
+        best = int(np.argmin(t))
+        got = int(hits.body[k])
+        tol = 1e-5 * side
+
+        def marginal(i):
+            """Circle i grazed, met at the ray's very end, or the ray starting on its rim (f32 world
+            coordinates decide these either way)."""
+            perp = np.sqrt(max(oc[i] @ oc[i] - b[i] ** 2, 0.0))
+            entry = -b[i] - np.sqrt(max(disc[i], 0.0))
+            rim = abs(np.sqrt(oc[i] @ oc[i]) - radii[i])
+            return abs(perp - radii[i]) < tol or abs(entry - length) < tol or rim < tol
+
+        if not np.isfinite(t[best]):
+            assert got == -1 or marginal(got), (k, got)
+            continue
+        if got != best:
+            # A near tie, or the nearest only grazed.
+            assert got >= 0 and (abs(t[got] - t[best]) <= tol or marginal(got)) or marginal(best), (k, got, best)
+            continue
+        assert abs(hits.fraction[k] * length - t[best]) <= 1e-5 * side, (k, hits.fraction[k] * length, t[best])
+        p = o + d * t[best]
+        assert np.allclose(hits.point[k], p, atol=1e-5 * side)
+        if t[best] > 0:
+            assert np.allclose(hits.normal[k], (p - centers[best]) / radii[best], atol=1e-4)
+        checked += 1
+    assert checked > 50, checked
+    with pytest.raises(ValueError):
+        world.cast_rays(origins[:3], directions[:2], lengths[:3])
+    with pytest.raises(satgpu.errors.InvalidSettingError):
+        world.cast_rays([[0, 0]], [[0, 0]], [1.0])

@@ -154,3 +154,18 @@ def test_a_world_of_compound_bodies_agrees_with_the_reference(gpu):
     assert reference.disagreements(placed, got, want) == 0
     assert len(got) > 50 and got.parts.shape == (len(got), 2) and got.points.shape == (len(got), 2, 2)
     assert world.stats["colliding"] == len(got)
+
+
+def test_a_world_of_compound_bodies_casts_rays_and_answers_queries(gpu):
+    """In a world of Compound bodies, ray hits and region queries name bodies (each once)."""
+    ell = satgpu.concave([[0, 0], [2, 0], [2, 1], [1, 1], [1, 2], [0, 2]])
+    square = satgpu.polygon([[0, 0], [1, 0], [1, 1], [0, 1]])
+    world = satgpu.World([ell, square], np.array([0, 1], dtype=np.uint32), gpu=gpu)
+    world.set_transforms(np.array([[0.0, 0.0], [5.0, 0.0]]), np.zeros(2))
+    # Into the L's notch from its open side; across both bodies; through nothing.
+    hits = world.cast_rays([[1.5, 1.5], [-1, 0.5], [1.5, 1.5]], [[-1, 0], [1, 0], [1, 0]], [10, 10, 10])
+    assert hits.body.tolist() == [0, 0, -1]
+    assert np.allclose(hits.fraction[:2], [0.05, 0.1]) and np.allclose(hits.normal[0], [1, 0])
+    # A box over both parts of the L finds it once; a point in the notch finds nothing.
+    assert [b.tolist() for b in world.query_boxes([[0.5, 0.5, 1.5, 1.5], [-1, -1, 10, 10]])] == [[0], [0, 1]]
+    assert [p.tolist() for p in world.query_points([[1.5, 1.5], [0.5, 1.5], [5.5, 0.5]])] == [[], [0], [1]]

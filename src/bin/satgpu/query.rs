@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use satgpu::gpu::{World, WorldOptions};
-use satgpu::{reference, scene, Aabb, BoxQuery, Error, Filter, PointQuery};
+use satgpu::gpu::{CompoundWorld, Gpu, World, WorldOptions};
+use satgpu::{reference, scene, Aabb, BoxQuery, Error, Filter, PointQuery, Polygon};
 
 use crate::{Backend, DeviceArgs, Failure};
 
@@ -97,6 +97,76 @@ fn read_regions(path: &Path) -> Result<Regions, Failure> {
     Ok(Regions::Boxes(boxes))
 }
 
+/// A scene for the reference: its convex shapes, or its compound bodies' parts with each part's
+/// body (numbered body by body) and filter.
+pub(crate) struct Flat {
+    pub parts: Vec<Polygon>,
+    pub filters: Vec<Filter>,
+    /// The body of each part; empty for a scene of convex shapes.
+    owner: Vec<u32>,
+}
+
+impl Flat {
+    pub fn of(scene: &scene::Scene) -> Flat {
+        if scene.compounds.is_empty() {
+            return Flat { parts: scene.polygons.clone(), filters: scene.filters.clone(), owner: vec![] };
+        }
+        let (mut parts, mut filters, mut owner) = (vec![], vec![], vec![]);
+        for (body, c) in scene.compounds.iter().enumerate() {
+            for p in c.parts() {
+                parts.push(p.clone());
+                owner.push(body as u32);
+                if !scene.filters.is_empty() {
+                    filters.push(scene.filters[body]);
+                }
+            }
+        }
+        Flat { parts, filters, owner }
+    }
+
+    /// The body of part `p`.
+    pub fn body(&self, p: u32) -> u32 {
+        if self.owner.is_empty() {
+            p
+        } else {
+            self.owner[p as usize]
+        }
+    }
+
+    /// A sorted list of parts as the sorted list of their bodies.
+    fn bodies(&self, parts: Vec<u32>) -> Vec<u32> {
+        let mut bodies: Vec<u32> = parts.into_iter().map(|p| self.body(p)).collect();
+        bodies.dedup();
+        bodies
+    }
+}
+
+/// A scene on the GPU: a world of its convex shapes, or of its compound bodies.
+pub(crate) enum Target {
+    Plain(World),
+    Compound(CompoundWorld),
+}
+
+impl Target {
+    pub fn open(gpu: &Gpu, scene: &scene::Scene) -> Result<Target, Failure> {
+        let options = WorldOptions::default();
+        let filtered = !scene.filters.is_empty();
+        Ok(if scene.compounds.is_empty() {
+            let mut world = World::from_polygons(gpu, &scene.polygons, &options)?;
+            if filtered {
+                world.set_filters(&scene.filters)?;
+            }
+            Target::Plain(world)
+        } else {
+            let mut world = CompoundWorld::from_compounds(gpu, &scene.compounds, &options)?;
+            if filtered {
+                world.set_filters(&scene.filters)?;
+            }
+            Target::Compound(world)
+        })
+    }
+}
+
 pub(crate) fn query(
     path: &Path,
     regions_path: &Path,
@@ -105,40 +175,38 @@ pub(crate) fn query(
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let regions = read_regions(regions_path)?;
-    let scene::Scene { polygons, filters, compounds } = scene::read_scene(path)?;
-    if !compounds.is_empty() {
-        return Err(Failure(2, format!("{}: region queries on compound bodies are not supported yet", path.display())));
-    }
+    let scene = scene::read_scene(path)?;
     let t = Instant::now();
     let answers = match backend {
-        Backend::Cpu => match &regions {
-            Regions::Boxes(q) => {
-                if let Some((i, _)) =
-                    q.iter().enumerate().find(|(_, b)| b.aabb.min[0] == b.aabb.max[0] || b.aabb.min[1] == b.aabb.max[1])
-                {
-                    return Err(Failure(
-                        2,
-                        format!(
-                            "{}: box {i} has no area (the cpu backend needs one; a point is x,y)",
-                            regions_path.display()
-                        ),
-                    ));
+        Backend::Cpu => {
+            let flat = Flat::of(&scene);
+            let parts = match &regions {
+                Regions::Boxes(q) => {
+                    if let Some((i, _)) = q
+                        .iter()
+                        .enumerate()
+                        .find(|(_, b)| b.aabb.min[0] == b.aabb.max[0] || b.aabb.min[1] == b.aabb.max[1])
+                    {
+                        return Err(Failure(
+                            2,
+                            format!(
+                                "{}: box {i} has no area (the cpu backend needs one; a point is x,y)",
+                                regions_path.display()
+                            ),
+                        ));
+                    }
+                    reference::query_boxes(&flat.parts, &flat.filters, q)
                 }
-                reference::query_boxes(&polygons, &filters, q)
-            }
-            Regions::Points(q) => reference::query_points(&polygons, &filters, q),
-        },
-        Backend::Gpu => {
-            let gpu = device.open()?;
-            let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default())?;
-            if !filters.is_empty() {
-                world.set_filters(&filters)?;
-            }
-            match &regions {
-                Regions::Boxes(q) => world.query_boxes(q)?,
-                Regions::Points(q) => world.query_points(q)?,
-            }
+                Regions::Points(q) => reference::query_points(&flat.parts, &flat.filters, q),
+            };
+            parts.into_iter().map(|list| flat.bodies(list)).collect()
         }
+        Backend::Gpu => match (Target::open(&device.open()?, &scene)?, &regions) {
+            (Target::Plain(mut w), Regions::Boxes(q)) => w.query_boxes(q)?,
+            (Target::Plain(mut w), Regions::Points(q)) => w.query_points(q)?,
+            (Target::Compound(mut w), Regions::Boxes(q)) => w.query_boxes(q)?,
+            (Target::Compound(mut w), Regions::Points(q)) => w.query_points(q)?,
+        },
     };
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let hits: usize = answers.iter().map(Vec::len).sum();

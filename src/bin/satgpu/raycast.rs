@@ -3,10 +3,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use satgpu::gpu::{World, WorldOptions};
 use satgpu::{reference, scene, Error, Ray, MAX_COORDINATE};
 
-use crate::query::read_rows;
+use crate::query::{read_rows, Flat, Target};
 use crate::{Backend, DeviceArgs, Failure};
 
 /// The rays of a CSV: `x,y,dx,dy,length` (origin, direction, how far), each with the optional
@@ -40,21 +39,21 @@ pub(crate) fn raycast(
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let rays = read_rays(rays_path)?;
-    let scene::Scene { polygons, filters, compounds } = scene::read_scene(path)?;
-    if !compounds.is_empty() {
-        return Err(Failure(2, format!("{}: ray casts on compound bodies are not supported yet", path.display())));
-    }
+    let scene = scene::read_scene(path)?;
     let t = Instant::now();
     let hits = match backend {
-        Backend::Cpu => reference::cast_rays(&polygons, &filters, &rays),
-        Backend::Gpu => {
-            let gpu = device.open()?;
-            let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default())?;
-            if !filters.is_empty() {
-                world.set_filters(&filters)?;
+        Backend::Cpu => {
+            let flat = Flat::of(&scene);
+            let mut hits = reference::cast_rays(&flat.parts, &flat.filters, &rays);
+            for hit in hits.iter_mut().flatten() {
+                hit.body = flat.body(hit.body);
             }
-            world.cast_rays(&rays)?
+            hits
         }
+        Backend::Gpu => match Target::open(&device.open()?, &scene)? {
+            Target::Plain(mut world) => world.cast_rays(&rays)?,
+            Target::Compound(mut world) => world.cast_rays(&rays)?,
+        },
     };
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let hit = hits.iter().flatten().count();

@@ -5,7 +5,7 @@
 //! host. The host maps the parts back to bodies and orders the pairs.
 
 use crate::error::{Error, Result};
-use crate::geometry::{Compound, Contact, Filter, Manifold, Polygon, Transform};
+use crate::geometry::{BoxQuery, Compound, Contact, Filter, Manifold, PointQuery, Polygon, Ray, RayHit, Transform};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::HostSpan;
 use crate::gpu::host::pack::{Pose, PoseArrays, PoseScalar, PoseSource};
@@ -206,6 +206,42 @@ impl CompoundWorld {
     /// Whether frames compute manifolds (see [`World::set_contact_detail`]).
     pub fn set_contact_detail(&mut self, detail: ContactDetail) -> Result<()> {
         self.inner.set_contact_detail(detail)
+    }
+
+    /// The nearest body each ray meets ([`World::cast_rays`] over the parts, each hit named by
+    /// its body; of parts hit at the same distance the first, so of bodies the lowest).
+    pub fn cast_rays(&mut self, rays: &[Ray]) -> Result<Vec<Option<RayHit>>> {
+        let mut hits = self.inner.cast_rays(rays)?;
+        for hit in hits.iter_mut().flatten() {
+            hit.body = self.owner[hit.body as usize].0;
+        }
+        Ok(hits)
+    }
+
+    /// For each box, the bodies that share a point with it, sorted ([`World::query_boxes`] over
+    /// the parts, each body once).
+    pub fn query_boxes(&mut self, queries: &[BoxQuery]) -> Result<Vec<Vec<u32>>> {
+        let found = self.inner.query_boxes(queries)?;
+        Ok(self.bodies_of(found))
+    }
+
+    /// For each point, the bodies that contain it, sorted ([`World::query_points`] over the
+    /// parts, each body once).
+    pub fn query_points(&mut self, queries: &[PointQuery]) -> Result<Vec<Vec<u32>>> {
+        let found = self.inner.query_points(queries)?;
+        Ok(self.bodies_of(found))
+    }
+
+    /// Sorted lists of parts as sorted lists of their bodies (parts are numbered body by body).
+    fn bodies_of(&self, parts: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
+        parts
+            .into_iter()
+            .map(|list| {
+                let mut bodies: Vec<u32> = list.iter().map(|&p| self.owner[p as usize].0).collect();
+                bodies.dedup();
+                bodies
+            })
+            .collect()
     }
 
     /// Runs a frame: the colliding pairs of bodies, sorted by (a, b).
