@@ -97,26 +97,31 @@ fn meets(i: u32, q: Query) -> bool {
     if b.round <= 0.0 || sep > b.round {
         return false;
     }
-    // Apart: the distance between the core and the box, vertex to edge both ways.
+    // Apart: the distance between the core and the box, vertex to box and box corner to edge,
+    // in world axes about the body's anchor. Every point of the shape lies within `size` of the
+    // anchor, so the box cut to 2 sizes around it is as near; in units of that (a power of two,
+    // exact) no square overflows or underflows, whatever the scale.
+    let k = frexp(b.radius + b.round).exp;
+    let inv = ldexp(1.0, -k);
+    let reach = ldexp(2.0, k);
+    let lo = clamp(q.lo - t.xy, vec2<f32>(-reach), vec2<f32>(reach)) * inv;
+    let hi = clamp(q.hi - t.xy, vec2<f32>(-reach), vec2<f32>(reach)) * inv;
+    let corners = array<vec2<f32>, 4>(lo, vec2<f32>(hi.x, lo.y), hi, vec2<f32>(lo.x, hi.y));
     var d2 = 3.0e38;
-    for (var k = 0u; k < b.count; k++) {
-        let p = local_vertex(b, k);
-        for (var e = 0u; e < 4u; e++) {
-            let x = closest_on(p, c[e], c[(e + 1u) % 4u]) - p;
-            d2 = min(d2, dot(x, x));
-        }
-    }
-    if b.count >= 2u {
-        for (var e = 0u; e < b.count; e++) {
-            let u0 = local_vertex(b, e);
-            let u1 = local_vertex(b, (e + 1u) % b.count);
-            for (var k = 0u; k < 4u; k++) {
-                let x = closest_on(c[k], u0, u1) - c[k];
-                d2 = min(d2, dot(x, x));
+    for (var v = 0u; v < b.count; v++) {
+        let p = rotate(t.zw, local_vertex(b, v)) * inv;
+        let x = clamp(p, lo, hi) - p;
+        d2 = min(d2, dot(x, x));
+        if b.count >= 2u {
+            let w = rotate(t.zw, local_vertex(b, (v + 1u) % b.count)) * inv;
+            for (var j = 0u; j < 4u; j++) {
+                let y = closest_on(corners[j], p, w) - corners[j];
+                d2 = min(d2, dot(y, y));
             }
         }
     }
-    return d2 <= b.round * b.round;
+    let r = b.round * inv;
+    return d2 <= r * r;
 }
 
 fn strip_of(y: f32) -> u32 {

@@ -330,3 +330,28 @@ fn gpu_region_queries_follow_transforms_filters_and_bad_input() {
     }
     assert!(world.query_points(&[point(f64::NAN, 0.0)]).is_err());
 }
+
+/// A box near a rounded corner, at scales where the squares of the distances overflow f32
+/// (1e20 and up): within the radius along each axis but farther along the diagonal, it does not
+/// meet the body; nearer, it does. Points likewise.
+#[test]
+fn gpu_region_queries_near_rounded_corners_at_huge_scales() {
+    let gpu = common::gpu();
+    for scale in [1.0, 1e20, 1e30] {
+        let s = |v: f64| v * scale;
+        let body = Polygon::rounded(vec![[0.0, 0.0], [s(1.0), 0.0], [s(1.0), s(1.0)], [0.0, s(1.0)]], s(0.5)).unwrap();
+        let mut world =
+            satgpu::gpu::World::from_polygons(&gpu, std::slice::from_ref(&body), &Default::default()).unwrap();
+        let corner = |at: f64, size: f64| BoxQuery {
+            aabb: Aabb { min: [s(at), s(at)], max: [s(at + size), s(at + size)] },
+            filter: Filter::DEFAULT,
+        };
+        // The rounded corner's farthest point along the diagonal is at 1 + 0.5 / sqrt(2) = 1.354.
+        let boxes = [corner(1.45, 0.5), corner(1.3, 0.5), corner(1.45, 1e-3)];
+        let got = world.query_boxes(&boxes).unwrap();
+        assert_eq!(got, query_boxes(std::slice::from_ref(&body), &[], &boxes), "at {scale:e}");
+        assert_eq!(got, vec![vec![], vec![0], vec![]], "at {scale:e}");
+        let points = [s(1.45), s(1.3)].map(|x| PointQuery { point: [x, x], filter: Filter::DEFAULT });
+        assert_eq!(world.query_points(&points).unwrap(), vec![vec![], vec![0]], "at {scale:e}");
+    }
+}
