@@ -258,22 +258,7 @@ fn sees(r: Ray, i: u32) -> bool {
     return may_collide(vec4<u32>(r.category, r.mask, bitcast<u32>(r.group), 0u), f);
 }
 
-// The first entry in [lo, hi) whose key is above `k`.
-fn first_above(k: u32, start: u32, stop: u32) -> u32 {
-    var lo = start;
-    var hi = stop;
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2u;
-        if keys[mid] <= k {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
-// The first entry in [lo, hi) whose key is at least `k`.
+// The first entry in [start, stop) whose key is at least `k` (keys have 24 bits: k + 1 fits).
 fn first_from(k: u32, start: u32, stop: u32) -> u32 {
     var lo = start;
     var hi = stop;
@@ -391,7 +376,7 @@ fn cast_ray(i: u32) {
                 let hi = max(xa, xb) + slack;
                 let width = bitcast<f32>(io[s]);
                 let start = first_from(grid_key(g, s, lo - width), 0u, n);
-                let stop = first_above(grid_key(g, s, hi), start, n);
+                let stop = first_from(grid_key(g, s, hi) + 1u, start, n);
                 for (var k = start; k < stop; k++) {
                     let box = boxes[k];
                     if box.z >= lo {
