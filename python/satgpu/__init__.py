@@ -266,18 +266,23 @@ class World:
         pairs, self.stats = self._world.step()
         return Contacts(**pairs)
 
-    def query_boxes(self, boxes) -> list:
+    def query_boxes(self, boxes, filters: FiltersLike = None) -> list:
         """For each box (n x 4: min_x, min_y, max_x, max_y), the bodies (uint32 array, sorted)
-        that share a point with it, as the bodies stand now (exact on the shapes)."""
-        return self._world.query(np.ascontiguousarray(boxes, dtype=np.float64).reshape(-1, 4), False)
+        that share a point with it, as the bodies stand now (exact on the shapes). `filters`:
+        (category, mask, group) arrays, one entry per box, as Box2D's query filter."""
+        boxes = np.ascontiguousarray(boxes, dtype=np.float64).reshape(-1, 4)
+        return self._world.query(boxes, False, _filters(filters))
 
-    def query_points(self, points) -> list:
-        """For each point (n x 2), the bodies (uint32 array, sorted) that contain it."""
-        return self._world.query(np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2), True)
+    def query_points(self, points, filters: FiltersLike = None) -> list:
+        """For each point (n x 2), the bodies (uint32 array, sorted) that contain it; `filters`
+        as for `query_boxes`."""
+        points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
+        return self._world.query(points, True, _filters(filters))
 
-    def cast_rays(self, origins, directions, lengths) -> "RayHits":
+    def cast_rays(self, origins, directions, lengths, filters: FiltersLike = None) -> "RayHits":
         """The nearest body each ray meets (origins and directions n x 2, lengths n), as the
-        bodies stand now. A ray starting in a body hits it at fraction 0 with normal (0, 0)."""
+        bodies stand now, seen through `filters` ((category, mask, group) arrays, one entry per
+        ray). A ray starting in a body hits it at fraction 0 with normal (0, 0)."""
         origins = np.asarray(origins, dtype=np.float64).reshape(-1, 2)
         directions = np.asarray(directions, dtype=np.float64).reshape(-1, 2)
         lengths = np.asarray(lengths, dtype=np.float64).reshape(-1)
@@ -286,7 +291,7 @@ class World:
                 f"origins, directions and lengths must be as long, got {len(origins)}, {len(directions)}, {len(lengths)}"
             )
         rays = np.ascontiguousarray(np.hstack([origins, directions, lengths[:, None]]))
-        return RayHits(*self._world.cast_rays(rays))
+        return RayHits(*self._world.cast_rays(rays, _filters(filters)))
 
     def events(self):
         """With `events=True`: `(began, ended)`, the pairs (n x 2 uint32, each sorted by (a, b))

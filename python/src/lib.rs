@@ -816,13 +816,15 @@ impl World {
 
     /// For each box (n x 4 float64: min_x, min_y, max_x, max_y), the bodies (uint32, sorted) that
     /// share a point with it, as the bodies stand now; with `points=True`, `boxes` is n x 2 points
-    /// and each gets the bodies containing it. Every query sees every body (default filter).
-    #[pyo3(signature = (regions, points = false))]
+    /// and each gets the bodies containing it. `filters`: one (category, mask, group) per query,
+    /// or every query sees every body (default filter).
+    #[pyo3(signature = (regions, points = false, filters = None))]
     fn query<'py>(
         &self,
         py: Python<'py>,
         regions: PyReadonlyArray2<'py, f64>,
         points: bool,
+        filters: Option<FilterArrays<'py>>,
     ) -> PyResult<Vec<Bound<'py, PyArray1<u32>>>> {
         let width = if points { 2 } else { 4 };
         let shape = regions.shape();
@@ -831,14 +833,17 @@ impl World {
             return Err(PyValueError::new_err(format!("{what}, got {} x {}", shape[0], shape[1])));
         }
         let rows: Vec<f64> = regions.as_array().iter().copied().collect();
+        let filters = filter_list(filters, shape[0])?;
         let mut world = self.lock(py)?;
         let world = &mut *world;
         let found = py
             .detach(|| {
-                let filter = Filter::DEFAULT;
                 if points {
-                    let q: Vec<_> =
-                        rows.chunks(2).map(|r| satgpu::PointQuery { point: [r[0], r[1]], filter }).collect();
+                    let q: Vec<_> = rows
+                        .chunks(2)
+                        .zip(&filters)
+                        .map(|(r, &filter)| satgpu::PointQuery { point: [r[0], r[1]], filter })
+                        .collect();
                     match world {
                         Inner::Plain(w) => w.query_points(&q),
                         Inner::Compound(w) => w.query_points(&q),
@@ -846,7 +851,8 @@ impl World {
                 } else {
                     let q: Vec<_> = rows
                         .chunks(4)
-                        .map(|r| satgpu::BoxQuery {
+                        .zip(&filters)
+                        .map(|(r, &filter)| satgpu::BoxQuery {
                             aabb: satgpu::Aabb { min: [r[0], r[1]], max: [r[2], r[3]] },
                             filter,
                         })
@@ -862,14 +868,17 @@ impl World {
     }
 
     /// Casts each ray (`rays`: n x 5 float64 rows of origin x, y, direction x, y and length): the
-    /// nearest body each meets, as the bodies stand now, seen by the default filter. Returns
+    /// nearest body each meets, as the bodies stand now, seen through `filters` (one (category,
+    /// mask, group) per ray; default: every body). Returns
     /// (body as int64, -1 for none; fraction of the length; point n x 2; normal n x 2), NaN
     /// where a ray meets nothing.
     #[allow(clippy::type_complexity)]
+    #[pyo3(signature = (rays, filters = None))]
     fn cast_rays<'py>(
         &self,
         py: Python<'py>,
         rays: PyReadonlyArray2<'py, f64>,
+        filters: Option<FilterArrays<'py>>,
     ) -> PyResult<(
         Bound<'py, PyArray1<i64>>,
         Bound<'py, PyArray1<f64>>,
@@ -882,8 +891,12 @@ impl World {
             return Err(PyValueError::new_err(format!("{what}, got {} x {}", shape[0], shape[1])));
         }
         let rows: Vec<f64> = rays.as_array().iter().copied().collect();
-        let rays: Vec<satgpu::Ray> =
-            rows.chunks(5).map(|r| satgpu::Ray::new([r[0], r[1]], [r[2], r[3]], r[4])).collect();
+        let filters = filter_list(filters, shape[0])?;
+        let rays: Vec<satgpu::Ray> = rows
+            .chunks(5)
+            .zip(filters)
+            .map(|(r, filter)| satgpu::Ray { filter, ..satgpu::Ray::new([r[0], r[1]], [r[2], r[3]], r[4]) })
+            .collect();
         let mut world = self.lock(py)?;
         let world = &mut *world;
         let hits = py

@@ -169,3 +169,22 @@ def test_a_world_of_compound_bodies_casts_rays_and_answers_queries(gpu):
     # A box over both parts of the L finds it once; a point in the notch finds nothing.
     assert [b.tolist() for b in world.query_boxes([[0.5, 0.5, 1.5, 1.5], [-1, -1, 10, 10]])] == [[0], [0, 1]]
     assert [p.tolist() for p in world.query_points([[1.5, 1.5], [0.5, 1.5], [5.5, 0.5]])] == [[], [0], [1]]
+
+
+def test_rays_and_queries_carry_filters(gpu):
+    """Each ray and query carries its own filter (Box2D's query filter): the first body in
+    category 2 is unseen by a ray or query whose mask leaves 2 out; a filter count other than
+    the rays' is an error."""
+    square = satgpu.polygon([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+    world = satgpu.World([square], np.zeros(3, dtype=np.uint32), gpu=gpu)
+    world.set_transforms(np.array([[0.0, 0.0], [3.0, 0.0], [6.0, 0.0]]), np.zeros(3))
+    world.set_filters(np.array([2, 1, 1], dtype=np.uint32), np.full(3, 0xFFFFFFFF, dtype=np.uint32), np.zeros(3, dtype=np.int32))
+    blind = (np.array([1, 1], dtype=np.uint32), np.array([0xFFFFFFFF, ~np.uint32(2)], dtype=np.uint32), np.zeros(2, dtype=np.int32))
+    hits = world.cast_rays([[-2, 0], [-2, 0]], [[1, 0], [1, 0]], [20, 20], filters=blind)
+    assert hits.body.tolist() == [0, 1]
+    found = world.query_boxes([[-1, -1, 7, 1], [-1, -1, 7, 1]], filters=blind)
+    assert [f.tolist() for f in found] == [[0, 1, 2], [1, 2]]
+    found = world.query_points([[0, 0], [0, 0]], filters=blind)
+    assert [f.tolist() for f in found] == [[0], []]
+    with pytest.raises(satgpu.errors.FilterCountError):
+        world.cast_rays([[-2, 0]], [[1, 0]], [20], filters=blind)
