@@ -58,9 +58,12 @@ struct RayParams {
 @group(0) @binding(5) var<storage, read> shapes: array<vec4<f32>>; // (vertex.xy, unit normal.xy), local
 @group(0) @binding(6) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
 @group(0) @binding(7) var<storage, read> filters: array<vec4<u32>>;
-// MAX_STRIPS widths (f32 bits), then 8 words per ray, over whose first 4 its answer is written:
-// (body, t, normal) bits.
+// MAX_STRIPS widths (f32 bits), MAX_STRIPS + 1 strip starts (the last: the end), then from
+// RAYS_AT 8 words per ray, over whose first 4 its answer is written: (body, t, normal) bits.
 @group(0) @binding(8) var<storage, read_write> io: array<u32>;
+
+// Twin of HEADER_WORDS in src/gpu/stages/ray.rs.
+const RAYS_AT: u32 = 2u * MAX_STRIPS + 4u;
 
 override RAY_STEP: u32 = 0u;
 
@@ -296,11 +299,18 @@ fn take_hit(best: ptr<function, Best>, i: u32, box: vec4<f32>, r: Ray) {
 
 var<workgroup> widest: array<f32, WG>;
 
-// Step 0: the widest box of strip `s`, one workgroup's invocations striding over its entries.
+// Step 0: where strip `s` starts and its widest box, one workgroup's invocations striding over
+// its entries.
 fn strip_width(s: u32, lid: u32) {
     let g = rp.grid;
     let start = first_from(s << g.x_bits, 0u, rp.entries);
     let stop = first_from((s + 1u) << g.x_bits, start, rp.entries);
+    if lid == 0u {
+        io[MAX_STRIPS + s] = start;
+        if s + 1u == g.strips {
+            io[MAX_STRIPS + s + 1u] = stop;
+        }
+    }
     var w = 0.0;
     for (var k = start + lid; k < stop; k += WG) {
         let box = boxes[k];
@@ -319,7 +329,7 @@ fn strip_width(s: u32, lid: u32) {
 }
 
 fn read_ray(i: u32) -> Ray {
-    let at = MAX_STRIPS + 8u * i;
+    let at = RAYS_AT + 8u * i;
     return Ray(
         bitcast<vec2<f32>>(vec2<u32>(io[at], io[at + 1u])),
         bitcast<vec2<f32>>(vec2<u32>(io[at + 2u], io[at + 3u])),
@@ -341,7 +351,6 @@ fn cast_ray(i: u32) {
         }
     } else {
         let g = rp.grid;
-        let n = rp.entries;
         let end = r.origin + r.dir * r.length;
         var s = grid_strip(g, r.origin.y);
         let last = grid_strip(g, end.y);
@@ -375,8 +384,9 @@ fn cast_ray(i: u32) {
                 let lo = min(xa, xb) - slack;
                 let hi = max(xa, xb) + slack;
                 let width = bitcast<f32>(io[s]);
-                let start = first_from(grid_key(g, s, lo - width), 0u, n);
-                let stop = first_from(grid_key(g, s, hi) + 1u, start, n);
+                let strip_end = io[MAX_STRIPS + s + 1u];
+                let start = first_from(grid_key(g, s, lo - width), io[MAX_STRIPS + s], strip_end);
+                let stop = first_from(grid_key(g, s, hi) + 1u, start, strip_end);
                 for (var k = start; k < stop; k++) {
                     let box = boxes[k];
                     if box.z >= lo {
@@ -401,7 +411,7 @@ fn cast_ray(i: u32) {
             }
         }
     }
-    let at = MAX_STRIPS + 8u * i;
+    let at = RAYS_AT + 8u * i;
     io[at] = best.body;
     io[at + 1u] = bitcast<u32>(best.t);
     io[at + 2u] = bitcast<u32>(best.normal.x);

@@ -42,6 +42,10 @@ pub(crate) struct RayCast {
     fold: u32,
 }
 
+/// Words of the GPU's own ahead of the rays in `io`: the strips' widths and starts (twin of
+/// RAYS_AT in ray.wgsl).
+pub(crate) const HEADER_WORDS: u32 = 2 * MAX_STRIPS + 4;
+
 /// Bytes of the parameters the host writes; the grid and the entry count follow, copied from the
 /// control buffer.
 const PARAM_BYTES: u64 = 32;
@@ -63,8 +67,8 @@ impl RayCast {
         let mut params = [0u32; 20];
         params[..4].copy_from_slice(&[n, bodies.len(), u32::from(filtered), u32::from(strip.is_some())]);
         let params = init(device, "satgpu.ray.params", bytemuck::cast_slice(&params), U::UNIFORM | U::COPY_DST);
-        // The strips' widths (written by the GPU), then the rays.
-        let mut words = vec![0u32; MAX_STRIPS as usize];
+        // The strips' widths and starts (written by the GPU), then the rays.
+        let mut words = vec![0u32; HEADER_WORDS as usize];
         words.extend_from_slice(bytemuck::cast_slice(rays));
         let io = init(device, "satgpu.ray.io", bytemuck::cast_slice(&words), U::STORAGE | U::COPY_SRC);
         let none = storage(device, "satgpu.ray.no_strips", 16, U::empty());
@@ -101,6 +105,6 @@ impl RayCast {
     /// Where the answers lie: 32 bytes per ray from this offset of this buffer (COPY_SRC), each
     /// a [`GpuRayHit`] then 16 bytes of the ray.
     pub fn hits(&self) -> (&wgpu::Buffer, u64) {
-        (&self.io, 4 * u64::from(MAX_STRIPS))
+        (&self.io, 4 * u64::from(HEADER_WORDS))
     }
 }

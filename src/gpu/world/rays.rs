@@ -3,8 +3,7 @@
 use crate::error::{Error, Result};
 use crate::geometry::{Ray, RayHit, MAX_COORDINATE};
 use crate::gpu::device::pass::Recorder;
-use crate::gpu::kernels::shared::MAX_STRIPS;
-use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast};
+use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, HEADER_WORDS};
 use crate::gpu::stages::readback::read_as;
 use crate::gpu::world::World;
 
@@ -38,8 +37,8 @@ impl World {
         }
         let limits = self.gpu.device().limits();
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
-        // The rays follow the strips' widths in one binding.
-        let batch = ((binding - 4 * u64::from(MAX_STRIPS)) / 32).max(1) as usize;
+        // The rays follow the strips' widths and starts in one binding.
+        let batch = ((binding - 4 * u64::from(HEADER_WORDS)) / 32).max(1) as usize;
         let mut out = Vec::with_capacity(rays.len());
         for (chunk, rays) in records.chunks(batch).zip(rays.chunks(batch)) {
             let hits = self.cast_batch(chunk)?;
