@@ -126,6 +126,18 @@ def polygons(vertices, offsets, radii=None) -> Shapes:
     return _satgpu.polygons(vertices, offsets, radii)
 
 
+def _rays(origins, directions, lengths) -> np.ndarray:
+    """Rays as one n x 5 float64 array (x, y, dx, dy, length)."""
+    origins = np.asarray(origins, dtype=np.float64).reshape(-1, 2)
+    directions = np.asarray(directions, dtype=np.float64).reshape(-1, 2)
+    lengths = np.asarray(lengths, dtype=np.float64).reshape(-1)
+    if not len(origins) == len(directions) == len(lengths):
+        raise ValueError(
+            f"origins, directions and lengths must be as long, got {len(origins)}, {len(directions)}, {len(lengths)}"
+        )
+    return np.ascontiguousarray(np.hstack([origins, directions, lengths[:, None]]))
+
+
 def _filters(filters: FiltersLike):
     if filters is None:
         return None
@@ -283,15 +295,7 @@ class World:
         """The nearest body each ray meets (origins and directions n x 2, lengths n), as the
         bodies stand now, seen through `filters` ((category, mask, group) arrays, one entry per
         ray). A ray starting in a body hits it at fraction 0 with normal (0, 0)."""
-        origins = np.asarray(origins, dtype=np.float64).reshape(-1, 2)
-        directions = np.asarray(directions, dtype=np.float64).reshape(-1, 2)
-        lengths = np.asarray(lengths, dtype=np.float64).reshape(-1)
-        if not len(origins) == len(directions) == len(lengths):
-            raise ValueError(
-                f"origins, directions and lengths must be as long, got {len(origins)}, {len(directions)}, {len(lengths)}"
-            )
-        rays = np.ascontiguousarray(np.hstack([origins, directions, lengths[:, None]]))
-        return RayHits(*self._world.cast_rays(rays, _filters(filters)))
+        return RayHits(*self._world.cast_rays(_rays(origins, directions, lengths), _filters(filters)))
 
     def events(self):
         """With `events=True`: `(began, ended)`, the pairs (n x 2 uint32, each sorted by (a, b))

@@ -63,6 +63,12 @@ def polygons(vertices: np.ndarray, offsets: np.ndarray, radii: Optional[np.ndarr
 def detect(
     gpu: Gpu, shapes: Any, filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]], contacts: str, margin: float = 0.0
 ) -> Dict[str, np.ndarray]: ...
+def reference_cast_rays(
+    shapes: Any,
+    rays: np.ndarray,
+    filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+    ray_filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 def reference_detect(
     shapes: Any, filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]], contacts: str, margin: float = 0.0
 ) -> Dict[str, np.ndarray]: ...

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
-from . import Contacts, FiltersLike, ShapesLike, _filters, _satgpu
+from . import Contacts, FiltersLike, RayHits, ShapesLike, _filters, _rays, _satgpu
 
-__all__ = ["detect", "disagreements"]
+__all__ = ["cast_rays", "detect", "disagreements"]
 
 
 def detect(shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic", margin: float = 0.0) -> Contacts:
     """The colliding pairs of `shapes` from the f64 reference, as `satgpu.detect` returns them
     (with `margin`, also the pairs apart by at most that distance, depth minus their distance)."""
     return Contacts(**_satgpu.reference_detect(shapes, _filters(filters), contacts, margin))
+
+
+def cast_rays(
+    shapes: ShapesLike, origins, directions, lengths, filters: FiltersLike = None, ray_filters: FiltersLike = None
+) -> RayHits:
+    """The nearest of `shapes` (as placed; `Compound` bodies named whole) each ray meets, from the
+    f64 reference, as `World.cast_rays` returns it: `filters` the shapes', `ray_filters` the rays'
+    (category, mask, group) arrays."""
+    rays = _rays(origins, directions, lengths)
+    return RayHits(*_satgpu.reference_cast_rays(shapes, rays, _filters(filters), _filters(ray_filters)))
 
 
 def disagreements(shapes: ShapesLike, got: Contacts, want: Contacts, margin: float = 0.0) -> int:

@@ -527,6 +527,82 @@ fn detect<'py>(
     }
 }
 
+/// Ray hits as NumPy arrays: body (int64, -1 for none), fraction, point (n x 2) and normal
+/// (n x 2), NaN where a ray meets nothing.
+type HitArrays<'py> =
+    (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>);
+
+fn hit_arrays<'py>(py: Python<'py>, hits: &[Option<satgpu::RayHit>]) -> PyResult<HitArrays<'py>> {
+    let n = hits.len();
+    let body = PyArray1::from_iter(py, hits.iter().map(|h| h.map_or(-1, |h| i64::from(h.body))));
+    let fraction = PyArray1::from_iter(py, hits.iter().map(|h| h.map_or(f64::NAN, |h| h.fraction)));
+    let pairs = |f: fn(&satgpu::RayHit) -> [f64; 2]| {
+        PyArray1::from_iter(py, hits.iter().flat_map(|h| h.as_ref().map_or([f64::NAN; 2], f))).reshape([n, 2])
+    };
+    Ok((body, fraction, pairs(|h| h.point)?, pairs(|h| h.normal)?))
+}
+
+/// Rays from n x 5 rows (x, y, dx, dy, length), each with its filter (default: sees every body),
+/// each checked (`InvalidSettingError` naming the ray).
+fn ray_list(rays: PyReadonlyArray2<'_, f64>, filters: Option<FilterArrays<'_>>) -> PyResult<Vec<satgpu::Ray>> {
+    let shape = rays.shape();
+    if shape[1] != 5 {
+        let what = "rays must be n x 5 (x, y, dx, dy, length)";
+        return Err(PyValueError::new_err(format!("{what}, got {} x {}", shape[0], shape[1])));
+    }
+    let rows: Vec<f64> = rays.as_array().iter().copied().collect();
+    let filters = filter_list(filters, shape[0])?;
+    let rays: Vec<satgpu::Ray> = rows
+        .chunks(5)
+        .zip(filters)
+        .map(|(r, filter)| satgpu::Ray { filter, ..satgpu::Ray::new([r[0], r[1]], [r[2], r[3]], r[4]) })
+        .collect();
+    for (i, ray) in rays.iter().enumerate() {
+        ray.check(i).map_err(raise)?;
+    }
+    Ok(rays)
+}
+
+/// The nearest body each ray meets, from the f64 CPU reference (one thread): shapes as placed
+/// (or compound bodies, a hit naming the body), `filters` the bodies', `ray_filters` the rays'.
+#[pyfunction]
+#[pyo3(signature = (shapes, rays, filters = None, ray_filters = None))]
+fn reference_cast_rays<'py>(
+    py: Python<'py>,
+    shapes: &Bound<'py, PyAny>,
+    rays: PyReadonlyArray2<'py, f64>,
+    filters: Option<FilterArrays<'_>>,
+    ray_filters: Option<FilterArrays<'_>>,
+) -> PyResult<HitArrays<'py>> {
+    let rays = ray_list(rays, ray_filters)?;
+    let (parts, owner, filters) = match body_list(shapes)? {
+        Some(bodies) => {
+            let filters = filter_list(filters, bodies.len())?;
+            let (mut parts, mut owner, mut part_filters) = (vec![], vec![], vec![]);
+            for (i, body) in bodies.iter().enumerate() {
+                for part in body.parts() {
+                    parts.push(part.clone());
+                    owner.push(i as u32);
+                    part_filters.push(filters[i]);
+                }
+            }
+            (parts, Some(owner), part_filters)
+        }
+        None => {
+            let polygons = shape_list(shapes)?;
+            let filters = filter_list(filters, polygons.len())?;
+            (polygons, None, filters)
+        }
+    };
+    let mut hits = py.detach(|| satgpu::reference::cast_rays(&parts, &filters, &rays));
+    if let Some(owner) = owner {
+        for hit in hits.iter_mut().flatten() {
+            hit.body = owner[hit.body as usize];
+        }
+    }
+    hit_arrays(py, &hits)
+}
+
 /// The same pairs from the f64 CPU reference (one thread), to validate against.
 #[pyfunction]
 #[pyo3(signature = (shapes, filters = None, contacts = "basic", margin = 0.0))]
@@ -879,24 +955,8 @@ impl World {
         py: Python<'py>,
         rays: PyReadonlyArray2<'py, f64>,
         filters: Option<FilterArrays<'py>>,
-    ) -> PyResult<(
-        Bound<'py, PyArray1<i64>>,
-        Bound<'py, PyArray1<f64>>,
-        Bound<'py, PyArray2<f64>>,
-        Bound<'py, PyArray2<f64>>,
-    )> {
-        let shape = rays.shape();
-        if shape[1] != 5 {
-            let what = "rays must be n x 5 (x, y, dx, dy, length)";
-            return Err(PyValueError::new_err(format!("{what}, got {} x {}", shape[0], shape[1])));
-        }
-        let rows: Vec<f64> = rays.as_array().iter().copied().collect();
-        let filters = filter_list(filters, shape[0])?;
-        let rays: Vec<satgpu::Ray> = rows
-            .chunks(5)
-            .zip(filters)
-            .map(|(r, filter)| satgpu::Ray { filter, ..satgpu::Ray::new([r[0], r[1]], [r[2], r[3]], r[4]) })
-            .collect();
+    ) -> PyResult<HitArrays<'py>> {
+        let rays = ray_list(rays, filters)?;
         let mut world = self.lock(py)?;
         let world = &mut *world;
         let hits = py
@@ -905,13 +965,7 @@ impl World {
                 Inner::Compound(w) => w.cast_rays(&rays),
             })
             .map_err(raise)?;
-        let n = hits.len();
-        let body = PyArray1::from_iter(py, hits.iter().map(|h| h.map_or(-1, |h| i64::from(h.body))));
-        let fraction = PyArray1::from_iter(py, hits.iter().map(|h| h.map_or(f64::NAN, |h| h.fraction)));
-        let pairs = |f: fn(&satgpu::RayHit) -> [f64; 2]| {
-            PyArray1::from_iter(py, hits.iter().flat_map(|h| h.as_ref().map_or([f64::NAN; 2], f))).reshape([n, 2])
-        };
-        Ok((body, fraction, pairs(|h| h.point)?, pairs(|h| h.normal)?))
+        hit_arrays(py, &hits)
     }
 
     /// With `events=True`, the pairs that began and ended touching from the frame before the
@@ -1024,6 +1078,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(concave, m)?,
         wrap_pyfunction!(detect, m)?,
         wrap_pyfunction!(reference_detect, m)?,
+        wrap_pyfunction!(reference_cast_rays, m)?,
         wrap_pyfunction!(disagreements, m)?,
         wrap_pyfunction!(read_scene, m)?,
         wrap_pyfunction!(write_scene, m)?,

@@ -311,3 +311,41 @@ def test_ray_casts(gpu):
         world.cast_rays(origins[:3], directions[:2], lengths[:3])
     with pytest.raises(satgpu.errors.InvalidSettingError):
         world.cast_rays([[0, 0]], [[0, 0]], [1.0])
+
+
+def test_ray_casts_agree_with_the_reference(gpu):
+    """World.cast_rays against satgpu.reference.cast_rays on squares and triangles: the same body
+    at the same distance for all but grazing rays, with ray filters; compound bodies named
+    whole; bad rays refused by both."""
+    vertices, offsets = random_polygons(1000, 4)
+    shapes = satgpu.polygons(vertices, offsets)
+    n = len(shapes)
+    world = satgpu.World(shapes, np.arange(n, dtype=np.uint32), gpu=gpu)
+    world.set_transforms(np.zeros((n, 2)), np.zeros(n))
+    rng = np.random.default_rng(7)
+    side = vertices.max()
+    origins = rng.random((300, 2)) * side
+    angles = rng.random(300) * 2 * np.pi
+    directions = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    lengths = np.full(300, side / 5)
+    # Every other ray blind to category 2, the category of the first 100 bodies.
+    category = np.where(np.arange(n) < 100, 2, 1).astype(np.uint32)
+    body_filters = (category, np.full(n, 0xFFFFFFFF, dtype=np.uint32), np.zeros(n, dtype=np.int32))
+    mask = np.where(np.arange(300) % 2 == 0, 0xFFFFFFFF, 0xFFFFFFFD).astype(np.uint32)
+    ray_filters = (np.ones(300, dtype=np.uint32), mask, np.zeros(300, dtype=np.int32))
+    world.set_filters(*body_filters)
+    got = world.cast_rays(origins, directions, lengths, filters=ray_filters)
+    want = reference.cast_rays(shapes, origins, directions, lengths, filters=body_filters, ray_filters=ray_filters)
+    same = got.body == want.body
+    assert same.mean() >= 0.97 and (got.body >= 0).sum() > 100, (same.mean(), (got.body >= 0).sum())
+    hit = same & (got.body >= 0)
+    assert np.allclose(got.fraction[hit] * lengths[hit], want.fraction[hit] * lengths[hit], atol=1e-5 * side)
+    assert np.allclose(got.point[hit], want.point[hit], atol=1e-5 * side)
+    assert not np.any((got.body[1::2] >= 0) & (got.body[1::2] < 100)), "a blind ray saw category 2"
+    # Compound bodies: an L and a square, named whole by both.
+    ell = satgpu.concave([[0, 0], [2, 0], [2, 1], [1, 1], [1, 2], [0, 2]])
+    square = satgpu.compound([satgpu.polygon([[5, 0], [6, 0], [6, 1], [5, 1]])])
+    hits = reference.cast_rays([ell, square], [[1.5, 1.5], [3, 0.5]], [[-1, 0], [1, 0]], [10, 10])
+    assert hits.body.tolist() == [0, 1] and np.allclose(hits.fraction, [0.05, 0.2])
+    with pytest.raises(satgpu.errors.InvalidSettingError):
+        reference.cast_rays(shapes, [[0, 0]], [[0, 0]], [1.0])

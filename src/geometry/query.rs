@@ -2,7 +2,7 @@
 //! with a collision filter as Box2D's `b2QueryFilter` (a body is seen when
 //! `filter.should_collide(body's filter)`).
 
-use crate::geometry::{Aabb, Filter};
+use crate::geometry::{Aabb, Filter, MAX_COORDINATE};
 
 /// A ray: from `origin` along `direction` (any nonzero length; only its direction counts) for
 /// at most `max_length` world units.
@@ -54,5 +54,23 @@ impl Ray {
     /// A ray with the default filter.
     pub fn new(origin: [f64; 2], direction: [f64; 2], max_length: f64) -> Ray {
         Ray { origin, direction, max_length, filter: Filter::DEFAULT }
+    }
+
+    /// Whether the ray can be cast: its origin finite and within [`MAX_COORDINATE`], its
+    /// direction finite and not zero, its length finite and at least 0; otherwise
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it as ray `index`.
+    pub fn check(&self, index: usize) -> crate::Result<()> {
+        let len = self.direction[0].hypot(self.direction[1]);
+        let fits = |x: f64| x.is_finite() && x.abs() <= MAX_COORDINATE;
+        let why = if !self.origin.iter().all(|&x| fits(x)) {
+            format!("its origin {:?} must be finite and within {MAX_COORDINATE:e}", self.origin)
+        } else if !(len.is_finite() && len > 0.0) {
+            format!("its direction {:?} must be finite and not zero", self.direction)
+        } else if !(self.max_length.is_finite() && self.max_length >= 0.0) {
+            format!("its length {} must be finite and at least 0", self.max_length)
+        } else {
+            return Ok(());
+        };
+        Err(crate::Error::InvalidSetting { what: "ray", detail: format!("ray {index}: {why}") })
     }
 }

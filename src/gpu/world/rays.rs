@@ -1,6 +1,6 @@
 //! Ray casts against a world's bodies where they are now (see `stages/ray.rs`).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geometry::{Ray, RayHit, MAX_COORDINATE};
 use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, HEADER_WORDS};
@@ -102,20 +102,8 @@ fn gpu_rays(rays: &[Ray]) -> Result<Vec<GpuRay>> {
     rays.iter()
         .enumerate()
         .map(|(i, ray)| {
+            ray.check(i)?;
             let len = ray.direction[0].hypot(ray.direction[1]);
-            let fits = |x: f64| x.is_finite() && x.abs() <= MAX_COORDINATE;
-            let why = if !ray.origin.iter().all(|&x| fits(x)) {
-                Some(format!("its origin {:?} must be finite and within {MAX_COORDINATE:e}", ray.origin))
-            } else if !(len.is_finite() && len > 0.0) {
-                Some(format!("its direction {:?} must be finite and not zero", ray.direction))
-            } else if !(ray.max_length.is_finite() && ray.max_length >= 0.0) {
-                Some(format!("its length {} must be finite and at least 0", ray.max_length))
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Err(Error::InvalidSetting { what: "ray", detail: format!("ray {i}: {why}") });
-            }
             let f = ray.filter;
             Ok(GpuRay {
                 origin: ray.origin.map(|x| x as f32),
