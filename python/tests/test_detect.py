@@ -38,6 +38,14 @@ def random_polygons(n, seed):
     return np.concatenate(parts), np.array(offsets, dtype=np.uint64)
 
 
+def random_rays(n, side, length, seed):
+    """n rays from random points of a square of `side`, in random directions, each `length` long."""
+    rng = np.random.default_rng(seed)
+    origins = rng.random((n, 2)) * side
+    angles = rng.random(n) * 2 * np.pi
+    return origins, np.stack([np.cos(angles), np.sin(angles)], axis=1), np.full(n, length)
+
+
 def test_an_adapter_is_usable_and_named(gpu):
     listed = satgpu.adapters()
     assert any(a["usable"] for a in listed), listed
@@ -258,12 +266,8 @@ def test_ray_casts(gpu):
     n = len(shapes)
     world = satgpu.World(shapes, np.arange(n, dtype=np.uint32), gpu=gpu)
     world.set_transforms(np.zeros((n, 2)), np.zeros(n))
-    rng = np.random.default_rng(6)
     side = centers.max()
-    origins = rng.random((200, 2)) * side
-    angles = rng.random(200) * 2 * np.pi
-    directions = np.stack([np.cos(angles), np.sin(angles)], axis=1)
-    lengths = np.full(200, side / 4)
+    origins, directions, lengths = random_rays(200, side, side / 4, 6)
     # From the first circle's centre (inside), and from far away pointing away.
     origins[0], origins[1], directions[1] = centers[0], [-100, -100], [-1, 0]
     hits = world.cast_rays(origins, directions, lengths)
@@ -322,12 +326,8 @@ def test_ray_casts_agree_with_the_reference(gpu):
     n = len(shapes)
     world = satgpu.World(shapes, np.arange(n, dtype=np.uint32), gpu=gpu)
     world.set_transforms(np.zeros((n, 2)), np.zeros(n))
-    rng = np.random.default_rng(7)
     side = vertices.max()
-    origins = rng.random((300, 2)) * side
-    angles = rng.random(300) * 2 * np.pi
-    directions = np.stack([np.cos(angles), np.sin(angles)], axis=1)
-    lengths = np.full(300, side / 5)
+    origins, directions, lengths = random_rays(300, side, side / 5, 7)
     # Every other ray blind to category 2, the category of the first 100 bodies.
     category = np.where(np.arange(n) < 100, 2, 1).astype(np.uint32)
     body_filters = (category, np.full(n, 0xFFFFFFFF, dtype=np.uint32), np.zeros(n, dtype=np.int32))

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use satgpu::{reference, scene, Error, Ray, MAX_COORDINATE};
+use satgpu::{reference, scene, Error, Ray};
 
 use crate::query::{read_rows, Flat, Target};
 use crate::{Backend, DeviceArgs, Failure};
@@ -13,20 +13,10 @@ use crate::{Backend, DeviceArgs, Failure};
 fn read_rays(path: &Path) -> Result<Vec<Ray>, Failure> {
     let (_, rows) = read_rows(path, &[&["x", "y", "dx", "dy", "length"]])?;
     rows.into_iter()
-        .map(|(line, v, filter)| {
-            let why = if v[0].abs() > MAX_COORDINATE || v[1].abs() > MAX_COORDINATE {
-                Some(format!("the origin ({}, {}) lies past {MAX_COORDINATE:e}", v[0], v[1]))
-            } else if !(v[2].hypot(v[3]) > 0.0 && v[2].hypot(v[3]).is_finite()) {
-                Some(format!("the direction ({}, {}) must not be zero", v[2], v[3]))
-            } else if v[4] < 0.0 {
-                Some(format!("length = {} must be at least 0", v[4]))
-            } else {
-                None
-            };
-            match why {
-                Some(why) => Err(Failure(2, format!("{}: line {line}: {why}", path.display()))),
-                None => Ok(Ray { origin: [v[0], v[1]], direction: [v[2], v[3]], max_length: v[4], filter }),
-            }
+        .enumerate()
+        .map(|(k, (line, v, filter))| {
+            let ray = Ray { origin: [v[0], v[1]], direction: [v[2], v[3]], max_length: v[4], filter };
+            ray.check(k).map(|()| ray).map_err(|e| Failure(2, format!("{}: line {line}: {e}", path.display())))
         })
         .collect()
 }
