@@ -22,11 +22,9 @@ fn starts_by_a(gpu: &[GpuContact], bodies: usize, next: &mut Vec<u32>) {
     next.clear();
     next.resize(bodies + 1, 0);
     for c in gpu {
-        next[c.a as usize + 1] += 1;
+        next[c.a as usize] += 1;
     }
-    for i in 0..bodies {
-        next[i + 1] += next[i];
-    }
+    exclusive_sums(next);
 }
 
 /// A contact record a frame delivers: [`Contact`] (f64) or [`GpuContact`] (f32).
@@ -106,16 +104,6 @@ fn fill<T: Copy>(out: &mut Vec<T>, count: usize, empty: T, what: &'static str) -
     out.try_reserve_exact(count)
         .map_err(|_| Error::HostMemory { what, needed: (count * std::mem::size_of::<T>()) as u64 })?;
     out.resize(count, empty);
-    Ok(())
-}
-
-/// `count` empty records in `out` (cleared first, its allocation reused), written on every core,
-/// or [`Error::HostMemory`].
-fn fill_parallel<T: Copy + Send + Sync>(out: &mut Vec<T>, count: usize, empty: T) -> Result<()> {
-    use rayon::prelude::*;
-    out.clear();
-    try_reserve_exact(out, count, "contacts")?;
-    out.par_extend(rayon::iter::repeat_n(empty, count));
     Ok(())
 }
 
@@ -202,19 +190,30 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
 pub(crate) struct Scratch {
     /// Counts, then run ends, per body.
     next: Vec<u32>,
-    /// The pairs split into buckets of bodies (large outputs); only ever grows, so that a
-    /// frame writes no memory twice.
+    /// Large outputs: each chunk of [`CHUNK`] pairs, in place, split into its buckets of
+    /// bodies; only ever grows, so that a frame writes no fresh pages.
     bucketed: Vec<GpuContact>,
+    /// Where each chunk's buckets start in it: `BUCKETS + 1` offsets per chunk.
+    offsets: Vec<u32>,
 }
 
 /// Buckets of bodies, by `a`, that large outputs are split into first: each bucket then sorts
-/// its pairs on its own core, with its counts in cache.
+/// its pairs on its own core, with its counts and its pairs in cache.
 const BUCKETS: usize = 256;
 
-/// Converts GPU contacts into `out` (cleared first, its allocation reused), sorted by (a, b): a
-/// counting sort by `a`, then each body's few pairs by `b`. Large outputs are first split, on
-/// every core, into [`BUCKETS`] ranges of bodies, each then sorted on its own. Pairs are unique,
-/// so the order is fully determined whatever order they came in and however many threads.
+/// Pairs per chunk of the first split: each chunk is split on its own, in cache (196 KB of
+/// f32 records), into its own part of the scratch, so that the split needs no counts of the
+/// whole output first and reads the mapped records once.
+const CHUNK: usize = 1 << 13;
+
+/// Runs of at most this many pairs are placed by rank; longer ones (pile-ups) are sorted.
+const RANKED: usize = 16;
+
+/// Converts GPU contacts into `out` (its records replaced, its allocation and pages reused),
+/// sorted by (a, b): a counting sort by `a`, then each body's few pairs by `b`. Large outputs
+/// are first split, a chunk at a time on every core, into [`BUCKETS`] ranges of bodies, each then
+/// sorted on its own core. The order is fully determined (ties, which unique pairs never have,
+/// by position) whatever order the pairs came in and however many threads.
 pub(crate) fn sorted_contacts_into<T: Record>(
     gpu: &[GpuContact],
     bodies: usize,
@@ -235,73 +234,125 @@ pub(crate) fn sorted_contacts_into<T: Record>(
     // Bodies per bucket: a power of two, so that a pair's bucket is a shift.
     let shift = bodies.div_ceil(BUCKETS).next_power_of_two().trailing_zeros();
     let buckets = bodies.div_ceil(1 << shift);
-    // The pairs in chunks, a few per thread; each chunk's count per bucket.
-    let chunk = n.div_ceil(4 * rayon::current_num_threads());
-    let counts: Vec<Vec<u32>> = gpu
-        .par_chunks(chunk)
-        .map(|part| {
-            let mut count = vec![0u32; buckets];
+    grow(&mut scratch.bucketed, n, <GpuContact as Record>::EMPTY)?;
+    scratch.offsets.clear();
+    scratch.offsets.resize(n.div_ceil(CHUNK) * (buckets + 1), 0);
+    // Each chunk split by bucket into its own part of the scratch, in its order.
+    gpu.par_chunks(CHUNK)
+        .zip(scratch.bucketed[..n].par_chunks_mut(CHUNK))
+        .zip(scratch.offsets.par_chunks_mut(buckets + 1))
+        .for_each(|((part, split), starts)| {
             for c in part {
-                count[(c.a >> shift) as usize] += 1;
+                starts[(c.a >> shift) as usize] += 1;
             }
-            count
+            exclusive_sums(starts);
+            let mut at = starts[..buckets].to_vec();
+            for c in part {
+                let slot = &mut at[(c.a >> shift) as usize];
+                split[*slot as usize] = *c;
+                *slot += 1;
+            }
+        });
+    // Each bucket's part of the output; every record of it is written below.
+    reuse(out, n, T::EMPTY)?;
+    let (split, offsets) = (&scratch.bucketed[..n], &scratch.offsets);
+    let pieces = move |k: usize| {
+        split.chunks(CHUNK).zip(offsets.chunks(buckets + 1)).map(move |(part, starts)| {
+            let (begin, end) = (starts[k] as usize, starts[k + 1] as usize);
+            &part[begin..end]
         })
-        .collect();
-    if scratch.bucketed.len() < n {
-        let grow = n - scratch.bucketed.len();
-        try_reserve_exact(&mut scratch.bucketed, grow, "contacts")?;
-        scratch.bucketed.resize(n, <GpuContact as Record>::EMPTY);
-    }
-    // Each chunk's piece of each bucket, bucket by bucket, chunk by chunk within a bucket.
-    let mut pieces: Vec<Vec<&mut [GpuContact]>> = counts.iter().map(|_| Vec::with_capacity(buckets)).collect();
-    let mut bucket_sizes = vec![0usize; buckets];
-    let mut rest = &mut scratch.bucketed[..n];
-    for (k, size) in bucket_sizes.iter_mut().enumerate() {
-        for (count, piece) in counts.iter().zip(&mut pieces) {
-            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(count[k] as usize);
-            piece.push(mine);
-            *size += count[k] as usize;
-            rest = tail;
-        }
-    }
-    gpu.par_chunks(chunk).zip(pieces).for_each(|(part, mut piece)| {
-        let mut at = vec![0usize; piece.len()];
-        for c in part {
-            let k = (c.a >> shift) as usize;
-            piece[k][at[k]] = *c;
-            at[k] += 1;
-        }
-    });
-    // Each bucket sorted on its own: its pairs, its part of the output, its bodies' counts.
-    fill_parallel(out, n, T::EMPTY)?;
-    scratch.next.clear();
-    scratch.next.resize(bodies, 0);
+    };
     let mut tasks = Vec::with_capacity(buckets);
-    let (mut from, mut to, mut next) = (&scratch.bucketed[..n], out.as_mut_slice(), scratch.next.as_mut_slice());
-    for (k, &size) in bucket_sizes.iter().enumerate() {
-        let (pairs, from_rest) = from.split_at(size);
-        let (slots, to_rest) = std::mem::take(&mut to).split_at_mut(size);
-        let (ends, next_rest) = std::mem::take(&mut next).split_at_mut((1usize << shift).min(bodies - (k << shift)));
-        tasks.push((pairs, slots, ends, (k << shift) as u32));
-        (from, to, next) = (from_rest, to_rest, next_rest);
+    let mut rest = out.as_mut_slice();
+    for k in 0..buckets {
+        let size = pieces(k).map(<[_]>::len).sum();
+        let (slots, tail) = std::mem::take(&mut rest).split_at_mut(size);
+        tasks.push((k, slots));
+        rest = tail;
     }
-    tasks.into_par_iter().for_each(|(pairs, slots, ends, first)| {
-        // Counts, then each body's start, then (after the scatter) its end.
-        for c in pairs {
-            ends[(c.a - first) as usize] += 1;
-        }
-        let mut start = 0;
-        for e in ends.iter_mut() {
-            (*e, start) = (start, start + *e);
-        }
-        for c in pairs {
-            let slot = &mut ends[(c.a - first) as usize];
-            slots[*slot as usize] = T::from_gpu(c);
-            *slot += 1;
-        }
-        sort_runs_in(slots, ends, 0, &T::b);
-    });
+    tasks.into_par_iter().for_each_init(
+        || (Vec::new(), Vec::new(), Vec::new()),
+        |(starts, runs, keys), (k, slots)| {
+            let first = (k << shift) as u32;
+            let count = (1usize << shift).min(bodies - (k << shift));
+            // Each body's run start, then its pairs in runs (in their order), then each run
+            // by `b`, into place.
+            starts.clear();
+            starts.resize(count, 0u32);
+            for c in pieces(k).flatten() {
+                starts[(c.a - first) as usize] += 1;
+            }
+            exclusive_sums(starts);
+            // Every record of `runs` is written below: the last bucket's are left as they are.
+            runs.truncate(slots.len());
+            runs.resize(slots.len(), <GpuContact as Record>::EMPTY);
+            // `starts[i]` moves on to the end of body i's run, the start of the next.
+            for c in pieces(k).flatten() {
+                let slot = &mut starts[(c.a - first) as usize];
+                runs[*slot as usize] = *c;
+                *slot += 1;
+            }
+            // Run by run, skipping the bodies with none.
+            let mut begin = 0;
+            while begin < runs.len() {
+                let end = starts[(runs[begin].a - first) as usize] as usize;
+                place_run(&runs[begin..end], &mut slots[begin..end], keys);
+                begin = end;
+            }
+        },
+    );
     Ok(())
+}
+
+/// Each count in `counts` replaced by the sum of those before it: where its run starts.
+fn exclusive_sums(counts: &mut [u32]) {
+    let mut sum = 0;
+    for count in counts {
+        (*count, sum) = (sum, sum + *count);
+    }
+}
+
+/// One body's pairs (`run`, in the order they came) into `slots` sorted by `b` (ties by
+/// position): a short run by each pair's rank, a long one (a pile-up) by sorting its keys, `b`
+/// and position, in `keys`.
+fn place_run<T: Record>(run: &[GpuContact], slots: &mut [T], keys: &mut Vec<u64>) {
+    match run.len() {
+        0 => {}
+        1 => slots[0] = T::from_gpu(&run[0]),
+        2..=RANKED => {
+            for (i, c) in run.iter().enumerate() {
+                let rank = run.iter().enumerate().filter(|&(j, d)| (d.b, j) < (c.b, i)).count();
+                slots[rank] = T::from_gpu(c);
+            }
+        }
+        _ => {
+            keys.clear();
+            keys.extend(run.iter().enumerate().map(|(i, c)| u64::from(c.b) << 32 | i as u64));
+            keys.sort_unstable();
+            for (slot, key) in slots.iter_mut().zip(keys.iter()) {
+                *slot = T::from_gpu(&run[*key as u32 as usize]);
+            }
+        }
+    }
+}
+
+/// `v` at least `len` long, grown with `empty` (on every core) when shorter, or
+/// [`Error::HostMemory`].
+fn grow<T: Copy + Send + Sync>(v: &mut Vec<T>, len: usize, empty: T) -> Result<()> {
+    use rayon::prelude::*;
+    if v.len() < len {
+        let more = len - v.len();
+        try_reserve_exact(v, more, "contacts")?;
+        v.par_extend(rayon::iter::repeat_n(empty, more));
+    }
+    Ok(())
+}
+
+/// `out` exactly `len` long, its records left as they are (the caller writes every one), so
+/// that a frame's output reuses the last frame's pages without writing them twice.
+fn reuse<T: Copy + Send + Sync>(out: &mut Vec<T>, len: usize, empty: T) -> Result<()> {
+    out.truncate(len);
+    grow(out, len, empty)
 }
 
 #[cfg(test)]
@@ -391,6 +442,42 @@ mod tests {
         let mut sorted = ends.clone();
         sorted.sort_by_key(|c| (c.a, c.b));
         assert_eq!(key(&out), key(&sorted));
+    }
+
+    /// Large outputs write over the last frame's records in place: a frame of fewer pairs after
+    /// a larger one leaves nothing of it, and a pair given twice (the GPU never gives one twice)
+    /// is kept twice, in the order given, in a short run and in a long one (ranked and sorted).
+    #[test]
+    fn a_reused_output_holds_exactly_this_frames_pairs() {
+        let bodies = 50_000u32;
+        let frame = |pairs_per_body: u32, seed: u32| -> Vec<GpuContact> {
+            let mut pairs: Vec<GpuContact> = (0..bodies - 40)
+                .flat_map(|a| {
+                    (1..=pairs_per_body).map(move |j| gpu(a, a + 1 + (j * 13 + a) % 39, (a * seed + j) as f32))
+                })
+                .collect();
+            let n = pairs.len();
+            for i in 0..n {
+                pairs.swap(i, (i * 7919 + seed as usize) % n);
+            }
+            pairs
+        };
+        let (mut out, mut scratch) = (vec![], Scratch::default());
+        sorted_contacts_into::<GpuContact>(&frame(3, 5), bodies as usize, &mut out, &mut scratch).unwrap();
+        let mut pairs = frame(1, 11);
+        // Twice: body 7's pair in a run of 2 (its one pair and the copy); body 9 with 40 pairs.
+        let seven = *pairs.iter().find(|c| c.a == 7).unwrap();
+        pairs.push(GpuContact { depth: -1.0, ..seven });
+        pairs.extend((0..39).map(|j| gpu(9, 10 + j, j as f32)));
+        pairs.push(gpu(9, 10, -2.0));
+        assert!(pairs.len() > PARALLEL_FROM && pairs.len() < bodies as usize * 3);
+        sorted_contacts_into::<GpuContact>(&pairs, bodies as usize, &mut out, &mut scratch).unwrap();
+        let mut want: Vec<GpuContact> = pairs.iter().map(GpuContact::from_gpu).collect();
+        want.sort_by_key(|c| (c.a, c.b)); // stable: copies in the order given
+        assert_eq!(bytemuck::cast_slice::<_, u8>(&out), bytemuck::cast_slice::<_, u8>(&want));
+        let run = |a: u32| out.iter().filter(|c| c.a == a).map(|c| c.depth).collect::<Vec<_>>();
+        assert_eq!(run(7)[1], -1.0);
+        assert_eq!(run(9).len(), 41);
     }
 
     #[test]

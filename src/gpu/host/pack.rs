@@ -399,8 +399,9 @@ pub(crate) fn transforms_into<S: PoseSource + ?Sized>(
     staging: Option<wgpu::WriteOnly<'_, [u8]>>,
 ) -> Result<()> {
     use rayon::prelude::*;
-    out.clear();
-    try_reserve(out, transforms.len(), "packed transforms")?;
+    // Every record is written below: the last call's memory is reused as it is, not cleared.
+    out.truncate(transforms.len());
+    try_reserve(out, transforms.len() - out.len(), "packed transforms")?;
     out.resize(transforms.len(), [0.0; 4]);
     // The staging memory in pieces of one chunk each (wgpu's write-only views of arrays may go
     // to other threads) and the rest, for the last, partial chunk.
