@@ -166,23 +166,34 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
     scratch: &mut Scratch,
 ) -> Result<()> {
     assert_eq!(gpu.len(), manifolds.len(), "one manifold per contact");
-    let next = &mut scratch.next;
-    starts_by_a(gpu, bodies, next);
-    let mut both = Vec::new();
-    fill(&mut both, gpu.len(), (T::EMPTY, Manifold::default()), "contacts")?;
-    for (c, m) in gpu.iter().zip(manifolds) {
-        let slot = &mut next[c.a as usize];
-        both[*slot as usize] = (T::from_gpu(c), m.to_manifold());
-        *slot += 1;
+    if gpu.len() < PARALLEL_FROM {
+        let convert = |(c, m): &(GpuContact, GpuManifold)| (T::from_gpu(c), m.to_manifold());
+        let mut both = Vec::new();
+        let next = &mut scratch.next;
+        starts_by_a(gpu, bodies, next);
+        fill(&mut both, gpu.len(), (T::EMPTY, Manifold::default()), "contacts")?;
+        for pair in gpu.iter().copied().zip(manifolds.iter().copied()) {
+            let slot = &mut next[pair.0.a as usize];
+            both[*slot as usize] = convert(&pair);
+            *slot += 1;
+        }
+        sort_runs(&mut both, &next[..bodies], |(c, _)| c.b());
+        out.clear();
+        out_manifolds.clear();
+        out.extend(both.iter().map(|(c, _)| *c));
+        out_manifolds.extend(both.iter().map(|(_, m)| *m));
+        return Ok(());
     }
-    sort_runs(&mut both, &next[..bodies], |(c, _)| c.b());
-    out.clear();
-    out_manifolds.clear();
-    for (c, m) in both {
-        out.push(c);
-        out_manifolds.push(m);
-    }
-    Ok(())
+    use rayon::prelude::*;
+    // Each contact beside its manifold, moved as one.
+    let zipped = &mut scratch.zipped;
+    zipped.clear();
+    try_reserve_exact(zipped, gpu.len(), "manifolds")?;
+    zipped.par_extend(gpu.par_iter().copied().zip(manifolds.par_iter().copied()));
+    reuse(out, gpu.len(), T::EMPTY)?;
+    reuse(out_manifolds, gpu.len(), Manifold::default())?;
+    let slots = (out.as_mut_slice(), out_manifolds.as_mut_slice());
+    order_large(zipped, bodies, slots, (&mut scratch.split_full, &mut scratch.offsets))
 }
 
 /// Scratch memory of the host ordering, reused from frame to frame.
@@ -192,9 +203,72 @@ pub(crate) struct Scratch {
     next: Vec<u32>,
     /// Large outputs: each chunk of [`CHUNK`] pairs, in place, split into its buckets of
     /// bodies; only ever grows, so that a frame writes no fresh pages.
-    bucketed: Vec<GpuContact>,
+    split: Vec<GpuContact>,
+    /// The same for contacts with their manifolds.
+    split_full: Vec<(GpuContact, GpuManifold)>,
+    /// Each contact beside its manifold, before the split.
+    zipped: Vec<(GpuContact, GpuManifold)>,
     /// Where each chunk's buckets start in it: `BUCKETS + 1` offsets per chunk.
     offsets: Vec<u32>,
+}
+
+/// A pair as the host ordering moves it: its contact, alone or with its manifold.
+trait Item: Copy + Send + Sync {
+    const EMPTY: Self;
+    fn contact(&self) -> &GpuContact;
+}
+
+impl Item for GpuContact {
+    const EMPTY: GpuContact = <GpuContact as Record>::EMPTY;
+    fn contact(&self) -> &GpuContact {
+        self
+    }
+}
+
+impl Item for (GpuContact, GpuManifold) {
+    const EMPTY: Self = (
+        <GpuContact as Record>::EMPTY,
+        GpuManifold { flags: 0, p1_x: 0.0, p1_y: 0.0, p1_depth: 0.0, p2_x: 0.0, p2_y: 0.0, p2_depth: 0.0, pad: 0 },
+    );
+    fn contact(&self) -> &GpuContact {
+        &self.0
+    }
+}
+
+/// Where the host ordering writes the pairs it converts: contacts, or contacts and their
+/// manifolds, each in its own vector.
+trait Slots<I>: Send + Sized {
+    fn len(&self) -> usize;
+    /// The first `mid` slots and the rest.
+    fn split_at(self, mid: usize) -> (Self, Self);
+    /// `item` converted into slot `at`.
+    fn put(&mut self, at: usize, item: &I);
+}
+
+impl<T: Record> Slots<GpuContact> for &mut [T] {
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        self.split_at_mut(mid)
+    }
+    fn put(&mut self, at: usize, item: &GpuContact) {
+        self[at] = T::from_gpu(item);
+    }
+}
+
+impl<T: Record> Slots<(GpuContact, GpuManifold)> for (&mut [T], &mut [Manifold]) {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let ((c, c_rest), (m, m_rest)) = (self.0.split_at_mut(mid), self.1.split_at_mut(mid));
+        ((c, m), (c_rest, m_rest))
+    }
+    fn put(&mut self, at: usize, (contact, manifold): &(GpuContact, GpuManifold)) {
+        self.0[at] = T::from_gpu(contact);
+        self.1[at] = manifold.to_manifold();
+    }
 }
 
 /// Buckets of bodies, by `a`, that large outputs are split into first: each bucket then sorts
@@ -229,33 +303,46 @@ pub(crate) fn sorted_contacts_into<T: Record>(
         sort_runs(out, &next[..bodies], T::b);
         return Ok(());
     }
+    reuse(out, gpu.len(), T::EMPTY)?;
+    order_large(gpu, bodies, out.as_mut_slice(), (&mut scratch.split, &mut scratch.offsets))
+}
+
+/// The large outputs of [`sorted_contacts_into`] and [`sorted_with_manifolds_into`]: `items`
+/// split a chunk at a time into ranges of bodies (into `split`, with each chunk's range starts in
+/// `offsets`), then each range into its part of `out`, one slot per item, each slot written.
+fn order_large<I: Item, S: Slots<I>>(
+    items: &[I],
+    bodies: usize,
+    out: S,
+    (split, offsets): (&mut Vec<I>, &mut Vec<u32>),
+) -> Result<()> {
     use rayon::prelude::*;
-    let n = gpu.len();
+    let n = items.len();
     // Bodies per bucket: a power of two, so that a pair's bucket is a shift.
     let shift = bodies.div_ceil(BUCKETS).next_power_of_two().trailing_zeros();
     let buckets = bodies.div_ceil(1 << shift);
-    grow(&mut scratch.bucketed, n, <GpuContact as Record>::EMPTY)?;
-    scratch.offsets.clear();
-    scratch.offsets.resize(n.div_ceil(CHUNK) * (buckets + 1), 0);
+    grow(split, n, I::EMPTY)?;
+    offsets.clear();
+    offsets.resize(n.div_ceil(CHUNK) * (buckets + 1), 0);
     // Each chunk split by bucket into its own part of the scratch, in its order.
-    gpu.par_chunks(CHUNK)
-        .zip(scratch.bucketed[..n].par_chunks_mut(CHUNK))
-        .zip(scratch.offsets.par_chunks_mut(buckets + 1))
-        .for_each(|((part, split), starts)| {
-            for c in part {
-                starts[(c.a >> shift) as usize] += 1;
+    let bucket = |item: &I| (item.contact().a >> shift) as usize;
+    items.par_chunks(CHUNK).zip(split[..n].par_chunks_mut(CHUNK)).zip(offsets.par_chunks_mut(buckets + 1)).for_each(
+        |((part, into), starts)| {
+            for item in part {
+                starts[bucket(item)] += 1;
             }
             exclusive_sums(starts);
             let mut at = starts[..buckets].to_vec();
-            for c in part {
-                let slot = &mut at[(c.a >> shift) as usize];
-                split[*slot as usize] = *c;
+            for item in part {
+                let slot = &mut at[bucket(item)];
+                into[*slot as usize] = *item;
                 *slot += 1;
             }
-        });
-    // Each bucket's part of the output; every record of it is written below.
-    reuse(out, n, T::EMPTY)?;
-    let (split, offsets) = (&scratch.bucketed[..n], &scratch.offsets);
+        },
+    );
+    // Each bucket's part of the output; every slot of it is written below.
+    assert_eq!(out.len(), n, "one slot per pair");
+    let (split, offsets) = (&split[..n], &*offsets);
     let pieces = move |k: usize| {
         split.chunks(CHUNK).zip(offsets.chunks(buckets + 1)).map(move |(part, starts)| {
             let (begin, end) = (starts[k] as usize, starts[k + 1] as usize);
@@ -263,40 +350,41 @@ pub(crate) fn sorted_contacts_into<T: Record>(
         })
     };
     let mut tasks = Vec::with_capacity(buckets);
-    let mut rest = out.as_mut_slice();
+    let mut rest = out;
     for k in 0..buckets {
         let size = pieces(k).map(<[_]>::len).sum();
-        let (slots, tail) = std::mem::take(&mut rest).split_at_mut(size);
+        let (slots, tail) = rest.split_at(size);
         tasks.push((k, slots));
         rest = tail;
     }
     tasks.into_par_iter().for_each_init(
         || (Vec::new(), Vec::new(), Vec::new()),
-        |(starts, runs, keys), (k, slots)| {
+        |(starts, runs, keys), (k, mut slots)| {
             let first = (k << shift) as u32;
             let count = (1usize << shift).min(bodies - (k << shift));
             // Each body's run start, then its pairs in runs (in their order), then each run
             // by `b`, into place.
             starts.clear();
             starts.resize(count, 0u32);
-            for c in pieces(k).flatten() {
-                starts[(c.a - first) as usize] += 1;
+            let body = |item: &I| (item.contact().a - first) as usize;
+            for item in pieces(k).flatten() {
+                starts[body(item)] += 1;
             }
             exclusive_sums(starts);
             // Every record of `runs` is written below: the last bucket's are left as they are.
             runs.truncate(slots.len());
-            runs.resize(slots.len(), <GpuContact as Record>::EMPTY);
+            runs.resize(slots.len(), I::EMPTY);
             // `starts[i]` moves on to the end of body i's run, the start of the next.
-            for c in pieces(k).flatten() {
-                let slot = &mut starts[(c.a - first) as usize];
-                runs[*slot as usize] = *c;
+            for item in pieces(k).flatten() {
+                let slot = &mut starts[body(item)];
+                runs[*slot as usize] = *item;
                 *slot += 1;
             }
             // Run by run, skipping the bodies with none.
             let mut begin = 0;
             while begin < runs.len() {
-                let end = starts[(runs[begin].a - first) as usize] as usize;
-                place_run(&runs[begin..end], &mut slots[begin..end], keys);
+                let end = starts[body(&runs[begin])] as usize;
+                place_run(&runs[begin..end], &mut slots, begin, keys);
                 begin = end;
             }
         },
@@ -312,25 +400,26 @@ fn exclusive_sums(counts: &mut [u32]) {
     }
 }
 
-/// One body's pairs (`run`, in the order they came) into `slots` sorted by `b` (ties by
-/// position): a short run by each pair's rank, a long one (a pile-up) by sorting its keys, `b`
-/// and position, in `keys`.
-fn place_run<T: Record>(run: &[GpuContact], slots: &mut [T], keys: &mut Vec<u64>) {
+/// One body's pairs (`run`, in the order they came) into `slots` from `base` on, sorted by `b`
+/// (ties by position): a short run by each pair's rank, a long one (a pile-up) by sorting its
+/// keys, `b` and position, in `keys`.
+fn place_run<I: Item>(run: &[I], slots: &mut impl Slots<I>, base: usize, keys: &mut Vec<u64>) {
+    let b = |item: &I| item.contact().b;
     match run.len() {
         0 => {}
-        1 => slots[0] = T::from_gpu(&run[0]),
+        1 => slots.put(base, &run[0]),
         2..=RANKED => {
-            for (i, c) in run.iter().enumerate() {
-                let rank = run.iter().enumerate().filter(|&(j, d)| (d.b, j) < (c.b, i)).count();
-                slots[rank] = T::from_gpu(c);
+            for (i, item) in run.iter().enumerate() {
+                let rank = run.iter().enumerate().filter(|&(j, other)| (b(other), j) < (b(item), i)).count();
+                slots.put(base + rank, item);
             }
         }
         _ => {
             keys.clear();
-            keys.extend(run.iter().enumerate().map(|(i, c)| u64::from(c.b) << 32 | i as u64));
+            keys.extend(run.iter().enumerate().map(|(i, item)| u64::from(b(item)) << 32 | i as u64));
             keys.sort_unstable();
-            for (slot, key) in slots.iter_mut().zip(keys.iter()) {
-                *slot = T::from_gpu(&run[*key as u32 as usize]);
+            for (at, key) in keys.iter().enumerate() {
+                slots.put(base + at, &run[*key as u32 as usize]);
             }
         }
     }
@@ -478,6 +567,62 @@ mod tests {
         let run = |a: u32| out.iter().filter(|c| c.a == a).map(|c| c.depth).collect::<Vec<_>>();
         assert_eq!(run(7)[1], -1.0);
         assert_eq!(run(9).len(), 41);
+    }
+
+    /// Manifolds travel with their contacts, on every core past [`PARALLEL_FROM`] pairs as
+    /// below it: the order of a plain sort on any number of threads, each manifold beside its
+    /// contact, runs of one, a few and a pile-up (body 3), and the first and the last body.
+    #[test]
+    fn manifolds_follow_their_contacts_in_large_outputs() {
+        let bodies = 50_000u32;
+        let mut pairs: Vec<GpuContact> = (0..bodies - 1)
+            .flat_map(|a| (1..=a % 3).map(move |j| gpu(a, (a + j * 5).min(bodies - 1), a as f32)))
+            .collect();
+        pairs.extend((4..200).map(|b| gpu(3, b, -(b as f32))));
+        pairs.push(gpu(bodies - 2, bodies - 1, 7.0));
+        pairs.retain(|c| c.a < c.b);
+        pairs.sort_by_key(|c| (c.a, c.b));
+        pairs.dedup_by_key(|c| (c.a, c.b));
+        let n = pairs.len();
+        assert!(n > PARALLEL_FROM, "{n} pairs");
+        for i in 0..n {
+            pairs.swap(i, (i * 7919 + 5) % n);
+        }
+        // Each manifold names its pair: its first point is (a, b).
+        let manifolds: Vec<GpuManifold> = pairs
+            .iter()
+            .map(|c| GpuManifold {
+                flags: 1 << 2,
+                p1_x: c.a as f32,
+                p1_y: c.b as f32,
+                p1_depth: c.depth,
+                ..<(GpuContact, GpuManifold) as Item>::EMPTY.1
+            })
+            .collect();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (mut out, mut out_manifolds) = (vec![], vec![]);
+            pool.install(|| {
+                sorted_with_manifolds_into::<Contact>(
+                    &pairs,
+                    &manifolds,
+                    bodies as usize,
+                    (&mut out, &mut out_manifolds),
+                    &mut Scratch::default(),
+                )
+            })
+            .unwrap();
+            (out, out_manifolds)
+        };
+        let (out, out_manifolds) = run(2);
+        assert_eq!((out.clone(), out_manifolds.clone()), run(1));
+        let mut want: Vec<(Contact, Manifold)> =
+            pairs.iter().zip(&manifolds).map(|(c, m)| (Contact::from_gpu(c), m.to_manifold())).collect();
+        want.sort_by_key(|(c, _)| (c.a, c.b));
+        assert_eq!(out, want.iter().map(|w| w.0).collect::<Vec<_>>());
+        assert_eq!(out_manifolds, want.iter().map(|w| w.1).collect::<Vec<_>>());
+        assert!(out.iter().zip(&out_manifolds).all(|(c, m)| m.points()[0].point == [f64::from(c.a), f64::from(c.b)]));
+        assert_eq!(out.iter().filter(|c| c.a == 3).count(), 196);
     }
 
     #[test]
