@@ -151,15 +151,11 @@ impl Readback {
         self.copied = count;
     }
 
-    /// The first `count` manifolds of `src`, copied and read now (after the frame's work).
-    pub fn manifolds(
-        &mut self,
-        gpu: &Gpu,
-        src: &wgpu::Buffer,
-        count: u64,
-        log: &mut SpanLog,
-    ) -> Result<Vec<GpuManifold>> {
-        read_prefix(gpu, (src, count), (&mut self.manifolds, "satgpu.manifolds.read"), ("manifolds", log))
+    /// The first `count` manifolds of `src`, copied now (after the frame's work) and mapped:
+    /// read where they lie, unmapped when dropped.
+    pub fn manifolds(&mut self, gpu: &Gpu, src: &wgpu::Buffer, count: u64, log: &mut SpanLog) -> Result<Mapped> {
+        let bytes = count * std::mem::size_of::<GpuManifold>() as u64;
+        map_prefix(gpu, (src, bytes), (&mut self.manifolds, "satgpu.manifolds.read"), ("manifolds", log))
     }
 
     /// The first `count` contact events of `src` (pairs as `[a, b]`), copied and read now (after
@@ -213,14 +209,26 @@ fn read_prefix<T: bytemuck::Pod>(
     (what, log): (&'static str, &mut SpanLog),
 ) -> Result<Vec<T>> {
     let bytes = count * std::mem::size_of::<T>() as u64;
+    let mapped = map_prefix(gpu, (src, bytes), (slot, label), (what, log))?;
+    Ok(log.time("copy_out", || mapped.records::<T>().into_owned()))
+}
+
+/// The first `bytes` of `src` copied into the readback buffer in `slot` (made or grown as needed)
+/// and mapped, after one submission and wait.
+fn map_prefix(
+    gpu: &Gpu,
+    (src, bytes): (&wgpu::Buffer, u64),
+    (slot, label): (&mut Option<wgpu::Buffer>, &str),
+    (what, log): (&'static str, &mut SpanLog),
+) -> Result<Mapped> {
     if bytes == 0 {
-        return Ok(vec![]);
+        return Ok(Mapped::empty());
     }
     let dst = reserve(gpu, slot, bytes, label);
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
     let submission = gpu.queue().submit([encoder.finish()]);
-    read_logged(gpu, dst, bytes, submission, (what, log))
+    map_logged(gpu, dst, bytes, submission, (what, log))
 }
 
 /// A mappable buffer in `slot` of at least `bytes` (grown by half when replaced).

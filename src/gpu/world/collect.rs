@@ -115,12 +115,14 @@ impl World {
     ) -> Result<(Option<Mapped>, u64, u32)> {
         let src = &self.sized.pairs.contacts;
         let first = self.readback.contacts(&self.gpu, src, totals.colliding, Some(frame), &mut self.spans)?;
-        let mut manifolds = self.read_manifolds(totals.colliding)?;
+        let first_manifolds = self.read_manifolds(totals.colliding)?;
         let capacity = u64::from(self.sized.capacity.candidates);
         self.manifolds.clear();
         if self.sized.order.is_some() && totals.candidates <= capacity {
             // Sorted on the GPU: delivered straight from the mapped records.
-            self.manifolds.extend(manifolds.iter().map(GpuManifold::to_manifold));
+            use rayon::prelude::*;
+            let (manifolds, out) = (first_manifolds.records::<GpuManifold>(), &mut self.manifolds);
+            self.spans.time("widen", || out.par_extend(manifolds.par_iter().map(GpuManifold::to_manifold)));
             if keep_mapped {
                 return Ok((Some(first), totals.colliding, 1));
             }
@@ -132,13 +134,16 @@ impl World {
         let mut raw = std::mem::take(&mut self.raw);
         raw.clear();
         let (mut batches, mut base) = (1, capacity);
-        let first = match base < totals.candidates {
+        let mut manifolds: Vec<GpuManifold> = vec![];
+        let (first, first_manifolds) = match base < totals.candidates {
             true => {
                 self.spans.time("copy_out", || order::copy_records(&first.records(), &mut raw))?;
-                drop(first); // unmapped before the batches map the buffer again
-                None
+                manifolds = self.spans.time("copy_out", || first_manifolds.records().into_owned());
+                // Unmapped before the batches map the buffers again.
+                drop((first, first_manifolds));
+                (None, None)
             }
-            false => Some(first),
+            false => (Some(first), Some(first_manifolds)),
         };
         while base < totals.candidates {
             let batch = self.run_batch(base as u32);
@@ -157,15 +162,17 @@ impl World {
         }
         let mapped = first.as_ref().map(Mapped::records);
         let raw_records: &[GpuContact] = mapped.as_deref().unwrap_or(&raw);
+        let mapped_manifolds = first_manifolds.as_ref().map(Mapped::records::<GpuManifold>);
+        let manifolds: &[GpuManifold] = mapped_manifolds.as_deref().unwrap_or(&manifolds);
         let (bodies, scratch, out_manifolds) = (self.len(), &mut self.order_scratch, &mut self.manifolds);
         let ordered = self.spans.time("order", || match manifolds.is_empty() {
             true => order::sorted_contacts_into(raw_records, bodies, contacts, scratch),
             false => {
-                order::sorted_with_manifolds_into(raw_records, &manifolds, bodies, (contacts, out_manifolds), scratch)
+                order::sorted_with_manifolds_into(raw_records, manifolds, bodies, (contacts, out_manifolds), scratch)
             }
         });
         let colliding = raw_records.len() as u64;
-        drop(mapped);
+        drop((mapped, mapped_manifolds));
         self.raw = raw;
         ordered.map(|()| (None, colliding, batches))
     }
@@ -181,11 +188,12 @@ impl World {
         Ok(())
     }
 
-    /// The first `count` manifolds of the last frame or batch (none unless [`ContactDetail::Full`]).
-    fn read_manifolds(&mut self, count: u64) -> Result<Vec<GpuManifold>> {
+    /// The first `count` manifolds of the last frame or batch, mapped (none unless
+    /// [`ContactDetail::Full`]).
+    fn read_manifolds(&mut self, count: u64) -> Result<Mapped> {
         match self.sized.manifold.as_ref().filter(|_| self.full()) {
             Some(m) => self.readback.manifolds(&self.gpu, &m.manifolds, count, &mut self.spans),
-            None => Ok(vec![]),
+            None => Ok(Mapped::empty()),
         }
     }
 
@@ -219,6 +227,8 @@ impl World {
         let mapped = self.readback.contacts(&self.gpu, src, totals.colliding, None, &mut self.spans)?;
         let contacts = self.spans.time("copy_out", || mapped.records::<GpuContact>().into_owned());
         drop(mapped);
-        Ok((contacts, self.read_manifolds(totals.colliding)?))
+        let mapped = self.read_manifolds(totals.colliding)?;
+        let manifolds = self.spans.time("copy_out", || mapped.records::<GpuManifold>().into_owned());
+        Ok((contacts, manifolds))
     }
 }
