@@ -190,8 +190,8 @@ pub(crate) fn sorted_with_manifolds_into<T: Record>(
     zipped.clear();
     try_reserve_exact(zipped, gpu.len(), "manifolds")?;
     zipped.par_extend(gpu.par_iter().copied().zip(manifolds.par_iter().copied()));
-    reuse(out, gpu.len(), T::EMPTY)?;
-    reuse(out_manifolds, gpu.len(), Manifold::default())?;
+    reuse(out, gpu.len(), T::EMPTY, "contacts")?;
+    reuse(out_manifolds, gpu.len(), Manifold::default(), "manifolds")?;
     let slots = (out.as_mut_slice(), out_manifolds.as_mut_slice());
     order_large(zipped, bodies, slots, (&mut scratch.split_full, &mut scratch.offsets))
 }
@@ -303,7 +303,7 @@ pub(crate) fn sorted_contacts_into<T: Record>(
         sort_runs(out, &next[..bodies], T::b);
         return Ok(());
     }
-    reuse(out, gpu.len(), T::EMPTY)?;
+    reuse(out, gpu.len(), T::EMPTY, "contacts")?;
     order_large(gpu, bodies, out.as_mut_slice(), (&mut scratch.split, &mut scratch.offsets))
 }
 
@@ -321,7 +321,7 @@ fn order_large<I: Item, S: Slots<I>>(
     // Bodies per bucket: a power of two, so that a pair's bucket is a shift.
     let shift = bodies.div_ceil(BUCKETS).next_power_of_two().trailing_zeros();
     let buckets = bodies.div_ceil(1 << shift);
-    grow(split, n, I::EMPTY)?;
+    grow(split, n, I::EMPTY, "contacts")?;
     offsets.clear();
     offsets.resize(n.div_ceil(CHUNK) * (buckets + 1), 0);
     // Each chunk split by bucket into its own part of the scratch, in its order.
@@ -426,12 +426,12 @@ fn place_run<I: Item>(run: &[I], slots: &mut impl Slots<I>, base: usize, keys: &
 }
 
 /// `v` at least `len` long, grown with `empty` (on every core) when shorter, or
-/// [`Error::HostMemory`].
-fn grow<T: Copy + Send + Sync>(v: &mut Vec<T>, len: usize, empty: T) -> Result<()> {
+/// [`Error::HostMemory`] naming `what`.
+fn grow<T: Copy + Send + Sync>(v: &mut Vec<T>, len: usize, empty: T, what: &'static str) -> Result<()> {
     use rayon::prelude::*;
     if v.len() < len {
         let more = len - v.len();
-        try_reserve_exact(v, more, "contacts")?;
+        try_reserve_exact(v, more, what)?;
         v.par_extend(rayon::iter::repeat_n(empty, more));
     }
     Ok(())
@@ -439,9 +439,9 @@ fn grow<T: Copy + Send + Sync>(v: &mut Vec<T>, len: usize, empty: T) -> Result<(
 
 /// `out` exactly `len` long, its records left as they are (the caller writes every one), so
 /// that a frame's output reuses the last frame's pages without writing them twice.
-fn reuse<T: Copy + Send + Sync>(out: &mut Vec<T>, len: usize, empty: T) -> Result<()> {
+fn reuse<T: Copy + Send + Sync>(out: &mut Vec<T>, len: usize, empty: T, what: &'static str) -> Result<()> {
     out.truncate(len);
-    grow(out, len, empty)
+    grow(out, len, empty, what)
 }
 
 #[cfg(test)]
