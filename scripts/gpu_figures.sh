@@ -58,9 +58,10 @@ mkdir -p target/release && cp /tmp/sg/bin/satgpu target/release/satgpu
 export CARGO_MANIFEST_DIR=$manifest
 export WGPU_BACKEND=vulkan
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-if [ -e $icd ] && ! satgpu adapters 2>/dev/null | grep -qi nvidia; then
-    export VK_DRIVER_FILES=$icd
+# NVIDIA's Vulkan driver lives in libGLX_nvidia, which needs libglvnd (the .gl packages).
+if ! satgpu adapters 2>/dev/null | grep -qi nvidia; then
+    icd=$(find /usr/local/nvidia /usr/share/vulkan /etc/vulkan -name 'nvidia_icd*.json' 2>/dev/null | head -1)
+    [ -n "$icd" ] && export VK_DRIVER_FILES=$icd
 fi
 
 kinds="crowd,dense,mixed,clustered,grid,round,pile,scales,outliers,agents,shapes"
@@ -69,7 +70,13 @@ compare() { # compare NAME KIND N [ENV...]: parry2d on 1 and all cores beside sa
     shift 3
     echo "CARGO_TARGET_DIR=$res/$name SATGPU_BENCH_KINDS=$k SATGPU_BENCH_N=$n SATGPU_BENCH_REPS=1 $* compare --bench"
 }
-step info 10 "echo commit \$(cat /tmp/sg/commit); nvidia-smi; lscpu | grep -E 'Model name|^CPU\(s\)'; free -g; satgpu adapters"
+step info 10 "echo commit \$(cat /tmp/sg/commit); nvidia-smi; lscpu | grep -E 'Model name|^CPU\(s\)'; free -g; echo VK_DRIVER_FILES=\${VK_DRIVER_FILES:-}; find / -xdev -name 'nvidia_icd*.json' 2>/dev/null; ldconfig -p | grep -E 'vulkan|GLX_nvidia|GLdispatch'; satgpu adapters"
+if ! satgpu adapters 2>/dev/null | grep -qi nvidia; then
+    VK_LOADER_DEBUG=error,warn satgpu adapters >"$res/loader.log" 2>&1
+    echo "no NVIDIA adapter: stopping" | tee -a "$res/summary.txt"
+    pack
+    exit 1
+fi
 # The headline: crowd 1M whole, simulation and resident frames, host spans, a trace.
 step bench_crowd1m 25 "satgpu bench --kind crowd --n 1000000 --frames 10 --json $res/bench_crowd1m.json --trace $res/trace_crowd1m.json"
 step bench_100k 40 "satgpu bench --kind $kinds --n 100000 --frames 5 --json $res/bench_100k.json"
