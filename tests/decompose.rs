@@ -53,11 +53,17 @@ fn part_contains(p: &Polygon, q: [f64; 2], slack: f64) -> bool {
     })
 }
 
-/// Reflex vertices of the outline, straight ones not counted.
+/// The exact turn `o -> a -> b` (Shewchuk's predicate): its sign is right at every scale.
+fn orient(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let c = |p: [f64; 2]| robust::Coord { x: p[0], y: p[1] };
+    robust::orient2d(c(o), c(a), c(b))
+}
+
+/// Reflex vertices of the outline, straight ones not counted (decided exactly).
 fn reflex(v: &[[f64; 2]]) -> usize {
     let s = area(v).signum();
     let n = v.len();
-    (0..n).filter(|&i| s * cross(v[(i + n - 1) % n], v[i], v[(i + 1) % n]) < 0.0).count()
+    (0..n).filter(|&i| s * orient(v[(i + n - 1) % n], v[i], v[(i + 1) % n]) < 0.0).count()
 }
 
 /// Decomposes `v` and checks every property; returns the part count.
@@ -68,6 +74,12 @@ fn check(v: &[[f64; 2]], what: &str, rng: &mut ChaCha8Rng) -> usize {
     for p in &parts {
         assert!(p.vertices().len() >= 3 && p.radius() == 0.0);
         assert!(p.vertices().iter().all(|x| v.contains(x)), "{what}: a part has a vertex of its own");
+        // Convex in exact arithmetic: every corner turns left.
+        let (pv, m) = (p.vertices(), p.vertices().len());
+        assert!(
+            (0..m).all(|k| orient(pv[(k + m - 1) % m], pv[k], pv[(k + 1) % m]) > 0.0),
+            "{what}: a part is not convex"
+        );
     }
     let want = area(v).abs();
     let got: f64 = parts.iter().map(|p| area(p.vertices())).sum();
@@ -259,4 +271,75 @@ fn bad_outlines_are_typed_errors_naming_the_place() {
         PolygonError::SelfIntersecting { first: 0, second: 2 }.at(7).to_string(),
         "polygon 7 intersects itself: edges 0 and 2 cross (edge k runs from vertex k to the next)"
     );
+}
+
+/// Issue 47: a simple comb was refused ("could not be split ... within f64 precision"): rotated,
+/// its tooth tips lie on one line and its roots on another, collinear vertices that are not
+/// neighbours. Every decision is exact now, so it and every outline above split rotated by many
+/// angles, scaled from 1e-20 to 1e20, with teeth exactly and nearly collinear.
+#[test]
+fn rotated_and_scaled_outlines_with_collinear_vertices_are_split() {
+    let mut rng = ChaCha8Rng::seed_from_u64(47);
+    let reported = [
+        [89.44391422237192, 65.63468399058968],
+        [89.95350355252916, 66.10296379920334],
+        [89.4852237439155, 66.61255312936058],
+        [89.43426481089978, 66.56572514849921],
+        [89.76206067692934, 66.20901261738913],
+        [89.38330587788406, 66.51889716763785],
+        [89.33234694486833, 66.47206918677648],
+        [89.66014281089788, 66.11535665566642],
+        [89.2813880118526, 66.42524120591511],
+        [89.23042907883688, 66.37841322505375],
+        [89.55822494486644, 66.02170069394369],
+        [89.17947014582116, 66.33158524419238],
+        [89.12851121280544, 66.28475726333102],
+        [89.456307078835, 65.92804473222095],
+        [89.0775522797897, 66.23792928246965],
+        [88.97563441375826, 66.14427332074692],
+    ];
+    check(&reported, "the reported comb", &mut rng);
+    // Sixteen-vertex combs like it: teeth whose tips and roots lie on two lines.
+    let teeth = |n: usize, jitter: f64, rng: &mut ChaCha8Rng| -> Vec<[f64; 2]> {
+        let mut v = vec![[0.0, 0.0], [2.0 * n as f64, 0.0]];
+        for t in (0..n).rev() {
+            let x = 2.0 * t as f64;
+            let mut j = || jitter * rng.random_range(-1.0..1.0);
+            v.extend([[x + 2.0, 2.0 + j()], [x + 1.0, 0.5 + j()]]);
+        }
+        v.push([0.0, 2.0]);
+        v
+    };
+    let mut outlines: Vec<(String, Vec<[f64; 2]>)> = vec![
+        ("comb".into(), comb(4, 3.0, 2)),
+        ("saw".into(), teeth(7, 0.0, &mut rng)),
+        ("saw, nearly collinear".into(), teeth(7, 1e-15, &mut rng)),
+        ("saw, jittered 1e-9".into(), teeth(7, 1e-9, &mut rng)),
+        ("spiral".into(), spiral(20, 1.5, 2.0)),
+        ("star".into(), star(&mut rng, 30, 0.3)),
+        ("notched square".into(), vec![[0.0, 0.0], [4.0, 0.0], [4.0, 4.0], [2.0, 2.0], [0.0, 4.0]]),
+        (
+            "spike".into(),
+            vec![[0.0, 0.0], [1.0, 0.0], [1.0, 0.5 - 1e-7], [101.0, 0.5], [1.0, 0.5 + 1e-7], [1.0, 1.0], [0.0, 1.0]],
+        ),
+    ];
+    let mut square: Vec<[f64; 2]> = (0..5).map(|i| [i as f64 / 5.0, 0.0]).collect();
+    square.extend([[1.0, 0.0], [1.0, 1.0], [0.5, 0.5], [0.0, 1.0]]);
+    outlines.push(("collinear run".into(), square));
+    let mut splits = 0;
+    for (name, v) in &outlines {
+        for k in 0..61 {
+            let angle = k as f64 * TAU / 61.0 + 0.001 * k as f64;
+            let (sin, cos) = angle.sin_cos();
+            for scale in [1e-20, 1e-7, 1.0, 3e5, 1e20] {
+                let placed: Vec<[f64; 2]> = v
+                    .iter()
+                    .map(|p| [scale * (p[0] * cos - p[1] * sin + 89.4), scale * (p[0] * sin + p[1] * cos + 65.6)])
+                    .collect();
+                check(&placed, &format!("{name} turned by {angle:.4}, scaled by {scale:e}"), &mut rng);
+                splits += 1;
+            }
+        }
+    }
+    assert_eq!(splits, outlines.len() * 61 * 5);
 }

@@ -1,9 +1,11 @@
 //! Concave outlines made convex: a simple polygon split into few convex parts that cover it
 //! exactly, by ear clipping and then Hertel–Mehlhorn merging (a diagonal is removed whenever the
 //! two parts it separates make one convex part). The parts' vertices are the outline's own, so
-//! nothing is rounded; the result is the same on every machine.
+//! nothing is rounded, and every decision (a corner's turn, a vertex inside a triangle, two edges
+//! that meet) is an exact orientation test ([`orient`]): collinear vertices are collinear and
+//! nothing else is, at every scale. The result is the same on every machine.
 
-use super::polygon::{check_outline, cross, segments_meet};
+use super::polygon::{check_outline, cross, orient, segments_meet};
 use super::{Polygon, PolygonError, MAX_VERTICES};
 
 /// Most vertices of a concave outline. Splitting costs about `n * r` operations (`r` reflex
@@ -11,18 +13,13 @@ use super::{Polygon, PolygonError, MAX_VERTICES};
 /// ranges overlap.
 pub const MAX_OUTLINE_VERTICES: usize = 8192;
 
-/// A vertex is straight (on the line through its neighbours) when the sine of its turn is at most
-/// this: as [`Polygon::new`] judges collinear vertices.
-const STRAIGHT: f64 = 1e-12;
-
-/// Parts merge only where each corner of the merged part turns by a sine above this, so that
-/// every part passes [`Polygon::new`] with room to spare.
-const MERGE_MARGIN: f64 = 1e-9;
-
 /// The convex parts of the simple polygon `vertices` (either winding; convex outlines give one
 /// part), each a counter-clockwise [`Polygon`] of the outline's own vertices; together they cover
-/// the outline exactly and do not overlap. Vertices that lie on the straight line through their
-/// neighbours are dropped (they do not change the shape). The part count is at most `2r + 1` for
+/// the outline exactly and do not overlap. Vertices that lie exactly on the straight line through
+/// their neighbours are dropped (they do not change the shape). Every corner of a part turns
+/// left in exact arithmetic; one may turn by less than [`Polygon::new`] asks of a convex
+/// polygon the user gives (a sine of 1e-12), as a rotated copy of an outline with collinear
+/// vertices that are not neighbours has: such a part is convex, only not by that margin. The part count is at most `2r + 1` for
 /// `r` reflex vertices (Hertel–Mehlhorn), and each part has at most [`MAX_VERTICES`] vertices.
 ///
 /// Refused, naming the input vertex or edge, as [`Polygon::new`] refuses: fewer than 3 or more
@@ -49,9 +46,11 @@ pub fn decompose(vertices: &[[f64; 2]]) -> Result<Vec<Polygon>, PolygonError> {
     let points: Vec<[f64; 2]> = outline.iter().map(|&i| vertices[i]).collect();
     let triangles = clip_ears(&points).ok_or(PolygonError::Undecomposable)?;
     let parts = merge(&points, &triangles);
+    // Each part is counter-clockwise and turns left at every corner, exactly (`merged`, and
+    // `clip_ears` for the triangles).
     let polygons: Vec<Polygon> = parts
         .iter()
-        .map(|part| Polygon::new(part.iter().map(|&k| points[k]).collect()))
+        .map(|part| Polygon::with_winding(part.iter().map(|&k| points[k]).collect(), 1.0, 0.0))
         .collect::<Result<_, _>>()
         .map_err(|_| PolygonError::Undecomposable)?;
     // The parts' areas add up to the outline's: a last check that nothing was lost.
@@ -68,17 +67,21 @@ fn area(v: &[[f64; 2]]) -> f64 {
     0.5 * (1..v.len() - 1).map(|i| cross(o, v[i], v[i + 1])).sum::<f64>()
 }
 
-/// Whether the corner `a -> b -> c` turns left by a sine above `margin`.
-fn turns_left(a: [f64; 2], b: [f64; 2], c: [f64; 2], margin: f64) -> bool {
-    let (e1, e2) = ([b[0] - a[0], b[1] - a[1]], [c[0] - b[0], c[1] - b[1]]);
-    cross(a, b, c) > margin * e1[0].hypot(e1[1]) * e2[0].hypot(e2[1])
+/// Whether the corner `a -> b -> c` turns left (exactly).
+fn turns_left(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> bool {
+    orient(a, b, c) > 0.0
 }
 
-/// Whether `b` lies on the straight line from `a` to `c`, between them.
+/// The sign of `(b - a) . (c - b)` for three points on one line: positive when `b` lies between
+/// `a` and `c`, negative when the path doubles back. On one line each coordinate runs one way,
+/// so the rounded differences keep their signs and the sign is exact.
+fn onward(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
+    (b[0] - a[0]) * (c[0] - b[0]) + (b[1] - a[1]) * (c[1] - b[1])
+}
+
+/// Whether `b` lies on the straight line from `a` to `c`, between them (exactly).
 fn straight(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> bool {
-    let (e1, e2) = ([b[0] - a[0], b[1] - a[1]], [c[0] - b[0], c[1] - b[1]]);
-    let dot = e1[0] * e2[0] + e1[1] * e2[1];
-    cross(a, b, c).abs() <= STRAIGHT * e1[0].hypot(e1[1]) * e2[0].hypot(e2[1]) && dot > 0.0
+    orient(a, b, c) == 0.0 && onward(a, b, c) > 0.0
 }
 
 /// `outline` without its straight vertices (repeatedly: dropping one may straighten another).
@@ -112,9 +115,7 @@ fn first_crossing(v: &[[f64; 2]]) -> Option<(usize, usize)> {
     for k in 0..n {
         // Adjacent edges k - 1 and k meet at vertex k; they overlap when they double back.
         let (a, b, c) = (v[(k + n - 1) % n], v[k], v[(k + 1) % n]);
-        let (e1, e2) = ([b[0] - a[0], b[1] - a[1]], [c[0] - b[0], c[1] - b[1]]);
-        let dot = e1[0] * e2[0] + e1[1] * e2[1];
-        if cross(a, b, c).abs() <= STRAIGHT * e1[0].hypot(e1[1]) * e2[0].hypot(e2[1]) && dot < 0.0 {
+        if orient(a, b, c) == 0.0 && onward(a, b, c) < 0.0 {
             found((k + n - 1) % n, k);
         }
     }
@@ -137,13 +138,13 @@ fn first_crossing(v: &[[f64; 2]]) -> Option<(usize, usize)> {
 }
 
 /// The triangles of a simple counter-clockwise outline without straight vertices, as index
-/// triples (counter-clockwise), in the order they were cut; `None` where f64 cannot find an ear
-/// (vertices too close to collinear).
+/// triples (counter-clockwise), in the order they were cut; `None` if no ear is found, which
+/// exact tests rule out for a simple outline (two ears theorem).
 fn clip_ears(p: &[[f64; 2]]) -> Option<Vec<[usize; 3]>> {
     let m = p.len();
     let mut next: Vec<usize> = (0..m).map(|k| (k + 1) % m).collect();
     let mut prev: Vec<usize> = (0..m).map(|k| (k + m - 1) % m).collect();
-    let convex = |a: usize, b: usize, c: usize| turns_left(p[a], p[b], p[c], STRAIGHT);
+    let convex = |a: usize, b: usize, c: usize| turns_left(p[a], p[b], p[c]);
     // Vertices that are not strictly convex block ears; clipping only ever makes one convex.
     let mut blocking: Vec<bool> = (0..m).map(|k| !convex(prev[k], k, next[k])).collect();
     let mut blockers: Vec<usize> = (0..m).filter(|&k| blocking[k]).collect();
@@ -158,9 +159,9 @@ fn clip_ears(p: &[[f64; 2]]) -> Option<Vec<[usize; 3]>> {
                 && r != a
                 && r != c
                 && r != k
-                && cross(pa, pb, p[r]) >= 0.0
-                && cross(pb, pc, p[r]) >= 0.0
-                && cross(pc, pa, p[r]) >= 0.0
+                && orient(pa, pb, p[r]) >= 0.0
+                && orient(pb, pc, p[r]) >= 0.0
+                && orient(pc, pa, p[r]) >= 0.0
         })
     };
     let mut ear: Vec<bool> = (0..m).map(|k| is_ear(k, &prev, &next, &blocking, &blockers)).collect();
@@ -305,7 +306,7 @@ fn merged(p: &[[f64; 2]], first: &[usize], second: &[usize], a: usize, b: usize)
         let (a, b, c) = around(&cycle, k);
         if straight(a, b, c) {
             straight_ends.push(k);
-        } else if !turns_left(a, b, c, MERGE_MARGIN) {
+        } else if !turns_left(a, b, c) {
             return None;
         }
     }
@@ -316,7 +317,7 @@ fn merged(p: &[[f64; 2]], first: &[usize], second: &[usize], a: usize, b: usize)
     (0..n)
         .all(|k| {
             let (a, b, c) = around(&cycle, k);
-            turns_left(a, b, c, 2.0 * STRAIGHT)
+            turns_left(a, b, c)
         })
         .then_some(cycle)
 }

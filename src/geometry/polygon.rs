@@ -106,9 +106,10 @@ pub enum PolygonError {
         /// The fields given, comma separated.
         fields: String,
     },
-    /// A concave outline that passed every check but could not be split into convex parts
-    /// within f64 precision: vertices too close to collinear, or parts too thin. Simplify it.
-    #[error("could not be split into convex parts within f64 precision (vertices too close to collinear); simplify the outline")]
+    /// A concave outline that passed every check but could not be split into convex parts. The
+    /// splitter decides every turn exactly, so a simple outline always splits; this names an
+    /// internal failure (please report the outline) rather than a refusal for precision.
+    #[error("could not be split into convex parts (an internal error of the splitter: please report this outline)")]
     Undecomposable,
     /// A part of a compound scene entry is invalid; `reason` says why.
     #[error("part {part} {reason}")]
@@ -214,6 +215,14 @@ pub(super) fn cross(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 }
 
+/// The turn `o -> a -> b` decided exactly (Shewchuk's adaptive-precision predicate, as the
+/// `robust` crate implements it): positive when it turns left, negative right, zero exactly
+/// when the three points lie on one line. Its magnitude approximates [`cross`].
+pub(super) fn orient(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let c = |p: [f64; 2]| robust::Coord { x: p[0], y: p[1] };
+    robust::orient2d(c(o), c(a), c(b))
+}
+
 fn dist2(a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)
 }
@@ -236,9 +245,9 @@ fn first_crossing(v: &[[f64; 2]]) -> Option<(usize, usize)> {
         .find(|&(i, j)| segments_meet(edge(i), edge(j)))
 }
 
-/// Whether two closed segments share a point.
+/// Whether two closed segments share a point, decided exactly.
 pub(super) fn segments_meet((a, b): ([f64; 2], [f64; 2]), (c, d): ([f64; 2], [f64; 2])) -> bool {
-    let (d1, d2, d3, d4) = (cross(a, b, c), cross(a, b, d), cross(c, d, a), cross(c, d, b));
+    let (d1, d2, d3, d4) = (orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b));
     let opposite = |x: f64, y: f64| (x > 0.0 && y < 0.0) || (x < 0.0 && y > 0.0);
     if opposite(d1, d2) && opposite(d3, d4) {
         return true;
@@ -339,6 +348,33 @@ impl Polygon {
     pub fn new(vertices: Vec<[f64; 2]>) -> Result<Polygon, PolygonError> {
         let sign = Polygon::convex_winding(&vertices)?;
         Polygon::with_winding(vertices, sign, 0.0)
+    }
+
+    /// The winding of `vertices` if they form a convex polygon in exact arithmetic: every corner
+    /// turns the same way ([`orient`], never zero) and the outline turns once. `None` otherwise,
+    /// also where a corner is straight. For outlines [`check_outline`] accepts, of at most
+    /// [`MAX_VERTICES`] vertices.
+    pub(crate) fn exact_convex_winding(vertices: &[[f64; 2]]) -> Option<f64> {
+        let n = vertices.len();
+        if !(3..=MAX_VERTICES).contains(&n) {
+            return None;
+        }
+        let turn = |i: usize| orient(vertices[(i + n - 1) % n], vertices[i], vertices[(i + 1) % n]);
+        // (Not `signum`: it calls 0.0 positive.)
+        let sign = if turn(0) > 0.0 { 1.0 } else { -1.0 };
+        if (0..n).any(|i| turn(i) * sign <= 0.0) {
+            return None;
+        }
+        // Every turn has the same sign, so the total is a whole number of turns: once, or a
+        // star's twice or more.
+        let turning: f64 = (0..n)
+            .map(|i| {
+                let (a, b, c) = (vertices[(i + n - 1) % n], vertices[i], vertices[(i + 1) % n]);
+                let (e1, e2) = ([b[0] - a[0], b[1] - a[1]], [c[0] - b[0], c[1] - b[1]]);
+                (sign * (e1[0] * e2[1] - e1[1] * e2[0])).abs().atan2(e1[0] * e2[0] + e1[1] * e2[1])
+            })
+            .sum();
+        ((turning - TAU).abs() < 1.0).then_some(sign)
     }
 
     /// The polygon of `vertices` already found convex with winding `sign` by
