@@ -122,8 +122,11 @@ pub(crate) struct Tuning {
     /// faces that can still win (sat.wgsl: `PRUNE_FROM`); smaller pairs walk every face. On
     /// lavapipe 64, 96 and 128 gave `round`'s narrow phase within noise of each other (about
     /// 1.5x faster than no pruning), and 64 made `shapes` (rounded polygons of 9 to 64
-    /// vertices) about 20 % slower, 128 not (docs/benchmarks-history.md). GPUs prune every pair: their lanes
-    /// wait on loads more than on the searches' arithmetic (not measured on a GPU yet).
+    /// vertices) about 20 % slower, 128 not (docs/benchmarks-history.md). GPUs take 128 too: with
+    /// every pair pruned (0), the NVIDIA H200 gave a compound world's pair a depth of 0.410 where
+    /// the reference's is 0.074 (a part of 12 vertices, the arc of a 60-point star, against a
+    /// triangle: the pruned walk stopped before the deepest face; see the closing note of issue
+    /// 46), and lavapipe with the GPU tuning gives the same.
     pub prune_from: u32,
 }
 
@@ -131,7 +134,7 @@ impl Tuning {
     pub fn for_device(device_type: wgpu::DeviceType) -> Tuning {
         match device_type {
             wgpu::DeviceType::Cpu => Tuning { scan_chunk: 16, radix_chunk: 32, tile_keys: 16_384, prune_from: 128 },
-            _ => Tuning { scan_chunk: 2, radix_chunk: 8, tile_keys: 1024, prune_from: 0 },
+            _ => Tuning { scan_chunk: 2, radix_chunk: 8, tile_keys: 1024, prune_from: 128 },
         }
     }
 
