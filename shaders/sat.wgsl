@@ -172,6 +172,9 @@ struct Faces {
 }
 
 const PRUNE_MARGIN: f32 = 0.000244140625; // 2^-12
+// cos and sin of 2^-8 rad: how much further clockwise than the arc's end the walk starts.
+const COS_SAFE: f32 = 0.99999237;
+const SIN_SAFE: f32 = 0.0039062400;
 // Set from src/gpu/kernels.rs (Tuning::prune_from).
 override PRUNE_FROM: u32 = 128u;
 
@@ -270,8 +273,13 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
         let c = clamp((fp.separation - PRUNE_MARGIN + radii) / far, -1.0, 1.0);
         let s = sqrt(max(0.0, 1.0 - c * c));
         let u = vec2<f32>(d.x * c + d.y * s, d.y * c - d.x * s) / far;
-        // One edge earlier, so that rounding in the search cannot start the walk inside the arc.
-        e = prev(edge_at(p, u), p.count);
+        // P's last face before u turned a little further clockwise (by 2^-8 rad, far more than
+        // the rounding of u and of the search): the walk never starts inside the arc. (Starting
+        // one P edge before the face at u, as this did, could start it inside the arc, past the
+        // whole clockwise half, where P's faces are sparse: a circular segment's chord spans
+        // half a turn, and the walk then stopped after d without the faces between u and d.)
+        let uc = vec2<f32>(u.x * COS_SAFE + u.y * SIN_SAFE, u.y * COS_SAFE - u.x * SIN_SAFE);
+        e = edge_at(p, uc);
     }
     var v = vertex(p, e);
     var w = vertex(p, next(e, p.count));

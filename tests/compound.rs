@@ -188,10 +188,13 @@ fn gpu_compound_pairs_agree_with_the_reference() {
 
 #[test]
 fn a_world_of_concave_bodies_follows_its_transforms() {
-    concave_bodies_follow_their_transforms(&common::gpu());
-    // The tuning for GPUs, which CPU adapters do not take (on an H200 it once pruned the walk
-    // over a 12-vertex part and reported a pair too deep).
+    let gpu = common::gpu();
+    concave_bodies_follow_their_transforms(&gpu);
+    // The tuning for GPUs, and the narrow phase's pruned walk on every pair: the H200, which
+    // then pruned every pair, reported a pair too deep here (the walk over a 12-vertex part, an
+    // arc of the 60-point star, against a triangle started inside its arc and stopped early).
     concave_bodies_follow_their_transforms(&common::gpu_tuned_for_gpus());
+    concave_bodies_follow_their_transforms(&common::gpu_pruning_every_pair());
 }
 
 fn concave_bodies_follow_their_transforms(gpu: &satgpu::gpu::Gpu) {

@@ -192,14 +192,43 @@ fn large_pairs_at_every_angle_and_depth_match_the_reference() {
     cases.push(("a 9-gon deep in an 8-gon", pair, 1));
     // A tiny polygon deep inside a huge one, and the other way round.
     let two = vec![squashed(500, [0.0, 0.0], 1e4, 0.5, 0.2), squashed(40, [300.0, 100.0], 1e-2, 0.7, 1.0)];
+    // Issue 46: circular segments (an arc of 12 vertices spanning 100 to 160 degrees, and its
+    // chord, whose normal is half a turn from the arc's) against triangles all round them, turned
+    // at every step: where the walk's arc ends just clockwise of the segment's first face, P's
+    // last face before it is the chord, and the walk once started one face earlier still, inside
+    // the arc, and stopped before the deepest face (an H200 reported a pair 0.41 deep, not 0.074).
+    let mut segments = vec![];
+    let mut cell = 0.0;
+    for span in [100.0f64, 140.0, 160.0] {
+        for step in 0..36 {
+            let turn = f64::from(step) * 10.0f64.to_radians();
+            let arc: Vec<[f64; 2]> = (0..12)
+                .map(|k| turn + (span * f64::from(k) / 11.0).to_radians())
+                .map(|a| [cell + 0.8 * a.cos(), 0.8 * a.sin()])
+                .collect();
+            segments.push(Polygon::new(arc).unwrap());
+            let mid = turn + (span / 2.0).to_radians();
+            let (dx, dy) = (0.75 * mid.cos(), 0.75 * mid.sin());
+            let tri = [[0.0, 0.0], [0.15, -0.2], [0.17, 0.02]];
+            segments.push(Polygon::new(tri.iter().map(|p| [cell + dx + p[0], dy + p[1]]).collect()).unwrap());
+            cell += 10.0;
+        }
+    }
+    cases.push(("circular segments against triangles", segments, 100));
     cases.push(("huge round tiny", vec![two[1].clone(), two[0].clone()], 1));
     cases.push(("tiny inside huge", two, 1));
-    // CPU adapters walk every face of pairs under 128 vertices in all; the GPU tuning prunes
-    // every pair, so both paths are proven on every case.
-    for tuning in ["CPU", "GPU"] {
-        let gpu = if tuning == "CPU" { common::gpu() } else { common::gpu_tuned_for_gpus() };
+    // Both tunings walk every face of pairs under 128 vertices in all; a device that prunes
+    // every pair proves the pruned walk on every case too.
+    let main = common::gpu();
+    for tuning in ["CPU", "GPU", "pruning every pair"] {
+        let gpu = match tuning {
+            "CPU" => None,
+            "GPU" => Some(common::gpu_tuned_for_gpus()),
+            _ => Some(common::gpu_pruning_every_pair()),
+        };
+        let gpu = gpu.as_deref().unwrap_or(&main);
         for (name, polygons, least) in &cases {
-            let (pairs, _) = agree(&gpu, polygons, &format!("{name}, {tuning} tuning"));
+            let (pairs, _) = agree(gpu, polygons, &format!("{name}, {tuning} tuning"));
             assert!(pairs >= *least, "{name}: only {pairs} colliding pairs");
         }
     }

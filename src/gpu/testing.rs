@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::gpu::kernels::control;
+use crate::gpu::kernels::pipelines::Tuning;
 use crate::gpu::primitives::radix::RadixSort;
 use crate::gpu::primitives::scan::Scan;
 use crate::gpu::stages::readback;
@@ -13,7 +14,16 @@ use crate::gpu::{CompoundWorld, Gpu, GpuOptions, World};
 /// the adapter's own type, so tests on a CPU adapter cover the GPU tuning too.
 pub fn open_tuned_as(options: &GpuOptions, device_type: wgpu::DeviceType) -> Result<Gpu> {
     let mut options = options.clone();
-    options.tune_as = Some(device_type);
+    options.tuning = Some(Tuning::for_device(device_type));
+    Gpu::new(&options)
+}
+
+/// Opens a device as [`open_tuned_as`] a GPU does, whose narrow phase prunes the walk of every
+/// pair of polygons however few their vertices (`Tuning::prune_from` 0), so that the pruned walk
+/// is tested on every pair a test has, not only on pairs of 128 vertices or more.
+pub fn open_pruning_every_pair(options: &GpuOptions) -> Result<Gpu> {
+    let mut options = options.clone();
+    options.tuning = Some(Tuning { prune_from: 0, ..Tuning::for_device(wgpu::DeviceType::DiscreteGpu) });
     Gpu::new(&options)
 }
 

@@ -40,6 +40,20 @@ pub fn gpu_tuned_for_gpus() -> MutexGuard<'static, Gpu> {
         .unwrap_or_else(|p| p.into_inner())
 }
 
+static GPU_PRUNING: OnceLock<Mutex<Gpu>> = OnceLock::new();
+
+/// The GPU tuning with the narrow phase's walk pruned on every pair, however few its vertices
+/// (GPUs and CPU adapters prune only from 128 vertices in all).
+pub fn gpu_pruning_every_pair() -> MutexGuard<'static, Gpu> {
+    GPU_PRUNING
+        .get_or_init(|| {
+            let tuned = gpu::testing::open_pruning_every_pair(&GpuOptions::default());
+            Mutex::new(tuned.unwrap_or_else(|e| panic!("GPU tests need an adapter and never skip: {e}")))
+        })
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
 /// A device the test owns, as an embedding program would make one, with `limits` over the
 /// downlevel defaults.
 pub fn caller_device(limits: wgpu::Limits) -> (wgpu::Device, wgpu::Queue, wgpu::AdapterInfo) {

@@ -34,13 +34,13 @@ pub struct GpuOptions {
     /// The most memory satgpu may count on, in bytes, on top of what the host has available
     /// (see [`Gpu::memory_available`]); `None` (the default): the host's available memory alone.
     pub memory_limit: Option<u64>,
-    /// Tune the kernels as for this device type instead of the adapter's own (tests).
-    pub(crate) tune_as: Option<wgpu::DeviceType>,
+    /// Tune the kernels so instead of for the adapter's own type (tests).
+    pub(crate) tuning: Option<Tuning>,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { adapter: AdapterChoice::Auto, timeout: Duration::from_secs(60), memory_limit: None, tune_as: None }
+        GpuOptions { adapter: AdapterChoice::Auto, timeout: Duration::from_secs(60), memory_limit: None, tuning: None }
     }
 }
 
@@ -128,7 +128,7 @@ impl Gpu {
         // adapters, the best of them is named with the reason.
         let (usable, unusable): (Vec<_>, Vec<_>) = adapters.into_iter().partition(|a| report(a).unsuitable.is_none());
         if let Some(adapter) = usable.into_iter().min_by_key(|a| rank(&a.get_info())) {
-            let gpu = Self::open(&adapter, options.timeout, options.tune_as)?;
+            let gpu = Self::open(&adapter, options.timeout, options.tuning)?;
             return Ok(Gpu { memory_limit: options.memory_limit, ..gpu });
         }
         match unusable.iter().map(report).min_by_key(|r| rank(&r.info)) {
@@ -139,7 +139,7 @@ impl Gpu {
         }
     }
 
-    fn open(adapter: &wgpu::Adapter, timeout: Duration, tune_as: Option<wgpu::DeviceType>) -> Result<Gpu> {
+    fn open(adapter: &wgpu::Adapter, timeout: Duration, tuning: Option<Tuning>) -> Result<Gpu> {
         let info = adapter.get_info();
         let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
@@ -159,7 +159,7 @@ impl Gpu {
             let why = if msg.is_empty() { format!("{reason:?}") } else { format!("{reason:?}: {msg}") };
             *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
         });
-        let tuning = Tuning::for_device(tune_as.unwrap_or(info.device_type));
+        let tuning = tuning.unwrap_or_else(|| Tuning::for_device(info.device_type));
         Self::wrap(device, queue, info, timeout, tuning, Some(lost))
     }
 

@@ -122,11 +122,11 @@ pub(crate) struct Tuning {
     /// faces that can still win (sat.wgsl: `PRUNE_FROM`); smaller pairs walk every face. On
     /// lavapipe 64, 96 and 128 gave `round`'s narrow phase within noise of each other (about
     /// 1.5x faster than no pruning), and 64 made `shapes` (rounded polygons of 9 to 64
-    /// vertices) about 20 % slower, 128 not (docs/benchmarks-history.md). GPUs take 128 too: with
-    /// every pair pruned (0), the NVIDIA H200 gave a compound world's pair a depth of 0.410 where
-    /// the reference's is 0.074 (a part of 12 vertices, the arc of a 60-point star, against a
-    /// triangle: the pruned walk stopped before the deepest face; see the closing note of issue
-    /// 46), and lavapipe with the GPU tuning gives the same.
+    /// vertices) about 20 % slower, 128 not (docs/benchmarks-history.md). GPUs take 128 too. They
+    /// took 0 (every pair pruned), and so an NVIDIA H200 found the bug the smaller pairs hid: a
+    /// walk that started inside its arc (sat.wgsl, mended); whether pruning small pairs pays on a
+    /// GPU is still to be measured there. Tests prune every pair too
+    /// (`testing::open_pruning_every_pair`).
     pub prune_from: u32,
 }
 
