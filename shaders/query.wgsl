@@ -66,8 +66,15 @@ fn meets(i: u32, q: Query) -> bool {
     );
     let u = rotate(back, vec2<f32>(1.0, 0.0));
     let v = rotate(back, vec2<f32>(0.0, 1.0));
-    // Separating axes: the box's two, then the core's edge normals (for a segment, both sides).
+    // Separating axes: the box's two, then the core's edges (for a segment, both sides). Whether
+    // one separates is decided without the unit normals: the box's axes by comparing intervals,
+    // an edge from v to w by the side of each corner c, (w - v) x (c - v) < 0, compared as its
+    // two products so that no fused multiply-add rounds one of them alone. A point equal to a
+    // vertex (the same numbers in the body's frame) is then never outside the edges through it,
+    // where dot(v_k, n) - dot(v_k-1, n) was zero only in exact arithmetic. `sep`, the largest
+    // separation along unit axes, measures rounded bodies' distance as before.
     var sep = -3.0e38;
+    var apart = false;
     for (var a = 0u; a < 2u; a++) {
         let n = select(v, u, a == 0u);
         var lo = 3.0e38;
@@ -79,19 +86,26 @@ fn meets(i: u32, q: Query) -> bool {
         }
         let qlo = dot(c[0], n);
         let qhi = dot(c[2], n);
+        apart = apart || min(qlo, qhi) > hi || lo > max(qlo, qhi);
         sep = max(sep, max(min(qlo, qhi) - hi, lo - max(qlo, qhi)));
     }
     if b.count >= 2u {
         for (var e = 0u; e < b.count; e++) {
             let n = shapes[b.shape_start + e].zw;
+            let start = local_vertex(b, e);
+            let along = local_vertex(b, (e + 1u) % b.count) - start;
             var qmin = 3.0e38;
+            var outside = true;
             for (var k = 0u; k < 4u; k++) {
                 qmin = min(qmin, dot(c[k], n));
+                let to = c[k] - start;
+                outside = outside && along.x * to.y < along.y * to.x;
             }
-            sep = max(sep, qmin - dot(local_vertex(b, e), n));
+            apart = apart || outside;
+            sep = max(sep, qmin - dot(start, n));
         }
     }
-    if sep <= 0.0 {
+    if !apart {
         return true;
     }
     if b.round <= 0.0 || sep > b.round {

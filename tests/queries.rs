@@ -355,3 +355,54 @@ fn gpu_region_queries_near_rounded_corners_at_huge_scales() {
         assert_eq!(world.query_points(&points).unwrap(), vec![vec![], vec![0]], "at {scale:e}");
     }
 }
+
+/// Issue 47: a point equal to a polygon's vertex lies in it, and a box whose edge passes through
+/// a polygon's extreme vertex touches it. On scenes whose coordinates are exact in f32 (in the
+/// body's frame the same numbers), the GPU says so for every vertex, as the reference does: the
+/// edges through the vertex are decided by the vertices themselves, not by rounded unit normals
+/// (which missed about one vertex in six).
+#[test]
+fn points_on_vertices_and_boxes_through_extreme_vertices_of_f32_exact_scenes() {
+    let gpu = common::gpu();
+    for kind in [SceneKind::Crowd, SceneKind::Mixed, SceneKind::Dense] {
+        let polygons: Vec<Polygon> = generate(kind, 1500, 47)
+            .iter()
+            .filter_map(|p| {
+                Polygon::new(p.vertices().iter().map(|v| [v[0] as f32 as f64, v[1] as f32 as f64]).collect()).ok()
+            })
+            .collect();
+        let mut world = satgpu::gpu::World::from_polygons(&gpu, &polygons, &Default::default()).unwrap();
+        let mut points = vec![];
+        let mut owners = vec![];
+        let mut boxes = vec![];
+        for (i, p) in polygons.iter().enumerate() {
+            for &v in p.vertices() {
+                points.push(PointQuery { point: v, filter: Filter::DEFAULT });
+                owners.push(i as u32);
+            }
+            // A box to the right of the rightmost vertex, its left edge through it.
+            let v = p.vertices().iter().copied().max_by(|a, b| a[0].total_cmp(&b[0])).unwrap();
+            let aabb = Aabb { min: [v[0], v[1] - 0.25], max: [v[0] + 0.5, v[1] + 0.25] };
+            boxes.push(BoxQuery { aabb, filter: Filter::DEFAULT });
+        }
+        let got = world.query_points(&points).unwrap();
+        let want = query_points(&polygons, &[], &points);
+        for (k, owner) in owners.iter().enumerate() {
+            assert!(want[k].contains(owner), "{kind:?}: the reference puts point {k} outside its polygon");
+            assert!(got[k].contains(owner), "{kind:?}: vertex {k} of polygon {owner} is outside it on the GPU");
+        }
+        let regions: Vec<(Aabb, bool)> = points.iter().map(|p| (Aabb { min: p.point, max: p.point }, true)).collect();
+        agree(&polygons, &got, &want, &regions, kind.name());
+        let got = world.query_boxes(&boxes).unwrap();
+        let want = query_boxes(&polygons, &[], &boxes);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(w.contains(&(i as u32)), "{kind:?}: the reference misses box {i}'s own polygon");
+            assert!(
+                g.contains(&(i as u32)),
+                "{kind:?}: box {i} through polygon {i}'s rightmost vertex misses it on the GPU"
+            );
+        }
+        let regions: Vec<(Aabb, bool)> = boxes.iter().map(|b| (b.aabb, false)).collect();
+        agree(&polygons, &got, &want, &regions, kind.name());
+    }
+}
