@@ -67,28 +67,29 @@ impl Body {
     /// The body from an outline rounded by `radius`: the convex polygon it is, or, where it is
     /// concave or has more than [`MAX_VERTICES`](crate::MAX_VERTICES) vertices (up to
     /// [`MAX_OUTLINE_VERTICES`]), its parts from [`decompose`], each rounded by `radius` (the
-    /// rounded outline is the union of the rounded parts). A convex outline with a vertex on the
-    /// line through its neighbours is split too (an exactly straight vertex is dropped; one
-    /// after it, one part is one shape). Other refusals are [`Polygon::rounded`]'s.
+    /// rounded outline is the union of the rounded parts). An outline convex in exact arithmetic
+    /// is one shape however slightly its corners turn (as the parts of a rotated outline with
+    /// collinear vertices do, written out and read back); an exactly straight vertex is dropped.
+    /// Other refusals are [`Polygon::rounded`]'s.
     pub fn from_outline(vertices: Vec<[f64; 2]>, radius: f64) -> Result<Body, PolygonError> {
         if vertices.len() > MAX_OUTLINE_VERTICES {
             return Err(PolygonError::TooManyVertices { count: vertices.len(), max: MAX_OUTLINE_VERTICES });
         }
         match Polygon::convex_winding(&vertices) {
             Ok(sign) => Polygon::with_winding(vertices, sign, radius).map(Body::Shape),
-            // Convex in exact arithmetic, only not by Polygon::new's margins: a corner that
-            // turns by a sine below 1e-12 or a thin sliver (as the parts of a rotated outline
-            // with collinear vertices have; written out and read back, they stay themselves).
-            Err(PolygonError::Collinear { .. } | PolygonError::ZeroArea | PolygonError::NonConvex { .. })
-                if Polygon::exact_convex_winding(&vertices).is_some() =>
-            {
-                let sign = Polygon::exact_convex_winding(&vertices).expect("convex");
-                Polygon::with_winding(vertices, sign, radius).map(Body::Shape)
-            }
-            // A collinear vertex too: exactly straight, it is dropped.
             Err(
-                PolygonError::NonConvex { .. } | PolygonError::TooManyVertices { .. } | PolygonError::Collinear { .. },
+                e @ (PolygonError::NonConvex { .. }
+                | PolygonError::TooManyVertices { .. }
+                | PolygonError::Collinear { .. }
+                | PolygonError::ZeroArea),
             ) => {
+                // Refused by Polygon::new's margins only: convex exactly.
+                if let Some(sign) = Polygon::exact_convex_winding(&vertices) {
+                    return Polygon::with_winding(vertices, sign, radius).map(Body::Shape);
+                }
+                if e == PolygonError::ZeroArea {
+                    return Err(e);
+                }
                 let mut parts = decompose(&vertices)?;
                 if parts.len() == 1 {
                     let part = parts.pop().expect("one part");

@@ -17,10 +17,11 @@ pub const MAX_OUTLINE_VERTICES: usize = 8192;
 /// part), each a counter-clockwise [`Polygon`] of the outline's own vertices; together they cover
 /// the outline exactly and do not overlap. Vertices that lie exactly on the straight line through
 /// their neighbours are dropped (they do not change the shape). Every corner of a part turns
-/// left in exact arithmetic; one may turn by less than [`Polygon::new`] asks of a convex
-/// polygon the user gives (a sine of 1e-12), as a rotated copy of an outline with collinear
-/// vertices that are not neighbours has: such a part is convex, only not by that margin. The part count is at most `2r + 1` for
-/// `r` reflex vertices (Hertel–Mehlhorn), and each part has at most [`MAX_VERTICES`] vertices.
+/// left in exact arithmetic; one may turn by less than [`Polygon::new`] asks of a convex polygon
+/// the user gives (a sine of 1e-12), as in a rotated copy of an outline with collinear vertices
+/// that are not neighbours: such a part is convex, only not by that margin. The part count is
+/// at most `2r + 1` for `r` reflex vertices (Hertel–Mehlhorn), and each part has at most
+/// [`MAX_VERTICES`] vertices.
 ///
 /// Refused, naming the input vertex or edge, as [`Polygon::new`] refuses: fewer than 3 or more
 /// than [`MAX_OUTLINE_VERTICES`] vertices, a non-finite or out-of-range coordinate, a repeated
