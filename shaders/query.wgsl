@@ -15,9 +15,10 @@
 #import body
 #import filter
 #import local_shape
+#import exact
 
 struct Query {
-    lo: vec2<f32>,
+    lo: vec2<f32>, // the corners rounded to f32
     hi: vec2<f32>,
     reach: f32, // the largest right edge of the strip's queries up to this one
     index: u32, // the query's index in the caller's list (a header: where the strip starts)
@@ -27,6 +28,8 @@ struct Query {
     first: u32, // the first strip the query spans
     pad1: u32,
     pad2: u32,
+    lo_rest: vec4<f32>, // what rounding left of lo (x, y), then of that (x, y): exact sums
+    hi_rest: vec4<f32>,
 }
 
 struct QueryParams {
@@ -36,7 +39,7 @@ struct QueryParams {
     pad: u32,
     y0: f32,         // the strips' bottom
     inv_height: f32, // strips per unit of y
-    pad1: u32,
+    zero: u32,       // 0, for `keep`
     pad2: u32,
 }
 
@@ -52,24 +55,49 @@ struct QueryParams {
 
 override QUERY_STEP: u32 = 0u;
 
+// x unchanged, in a way no compiler can see through (exact.wgsl): its bits XOR a uniform 0.
+fn keep(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) ^ qp.zero);
+}
+
 // Whether body `i` (its core grown by its radius) shares a point with the box `q`.
 fn meets(i: u32, q: Query) -> bool {
     let b = bodies[i];
     let t = transforms[i];
-    // The box's corners in the body's frame (rotated back by (cos, sin)), counter-clockwise.
+    // The box's corners relative to the body's translation, each coordinate rounded once from
+    // the caller's f64 (as the host rounds the vertices: the same numbers give the same f32),
+    // then in the body's frame (rotated back by (cos, sin)), counter-clockwise.
+    let dlo = vec2<f32>(to_frame(vec3<f32>(q.lo.x, q.lo_rest.xz), t.x), to_frame(vec3<f32>(q.lo.y, q.lo_rest.yw), t.y));
+    let dhi = vec2<f32>(to_frame(vec3<f32>(q.hi.x, q.hi_rest.xz), t.x), to_frame(vec3<f32>(q.hi.y, q.hi_rest.yw), t.y));
     let back = vec2<f32>(t.z, -t.w);
     var c = array<vec2<f32>, 4>(
-        rotate(back, q.lo - t.xy),
-        rotate(back, vec2<f32>(q.hi.x, q.lo.y) - t.xy),
-        rotate(back, q.hi - t.xy),
-        rotate(back, vec2<f32>(q.lo.x, q.hi.y) - t.xy)
+        rotate(back, dlo),
+        rotate(back, vec2<f32>(dhi.x, dlo.y)),
+        rotate(back, dhi),
+        rotate(back, vec2<f32>(dlo.x, dhi.y))
     );
     let u = rotate(back, vec2<f32>(1.0, 0.0));
     let v = rotate(back, vec2<f32>(0.0, 1.0));
+    // Every point of the shape lies within `size` of the anchor, so the box cut to 2 sizes
+    // around it meets the shape where the box does; in units of that (a power of two, exact) no
+    // product overflows or underflows, whatever the scale. `lo`, `hi`: the cut box in world axes
+    // about the anchor, `cut`: its corners in the body's frame, both in those units.
+    let k = frexp(b.radius + b.round).exp;
+    let inv = ldexp(1.0, -k);
+    let reach = ldexp(2.0, k);
+    let lo = clamp(dlo, vec2<f32>(-reach), vec2<f32>(reach)) * inv;
+    let hi = clamp(dhi, vec2<f32>(-reach), vec2<f32>(reach)) * inv;
+    var cut = array<vec2<f32>, 4>(
+        rotate(back, lo),
+        rotate(back, vec2<f32>(hi.x, lo.y)),
+        rotate(back, hi),
+        rotate(back, vec2<f32>(lo.x, hi.y))
+    );
     // Separating axes: the box's two, then the core's edges (for a segment, both sides). Whether
     // one separates is decided without the unit normals: the box's axes by comparing intervals,
-    // an edge from v to w by the side of each corner c, (w - v) x (c - v) < 0, compared as its
-    // two products so that no fused multiply-add rounds one of them alone. A point equal to a
+    // an edge from v to w by the side of each corner c of the cut box, (w - v) x (c - v) < 0 in
+    // the units above, compared as its two products so that no fused multiply-add rounds one of
+    // them alone. A point equal to a
     // vertex (the same numbers in the body's frame) is then never outside the edges through it,
     // where dot(v_k, n) - dot(v_k-1, n) was zero only in exact arithmetic. `sep`, the largest
     // separation along unit axes, measures rounded bodies' distance as before.
@@ -93,12 +121,13 @@ fn meets(i: u32, q: Query) -> bool {
         for (var e = 0u; e < b.count; e++) {
             let n = shapes[b.shape_start + e].zw;
             let start = local_vertex(b, e);
-            let along = local_vertex(b, (e + 1u) % b.count) - start;
+            let from_start = start * inv;
+            let along = local_vertex(b, (e + 1u) % b.count) * inv - from_start;
             var qmin = 3.0e38;
             var outside = true;
-            for (var k = 0u; k < 4u; k++) {
-                qmin = min(qmin, dot(c[k], n));
-                let to = c[k] - start;
+            for (var j = 0u; j < 4u; j++) {
+                qmin = min(qmin, dot(c[j], n));
+                let to = cut[j] - from_start;
                 outside = outside && along.x * to.y < along.y * to.x;
             }
             apart = apart || outside;
@@ -111,15 +140,8 @@ fn meets(i: u32, q: Query) -> bool {
     if b.round <= 0.0 || sep > b.round {
         return false;
     }
-    // Apart: the distance between the core and the box, vertex to box and box corner to edge,
-    // in world axes about the body's anchor. Every point of the shape lies within `size` of the
-    // anchor, so the box cut to 2 sizes around it is as near; in units of that (a power of two,
-    // exact) no square overflows or underflows, whatever the scale.
-    let k = frexp(b.radius + b.round).exp;
-    let inv = ldexp(1.0, -k);
-    let reach = ldexp(2.0, k);
-    let lo = clamp(q.lo - t.xy, vec2<f32>(-reach), vec2<f32>(reach)) * inv;
-    let hi = clamp(q.hi - t.xy, vec2<f32>(-reach), vec2<f32>(reach)) * inv;
+    // Apart: the distance between the core and the cut box, vertex to box and box corner to
+    // edge, in world axes about the body's anchor, in the units above.
     let corners = array<vec2<f32>, 4>(lo, vec2<f32>(hi.x, lo.y), hi, vec2<f32>(lo.x, hi.y));
     var d2 = 3.0e38;
     for (var v = 0u; v < b.count; v++) {

@@ -3,9 +3,10 @@
 //! starting inside, too short, queries with no result, filters) and against sampling on every
 //! scene kind. The GPU's come next and are judged by these.
 
+use satgpu::gpu::CompoundWorld;
 use satgpu::reference::{cast_rays, distance_to_shape, query_boxes, query_points};
 use satgpu::scene::{generate, SceneKind};
-use satgpu::{Aabb, BoxQuery, Filter, PointQuery, Polygon, Ray};
+use satgpu::{Aabb, BoxQuery, Compound, Filter, PointQuery, Polygon, Ray};
 
 fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Polygon {
     Polygon::new(vec![[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).unwrap()
@@ -222,7 +223,7 @@ fn agree(polygons: &[Polygon], got: &[Vec<u32>], want: &[Vec<u32>], regions: &[(
                 let shrunk = rect(aabb.min[0] + tol, aabb.min[1] + tol, aabb.max[0] - tol, aabb.max[1] - tol);
                 satgpu::reference::colliding(&grown, body) && !satgpu::reference::colliding(&shrunk, body)
             };
-            assert!(near, "{what}: query {k} {aabb:?}: body {i} ({}) differs and is not at the edge", g.contains(&i));
+            assert!(near, "{what}: query {k} {aabb:?}: body {i} ({}) differs and is not at the edge: {:?} r {} distance {} tol {}", g.contains(&i), body.vertices(), body.radius(), distance_to_shape(body, aabb.min), tolerance(body, aabb.max));
         }
     }
     got.iter().map(Vec::len).sum()
@@ -356,22 +357,41 @@ fn gpu_region_queries_near_rounded_corners_at_huge_scales() {
     }
 }
 
-/// Issue 47: a point equal to a polygon's vertex lies in it, and a box whose edge passes through
-/// a polygon's extreme vertex touches it. On scenes whose coordinates are exact in f32 (in the
-/// body's frame the same numbers), the GPU says so for every vertex, as the reference does: the
-/// edges through the vertex are decided by the vertices themselves, not by rounded unit normals
-/// (which missed about one vertex in six).
+/// A point equal to one of a polygon's vertices (the same two f64 numbers) lies in it, and a box
+/// whose edge passes through a polygon's extreme vertex touches it, on every side: the GPU says so
+/// for every vertex, as the reference does, whether or not the coordinates are exact in f32, from
+/// 1e-20 to 1e20, on plain and compound worlds. Each coordinate reaches the body's frame rounded
+/// once from f64, the query's as the vertex's (geometry/frame.rs, shaders/shared/exact.wgsl).
 #[test]
-fn points_on_vertices_and_boxes_through_extreme_vertices_of_f32_exact_scenes() {
+fn points_on_vertices_and_boxes_through_extreme_vertices() {
     let gpu = common::gpu();
-    for kind in [SceneKind::Crowd, SceneKind::Mixed, SceneKind::Dense] {
-        let polygons: Vec<Polygon> = generate(kind, 1500, 47)
+    let scenes = [
+        (SceneKind::Crowd, 1.0, true),
+        (SceneKind::Mixed, 1.0, true),
+        (SceneKind::Dense, 1.0, true),
+        (SceneKind::Crowd, 1.0, false),
+        (SceneKind::Mixed, 3.1e-20, false),
+        (SceneKind::Dense, 2.9e-7, false),
+        (SceneKind::Mixed, 1.7e6, false),
+        (SceneKind::Crowd, 6.3e19, false),
+    ];
+    for (kind, scale, f32_exact) in scenes {
+        let what = format!("{kind:?} x {scale:e}{}", if f32_exact { " rounded to f32" } else { "" });
+        let at = |c: f64| if f32_exact { c as f32 as f64 } else { c * scale };
+        let mut polygons: Vec<Polygon> = generate(kind, 1500, 47)
             .iter()
             .filter_map(|p| {
-                Polygon::new(p.vertices().iter().map(|v| [v[0] as f32 as f64, v[1] as f32 as f64]).collect()).ok()
+                Polygon::from_core(p.vertices().iter().map(|v| v.map(at)).collect(), p.radius() * scale).ok()
             })
             .collect();
-        let mut world = satgpu::gpu::World::from_polygons(&gpu, &polygons, &Default::default()).unwrap();
+        // A body whose f64 difference from its anchor (x = 2^30, its first vertex) rounds onto
+        // an f32 midpoint: rounding that again would put the vertex at x = 32 + 2^-30 on the
+        // wrong side of the tie. Far below the scene, so that no other query reaches it.
+        let s = 2f64.powi(scale.log2().round() as i32);
+        let y = -(2f64.powi(31));
+        let [a, b, c] = [[2f64.powi(30), y], [2f64.powi(30), y + 2f64.powi(29)], [32.0 + 2f64.powi(-30), y]];
+        polygons.push(Polygon::new(vec![a, b, c].into_iter().map(|v| v.map(|x| x * s)).collect()).unwrap());
+        assert_eq!(polygons.last().unwrap().vertices()[0], [2f64.powi(30) * s, y * s]);
         let mut points = vec![];
         let mut owners = vec![];
         let mut boxes = vec![];
@@ -380,29 +400,52 @@ fn points_on_vertices_and_boxes_through_extreme_vertices_of_f32_exact_scenes() {
                 points.push(PointQuery { point: v, filter: Filter::DEFAULT });
                 owners.push(i as u32);
             }
-            // A box to the right of the rightmost vertex, its left edge through it.
-            let v = p.vertices().iter().copied().max_by(|a, b| a[0].total_cmp(&b[0])).unwrap();
-            let aabb = Aabb { min: [v[0], v[1] - 0.25], max: [v[0] + 0.5, v[1] + 0.25] };
-            boxes.push(BoxQuery { aabb, filter: Filter::DEFAULT });
+            // Four boxes, each beyond one extreme vertex with an edge through it.
+            let b = p.aabb();
+            let (w, h) = (b.max[0] - b.min[0], b.max[1] - b.min[1]);
+            let extreme = |k: usize, top: bool| {
+                let pick = |a: &&[f64; 2], c: &&[f64; 2]| a[k].total_cmp(&c[k]);
+                *if top { p.vertices().iter().max_by(pick) } else { p.vertices().iter().min_by(pick) }.unwrap()
+            };
+            let (r, l, t, d) = (extreme(0, true), extreme(0, false), extreme(1, true), extreme(1, false));
+            for aabb in [
+                Aabb { min: [r[0], r[1] - h / 4.0], max: [r[0] + w / 2.0, r[1] + h / 4.0] },
+                Aabb { min: [l[0] - w / 2.0, l[1] - h / 4.0], max: [l[0], l[1] + h / 4.0] },
+                Aabb { min: [t[0] - w / 4.0, t[1]], max: [t[0] + w / 4.0, t[1] + h / 2.0] },
+                Aabb { min: [d[0] - w / 4.0, d[1] - h / 2.0], max: [d[0] + w / 4.0, d[1]] },
+            ] {
+                boxes.push((i as u32, BoxQuery { aabb, filter: Filter::DEFAULT }));
+            }
         }
-        let got = world.query_points(&points).unwrap();
-        let want = query_points(&polygons, &[], &points);
-        for (k, owner) in owners.iter().enumerate() {
-            assert!(want[k].contains(owner), "{kind:?}: the reference puts point {k} outside its polygon");
-            assert!(got[k].contains(owner), "{kind:?}: vertex {k} of polygon {owner} is outside it on the GPU");
+        let boxes_only: Vec<BoxQuery> = boxes.iter().map(|b| b.1).collect();
+        let mut world = satgpu::gpu::World::from_polygons(&gpu, &polygons, &Default::default()).unwrap();
+        let compounds: Vec<Compound> = polygons.iter().map(|p| Compound::new(vec![p.clone()]).unwrap()).collect();
+        let mut compound = CompoundWorld::from_compounds(&gpu, &compounds, &Default::default()).unwrap();
+        let want_points = query_points(&polygons, &[], &points);
+        let want_boxes = query_boxes(&polygons, &[], &boxes_only);
+        for (world, got_points, got_boxes) in [
+            ("plain", world.query_points(&points).unwrap(), world.query_boxes(&boxes_only).unwrap()),
+            ("compound", compound.query_points(&points).unwrap(), compound.query_boxes(&boxes_only).unwrap()),
+        ] {
+            for (k, owner) in owners.iter().enumerate() {
+                assert!(want_points[k].contains(owner), "{what}: the reference puts point {k} outside its polygon");
+                assert!(
+                    got_points[k].contains(owner),
+                    "{what}, {world}: vertex {k} {:?} of polygon {owner} is outside it: {:?}",
+                    points[k].point,
+                    polygons[*owner as usize].vertices()
+                );
+            }
+            let regions: Vec<(Aabb, bool)> =
+                points.iter().map(|p| (Aabb { min: p.point, max: p.point }, true)).collect();
+            agree(&polygons, &got_points, &want_points, &regions, &what);
+            for (k, (owner, query)) in boxes.iter().enumerate() {
+                assert!(want_boxes[k].contains(owner), "{what}: the reference misses box {k}'s own polygon");
+                let aabb = query.aabb;
+                assert!(got_boxes[k].contains(owner), "{what}, {world}: box {k} {aabb:?} misses polygon {owner}");
+            }
+            let regions: Vec<(Aabb, bool)> = boxes_only.iter().map(|b| (b.aabb, false)).collect();
+            agree(&polygons, &got_boxes, &want_boxes, &regions, &what);
         }
-        let regions: Vec<(Aabb, bool)> = points.iter().map(|p| (Aabb { min: p.point, max: p.point }, true)).collect();
-        agree(&polygons, &got, &want, &regions, kind.name());
-        let got = world.query_boxes(&boxes).unwrap();
-        let want = query_boxes(&polygons, &[], &boxes);
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert!(w.contains(&(i as u32)), "{kind:?}: the reference misses box {i}'s own polygon");
-            assert!(
-                g.contains(&(i as u32)),
-                "{kind:?}: box {i} through polygon {i}'s rightmost vertex misses it on the GPU"
-            );
-        }
-        let regions: Vec<(Aabb, bool)> = boxes.iter().map(|b| (b.aabb, false)).collect();
-        agree(&polygons, &got, &want, &regions, kind.name());
     }
 }

@@ -45,6 +45,11 @@ impl Compound {
         Compound { parts: self.parts.iter().map(|p| p.transformed(t)).collect() }
     }
 
+    /// Every part moved into the frame of `anchor` ([`Polygon::to_frame`]).
+    pub(crate) fn to_frame(&self, anchor: [f32; 2]) -> Compound {
+        Compound { parts: self.parts.iter().map(|p| p.to_frame(anchor)).collect() }
+    }
+
     /// The tight bounding box of all parts.
     pub fn aabb(&self) -> Aabb {
         self.parts.iter().map(Polygon::aabb).fold(self.parts[0].aabb(), |a, b| Aabb {

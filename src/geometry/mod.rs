@@ -6,6 +6,7 @@
 
 mod compound;
 mod decompose;
+pub(crate) mod frame;
 mod polygon;
 mod query;
 

@@ -3,7 +3,7 @@
 
 use std::f64::consts::TAU;
 
-use crate::geometry::{Aabb, ShapeKind, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE};
+use crate::geometry::{frame, Aabb, ShapeKind, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE};
 
 /// Why a list of points is not a valid convex polygon. Vertex indices refer to the input order.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -484,6 +484,13 @@ impl Polygon {
         let vertices: Vec<[f64; 2]> = self.vertices.iter().map(|&v| t.apply(v)).collect();
         let normals = if t.angle == 0.0 { self.normals.clone() } else { unit_normals(&vertices) };
         Polygon { vertices, normals, radius: self.radius }
+    }
+
+    /// The polygon moved by `-anchor`, each coordinate rounded as [`frame::to_frame`] rounds it
+    /// (its f32 rounding is the f32 nearest the exact difference); normals and radius kept.
+    pub(crate) fn to_frame(&self, anchor: [f32; 2]) -> Polygon {
+        let vertices = self.vertices.iter().map(|v| [0, 1].map(|k| frame::to_frame(v[k], anchor[k]))).collect();
+        Polygon { vertices, normals: self.normals.clone(), radius: self.radius }
     }
 }
 

@@ -4,6 +4,7 @@
 use bytemuck::Zeroable;
 
 use crate::error::{Error, Result};
+use crate::geometry::frame::to_frame;
 use crate::geometry::{Polygon, Transform, MAX_COORDINATE};
 use crate::gpu::kernels::layout::{GpuBody, GpuTransform, LocalBounds};
 use crate::gpu::kernels::shared::SMALL;
@@ -128,8 +129,8 @@ impl Packed {
         let per_body = self.transforms.par_iter_mut().zip(&mut self.boxes).zip(&mut heights).zip(bodies);
         polygons.par_iter().zip(slices).zip(per_body).for_each(|((p, out), (((t, local_box), h), body))| {
             let v = p.vertices();
-            let anchor = [f64::from(v[0][0] as f32), f64::from(v[0][1] as f32)];
-            *t = [anchor[0] as f32, anchor[1] as f32, 1.0, 0.0];
+            let anchor = v[0].map(|c| c as f32);
+            *t = [anchor[0], anchor[1], 1.0, 0.0];
             // One pass over the input vertices (at 63 vertices per polygon, packing is bound by
             // memory), then for a shape of more than SMALL vertices one over its packed records,
             // still in cache, for its inner circle.
@@ -138,7 +139,8 @@ impl Packed {
             for ((o, v), n) in out[..v.len()].iter_mut().zip(v).zip(p.edge_normals()) {
                 lo = lo.min(v[1]);
                 hi = hi.max(v[1]);
-                *o = [(v[0] - anchor[0]) as f32, (v[1] - anchor[1]) as f32, n[0] as f32, n[1] as f32];
+                let local = [0, 1].map(|k| to_frame(v[k], anchor[k]) as f32);
+                *o = [local[0], local[1], n[0] as f32, n[1] as f32];
                 bounds.add(o);
             }
             *h = hi - lo + 2.0 * p.radius();

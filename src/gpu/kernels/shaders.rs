@@ -41,7 +41,7 @@ const KERNELS: [(&str, &str); 27] = [
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 17] = [
+const SHARED: [(&str, &str); 18] = [
     ("params", include_str!("../../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../../shaders/shared/index.wgsl")),
@@ -59,6 +59,7 @@ const SHARED: [(&str, &str); 17] = [
     ("near", include_str!("../../../shaders/shared/near.wgsl")),
     ("contact", include_str!("../../../shaders/shared/contact.wgsl")),
     ("records", include_str!("../../../shaders/shared/records.wgsl")),
+    ("exact", include_str!("../../../shaders/shared/exact.wgsl")),
 ];
 
 /// Invocations per workgroup of the radix kernels.

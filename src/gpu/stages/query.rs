@@ -11,7 +11,7 @@ use crate::gpu::kernels::shared::WG;
 use crate::gpu::primitives::scan::Scan;
 use crate::gpu::resources::BodyBuffers;
 
-/// One query as `query.wgsl` reads it (48 bytes).
+/// One query as `query.wgsl` reads it (80 bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct GpuQuery {
@@ -25,6 +25,10 @@ pub(crate) struct GpuQuery {
     pub mask: u32,
     pub group: i32,
     pub pad: [u32; 3],
+    /// What rounding `lo` to f32 left, rounded to f32 (x, y), then what that left (x, y): `lo`
+    /// exactly as the caller's f64 (`frame::split`).
+    pub lo_rest: [f32; 4],
+    pub hi_rest: [f32; 4],
 }
 
 /// The queries binned into horizontal strips, as `query.wgsl` reads them: `strips + 1` header

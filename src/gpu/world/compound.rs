@@ -103,19 +103,11 @@ impl CompoundWorld {
     /// (rounded to f32) and placed there by its transform, as [`World::from_polygons`] does, so that the GPU's
     /// f32 rounding scales with the body's size, not its distance from the origin.
     pub fn from_compounds(gpu: &Gpu, bodies: &[Compound], options: &WorldOptions) -> Result<CompoundWorld> {
-        let anchors: Vec<Transform> = bodies
-            .iter()
-            .map(|b| {
-                // Rounded to f32 first, so that the translation uploads exactly.
-                let [x, y] = b.parts()[0].vertices()[0].map(|c| f64::from(c as f32));
-                Transform { x, y, angle: 0.0 }
-            })
-            .collect();
-        let local: Vec<Compound> = bodies
-            .iter()
-            .zip(&anchors)
-            .map(|(b, t)| b.transformed(&Transform { x: -t.x, y: -t.y, angle: 0.0 }))
-            .collect();
+        // Rounded to f32, so that the translation uploads exactly.
+        let anchors: Vec<[f32; 2]> = bodies.iter().map(|b| b.parts()[0].vertices()[0].map(|c| c as f32)).collect();
+        let local: Vec<Compound> = bodies.iter().zip(&anchors).map(|(b, &a)| b.to_frame(a)).collect();
+        let anchors: Vec<Transform> =
+            anchors.iter().map(|a| Transform { x: f64::from(a[0]), y: f64::from(a[1]), angle: 0.0 }).collect();
         let body_shapes: Vec<u32> = (0..bodies.len() as u32).collect();
         let mut world = CompoundWorld::new(gpu, &local, &body_shapes, options)?;
         if !bodies.is_empty() {

@@ -1,6 +1,7 @@
 //! Region queries against a world's bodies where they are now (see `stages/query.rs`).
 
 use crate::error::{Error, Result};
+use crate::geometry::frame::split;
 use crate::geometry::{BoxQuery, Filter, PointQuery, MAX_COORDINATE};
 use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::query::{self, GpuQuery, Queries};
@@ -13,7 +14,9 @@ impl World {
     /// body is seen when `query.filter.should_collide(body's filter)`). Exact on the shapes, to
     /// f32 in each body's frame: a body within rounding of the region's edge may go either way
     /// (the GPU's answer against [`reference::query_boxes`](crate::reference::query_boxes) in
-    /// tests/queries.rs). Runs the transform pass, then counts, scans and writes the hits on the
+    /// tests/queries.rs), except where an edge of the box passes through a vertex of an unturned
+    /// body (the same f64 number): that body is found, as the reference finds it
+    /// (docs/numerics.md). Runs the transform pass, then counts, scans and writes the hits on the
     /// GPU (two waits); the queries are sorted by left edge on the host so that each body
     /// visits only those that can reach its box. A box with `min`
     /// above `max`, or not finite, or past [`MAX_COORDINATE`], is
@@ -40,15 +43,18 @@ impl World {
                     format!("{what} {i}: {lo:?} to {hi:?} must be finite, within {MAX_COORDINATE:e}, min <= max");
                 return Err(Error::InvalidSetting { what: "query", detail });
             }
+            let ([lx, ly], [hx, hy]) = (lo.map(split), hi.map(split));
             records.push(GpuQuery {
-                lo: [lo[0] as f32, lo[1] as f32],
-                hi: [hi[0] as f32, hi[1] as f32],
+                lo: [lx[0], ly[0]],
+                hi: [hx[0], hy[0]],
                 reach: 0.0,
                 index: i as u32,
                 category: filter.category,
                 mask: filter.mask,
                 group: filter.group,
                 pad: [0; 3],
+                lo_rest: [lx[1], ly[1], lx[2], ly[2]],
+                hi_rest: [hx[1], hy[1], hx[2], hy[2]],
             });
         }
         let mut out = vec![vec![]; regions.len()];
