@@ -16,6 +16,7 @@
 #import filter
 #import local_shape
 #import exact
+#import loops
 
 struct Query {
     lo: vec2<f32>, // the corners rounded to f32
@@ -40,7 +41,7 @@ struct QueryParams {
     y0: f32,         // the strips' bottom
     inv_height: f32, // strips per unit of y
     zero: u32,       // 0, for `keep`
-    pad2: u32,
+    two: u32,        // 2, for `loops_cut`
 }
 
 @group(0) @binding(0) var<uniform> qp: QueryParams;
@@ -50,7 +51,7 @@ struct QueryParams {
 @group(0) @binding(4) var<storage, read> aabbs: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> queries: array<Query>;
 @group(0) @binding(6) var<storage, read> filters: array<vec4<u32>>;
-@group(0) @binding(7) var<storage, read_write> counts: array<u32>;     // then their offsets
+@group(0) @binding(7) var<storage, read_write> counts: array<u32>;     // then their offsets, the total, the cut flag
 @group(0) @binding(8) var<storage, read_write> hits: array<vec2<u32>>; // (query, body)
 
 override QUERY_STEP: u32 = 0u;
@@ -234,5 +235,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     if QUERY_STEP == 0u {
         counts[i] = found;
+        // Some loop was cut short (loops.wgsl): the host refuses the answer.
+        if loops_cut(qp.two) {
+            counts[qp.bodies + 1u] = 1u;
+        }
     }
 }

@@ -7,6 +7,11 @@
 // Run twice with the same loop: with WRITE = false it stores how many candidates entry i has; the
 // scan turns those into offsets; with WRITE = true it writes entry i's pairs at its offset. The
 // output order is fixed by the sort, with no atomics, and every write is guarded by the capacity.
+//
+// Mesa's software adapters (llvmpipe, lavapipe) end every loop of an invocation once its loops
+// have run 65,535 iterations in all (loops.wgsl). A walk cut there is flagged in the word after
+// the counts, which the host reads with the totals and reports as an error: never taken as
+// complete.
 
 #import constants
 #import params
@@ -14,13 +19,14 @@
 #import count_or_write
 #import grid
 #import filter
+#import loops
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> control: array<u32>;
 @group(0) @binding(2) var<storage, read> keys: array<u32>;   // sorted
 @group(0) @binding(3) var<storage, read> values: array<u32>; // body of each entry
 @group(0) @binding(4) var<storage, read> boxes: array<vec4<f32>>; // AABB of each sorted entry
-@group(0) @binding(5) var<storage, read_write> counts: array<u32>; // per entry: count, then offset
+@group(0) @binding(5) var<storage, read_write> counts: array<u32>; // per entry: count, then offset; then the cut flag
 @group(0) @binding(6) var<storage, read_write> candidates: array<vec2<u32>>; // (a, b), a < b
 @group(0) @binding(7) var<storage, read> filters: array<vec4<u32>>; // per body, read if FILTERED
 
@@ -66,5 +72,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     if !WRITE {
         counts[i] = found;
+        if loops_cut(params.two) {
+            counts[arrayLength(&counts) - 1u] = 1u;
+        }
     }
 }

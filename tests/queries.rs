@@ -449,3 +449,26 @@ fn points_on_vertices_and_boxes_through_extreme_vertices() {
         }
     }
 }
+
+/// Mesa's software adapters end an invocation's loops after 65,535 iterations in all: a body
+/// that meets thousands of queries runs past that. Its answer is then refused with an error that
+/// says so, never returned short; elsewhere every query finds it.
+#[test]
+fn a_body_meeting_more_queries_than_a_software_adapter_runs_is_found_or_refused() {
+    let gpu = common::gpu();
+    let body = Polygon::new(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 10.0], [0.0, 10.0]]).unwrap();
+    let mut world = satgpu::gpu::World::from_polygons(&gpu, &[body], &Default::default()).unwrap();
+    let points: Vec<PointQuery> =
+        (0..6000).map(|k| PointQuery { point: [0.1 + k as f64 * 0.16, 5.0], filter: Filter::DEFAULT }).collect();
+    match world.query_points(&points) {
+        Ok(found) => assert!(found.iter().all(|f| f == &[0]), "a point inside the body missed it"),
+        Err(satgpu::Error::UnsuitableAdapter { adapter, reason }) => {
+            assert_eq!(gpu.adapter_info().device_type, wgpu::DeviceType::Cpu, "{adapter}: {reason}");
+            assert!(reason.contains("65,535 loop iterations"), "{reason}");
+        }
+        Err(e) => panic!("{e}"),
+    }
+    // A few queries stay well inside the budget everywhere.
+    let found = world.query_points(&points[..50]).unwrap();
+    assert!(found.iter().all(|f| f == &[0]));
+}

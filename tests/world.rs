@@ -470,3 +470,27 @@ fn frames_report_their_host_spans() {
     spans[..2].sort_unstable();
     assert_eq!(spans[..3], ["staging_write", "transform_conversion", "submit"], "{spans:?}");
 }
+
+/// Mesa's software adapters end an invocation's loops after 65,535 iterations in all: the sweep
+/// of a body whose box spans 70,000 others in one strip runs past that. The frame is then refused
+/// with an error that says so, never returned short; elsewhere every pair is found.
+#[test]
+fn a_sweep_longer_than_a_software_adapter_runs_is_found_or_refused() {
+    let gpu = common::gpu();
+    let n = 70_000;
+    let square = |x: f64| Polygon::new(vec![[x, 0.0], [x + 0.5, 0.0], [x + 0.5, 0.5], [x, 0.5]]).unwrap();
+    let mut polygons = vec![Polygon::new(vec![[-1.0, 0.1], [n as f64, 0.1], [n as f64, 0.3], [-1.0, 0.3]]).unwrap()];
+    polygons.extend((0..n).map(|k| square(k as f64)));
+    let mut world = World::from_polygons(&gpu, &polygons, &Default::default()).unwrap();
+    match world.step() {
+        Ok(frame) => {
+            let pairs: Vec<(u32, u32)> = frame.contacts.iter().map(|c| (c.a, c.b)).collect();
+            assert_eq!(pairs, (1..=n as u32).map(|b| (0, b)).collect::<Vec<_>>());
+        }
+        Err(Error::UnsuitableAdapter { adapter, reason }) => {
+            assert_eq!(gpu.adapter_info().device_type, wgpu::DeviceType::Cpu, "{adapter}: {reason}");
+            assert!(reason.contains("65,535 loop iterations"), "{reason}");
+        }
+        Err(e) => panic!("{e}"),
+    }
+}

@@ -8,5 +8,5 @@ struct Params {
     strip_height: f32,
     candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
     margin: f32, // pairs at most this far apart are reported (WorldOptions::margin)
-    pad: u32,
+    two: u32, // 2, the bound of loops_cut (loops.wgsl)
 }

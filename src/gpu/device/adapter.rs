@@ -150,6 +150,14 @@ pub(crate) fn limits_reason(have: &wgpu::Limits) -> Option<String> {
     (!short.is_empty()).then(|| short.join("; "))
 }
 
+/// Why a loop's early end makes an answer incomplete: Mesa's software adapters end every loop of
+/// a shader invocation once its loops have run 65,535 iterations in all, silently. The kernels
+/// whose loops have no fixed bound check that theirs ran to the end and flag it where not; the
+/// host then refuses the answer with [`Error::UnsuitableAdapter`](crate::Error::UnsuitableAdapter)
+/// and this reason.
+pub(crate) const LOOP_CUT: &str =
+    "it ended a shader's loops early (Mesa's llvmpipe and lavapipe stop each invocation after 65,535 loop iterations in all)";
+
 /// `"name (backend, device type, driver info)"`.
 pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {
     format!("{} ({:?}, {:?}, {} {})", info.name, info.backend, info.device_type, info.driver, info.driver_info)

@@ -114,8 +114,9 @@ pub struct GpuParams {
     pub candidate_base: u32,
     /// The margin of [`WorldOptions::margin`](crate::gpu::WorldOptions::margin), rounded up to f32.
     pub margin: f32,
-    /// Padding to 32 bytes.
-    pub pad: u32,
+    /// 2: the bound of the loop that tells whether an invocation's loops were cut short
+    /// (shaders/shared/loops.wgsl), from a uniform so that no compiler unrolls it.
+    pub two: u32,
 }
 
 /// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](crate::gpu::World::contacts_buffer)

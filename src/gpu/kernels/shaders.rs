@@ -41,7 +41,7 @@ const KERNELS: [(&str, &str); 27] = [
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 18] = [
+const SHARED: [(&str, &str); 19] = [
     ("params", include_str!("../../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../../shaders/shared/index.wgsl")),
@@ -60,6 +60,7 @@ const SHARED: [(&str, &str); 18] = [
     ("contact", include_str!("../../../shaders/shared/contact.wgsl")),
     ("records", include_str!("../../../shaders/shared/records.wgsl")),
     ("exact", include_str!("../../../shaders/shared/exact.wgsl")),
+    ("loops", include_str!("../../../shaders/shared/loops.wgsl")),
 ];
 
 /// Invocations per workgroup of the radix kernels.

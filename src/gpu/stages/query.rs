@@ -89,7 +89,8 @@ pub(crate) fn strips(queries: &[GpuQuery]) -> Strips {
 pub(crate) struct Queries {
     /// The bindings in order, `hits` last (a placeholder until the write).
     buffers: Vec<wgpu::Buffer>,
-    /// Per body its hit count, then (scanned) its first hit; one more: the total.
+    /// Per body its hit count, then (scanned) its first hit; one more: the total; and one the
+    /// count sets where an invocation's loops were cut short (shaders/shared/loops.wgsl).
     counts: wgpu::Buffer,
     scan: Scan,
     n: u32,
@@ -114,12 +115,12 @@ impl Queries {
                 queries.y0.to_bits(),
                 queries.inv_height.to_bits(),
                 0,
-                0,
+                2,
             ]),
             U::UNIFORM,
         );
         let records = init(device, "satgpu.query.queries", bytemuck::cast_slice(&queries.records), U::STORAGE);
-        let counts = storage(device, "satgpu.query.counts", 4 * (u64::from(n) + 1), U::COPY_SRC | U::COPY_DST);
+        let counts = storage(device, "satgpu.query.counts", 4 * (u64::from(n) + 2), U::COPY_SRC | U::COPY_DST);
         // The scan runs over one element more than the bodies (0), whose offset is the total.
         let mut words = control::initial(fold);
         words[control::PAIR_SCAN as usize] = n + 1;
@@ -154,7 +155,7 @@ impl Queries {
         self.encode_step(gpu, encoder, 0, &self.buffers[8]);
     }
 
-    /// Where the total lands: a u32 in a COPY_SRC buffer.
+    /// Where the total lands, followed by the cut flag: two u32 in a COPY_SRC buffer.
     pub fn total(&self) -> (&wgpu::Buffer, u64) {
         (&self.counts, 4 * u64::from(self.n))
     }

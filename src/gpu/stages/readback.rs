@@ -29,11 +29,15 @@ pub(crate) struct Totals {
     /// Contact events (0 without): pairs that began, pairs that ended.
     pub began: u64,
     pub ended: u64,
+    /// The sweep cut a walk short (see [`Sweep::cut`](crate::gpu::stages::sweep::Sweep::cut)):
+    /// the candidates are incomplete.
+    pub cut: bool,
 }
 
 pub(crate) struct Readback {
-    /// `[entries, candidates, colliding, 0, x, y, z, 0]` after a frame: the totals, then the
-    /// indirect arguments of a 64-wide pass over the colliding pairs.
+    /// `[entries, candidates, colliding, cut, x, y, z, 0]` after a frame: the totals, whether
+    /// the sweep cut a walk short, then the indirect arguments of a 64-wide pass over the
+    /// colliding pairs.
     pub totals: wgpu::Buffer,
     status: wgpu::Buffer,
     contacts: Option<wgpu::Buffer>,
@@ -74,17 +78,20 @@ impl Readback {
     }
 
     /// Records the copies of the three totals (each a buffer and a byte offset; no entry total
-    /// with all pairs) and of the colliding pairs' dispatch arguments (`args`) into
-    /// [`Readback::totals`].
+    /// with all pairs), of the sweep's cut flag (none with all pairs) and of the colliding
+    /// pairs' dispatch arguments (`args`) into [`Readback::totals`].
     pub fn encode_totals(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         (entries, candidates, colliding): (Option<Slot<'_>>, Slot<'_>, Slot<'_>),
+        cut: Option<Slot<'_>>,
         args: &wgpu::Buffer,
     ) {
-        match entries {
-            Some((buf, off)) => encoder.copy_buffer_to_buffer(buf, off, &self.totals, 0, 4),
-            None => encoder.clear_buffer(&self.totals, 0, Some(4)),
+        for (slot, at) in [(entries, 0), (cut, 12)] {
+            match slot {
+                Some((buf, off)) => encoder.copy_buffer_to_buffer(buf, off, &self.totals, at, 4),
+                None => encoder.clear_buffer(&self.totals, at, Some(4)),
+            }
         }
         encoder.copy_buffer_to_buffer(candidates.0, candidates.1, &self.totals, 4, 4);
         self.encode_colliding(encoder, colliding);
@@ -128,7 +135,14 @@ impl Readback {
             true => (t[4].into(), t[5].into()),
             false => (0, 0),
         };
-        let totals = Totals { entries: t[0].into(), candidates: t[1].into(), colliding: t[2].into(), began, ended };
+        let totals = Totals {
+            entries: t[0].into(),
+            candidates: t[1].into(),
+            colliding: t[2].into(),
+            began,
+            ended,
+            cut: t[3] != 0,
+        };
         let ticks = bytes.get(TICKS_AT as usize..).unwrap_or_default().to_vec();
         Ok((totals, ticks))
     }

@@ -18,6 +18,9 @@ pub(crate) struct Sweep {
     scan: Scan,
     group: wgpu::BindGroup,
     control: wgpu::Buffer,
+    /// Per entry its candidate count, then (scanned) its first candidate; after the entries, a
+    /// word the count pass sets where a walk was cut short (see [`Sweep::cut`]).
+    counts: wgpu::Buffer,
 }
 
 impl Sweep {
@@ -25,7 +28,12 @@ impl Sweep {
     pub fn new(gpu: &Gpu, i: &Wiring<'_>, strip: &StripBuffers, candidates: &wgpu::Buffer) -> Sweep {
         let (device, kernels) = (gpu.device(), gpu.kernels());
         let n = u64::from(strip.capacity);
-        let counts = storage(device, "satgpu.sweep.counts", 4 * n, wgpu::BufferUsages::empty());
+        let counts = storage(
+            device,
+            "satgpu.sweep.counts",
+            4 * (n + 1),
+            wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        );
         let scan = Scan::new(device, kernels, &counts, n, i.control, control::CAND_SCAN, "satgpu.scan_candidates");
         let group = kernels.sweep[0].bind(
             device,
@@ -41,7 +49,15 @@ impl Sweep {
                 i.bodies.filters.as_entire_binding(),
             ],
         );
-        Sweep { scan, group, control: i.control.clone(), filtered: false }
+        Sweep { scan, group, control: i.control.clone(), filtered: false, counts }
+    }
+
+    /// The word the count pass sets where an entry's walk ended before its last candidate: Mesa's
+    /// software adapters stop an invocation's loops after 65,535 iterations in all. Cleared
+    /// before each frame, read with its totals.
+    pub fn cut(&self) -> (&wgpu::Buffer, u64) {
+        // The last word: the buffer may be longer than asked for (`storage`).
+        (&self.counts, self.counts.size() - 4)
     }
 
     /// Where the candidate total lands.

@@ -118,6 +118,14 @@ impl Broad {
         }
     }
 
+    /// Where the sweep flags a walk cut short (see [`Sweep::cut`]); none with all pairs.
+    pub fn cut(&self) -> Option<(&wgpu::Buffer, u64)> {
+        match self {
+            Broad::Strips { sweep, .. } => Some(sweep.cut()),
+            _ => None,
+        }
+    }
+
     /// Where the entry total (strips) and the candidate total land.
     pub fn totals(&self) -> (Option<(&wgpu::Buffer, u64)>, (&wgpu::Buffer, u64)) {
         match self {

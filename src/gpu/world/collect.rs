@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use crate::error::{Error, Result};
+use crate::gpu::device::adapter::{describe_adapter, LOOP_CUT};
 use crate::gpu::device::pass::PassTime;
 use crate::gpu::host::order;
 use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
@@ -67,6 +68,12 @@ impl World {
                 let submission = self.submit_frame()?;
                 self.in_flight = Some(InFlight { submission, start, reruns: reruns + 1 });
                 continue;
+            }
+            if totals.cut {
+                return Err(Error::UnsuitableAdapter {
+                    adapter: describe_adapter(self.gpu.adapter_info()),
+                    reason: format!("{LOOP_CUT}: one body's box spans too many others in one strip of the sweep"),
+                });
             }
             if self.sized.events.is_some() && totals.candidates > room {
                 // The contacts buffer holds one batch at a time; the events need them all.

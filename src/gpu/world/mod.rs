@@ -311,7 +311,7 @@ impl World {
             strip_height: self.strip_height,
             candidate_base,
             margin: self.margin,
-            pad: 0,
+            two: 2,
         };
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }
@@ -326,6 +326,9 @@ impl World {
         // Compaction's last invocation writes the colliding pairs' dispatch arguments; a frame
         // without candidates runs none, and must read zeros.
         rec.encoder().clear_buffer(&s.pairs.args, 0, None);
+        if let Some((buf, at)) = s.broad.cut() {
+            rec.encoder().clear_buffer(buf, at, Some(4));
+        }
         self.transform.encode(&mut rec);
         s.broad.encode(&mut rec);
         s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded, self.large);
@@ -340,7 +343,8 @@ impl World {
             e.encode(k, rec.pass(Pass::Events), self.parity());
         }
         let (entries, candidates) = s.broad.totals();
-        self.readback.encode_totals(rec.encoder(), (entries, candidates, s.compact.total()), &s.pairs.args);
+        let totals = (entries, candidates, s.compact.total());
+        self.readback.encode_totals(rec.encoder(), totals, s.broad.cut(), &s.pairs.args);
     }
 
     /// The passes a frame of this world that is read back runs, in order (a frame left on the GPU

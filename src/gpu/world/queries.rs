@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 use crate::geometry::frame::split;
 use crate::geometry::{BoxQuery, Filter, PointQuery, MAX_COORDINATE};
+use crate::gpu::device::adapter::{describe_adapter, LOOP_CUT};
 use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::query::{self, GpuQuery, Queries};
 use crate::gpu::stages::readback::read_as;
@@ -92,11 +93,18 @@ impl World {
             self.transform.encode(&mut rec);
         }
         queries.encode_count(gpu, &mut encoder);
-        let total_read = read(4, "satgpu.query.total.read");
+        let total_read = read(8, "satgpu.query.total.read");
         let (counts, at) = queries.total();
-        encoder.copy_buffer_to_buffer(counts, at, &total_read, 0, 4);
+        encoder.copy_buffer_to_buffer(counts, at, &total_read, 0, 8);
         let submission = gpu.queue().submit([encoder.finish()]);
-        let total = u64::from(read_as::<u32>(gpu, &total_read, 4, submission, "region queries")?[0]);
+        let [total, cut] = read_as::<[u32; 2]>(gpu, &total_read, 8, submission, "region queries")?[0];
+        if cut != 0 {
+            return Err(Error::UnsuitableAdapter {
+                adapter: describe_adapter(gpu.adapter_info()),
+                reason: format!("{LOOP_CUT}: one body's box meets too many queries"),
+            });
+        }
+        let total = u64::from(total);
         if total == 0 {
             return Ok(vec![]);
         }
