@@ -22,6 +22,7 @@
 // answers share one (`io`), and the grid travels in the uniform.
 
 #import constants
+#import loops
 #import index
 #import body
 #import filter
@@ -42,12 +43,15 @@ struct RayParams {
     bodies: u32,
     filtered: u32, // the bodies' filters differ from the default
     strips: u32,   // the world sorts strip entries (else: every body is tested)
-    pad0: vec4<u32>,
-    grid: Grid,    // copied from the control buffer after the sort
-    entries: u32,  // likewise: the sorted entries
+    two: u32,      // 2, for `loops_cut`
+    pad0: u32,
     pad1: u32,
     pad2: u32,
+    grid: Grid,    // copied from the control buffer after the sort
+    entries: u32,  // likewise: the sorted entries
     pad3: u32,
+    pad4: u32,
+    pad5: u32,
 }
 
 @group(0) @binding(0) var<uniform> rp: RayParams;
@@ -68,6 +72,8 @@ const RAYS_AT: u32 = 2u * MAX_STRIPS + 4u;
 override RAY_STEP: u32 = 0u;
 
 const NONE: u32 = 0xffffffffu;
+// The answer of a ray whose invocation's loops were cut short (loops.wgsl).
+const CUT: u32 = 0xfffffffeu;
 const BIG: f32 = 3.0e38;
 // How far outside the boundary, in units of the shape's size, an origin still counts as on it
 // (beside the rounding of the world coordinates): a few f32 roundings of the shape's own.
@@ -412,7 +418,7 @@ fn cast_ray(i: u32) {
         }
     }
     let at = RAYS_AT + 8u * i;
-    io[at] = best.body;
+    io[at] = select(best.body, CUT, loops_cut(rp.two));
     io[at + 1u] = bitcast<u32>(best.t);
     io[at + 2u] = bitcast<u32>(best.normal.x);
     io[at + 3u] = bitcast<u32>(best.normal.y);

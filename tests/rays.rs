@@ -436,3 +436,27 @@ fn compound_worlds_cast_rays_and_answer_region_queries() {
         assert!(f.contains(&(k as u32)) && f.windows(2).all(|w| w[0] < w[1]), "point {k}: {f:?}");
     }
 }
+
+/// Mesa's software adapters end an invocation's loops after 65,535 iterations in all: a ray along
+/// a row of 70,000 boxes in one strip tests more of them than that. Its answer is then refused
+/// with an error that says so, never returned short; elsewhere it hits the first box.
+#[test]
+fn a_ray_past_more_boxes_than_a_software_adapter_runs_is_answered_or_refused() {
+    let gpu = common::gpu();
+    let square = |x: f64| Polygon::new(vec![[x, 0.0], [x + 0.5, 0.0], [x + 0.5, 0.5], [x, 0.5]]).unwrap();
+    let polygons: Vec<Polygon> = (0..70_000).map(|k| square(k as f64)).collect();
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    let ray = Ray { origin: [-5.0, 0.25], direction: [1.0, 0.0], max_length: 1e6, filter: Filter::DEFAULT };
+    match world.cast_rays(&[ray]) {
+        Ok(hits) => {
+            let hit = hits[0].expect("the ray hits the first box");
+            assert_eq!(hit.body, 0);
+            assert!((hit.point[0] - 0.0).abs() < 1e-4, "{hit:?}");
+        }
+        Err(satgpu::Error::UnsuitableAdapter { adapter, reason }) => {
+            assert_eq!(gpu.adapter_info().device_type, wgpu::DeviceType::Cpu, "{adapter}: {reason}");
+            assert!(reason.contains("65,535 loop iterations"), "{reason}");
+        }
+        Err(e) => panic!("{e}"),
+    }
+}

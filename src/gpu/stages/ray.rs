@@ -22,7 +22,11 @@ pub(crate) struct GpuRay {
     pub group: i32,
 }
 
-/// One ray's answer (16 bytes): the body (`u32::MAX`: none), the distance along the ray and the
+/// A ray's `body` where its cast's loops were cut short (`ray.wgsl`).
+pub(crate) const CUT: u32 = u32::MAX - 1;
+
+/// One ray's answer (16 bytes): the body (`u32::MAX`: none; [`CUT`]: the cast's loops were cut
+/// short, see `shaders/shared/loops.wgsl`), the distance along the ray and the
 /// body's outward unit normal there (zero from inside).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -65,7 +69,8 @@ impl RayCast {
         let device = gpu.device();
         let n = rays.len() as u32;
         let mut params = [0u32; 20];
-        params[..4].copy_from_slice(&[n, bodies.len(), u32::from(filtered), u32::from(strip.is_some())]);
+        // Then 2, the bound of the loop that tells whether a cast's loops were cut short.
+        params[..5].copy_from_slice(&[n, bodies.len(), u32::from(filtered), u32::from(strip.is_some()), 2]);
         let params = init(device, "satgpu.ray.params", bytemuck::cast_slice(&params), U::UNIFORM | U::COPY_DST);
         // The strips' widths and starts (written by the GPU), then the rays.
         let mut words = vec![0u32; HEADER_WORDS as usize];

@@ -1,9 +1,10 @@
 //! Ray casts against a world's bodies where they are now (see `stages/ray.rs`).
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::geometry::{Ray, RayHit, MAX_COORDINATE};
+use crate::gpu::device::adapter::{describe_adapter, LOOP_CUT};
 use crate::gpu::device::pass::Recorder;
-use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, HEADER_WORDS};
+use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, CUT, HEADER_WORDS};
 use crate::gpu::stages::readback::read_as;
 use crate::gpu::world::World;
 
@@ -42,6 +43,12 @@ impl World {
         let mut out = Vec::with_capacity(rays.len());
         for (chunk, rays) in records.chunks(batch).zip(rays.chunks(batch)) {
             let hits = self.cast_batch(chunk)?;
+            if hits.iter().any(|h| h.body == CUT) {
+                return Err(Error::UnsuitableAdapter {
+                    adapter: describe_adapter(self.gpu.adapter_info()),
+                    reason: format!("{LOOP_CUT}: a ray passes too many bodies' boxes"),
+                });
+            }
             out.extend(rays.iter().zip(hits).map(|(ray, hit)| widen(ray, &hit)));
         }
         Ok(out)
