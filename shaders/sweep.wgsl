@@ -6,12 +6,18 @@
 //
 // Run twice with the same loop: with WRITE = false it stores how many candidates entry i has; the
 // scan turns those into offsets; with WRITE = true it writes entry i's pairs at its offset. The
-// output order is fixed by the sort, with no atomics, and every write is guarded by the capacity.
+// output order is fixed by the sort (no atomic decides anything), and every write is guarded by
+// the capacity.
 //
-// Mesa's software adapters (llvmpipe, lavapipe) end every loop of an invocation once its loops
-// have run 65,535 iterations in all (loops.wgsl). A walk cut there is flagged in the word after
-// the counts, which the host reads with the totals and reports as an error: never taken as
-// complete.
+// Windows: Mesa's software adapters (llvmpipe, lavapipe) end every loop of an invocation once its
+// loops have run 65,535 iterations in all (loops.wgsl), so there a walk takes at most
+// `params.window_steps` steps per dispatch. Dispatch 0 starts every walk, stores the count (or
+// writes the pairs at the entry's offset) and, where the walk goes on, raises the word after the
+// counts to the windows the walk needs; each further dispatch, `params.window` = w, takes the
+// walks' next window: adds to the count, or writes at the cursor the previous window left
+// (`cursor`, after that word) and moves it. The host runs as many windows as the word asks
+// (rerunning the frame where it asked for more), so the pairs and their order are those of one
+// walk. A loop cut short all the same sets the word to 0xffffffff: the host refuses the answer.
 
 #import constants
 #import params
@@ -26,9 +32,25 @@
 @group(0) @binding(2) var<storage, read> keys: array<u32>;   // sorted
 @group(0) @binding(3) var<storage, read> values: array<u32>; // body of each entry
 @group(0) @binding(4) var<storage, read> boxes: array<vec4<f32>>; // AABB of each sorted entry
-@group(0) @binding(5) var<storage, read_write> counts: array<u32>; // per entry: count, then offset; then the cut flag
+// Per entry its count, then its offset; then the windows word; then (windows only) the cursors.
+@group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> candidates: array<vec2<u32>>; // (a, b), a < b
 @group(0) @binding(7) var<storage, read> filters: array<vec4<u32>>; // per body, read if FILTERED
+
+// The first entry in [lo, hi) whose key is past `end`.
+fn walk_end(end: u32, lo_in: u32, hi_in: u32) -> u32 {
+    var lo = lo_in;
+    var hi = hi_in;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2u;
+        if keys[mid] <= end {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -41,6 +63,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let box_a = boxes[i];
     let s = keys[i] >> control[GRID + 3u];
     let end = key(s, box_a.z);
+    let steps = params.window_steps;
+    let window = params.window;
+    // This window's first step; past the entries (checked before the product could overflow)
+    // or past the walk, nothing to do.
+    var first = i + 1u;
+    if window > 0u {
+        if window > (n - first) / steps {
+            return;
+        }
+        first += window * steps;
+        if first >= n || keys[first] > end {
+            return;
+        }
+    }
+    let words = params.entry_capacity;
     var filter_a = vec4<u32>(0u);
     if FILTERED {
         filter_a = filters[a];
@@ -48,12 +85,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var found = 0u;
     var out = 0u;
     if WRITE {
-        out = counts[i];
+        out = select(atomicLoad(&counts[i]), atomicLoad(&counts[words + 1u + i]), window > 0u);
     }
-    for (var j = i + 1u; j < n; j++) {
+    var j = first;
+    var taken = 0u;
+    for (; j < n && taken < steps; j++) {
         if keys[j] > end {
             break;
         }
+        taken++;
         let box_b = boxes[j];
         let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
         // Filtered pairs never become candidates, so they cost no narrow phase.
@@ -70,10 +110,24 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             found++;
         }
     }
-    if !WRITE {
-        counts[i] = found;
-        if loops_cut(params.two) {
-            counts[arrayLength(&counts) - 1u] = 1u;
+    let more = j < n && keys[j] <= end;
+    if WRITE {
+        if steps != 0xffffffffu {
+            atomicStore(&counts[words + 1u + i], out + found);
         }
+        return;
+    }
+    if window == 0u {
+        atomicStore(&counts[i], found);
+    } else {
+        atomicAdd(&counts[i], found);
+    }
+    if more && window == 0u {
+        // The windows this walk needs in all.
+        let length = walk_end(end, j, n) - i - 1u;
+        atomicMax(&counts[words], (length - 1u) / steps + 1u);
+    }
+    if loops_cut(params.two) {
+        atomicStore(&counts[words], 0xffffffffu);
     }
 }

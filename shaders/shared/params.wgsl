@@ -9,4 +9,8 @@ struct Params {
     candidate_base: u32, // first candidate of this batch (0 unless a frame runs in batches)
     margin: f32, // pairs at most this far apart are reported (WorldOptions::margin)
     two: u32, // 2, the bound of loops_cut (loops.wgsl)
+    window: u32, // which window of each sweep walk this dispatch runs (sweep.wgsl)
+    window_steps: u32, // steps of a walk per window (0xffffffff: one window)
+    pad0: u32,
+    pad1: u32,
 }

@@ -117,6 +117,14 @@ pub struct GpuParams {
     /// 2: the bound of the loop that tells whether an invocation's loops were cut short
     /// (shaders/shared/loops.wgsl), from a uniform so that no compiler unrolls it.
     pub two: u32,
+    /// Which window of each sweep walk this dispatch runs (0: the first, from the entry on;
+    /// see `sweep.wgsl`).
+    pub window: u32,
+    /// Steps of a sweep walk per window: `u32::MAX` (one window) but on Mesa's software
+    /// adapters, whose loops stop at 65,535 iterations per invocation.
+    pub window_steps: u32,
+    /// Padding to 48 bytes.
+    pub pad: [u32; 2],
 }
 
 /// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](crate::gpu::World::contacts_buffer)
@@ -180,6 +188,6 @@ impl GpuManifold {
 
 const _: () = assert!(std::mem::size_of::<GpuBody>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuTransform>() == 16);
-const _: () = assert!(std::mem::size_of::<GpuParams>() == 32);
+const _: () = assert!(std::mem::size_of::<GpuParams>() == 48);
 const _: () = assert!(std::mem::size_of::<GpuContact>() == 24);
 const _: () = assert!(std::mem::size_of::<GpuManifold>() == 32);

@@ -29,15 +29,15 @@ pub(crate) struct Totals {
     /// Contact events (0 without): pairs that began, pairs that ended.
     pub began: u64,
     pub ended: u64,
-    /// The sweep cut a walk short (see [`Sweep::cut`](crate::gpu::stages::sweep::Sweep::cut)):
-    /// the candidates are incomplete.
-    pub cut: bool,
+    /// The sweep's windows word (see [`Sweep::need`](crate::gpu::stages::sweep::Sweep::need)):
+    /// the windows its longest walk needs, or `u32::MAX` where a loop was cut short.
+    pub need: u32,
 }
 
 pub(crate) struct Readback {
-    /// `[entries, candidates, colliding, cut, x, y, z, 0]` after a frame: the totals, whether
-    /// the sweep cut a walk short, then the indirect arguments of a 64-wide pass over the
-    /// colliding pairs.
+    /// `[entries, candidates, colliding, need, x, y, z, 0]` after a frame: the totals, the
+    /// sweep's windows word, then the indirect arguments of a 64-wide pass over the colliding
+    /// pairs.
     pub totals: wgpu::Buffer,
     status: wgpu::Buffer,
     contacts: Option<wgpu::Buffer>,
@@ -78,7 +78,7 @@ impl Readback {
     }
 
     /// Records the copies of the three totals (each a buffer and a byte offset; no entry total
-    /// with all pairs), of the sweep's cut flag (none with all pairs) and of the colliding
+    /// with all pairs), of the sweep's windows word (none with all pairs) and of the colliding
     /// pairs' dispatch arguments (`args`) into [`Readback::totals`].
     pub fn encode_totals(
         &self,
@@ -135,14 +135,8 @@ impl Readback {
             true => (t[4].into(), t[5].into()),
             false => (0, 0),
         };
-        let totals = Totals {
-            entries: t[0].into(),
-            candidates: t[1].into(),
-            colliding: t[2].into(),
-            began,
-            ended,
-            cut: t[3] != 0,
-        };
+        let totals =
+            Totals { entries: t[0].into(), candidates: t[1].into(), colliding: t[2].into(), began, ended, need: t[3] };
         let ticks = bytes.get(TICKS_AT as usize..).unwrap_or_default().to_vec();
         Ok((totals, ticks))
     }

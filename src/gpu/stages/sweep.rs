@@ -5,11 +5,20 @@
 
 use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::{Pass, Recorder};
-use crate::gpu::kernels::buffers::storage;
+use crate::gpu::kernels::buffers::{init, storage};
 use crate::gpu::kernels::control;
+use crate::gpu::kernels::layout::GpuParams;
 use crate::gpu::kernels::pipelines::Kernels;
-use crate::gpu::primitives::scan::{count_scan_write, Scan, Total};
+use crate::gpu::primitives::scan::{Scan, Total};
 use crate::gpu::resources::{StripBuffers, Wiring};
+
+/// Steps of a sweep walk per window on Mesa's software adapters: under the 65,535 loop
+/// iterations they allow an invocation, with room for the binary search that finds a long walk's
+/// end (see `sweep.wgsl`).
+pub(crate) const SOFTWARE_WINDOW: u32 = 65_000;
+
+/// Where `window` lies in the params (bytes).
+const WINDOW_AT: u64 = std::mem::offset_of!(GpuParams, window) as u64;
 
 pub(crate) struct Sweep {
     /// Whether the kernels read the collision filters (some body has a non-default one).
@@ -18,22 +27,26 @@ pub(crate) struct Sweep {
     scan: Scan,
     group: wgpu::BindGroup,
     control: wgpu::Buffer,
-    /// Per entry its candidate count, then (scanned) its first candidate; after the entries, a
-    /// word the count pass sets where a walk was cut short (see [`Sweep::cut`]).
+    params: wgpu::Buffer,
+    /// Per entry its candidate count, then (scanned) its first candidate; after the entries the
+    /// windows word (see [`Sweep::need`]); on software adapters, then each entry's cursor.
     counts: wgpu::Buffer,
+    /// Entries the buffers hold.
+    capacity: u64,
+    /// Windows after the first that every walk runs (software adapters; see `sweep.wgsl`), and
+    /// `[0, 1, ..., windows]` to copy into the params' `window` before each.
+    windows: u32,
+    window_table: Option<wgpu::Buffer>,
 }
 
 impl Sweep {
     /// Sweeps `strip` (sorted, boxes gathered) and writes the pairs into `candidates`.
     pub fn new(gpu: &Gpu, i: &Wiring<'_>, strip: &StripBuffers, candidates: &wgpu::Buffer) -> Sweep {
+        use wgpu::BufferUsages as U;
         let (device, kernels) = (gpu.device(), gpu.kernels());
         let n = u64::from(strip.capacity);
-        let counts = storage(
-            device,
-            "satgpu.sweep.counts",
-            4 * (n + 1),
-            wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-        );
+        let cursors = if gpu.is_software() { n } else { 0 };
+        let counts = storage(device, "satgpu.sweep.counts", 4 * (n + 1 + cursors), U::COPY_SRC | U::COPY_DST);
         let scan = Scan::new(device, kernels, &counts, n, i.control, control::CAND_SCAN, "satgpu.scan_candidates");
         let group = kernels.sweep[0].bind(
             device,
@@ -49,15 +62,38 @@ impl Sweep {
                 i.bodies.filters.as_entire_binding(),
             ],
         );
-        Sweep { scan, group, control: i.control.clone(), filtered: false, counts }
+        Sweep {
+            scan,
+            group,
+            control: i.control.clone(),
+            params: i.params.clone(),
+            filtered: false,
+            counts,
+            capacity: n,
+            windows: 0,
+            window_table: None,
+        }
     }
 
-    /// The word the count pass sets where an entry's walk ended before its last candidate: Mesa's
-    /// software adapters stop an invocation's loops after 65,535 iterations in all. Cleared
+    /// The windows word: 0, or how many windows the longest walk needs in all where that is more
+    /// than one (software adapters), or `u32::MAX` where a loop was cut short all the same (Mesa's
+    /// software adapters stop an invocation's loops after 65,535 iterations in all). Cleared
     /// before each frame, read with its totals.
-    pub fn cut(&self) -> (&wgpu::Buffer, u64) {
-        // The last word: the buffer may be longer than asked for (`storage`).
-        (&self.counts, self.counts.size() - 4)
+    pub fn need(&self) -> (&wgpu::Buffer, u64) {
+        (&self.counts, 4 * self.capacity)
+    }
+
+    /// Windows after the first that every walk runs.
+    pub fn windows(&self) -> u32 {
+        self.windows
+    }
+
+    /// Runs `windows` windows after the first from the next frame on.
+    pub fn set_windows(&mut self, device: &wgpu::Device, windows: u32) {
+        let table: Vec<u32> = (0..=windows).collect();
+        self.window_table =
+            Some(init(device, "satgpu.sweep.windows", bytemuck::cast_slice(&table), wgpu::BufferUsages::COPY_SRC));
+        self.windows = windows;
     }
 
     /// Where the candidate total lands.
@@ -70,16 +106,40 @@ impl Sweep {
         self.scan.total_slot()
     }
 
-    /// Count, scan and write: three passes.
+    /// Count, scan and write: three passes, the count and the write each followed by its further
+    /// windows (software adapters).
     pub fn encode(&self, rec: &mut Recorder<'_>) {
-        let passes = [Pass::SweepCount, Pass::ScanCandidates, Pass::SweepWrite];
+        let k = rec.kernels;
+        self.record(k, rec.pass(Pass::SweepCount), false);
+        self.encode_windows(rec, Pass::SweepCount, false);
         // control_entries.wgsl planned the candidate scan.
-        count_scan_write(rec, passes, (&self.scan, true), |k, pass, write| self.record(k, pass, write));
+        self.scan.encode_levels(k, rec.pass(Pass::ScanCandidates));
+        self.record(k, rec.pass(Pass::SweepWrite), true);
+        self.encode_windows(rec, Pass::SweepWrite, true);
     }
 
-    /// The write alone, for a later batch of candidates: the offsets are still on the GPU.
-    pub fn encode_write(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
-        self.record(k, pass, true);
+    /// The further windows of the count or the write, each after the copy of its index into the
+    /// params; then the index back to 0.
+    fn encode_windows(&self, rec: &mut Recorder<'_>, pass: Pass, write: bool) {
+        let Some(table) = &self.window_table else { return };
+        let k = rec.kernels;
+        for w in 1..=u64::from(self.windows) {
+            rec.encoder().copy_buffer_to_buffer(table, 4 * w, &self.params, WINDOW_AT, 4);
+            self.record(k, rec.pass(pass), write);
+        }
+        rec.encoder().copy_buffer_to_buffer(table, 0, &self.params, WINDOW_AT, 4);
+    }
+
+    /// The write alone, with its windows, for a later batch of candidates: the offsets are still
+    /// on the GPU.
+    pub fn encode_write(&self, k: &Kernels, encoder: &mut wgpu::CommandEncoder) {
+        self.record(k, &mut encoder.begin_compute_pass(&Default::default()), true);
+        let Some(table) = &self.window_table else { return };
+        for w in 1..=u64::from(self.windows) {
+            encoder.copy_buffer_to_buffer(table, 4 * w, &self.params, WINDOW_AT, 4);
+            self.record(k, &mut encoder.begin_compute_pass(&Default::default()), true);
+        }
+        encoder.copy_buffer_to_buffer(table, 0, &self.params, WINDOW_AT, 4);
     }
 
     /// The count or, with `write`, the write kernel over every sorted entry.

@@ -110,19 +110,34 @@ impl Broad {
         }
     }
 
-    /// The candidate write alone, for a later batch.
-    pub fn encode_write(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+    /// The candidate write alone, for a later batch (in passes of its own).
+    pub fn encode_write(&self, k: &Kernels, encoder: &mut wgpu::CommandEncoder) {
         match self {
-            Broad::Strips { sweep, .. } => sweep.encode_write(k, pass),
-            Broad::AllPairs(all) => all.encode_write(k, pass),
+            Broad::Strips { sweep, .. } => sweep.encode_write(k, encoder),
+            Broad::AllPairs(all) => all.encode_write(k, &mut encoder.begin_compute_pass(&Default::default())),
         }
     }
 
-    /// Where the sweep flags a walk cut short (see [`Sweep::cut`]); none with all pairs.
-    pub fn cut(&self) -> Option<(&wgpu::Buffer, u64)> {
+    /// The sweep's windows word (see [`Sweep::need`]); none with all pairs.
+    pub fn need(&self) -> Option<(&wgpu::Buffer, u64)> {
         match self {
-            Broad::Strips { sweep, .. } => Some(sweep.cut()),
+            Broad::Strips { sweep, .. } => Some(sweep.need()),
             _ => None,
+        }
+    }
+
+    /// Windows after the first that each sweep walk runs (0 with all pairs).
+    pub fn windows(&self) -> u32 {
+        match self {
+            Broad::Strips { sweep, .. } => sweep.windows(),
+            _ => 0,
+        }
+    }
+
+    /// Runs `windows` windows after the first in each sweep walk from the next frame on.
+    pub fn set_windows(&mut self, device: &wgpu::Device, windows: u32) {
+        if let Broad::Strips { sweep, .. } = self {
+            sweep.set_windows(device, windows);
         }
     }
 

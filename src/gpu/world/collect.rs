@@ -69,11 +69,19 @@ impl World {
                 self.in_flight = Some(InFlight { submission, start, reruns: reruns + 1 });
                 continue;
             }
-            if totals.cut {
+            if totals.need == u32::MAX {
                 return Err(Error::UnsuitableAdapter {
                     adapter: describe_adapter(self.gpu.adapter_info()),
-                    reason: format!("{LOOP_CUT}: one body's box spans too many others in one strip of the sweep"),
+                    reason: format!("{LOOP_CUT}: in the sweep"),
                 });
+            }
+            if totals.need > self.sized.broad.windows() + 1 && totals.entries <= u64::from(c.entries) {
+                // A walk longer than the windows run (software adapters): as many as it needs.
+                log::info!("a sweep walk needs {} windows; rerunning", totals.need);
+                self.sized.broad.set_windows(self.gpu.device(), totals.need - 1);
+                let submission = self.submit_frame()?;
+                self.in_flight = Some(InFlight { submission, start, reruns: reruns + 1 });
+                continue;
             }
             if self.sized.events.is_some() && totals.candidates > room {
                 // The contacts buffer holds one batch at a time; the events need them all.
@@ -211,12 +219,12 @@ impl World {
         let s = &self.sized;
         let k = self.gpu.kernels();
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+        s.broad.encode_write(k, &mut encoder);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("satgpu.batch"),
                 timestamp_writes: None,
             });
-            s.broad.encode_write(k, &mut pass);
             s.narrow.encode(k, &mut pass, self.rounded, self.large);
             s.encode_compact(k, &mut pass, true, s.order.is_some());
             if let Some(order) = &s.order {

@@ -312,6 +312,12 @@ impl World {
             candidate_base,
             margin: self.margin,
             two: 2,
+            window: 0,
+            window_steps: match self.gpu.is_software() {
+                true => crate::gpu::stages::sweep::SOFTWARE_WINDOW,
+                false => u32::MAX,
+            },
+            pad: [0; 2],
         };
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }
@@ -326,7 +332,7 @@ impl World {
         // Compaction's last invocation writes the colliding pairs' dispatch arguments; a frame
         // without candidates runs none, and must read zeros.
         rec.encoder().clear_buffer(&s.pairs.args, 0, None);
-        if let Some((buf, at)) = s.broad.cut() {
+        if let Some((buf, at)) = s.broad.need() {
             rec.encoder().clear_buffer(buf, at, Some(4));
         }
         self.transform.encode(&mut rec);
@@ -344,7 +350,7 @@ impl World {
         }
         let (entries, candidates) = s.broad.totals();
         let totals = (entries, candidates, s.compact.total());
-        self.readback.encode_totals(rec.encoder(), totals, s.broad.cut(), &s.pairs.args);
+        self.readback.encode_totals(rec.encoder(), totals, s.broad.need(), &s.pairs.args);
     }
 
     /// The passes a frame of this world that is read back runs, in order (a frame left on the GPU
