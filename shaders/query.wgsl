@@ -61,6 +61,12 @@ fn keep(x: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(x) ^ qp.zero);
 }
 
+// Whether `to` (from an edge's start) lies strictly right of the edge's direction `along`:
+// the cross product's sign, as its two products compared.
+fn beyond(along: vec2<f32>, to: vec2<f32>) -> bool {
+    return along.x * to.y < along.y * to.x;
+}
+
 // Whether body `i` (its core grown by its radius) shares a point with the box `q`.
 fn meets(i: u32, q: Query) -> bool {
     let b = bodies[i];
@@ -98,39 +104,36 @@ fn meets(i: u32, q: Query) -> bool {
     // one separates is decided without the unit normals: the box's axes by comparing intervals,
     // an edge from v to w by the side of each corner c of the cut box, (w - v) x (c - v) < 0 in
     // the units above, compared as its two products so that no fused multiply-add rounds one of
-    // them alone. A point equal to a
-    // vertex (the same numbers in the body's frame) is then never outside the edges through it,
-    // where dot(v_k, n) - dot(v_k-1, n) was zero only in exact arithmetic. `sep`, the largest
-    // separation along unit axes, measures rounded bodies' distance as before.
-    var sep = -3.0e38;
-    var apart = false;
-    for (var a = 0u; a < 2u; a++) {
-        let n = select(v, u, a == 0u);
-        var lo = 3.0e38;
-        var hi = -3.0e38;
-        for (var k = 0u; k < b.count; k++) {
-            let d = dot(local_vertex(b, k), n);
-            lo = min(lo, d);
-            hi = max(hi, d);
-        }
-        let qlo = dot(c[0], n);
-        let qhi = dot(c[2], n);
-        apart = apart || min(qlo, qhi) > hi || lo > max(qlo, qhi);
-        sep = max(sep, max(min(qlo, qhi) - hi, lo - max(qlo, qhi)));
+    // them alone. A point equal to a vertex (the same numbers in the body's frame) is then never
+    // outside the edges through it, where dot(v_k, n) - dot(v_k-1, n) was zero only in exact
+    // arithmetic. `sep`, the largest separation along unit axes, measures rounded bodies'
+    // distance as before. Loops are few (one pass over the vertices for both box axes, the
+    // corners written out): Mesa's software adapters stop an invocation's after 65,535
+    // iterations in all.
+    var body_lo = vec2<f32>(3.0e38);
+    var body_hi = vec2<f32>(-3.0e38);
+    for (var k = 0u; k < b.count; k++) {
+        let p = local_vertex(b, k);
+        let d = vec2<f32>(dot(p, u), dot(p, v));
+        body_lo = min(body_lo, d);
+        body_hi = max(body_hi, d);
     }
+    let q0 = vec2<f32>(dot(c[0], u), dot(c[0], v));
+    let q2 = vec2<f32>(dot(c[2], u), dot(c[2], v));
+    let qlo = min(q0, q2);
+    let qhi = max(q0, q2);
+    var apart = any(qlo > body_hi) || any(body_lo > qhi);
+    let gap = max(qlo - body_hi, body_lo - qhi);
+    var sep = max(gap.x, gap.y);
     if b.count >= 2u {
         for (var e = 0u; e < b.count; e++) {
             let n = shapes[b.shape_start + e].zw;
             let start = local_vertex(b, e);
             let from_start = start * inv;
             let along = local_vertex(b, (e + 1u) % b.count) * inv - from_start;
-            var qmin = 3.0e38;
-            var outside = true;
-            for (var j = 0u; j < 4u; j++) {
-                qmin = min(qmin, dot(c[j], n));
-                let to = cut[j] - from_start;
-                outside = outside && along.x * to.y < along.y * to.x;
-            }
+            let qmin = min(min(dot(c[0], n), dot(c[1], n)), min(dot(c[2], n), dot(c[3], n)));
+            let outside = beyond(along, cut[0] - from_start) && beyond(along, cut[1] - from_start)
+                && beyond(along, cut[2] - from_start) && beyond(along, cut[3] - from_start);
             apart = apart || outside;
             sep = max(sep, qmin - dot(start, n));
         }

@@ -459,7 +459,7 @@ fn a_body_meeting_more_queries_than_a_software_adapter_runs_is_found_or_refused(
     let body = Polygon::new(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 10.0], [0.0, 10.0]]).unwrap();
     let mut world = satgpu::gpu::World::from_polygons(&gpu, &[body], &Default::default()).unwrap();
     let points: Vec<PointQuery> =
-        (0..6000).map(|k| PointQuery { point: [0.1 + k as f64 * 0.16, 5.0], filter: Filter::DEFAULT }).collect();
+        (0..30_000).map(|k| PointQuery { point: [0.1 + k as f64 * 0.033, 5.0], filter: Filter::DEFAULT }).collect();
     match world.query_points(&points) {
         Ok(found) => assert!(found.iter().all(|f| f == &[0]), "a point inside the body missed it"),
         Err(satgpu::Error::UnsuitableAdapter { adapter, reason }) => {
