@@ -22,8 +22,9 @@ mod cost {
     pub const WORLD_HOST_PER_BODY: u64 = 112;
     /// The packed shape data, twice (packing and spare).
     pub const WORLD_HOST_PER_VERTEX: u64 = 36;
-    /// A strip entry on the device: key, value, radix scratch, gathered box, sweep count.
-    pub const DEVICE_PER_ENTRY: u64 = 40;
+    /// A strip entry on the device: key, value, radix scratch, gathered box, sweep count, and
+    /// (software adapters) the sweep's cursor.
+    pub const DEVICE_PER_ENTRY: u64 = 44;
     /// The device's per-body buffers: body records, transforms, filters, local boxes, AABBs,
     /// the strip entries (3 per body by default) and their scans.
     pub const DEVICE_PER_BODY: u64 = 88 + 3 * DEVICE_PER_ENTRY;
