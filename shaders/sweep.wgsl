@@ -110,7 +110,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             found++;
         }
     }
-    let more = j < n && keys[j] <= end;
     if WRITE {
         if steps != 0xffffffffu {
             atomicStore(&counts[words + 1u + i], out + found);
@@ -122,7 +121,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     } else {
         atomicAdd(&counts[i], found);
     }
-    if more && window == 0u {
+    if window == 0u && j < n && keys[j] <= end {
         // The windows this walk needs in all.
         let length = walk_end(end, j, n) - i - 1u;
         atomicMax(&counts[words], (length - 1u) / steps + 1u);

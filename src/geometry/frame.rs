@@ -82,6 +82,16 @@ mod tests {
         Some((if neg { -v } else { v }) as f32)
     }
 
+    /// Uniform numbers in [0, 1) from `seed` (xorshift).
+    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
     /// The GPU's first estimate of the f32 nearest `x - a` (`to_frame` in exact.wgsl): the
     /// split's parts and the exact `h - a` summed smallest first, in f32.
     fn first_estimate(x: f64, a: f32) -> f32 {
@@ -111,13 +121,7 @@ mod tests {
     /// nearly cancel).
     #[test]
     fn the_gpus_first_estimate_is_within_two_steps() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x2545_f491_4f6c_dd1d);
         let mut worst = 0;
         for k in 0..400_000 {
             let scale = 10f64.powf(next() * 40.0 - 20.0);
@@ -150,13 +154,7 @@ mod tests {
         let (x, a) = (-32.0 - 2f64.powi(-30), -(2f32.powi(30)));
         assert_eq!(to_frame(x, a) as f32, 2f32.powi(30) - 64.0);
         // Random values at every scale, anchors near, far and on the other side.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x9e37_79b9_7f4a_7c15);
         let mut checked = 0;
         for _ in 0..200_000 {
             let scale = 10f64.powf(next() * 40.0 - 20.0);

@@ -155,8 +155,14 @@ pub(crate) fn limits_reason(have: &wgpu::Limits) -> Option<String> {
 /// whose loops have no fixed bound check that theirs ran to the end and flag it where not; the
 /// host then refuses the answer with [`Error::UnsuitableAdapter`](crate::Error::UnsuitableAdapter)
 /// and this reason.
-pub(crate) const LOOP_CUT: &str =
+const LOOP_CUT: &str =
     "it ended a shader's loops early (Mesa's llvmpipe and lavapipe stop each invocation after 65,535 loop iterations in all)";
+
+/// The refusal of an answer whose loops `info`'s adapter cut short ([`LOOP_CUT`]), saying
+/// `where_` it happened.
+pub(crate) fn loops_cut(info: &wgpu::AdapterInfo, where_: &str) -> crate::Error {
+    crate::Error::UnsuitableAdapter { adapter: describe_adapter(info), reason: format!("{LOOP_CUT}: {where_}") }
+}
 
 /// `"name (backend, device type, driver info)"`.
 pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {

@@ -132,14 +132,9 @@ impl Sweep {
 
     /// The write alone, with its windows, for a later batch of candidates: the offsets are still
     /// on the GPU.
-    pub fn encode_write(&self, k: &Kernels, encoder: &mut wgpu::CommandEncoder) {
-        self.record(k, &mut encoder.begin_compute_pass(&Default::default()), true);
-        let Some(table) = &self.window_table else { return };
-        for w in 1..=u64::from(self.windows) {
-            encoder.copy_buffer_to_buffer(table, 4 * w, &self.params, WINDOW_AT, 4);
-            self.record(k, &mut encoder.begin_compute_pass(&Default::default()), true);
-        }
-        encoder.copy_buffer_to_buffer(table, 0, &self.params, WINDOW_AT, 4);
+    pub fn encode_write(&self, rec: &mut Recorder<'_>) {
+        self.record(rec.kernels, rec.pass(Pass::SweepWrite), true);
+        self.encode_windows(rec, Pass::SweepWrite, true);
     }
 
     /// The count or, with `write`, the write kernel over every sorted entry.

@@ -4,7 +4,6 @@
 
 use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::{Pass, Recorder};
-use crate::gpu::kernels::pipelines::Kernels;
 use crate::gpu::primitives::scan::Total;
 use crate::gpu::resources::{StripBuffers, Wiring};
 use crate::gpu::stages::allpairs::AllPairs;
@@ -111,10 +110,10 @@ impl Broad {
     }
 
     /// The candidate write alone, for a later batch (in passes of its own).
-    pub fn encode_write(&self, k: &Kernels, encoder: &mut wgpu::CommandEncoder) {
+    pub fn encode_write(&self, rec: &mut Recorder<'_>) {
         match self {
-            Broad::Strips { sweep, .. } => sweep.encode_write(k, encoder),
-            Broad::AllPairs(all) => all.encode_write(k, &mut encoder.begin_compute_pass(&Default::default())),
+            Broad::Strips { sweep, .. } => sweep.encode_write(rec),
+            Broad::AllPairs(all) => all.encode_write(rec.kernels, rec.pass(Pass::AllPairsWrite)),
         }
     }
 

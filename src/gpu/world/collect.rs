@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::gpu::device::adapter::{describe_adapter, LOOP_CUT};
-use crate::gpu::device::pass::PassTime;
+use crate::gpu::device::adapter::loops_cut;
+use crate::gpu::device::pass::{PassTime, Recorder};
 use crate::gpu::host::order;
 use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
 use crate::gpu::stages::readback::{Mapped, Totals};
@@ -54,31 +54,30 @@ impl World {
             let c = self.sized.capacity;
             let room = u64::from(c.candidates);
             // Candidates past the largest capacity one binding allows are not a rerun but batches.
-            if totals.entries > u64::from(c.entries) || (totals.candidates > room && room < c.max_candidates) {
-                log::info!(
-                    "{} entries / {} candidates exceed the capacity {} / {}; growing and rerunning",
-                    totals.entries,
-                    totals.candidates,
-                    c.entries,
-                    c.candidates
-                );
-                // Candidates counted from a truncated entry list are a lower bound: the rerun
-                // grows again if it must.
-                self.reserve(totals.entries, totals.candidates)?;
-                let submission = self.submit_frame()?;
-                self.in_flight = Some(InFlight { submission, start, reruns: reruns + 1 });
-                continue;
-            }
-            if totals.need == u32::MAX {
-                return Err(Error::UnsuitableAdapter {
-                    adapter: describe_adapter(self.gpu.adapter_info()),
-                    reason: format!("{LOOP_CUT}: in the sweep"),
-                });
-            }
-            if totals.need > self.sized.broad.windows() + 1 && totals.entries <= u64::from(c.entries) {
-                // A walk longer than the windows run (software adapters): as many as it needs.
-                log::info!("a sweep walk needs {} windows; rerunning", totals.need);
-                self.sized.broad.set_windows(self.gpu.device(), totals.need - 1);
+            let rerun =
+                if totals.entries > u64::from(c.entries) || (totals.candidates > room && room < c.max_candidates) {
+                    log::info!(
+                        "{} entries / {} candidates exceed the capacity {} / {}; growing and rerunning",
+                        totals.entries,
+                        totals.candidates,
+                        c.entries,
+                        c.candidates
+                    );
+                    // Candidates counted from a truncated entry list are a lower bound: the rerun
+                    // grows again if it must.
+                    self.reserve(totals.entries, totals.candidates)?;
+                    true
+                } else if totals.need == u32::MAX {
+                    return Err(loops_cut(self.gpu.adapter_info(), "in the sweep"));
+                } else if totals.need > self.sized.broad.windows() + 1 {
+                    // A walk longer than the windows run (software adapters): as many as it needs.
+                    log::info!("a sweep walk needs {} windows; rerunning", totals.need);
+                    self.sized.broad.set_windows(self.gpu.device(), totals.need - 1);
+                    true
+                } else {
+                    false
+                };
+            if rerun {
                 let submission = self.submit_frame()?;
                 self.in_flight = Some(InFlight { submission, start, reruns: reruns + 1 });
                 continue;
@@ -219,7 +218,7 @@ impl World {
         let s = &self.sized;
         let k = self.gpu.kernels();
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-        s.broad.encode_write(k, &mut encoder);
+        s.broad.encode_write(&mut Recorder::new(&mut encoder, k, None));
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("satgpu.batch"),

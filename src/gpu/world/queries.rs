@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::geometry::frame::split;
 use crate::geometry::{BoxQuery, Filter, PointQuery, MAX_COORDINATE};
-use crate::gpu::device::adapter::{describe_adapter, LOOP_CUT};
+use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::query::{self, GpuQuery, Queries};
 use crate::gpu::stages::readback::read_as;
@@ -99,10 +99,7 @@ impl World {
         let submission = gpu.queue().submit([encoder.finish()]);
         let [total, cut] = read_as::<[u32; 2]>(gpu, &total_read, 8, submission, "region queries")?[0];
         if cut != 0 {
-            return Err(Error::UnsuitableAdapter {
-                adapter: describe_adapter(gpu.adapter_info()),
-                reason: format!("{LOOP_CUT}: one body's box meets too many queries"),
-            });
+            return Err(loops_cut(gpu.adapter_info(), "one body's box meets too many queries"));
         }
         let total = u64::from(total);
         if total == 0 {

@@ -1,8 +1,8 @@
 //! Ray casts against a world's bodies where they are now (see `stages/ray.rs`).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geometry::{Ray, RayHit, MAX_COORDINATE};
-use crate::gpu::device::adapter::{describe_adapter, LOOP_CUT};
+use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, CUT, HEADER_WORDS};
 use crate::gpu::stages::readback::read_as;
@@ -44,10 +44,7 @@ impl World {
         for (chunk, rays) in records.chunks(batch).zip(rays.chunks(batch)) {
             let hits = self.cast_batch(chunk)?;
             if hits.iter().any(|h| h.body == CUT) {
-                return Err(Error::UnsuitableAdapter {
-                    adapter: describe_adapter(self.gpu.adapter_info()),
-                    reason: format!("{LOOP_CUT}: a ray passes too many bodies' boxes"),
-                });
+                return Err(loops_cut(self.gpu.adapter_info(), "a ray passes too many bodies' boxes"));
             }
             out.extend(rays.iter().zip(hits).map(|(ray, hit)| widen(ray, &hit)));
         }
