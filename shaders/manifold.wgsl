@@ -33,6 +33,7 @@
 @group(0) @binding(1) var<storage, read> contacts: array<Contact>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;    // (vertex.xy, unit normal.xy), local
+#import shape_pages
 @group(0) @binding(4) var<storage, read> transforms: array<vec4<f32>>; // anchor = (x, y), cos, sin
 @group(0) @binding(5) var<storage, read_write> manifolds: array<Manifold>;
 @group(0) @binding(6) var<uniform> params: Params;

@@ -47,6 +47,7 @@ struct QueryParams {
 @group(0) @binding(0) var<uniform> qp: QueryParams;
 @group(0) @binding(1) var<storage, read> bodies: array<Body>;
 @group(0) @binding(2) var<storage, read> shapes: array<vec4<f32>>;    // (vertex.xy, unit normal.xy), local
+#import shape_pages
 @group(0) @binding(3) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
 @group(0) @binding(4) var<storage, read> aabbs: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> queries: array<Query>;
@@ -127,7 +128,7 @@ fn meets(i: u32, q: Query) -> bool {
     var sep = max(gap.x, gap.y);
     if b.count >= 2u {
         for (var e = 0u; e < b.count; e++) {
-            let n = shapes[b.shape_start + e].zw;
+            let n = shape(b.shape_start + e).zw;
             let start = local_vertex(b, e);
             let from_start = start * inv;
             let along = local_vertex(b, (e + 1u) % b.count) * inv - from_start;

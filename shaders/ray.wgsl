@@ -60,6 +60,7 @@ struct RayParams {
 @group(0) @binding(3) var<storage, read> boxes: array<vec4<f32>>; // AABB of each entry (no strips: of each body)
 @group(0) @binding(4) var<storage, read> bodies: array<Body>;
 @group(0) @binding(5) var<storage, read> shapes: array<vec4<f32>>; // (vertex.xy, unit normal.xy), local
+#import shape_pages
 @group(0) @binding(6) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
 @group(0) @binding(7) var<storage, read> filters: array<vec4<u32>>;
 // MAX_STRIPS widths (f32 bits), MAX_STRIPS + 1 strip starts (the last: the end), then from
@@ -90,7 +91,7 @@ fn inside(b: Body, inv: f32, r: f32, edge: f32, o: vec2<f32>) -> bool {
     if b.count >= 3u {
         var sep = -BIG;
         for (var e = 0u; e < b.count; e++) {
-            sep = max(sep, dot(o - vertex_in(b, inv, e), shapes[b.shape_start + e].zw));
+            sep = max(sep, dot(o - vertex_in(b, inv, e), shape(b.shape_start + e).zw));
         }
         if sep <= edge {
             return true;
@@ -123,7 +124,7 @@ fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32)
         var leave = limit;
         var normal = vec2<f32>(0.0);
         for (var e = 0u; e < b.count; e++) {
-            let n = shapes[b.shape_start + e].zw;
+            let n = shape(b.shape_start + e).zw;
             let gap = dot(vertex_in(b, inv, e) - o, n); // < 0: o outside this edge
             let along = dot(d, n);
             if along < 0.0 {
@@ -150,7 +151,7 @@ fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32)
         for (var e = 0u; e < b.count; e++) {
             let u = vertex_in(b, inv, e);
             let w = vertex_in(b, inv, (e + 1u) % b.count);
-            let n = shapes[b.shape_start + e].zw;
+            let n = shape(b.shape_start + e).zw;
             let along = dot(d, n);
             if along >= 0.0 {
                 continue;

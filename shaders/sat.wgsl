@@ -46,6 +46,7 @@
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read> bodies: array<Body>;
 @group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;    // (vertex.xy, unit normal.xy), local
+#import shape_pages
 @group(0) @binding(4) var<storage, read> transforms: array<vec4<f32>>; // anchor = (x, y), cos, sin
 @group(0) @binding(5) var<storage, read_write> results: array<vec4<f32>>; // (normal.xy, depth, hit)
 @group(0) @binding(6) var<storage, read_write> flags: array<u32>;     // 1 if the pair collides
@@ -185,13 +186,13 @@ override PRUNE_FROM: u32 = 128u;
 // to an edge's line.
 fn inner(s: Side) -> vec3<f32> {
     if s.count > SMALL {
-        return shapes[s.start + s.count].xyz;
+        return shape(s.start + s.count).xyz;
     }
     let m = s.count;
-    let c = 0.25 * (shapes[s.start].xy + shapes[s.start + m / 4u].xy + shapes[s.start + m / 2u].xy + shapes[s.start + 3u * m / 4u].xy);
+    let c = 0.25 * (shape(s.start).xy + shape(s.start + m / 4u).xy + shape(s.start + m / 2u).xy + shape(s.start + 3u * m / 4u).xy);
     var r = 3.0e38;
     for (var k = 0u; k < s.count; k++) {
-        let v = shapes[s.start + k];
+        let v = shape(s.start + k);
         r = min(r, dot(v.zw, v.xy - c));
     }
     return vec3<f32>(c, max(r, 0.0));
@@ -208,13 +209,13 @@ fn turn(n0: vec2<f32>, x: vec2<f32>) -> f32 {
 // further than the direction u (pair frame): binary search over the stored local unit normals.
 fn edge_at(s: Side, u: vec2<f32>) -> u32 {
     let local = vec2<f32>(s.rotation.x * u.x + s.rotation.y * u.y, s.rotation.x * u.y - s.rotation.y * u.x);
-    let n0 = shapes[s.start].zw;
+    let n0 = shape(s.start).zw;
     let key = turn(n0, local);
     var lo = 0u;
     var hi = s.count;
     while hi - lo > 1u {
         let mid = (lo + hi) / 2u;
-        if turn(n0, shapes[s.start + mid].zw) <= key {
+        if turn(n0, shape(s.start + mid).zw) <= key {
             lo = mid;
         } else {
             hi = mid;
@@ -293,8 +294,8 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
         j = support_scan(q, axis);
     }
     var k = next(j, q.count);
-    var lj = shapes[q.start + j].xy;
-    var lk = shapes[q.start + k].xy;
+    var lj = shape(q.start + j).xy;
+    var lk = shape(q.start + k).xy;
     var qj = placed(q, lj);
     var qk = placed(q, lk);
     var i = 0u; // P's faces done
@@ -329,7 +330,7 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
             k = next(k, q.count);
             lj = lk;
             qj = qk;
-            lk = shapes[q.start + k].xy;
+            lk = shape(q.start + k).xy;
             qk = placed(q, lk);
         } else {
             if consider(&fp, dot(axis, qj - v), axis, e, j, reach) {

@@ -14,6 +14,7 @@
 @group(0) @binding(1) var<storage, read> bodies: array<Body>;
 @group(0) @binding(2) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
 @group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;     // (vertex.xy, unit normal.xy), local
+#import shape_pages
 @group(0) @binding(4) var<storage, read_write> aabbs: array<vec4<f32>>; // (min.xy, max.xy)
 @group(0) @binding(5) var<storage, read_write> bounds: array<atomic<u32>, 4>; // ~min.x, ~min.y, max.x, max.y (sortable)
 @group(0) @binding(6) var<storage, read> boxes: array<vec4<f32>>;     // the core's local box (min.xy, max.xy)
@@ -36,7 +37,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         var radius = 0.0;
         if body.count <= SMALL {
             for (var k = 0u; k < body.count; k++) {
-                let s = shapes[body.shape_start + k];
+                let s = shape(body.shape_start + k);
                 let p = rotate(t.zw, s.xy);
                 lo = min(lo, p);
                 hi = max(hi, p);

@@ -513,3 +513,61 @@ fn sweep_windows_and_batches_together_find_every_pair() {
     let got: Vec<(u32, u32)> = world.step().unwrap().contacts.iter().map(|c| (c.a, c.b)).collect();
     assert!(got == want, "{} pairs of {}", got.len(), want.len());
 }
+
+/// Shapes past one binding: on a device whose bindings hold 256 KiB (16,384 shape records) and
+/// that allows 16 storage buffers per stage, a scene of some 65,000 shape records is bound in
+/// pages (shapes straddle their edges), and every answer (pairs with manifolds, after new
+/// polygons of the same layout too; box queries; ray casts) has the bits of one binding. With
+/// room for two pages only, the scene is refused by name.
+#[test]
+fn shapes_past_one_binding_give_the_same_bytes_in_pages() {
+    use satgpu::gpu::ContactDetail;
+    use satgpu::{Aabb, BoxQuery, Filter, Ray};
+    let paged_device = |storage: u32| {
+        let (device, queue, info) = common::caller_device(wgpu::Limits {
+            max_storage_buffer_binding_size: 256 << 10,
+            max_storage_buffers_per_shader_stage: storage,
+            ..common::satgpu_limits()
+        });
+        gpu::Gpu::from_device(device, queue, info, std::time::Duration::from_secs(60)).unwrap()
+    };
+    let paged = paged_device(16);
+    let polygons = generate(SceneKind::Round, 1000, 5);
+    let records: usize = polygons.iter().map(|p| p.vertices().len() + usize::from(p.vertices().len() > 8)).sum();
+    assert!(records > 3 * 16_384, "{records} shape records fill fewer than four pages");
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let (lo, hi) = polygons.iter().fold(([f64::MAX; 2], [f64::MIN; 2]), |(lo, hi), p| {
+        let b = p.aabb();
+        ([lo[0].min(b.min[0]), lo[1].min(b.min[1])], [hi[0].max(b.max[0]), hi[1].max(b.max[1])])
+    });
+    let mut at = || [rng.random_range(lo[0]..hi[0]), rng.random_range(lo[1]..hi[1])];
+    let boxes: Vec<BoxQuery> = (0..300)
+        .map(|_| {
+            let p = at();
+            BoxQuery { aabb: Aabb { min: p, max: [p[0] + 3.0, p[1] + 2.0] }, filter: Filter::DEFAULT }
+        })
+        .collect();
+    let rays: Vec<Ray> = (0..300).map(|k| Ray::new(at(), [(k as f64).cos(), (k as f64).sin()], 40.0)).collect();
+    let options = WorldOptions::default().with_contact_detail(ContactDetail::Full);
+    let answers = |gpu: &gpu::Gpu, polygons: &[Polygon], moved: &[Polygon]| {
+        let mut world = World::from_polygons(gpu, polygons, &options).unwrap();
+        let first = world.step().unwrap();
+        world.set_polygons(moved).unwrap();
+        let second = world.step().unwrap();
+        let found = world.query_boxes(&boxes).unwrap();
+        let hits = world.cast_rays(&rays).unwrap();
+        (bits(&first.contacts), format!("{:?}", first.manifolds), bits(&second.contacts), found, format!("{hits:?}"))
+    };
+    let moved: Vec<Polygon> =
+        polygons.iter().map(|p| p.transformed(&Transform { x: 0.3, y: -0.2, angle: 0.1 })).collect();
+    let want = answers(&common::gpu(), &polygons, &moved);
+    let found = want.3.iter().filter(|f| !f.is_empty()).count();
+    assert!(want.0.len() > 150 && found > 30, "{} pairs, {found} boxes find bodies", want.0.len());
+    assert!(want.0 == answers(&paged, &polygons, &moved).0, "pairs differ in pages");
+    assert_eq!(want, answers(&paged, &polygons, &moved), "answers differ in pages");
+    // Room for two pages (9 storage buffers): refused by name, with the bytes two pages hold.
+    match World::from_polygons(&paged_device(9), &polygons, &options) {
+        Err(Error::TooLarge { what: "shape vertices", limit, .. }) => assert_eq!(limit, 2 * (256 << 10)),
+        other => panic!("expected TooLarge for the shape vertices, got {:?}", other.map(|w| w.len())),
+    }
+}

@@ -124,13 +124,15 @@ pub fn unsuitable_reason(
     limits_reason(limits)
 }
 
-/// What satgpu asks of a device: wgpu's downlevel limits, 7 or 8 storage buffers per stage, and
-/// the adapter's own buffer and dispatch sizes (`have`, which satgpu sizes its buffers for).
+/// What satgpu asks of a device: wgpu's downlevel limits, at least 7 storage buffers per stage
+/// (up to 32 where the adapter has them: past 8, each binds one more page of a scene's shapes
+/// where one binding is too small for them), and the adapter's own buffer and dispatch sizes
+/// (`have`, which satgpu sizes its buffers for).
 pub(crate) fn satgpu_limits(have: &wgpu::Limits) -> wgpu::Limits {
     wgpu::Limits {
         max_storage_buffer_binding_size: have.max_storage_buffer_binding_size,
         max_buffer_size: have.max_buffer_size,
-        max_storage_buffers_per_shader_stage: have.max_storage_buffers_per_shader_stage.clamp(7, 8),
+        max_storage_buffers_per_shader_stage: have.max_storage_buffers_per_shader_stage.clamp(7, 32),
         max_compute_workgroups_per_dimension: have.max_compute_workgroups_per_dimension,
         ..wgpu::Limits::downlevel_defaults()
     }

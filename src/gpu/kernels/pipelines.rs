@@ -1,7 +1,9 @@
 //! The compute pipelines, created once per device from the composed shaders (shaders.rs). Layouts are explicit so that a binding a
 //! specialised pipeline does not touch (the count variant of the sweep) keeps its slot.
 
-use crate::gpu::kernels::shaders::{self, RADIX_WG, SCAN_WG};
+use std::sync::{Arc, Mutex};
+
+use crate::gpu::kernels::shaders::{self, Pages, PAGE_BINDING, RADIX_WG, SCAN_WG};
 
 /// How a shader uses one binding.
 #[derive(Clone, Copy)]
@@ -12,12 +14,15 @@ pub(crate) enum Slot {
     ReadWrite,
 }
 
-fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroupLayout {
-    let entries: Vec<_> = slots
-        .iter()
-        .enumerate()
-        .map(|(i, slot)| wgpu::BindGroupLayoutEntry {
-            binding: i as u32,
+/// The layout of `slots`, one binding each from 0, then the packed shapes' pages after the first
+/// (read, from [`PAGE_BINDING`]).
+fn layout(device: &wgpu::Device, label: &str, slots: &[Slot], pages: Pages) -> wgpu::BindGroupLayout {
+    let more = (1..pages.count).map(|p| (PAGE_BINDING + p - 1, &Slot::Read));
+    let entries: Vec<_> = (0u32..)
+        .zip(slots)
+        .chain(more)
+        .map(|(binding, slot)| wgpu::BindGroupLayoutEntry {
+            binding,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: match slot {
                 Slot::Uniform | Slot::UniformDynamic => wgpu::BindingType::Buffer {
@@ -45,7 +50,19 @@ pub(crate) struct Kernel {
 
 impl Kernel {
     fn new(device: &wgpu::Device, label: &str, source: &str, slots: &[Slot], constants: &[(&str, f64)]) -> Kernel {
-        let layout = layout(device, label, slots);
+        Kernel::paged(device, label, source, slots, constants, Pages::ONE)
+    }
+
+    /// [`Kernel::new`] for a kernel that reads the packed shapes in `pages`.
+    fn paged(
+        device: &wgpu::Device,
+        label: &str,
+        source: &str,
+        slots: &[Slot],
+        constants: &[(&str, f64)],
+        pages: Pages,
+    ) -> Kernel {
+        let layout = layout(device, label, slots, pages);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -90,10 +107,23 @@ impl Kernel {
 
     /// A bind group over `buffers`, in binding order.
     pub fn bind(&self, device: &wgpu::Device, label: &str, buffers: &[wgpu::BindingResource]) -> wgpu::BindGroup {
-        let entries: Vec<_> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, r)| wgpu::BindGroupEntry { binding: i as u32, resource: r.clone() })
+        self.bind_pages(device, label, buffers, &[])
+    }
+
+    /// [`Kernel::bind`] for a kernel that reads the packed shapes: `pages` are every page of
+    /// them, the first of which `buffers` holds where the kernel declares `shapes`.
+    pub fn bind_pages(
+        &self,
+        device: &wgpu::Device,
+        label: &str,
+        buffers: &[wgpu::BindingResource],
+        pages: &[wgpu::Buffer],
+    ) -> wgpu::BindGroup {
+        let more = (PAGE_BINDING..).zip(pages.iter().skip(1).map(|b| b.as_entire_binding()));
+        let entries: Vec<_> = (0u32..)
+            .zip(buffers.iter().cloned())
+            .chain(more)
+            .map(|(binding, resource)| wgpu::BindGroupEntry { binding, resource })
             .collect();
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(label),
@@ -152,7 +182,11 @@ impl Tuning {
 /// Every pipeline of the collision pipeline.
 pub(crate) struct Kernels {
     pub tuning: Tuning,
-    pub transform: Kernel,
+    device: wgpu::Device,
+    /// The kernels that read the packed shapes, for shapes in one binding.
+    pub one_page: Arc<ShapeKernels>,
+    /// The same for shapes in more pages, compiled when a world first needs them.
+    paged: Mutex<Vec<Arc<ShapeKernels>>>,
     pub control_grid: Kernel,
     pub entries_count: Kernel,
     pub entries_write: Kernel,
@@ -173,10 +207,6 @@ pub(crate) struct Kernels {
     pub scan_setup: Kernel,
     pub scan_blocks: Kernel,
     pub scan_add: Kernel,
-    /// The narrow phase's passes (see sat.wgsl, `PHASE`): small pairs, then binning and large
-    /// pairs; small and large each for plain polygons and for scenes with rounded shapes
-    /// (`ROUNDED`).
-    pub sat: Sat,
     /// Compound worlds: the deepest part pair per pair of bodies, in four phases (see deepest.rs).
     pub deepest: [Kernel; 4],
     pub compact: Kernel,
@@ -184,13 +214,85 @@ pub(crate) struct Kernels {
     /// sort the rekey by `a` and the gather.
     pub order_keys: Kernel,
     pub order: [Kernel; 2],
-    pub manifold: Kernel,
     /// Contact events (events.rs): setup, flags, write.
     pub events: [Kernel; 3],
+}
+
+/// The kernels that read the packed shapes, for one way of binding them ([`Pages`]).
+pub(crate) struct ShapeKernels {
+    pub pages: Pages,
+    pub transform: Kernel,
+    /// The narrow phase's passes (see sat.wgsl, `PHASE`): small pairs, then binning and large
+    /// pairs; small and large each for plain polygons and for scenes with rounded shapes
+    /// (`ROUNDED`).
+    pub sat: Sat,
+    pub manifold: Kernel,
     /// Region queries (query.rs): count, then write.
     pub query: [Kernel; 2],
     /// Ray casts (ray.rs): the strips' widest boxes, then the casts.
     pub ray: [Kernel; 2],
+}
+
+impl ShapeKernels {
+    fn new(device: &wgpu::Device, tuning: Tuning, pages: Pages) -> ShapeKernels {
+        use Slot::*;
+        let src = |name: &str| shaders::source_paged(name, pages);
+        let paged = |label: &str, source: &str, slots: &[Slot], constants: &[(&str, f64)]| {
+            Kernel::paged(device, label, source, slots, constants, pages)
+        };
+        let pair = |label: &str, file: &str, slots: &[Slot], constant: &str, names: [&str; 2]| {
+            let source = src(file);
+            let first = paged(&format!("{label}.{}", names[0]), &source, slots, &[(constant, 0.0)]);
+            let second = Kernel::sharing(device, &format!("{label}.{}", names[1]), &source, &first, &[(constant, 1.0)]);
+            [first, second]
+        };
+        ShapeKernels {
+            pages,
+            transform: paged(
+                "satgpu.transform",
+                &src("transform.wgsl"),
+                &[Uniform, Read, Read, Read, ReadWrite, ReadWrite, Read],
+                &[],
+            ),
+            sat: {
+                let source = src("sat.wgsl");
+                let slots = [Read, Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, Uniform];
+                let prune = f64::from(tuning.prune_from);
+                let plain =
+                    paged("satgpu.sat", &source, &slots, &[("PHASE", 0.0), ("ROUNDED", 0.0), ("PRUNE_FROM", prune)]);
+                let variant = |label: &str, phase: f64, rounded: f64| {
+                    let constants = [("PHASE", phase), ("ROUNDED", rounded), ("PRUNE_FROM", prune)];
+                    Kernel::sharing(device, label, &source, &plain, &constants)
+                };
+                let rounded = variant("satgpu.sat.rounded", 0.0, 1.0);
+                Sat {
+                    bin: variant("satgpu.sat.bin", 1.0, 0.0),
+                    large: [variant("satgpu.sat.large", 2.0, 0.0), variant("satgpu.sat.large.rounded", 2.0, 1.0)],
+                    small: [plain, rounded],
+                }
+            },
+            manifold: paged(
+                "satgpu.manifold",
+                &src("manifold.wgsl"),
+                &[Read, Read, Read, Read, Read, ReadWrite, Uniform],
+                &[],
+            ),
+            query: pair(
+                "satgpu.query",
+                "query.wgsl",
+                &[Uniform, Read, Read, Read, Read, Read, Read, ReadWrite, ReadWrite],
+                "QUERY_STEP",
+                ["count", "write"],
+            ),
+            ray: pair(
+                "satgpu.ray",
+                "ray.wgsl",
+                &[Uniform, Read, Read, Read, Read, Read, Read, Read, ReadWrite],
+                "RAY_STEP",
+                ["widths", "cast"],
+            ),
+        }
+    }
 }
 
 impl Kernels {
@@ -240,11 +342,9 @@ impl Kernels {
         let scan_add = Kernel::sharing(device, "satgpu.scan.add", &src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
         Kernels {
             tuning,
-            transform: k(
-                "satgpu.transform",
-                "transform.wgsl",
-                &[Uniform, Read, Read, Read, ReadWrite, ReadWrite, Read],
-            ),
+            device: device.clone(),
+            one_page: Arc::new(ShapeKernels::new(device, tuning, Pages::ONE)),
+            paged: Mutex::new(vec![]),
             control_grid: tuned(
                 "satgpu.control.grid",
                 "control_grid.wgsl",
@@ -300,28 +400,6 @@ impl Kernels {
             scan_setup: tuned("satgpu.scan.setup", "scan_setup.wgsl", &[ReadWrite], &scan_block),
             scan_blocks,
             scan_add,
-            sat: {
-                let source = src("sat.wgsl");
-                let slots = [Read, Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, Uniform];
-                let prune = f64::from(tuning.prune_from);
-                let plain = Kernel::new(
-                    device,
-                    "satgpu.sat",
-                    &source,
-                    &slots,
-                    &[("PHASE", 0.0), ("ROUNDED", 0.0), ("PRUNE_FROM", prune)],
-                );
-                let variant = |label: &str, phase: f64, rounded: f64| {
-                    let constants = [("PHASE", phase), ("ROUNDED", rounded), ("PRUNE_FROM", prune)];
-                    Kernel::sharing(device, label, &source, &plain, &constants)
-                };
-                let rounded = variant("satgpu.sat.rounded", 0.0, 1.0);
-                Sat {
-                    bin: variant("satgpu.sat.bin", 1.0, 0.0),
-                    large: [variant("satgpu.sat.large", 2.0, 0.0), variant("satgpu.sat.large.rounded", 2.0, 1.0)],
-                    small: [plain, rounded],
-                }
-            },
             deepest: {
                 let source = src("deepest.wgsl");
                 let slots = [Read, Read, ReadWrite, ReadWrite, Read, ReadWrite];
@@ -345,7 +423,6 @@ impl Kernels {
                 let gather = Kernel::sharing(device, "satgpu.order.gather", &source, &rekey, &[("GATHER", 1.0)]);
                 [rekey, gather]
             },
-            manifold: k("satgpu.manifold", "manifold.wgsl", &[Read, Read, Read, Read, Read, ReadWrite, Uniform]),
             events: {
                 let setup =
                     tuned("satgpu.events.setup", "events_setup.wgsl", &[ReadWrite, Read, Read, ReadWrite], &scan_block);
@@ -354,20 +431,6 @@ impl Kernels {
                 let flags = Kernel::new(device, "satgpu.events.flags", &source, &slots, &[("EVENT_STEP", 1.0)]);
                 let write = Kernel::sharing(device, "satgpu.events.write", &source, &flags, &[("EVENT_STEP", 2.0)]);
                 [setup, flags, write]
-            },
-            query: {
-                let source = src("query.wgsl");
-                let slots = [Uniform, Read, Read, Read, Read, Read, Read, ReadWrite, ReadWrite];
-                let count = Kernel::new(device, "satgpu.query.count", &source, &slots, &[("QUERY_STEP", 0.0)]);
-                let write = Kernel::sharing(device, "satgpu.query.write", &source, &count, &[("QUERY_STEP", 1.0)]);
-                [count, write]
-            },
-            ray: {
-                let source = src("ray.wgsl");
-                let slots = [Uniform, Read, Read, Read, Read, Read, Read, Read, ReadWrite];
-                let widths = Kernel::new(device, "satgpu.ray.widths", &source, &slots, &[("RAY_STEP", 0.0)]);
-                let cast = Kernel::sharing(device, "satgpu.ray.cast", &source, &widths, &[("RAY_STEP", 1.0)]);
-                [widths, cast]
             },
         }
     }
@@ -382,6 +445,21 @@ pub(crate) struct Sat {
 }
 
 impl Kernels {
+    /// The kernels that read shapes bound in `pages`, compiled on first use (call inside
+    /// [`Gpu::scoped`](crate::gpu::Gpu::scoped), which catches a failed compilation).
+    pub fn reading(&self, pages: Pages) -> Arc<ShapeKernels> {
+        if pages == Pages::ONE {
+            return self.one_page.clone();
+        }
+        let mut paged = self.paged.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = paged.iter().find(|k| k.pages == pages) {
+            return k.clone();
+        }
+        let k = Arc::new(ShapeKernels::new(&self.device, self.tuning, pages));
+        paged.push(k.clone());
+        k
+    }
+
     /// The variant of a broad-phase kernel quad: the count or the write, without or with filters.
     pub fn pick(quad: &[Kernel; 4], write: bool, filtered: bool) -> &Kernel {
         &quad[usize::from(write) + 2 * usize::from(filtered)]

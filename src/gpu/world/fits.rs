@@ -3,23 +3,35 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::device::context::Gpu;
+use crate::gpu::kernels::shaders::Pages;
 use crate::gpu::world::options::WorldOptions;
 use crate::memory::{self, grouped, SceneSize, Work};
 
-/// [`Error::TooLarge`](crate::Error::TooLarge) unless `bodies` bodies and `records` shape records (vertices, and one
-/// more per shape of more than 8) fit in one buffer binding each.
-pub(super) fn check_bindings(gpu: &Gpu, bodies: u64, records: u64) -> Result<()> {
+/// The most storage bindings of a kernel that reads the packed shapes, their first page among
+/// them (sat.wgsl, query.wgsl, ray.wgsl): each page after the first takes one more.
+const SHAPE_KERNEL_STORAGE: u32 = 8;
+
+/// How `records` shape records (vertices, and one more per shape of more than 8) are bound on
+/// `gpu`: in one binding, or in as many pages as the device's storage bindings per shader
+/// stage leave room for. [`Error::TooLarge`](crate::Error::TooLarge) where they do not fit
+/// those, or `bodies` bodies do not fit one binding of AABBs.
+pub(super) fn check_bindings(gpu: &Gpu, bodies: u64, records: u64) -> Result<Pages> {
     let limits = gpu.device().limits();
     let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
     if bodies >= (1 << 31) {
         return Err(Error::TooLarge { what: "bodies", needed: bodies, limit: 1 << 31 });
     }
-    for (what, needed) in [("shape vertices", records.saturating_mul(16)), ("AABBs", 16 * bodies)] {
-        if needed > binding_limit {
-            return Err(Error::TooLarge { what, needed, limit: binding_limit });
-        }
+    let shift = Pages::shift_for(binding_limit);
+    let pages = Pages::of(records, binding_limit / 16, shift);
+    let most = (limits.max_storage_buffers_per_shader_stage + 1).saturating_sub(SHAPE_KERNEL_STORAGE).max(1);
+    if pages.count > most {
+        let limit = if most == 1 { binding_limit } else { u64::from(most) * (16 << shift) };
+        return Err(Error::TooLarge { what: "shape vertices", needed: records.saturating_mul(16), limit });
     }
-    Ok(())
+    if 16 * bodies > binding_limit {
+        return Err(Error::TooLarge { what: "AABBs", needed: 16 * bodies, limit: binding_limit });
+    }
+    Ok(pages)
 }
 
 /// Whether `work` on a scene of `size` fits `gpu`, checked before anything is allocated: the

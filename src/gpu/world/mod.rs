@@ -160,7 +160,7 @@ impl World {
         let limits = gpu.device().limits();
         let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         let n = packed.bodies.len();
-        check_bindings(gpu, n as u64, packed.shape_data.len() as u64)?;
+        let pages = check_bindings(gpu, n as u64, packed.shape_data.len() as u64)?;
         let fold = options
             .max_workgroups_per_dimension
             .unwrap_or(limits.max_compute_workgroups_per_dimension)
@@ -186,7 +186,7 @@ impl World {
             let control = control::buffer(device, "satgpu.control", fold);
             let params =
                 init(device, "satgpu.params", &[0; std::mem::size_of::<GpuParams>()], U::UNIFORM | U::COPY_DST);
-            let bodies = BodyBuffers::new(device, &packed);
+            let bodies = BodyBuffers::new(device, &packed, pages);
             let transform = TransformStage::new(gpu, &params, &bodies, fold);
             let wiring = Wiring { params: &params, control: &control, bodies: &bodies, fold };
             let mut sized = Sized::new(gpu, &wiring, strips, capacity);
@@ -343,7 +343,7 @@ impl World {
             order.encode(k, rec.pass(Pass::Order));
         }
         if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
-            m.encode(k, rec.pass(Pass::Manifold));
+            m.encode(rec.pass(Pass::Manifold));
         }
         if let Some(e) = s.events.as_ref().filter(|_| events) {
             e.encode(k, rec.pass(Pass::Events), self.parity());
