@@ -10,10 +10,10 @@
 #import filter
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> aabbs: array<vec4<f32>>;
+#paged bodies 1 read aabbs vec4<f32>
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>; // per body: count, then offset
 @group(0) @binding(3) var<storage, read_write> candidates: array<vec2<u32>>;
-@group(0) @binding(4) var<storage, read> filters: array<vec4<u32>>; // per body, read if FILTERED
+#paged bodies 4 read filters vec4<u32> // per body, read if FILTERED
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -22,16 +22,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if a >= n {
         return;
     }
-    let box_a = aabbs[a];
+    let box_a = aabbs_at(a);
     var found = 0u;
     var out = 0u;
     if WRITE {
         out = counts[a];
     }
     for (var b = a + 1u; b < n; b++) {
-        let box_b = aabbs[b];
+        let box_b = aabbs_at(b);
         let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
-        if overlap && (!FILTERED || may_collide(filters[a], filters[b])) {
+        if overlap && (!FILTERED || may_collide(filters_at(a), filters_at(b))) {
             if WRITE {
                 let slot = out + found;
                 // Only the pairs of this batch, [base, base + capacity), are written.

@@ -19,14 +19,14 @@
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read_write> results: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> flags: array<u32>;
-@group(0) @binding(4) var<storage, read> filters: array<vec4<u32>>;
+#paged bodies 4 read filters vec4<u32>
 @group(0) @binding(5) var<storage, read_write> table: array<atomic<u32>>;
 
 override STEP: u32 = 0u;
 
 // The first part of the body that part `p` belongs to.
 fn body_of(p: u32) -> u32 {
-    let w = filters[p].w;
+    let w = filters_at(p).w;
     return select(p, w - 1u, w != 0u);
 }
 
@@ -97,7 +97,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     // A pair of two bodies of one part each is its pair of bodies' only part pair.
     let pair = candidates[i];
-    if filters[pair.x].w == 0u && filters[pair.y].w == 0u {
+    if filters_at(pair.x).w == 0u && filters_at(pair.y).w == 0u {
         return;
     }
     let bodies = bodies_of(i);

@@ -12,7 +12,7 @@
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> control: array<u32>;
-@group(0) @binding(2) var<storage, read> aabbs: array<vec4<f32>>;
+#paged bodies 2 read aabbs vec4<f32>
 @group(0) @binding(3) var<storage, read_write> counts: array<u32>; // per body: count, then offset
 @group(0) @binding(4) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values: array<u32>;
@@ -23,7 +23,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= params.n_bodies {
         return;
     }
-    let box = aabbs[i];
+    let box = aabbs_at(i);
     let s0 = strip(box.y);
     let s1 = strip(box.w);
     if !WRITE {

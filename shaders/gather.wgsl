@@ -6,13 +6,13 @@
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;
 @group(0) @binding(1) var<storage, read> values: array<u32>; // body of each sorted entry
-@group(0) @binding(2) var<storage, read> aabbs: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> boxes: array<vec4<f32>>; // aabbs[values[i]]
+#paged bodies 2 read aabbs vec4<f32>
+#paged entries 3 read_write boxes vec4<f32> // aabbs_at(values[i])
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, nwg);
     if i < control[ENTRIES] {
-        boxes[i] = aabbs[values[i]];
+        boxes_set(i, aabbs_at(values[i]));
     }
 }

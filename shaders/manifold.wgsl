@@ -31,10 +31,9 @@
 
 @group(0) @binding(0) var<storage, read> contact_args: array<u32, 4>; // [3] = colliding pairs
 @group(0) @binding(1) var<storage, read> contacts: array<Contact>;
-@group(0) @binding(2) var<storage, read> bodies: array<Body>;
-@group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;    // (vertex.xy, unit normal.xy), local
-#import shape_pages
-@group(0) @binding(4) var<storage, read> transforms: array<vec4<f32>>; // anchor = (x, y), cos, sin
+#paged bodies 2 read bodies Body
+#paged shapes 3 read shapes vec4<f32>    // (vertex.xy, unit normal.xy), local
+#paged bodies 4 read transforms vec4<f32> // anchor = (x, y), cos, sin
 @group(0) @binding(5) var<storage, read_write> manifolds: array<Manifold>;
 @group(0) @binding(6) var<uniform> params: Params;
 
@@ -214,10 +213,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let c = contacts[i];
-    let ba = bodies[c.a];
-    let bb = bodies[c.b];
-    let ta = transforms[c.a];
-    let frame = pair_frame(ba, bb, ta, transforms[c.b]);
+    let ba = bodies_at(c.a);
+    let bb = bodies_at(c.b);
+    let ta = transforms_at(c.a);
+    let frame = pair_frame(ba, bb, ta, transforms_at(c.b));
     let a = frame.a;
     let b = frame.b;
     let ra = ba.round * a.scale;

@@ -45,13 +45,12 @@ struct QueryParams {
 }
 
 @group(0) @binding(0) var<uniform> qp: QueryParams;
-@group(0) @binding(1) var<storage, read> bodies: array<Body>;
-@group(0) @binding(2) var<storage, read> shapes: array<vec4<f32>>;    // (vertex.xy, unit normal.xy), local
-#import shape_pages
-@group(0) @binding(3) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
-@group(0) @binding(4) var<storage, read> aabbs: array<vec4<f32>>;
+#paged bodies 1 read bodies Body
+#paged shapes 2 read shapes vec4<f32>    // (vertex.xy, unit normal.xy), local
+#paged bodies 3 read transforms vec4<f32> // (x, y, cos, sin)
+#paged bodies 4 read aabbs vec4<f32>
 @group(0) @binding(5) var<storage, read> queries: array<Query>;
-@group(0) @binding(6) var<storage, read> filters: array<vec4<u32>>;
+#paged bodies 6 read filters vec4<u32>
 @group(0) @binding(7) var<storage, read_write> counts: array<u32>;     // then their offsets, the total, the cut flag
 @group(0) @binding(8) var<storage, read_write> hits: array<vec2<u32>>; // (query, body)
 
@@ -70,8 +69,8 @@ fn beyond(along: vec2<f32>, to: vec2<f32>) -> bool {
 
 // Whether body `i` (its core grown by its radius) shares a point with the box `q`.
 fn meets(i: u32, q: Query) -> bool {
-    let b = bodies[i];
-    let t = transforms[i];
+    let b = bodies_at(i);
+    let t = transforms_at(i);
     // The box's corners relative to the body's translation, each coordinate rounded once from
     // the caller's f64 (as the host rounds the vertices: the same numbers give the same f32),
     // then in the body's frame (rotated back by (cos, sin)), counter-clockwise.
@@ -128,7 +127,7 @@ fn meets(i: u32, q: Query) -> bool {
     var sep = max(gap.x, gap.y);
     if b.count >= 2u {
         for (var e = 0u; e < b.count; e++) {
-            let n = shape(b.shape_start + e).zw;
+            let n = shapes_at(b.shape_start + e).zw;
             let start = local_vertex(b, e);
             let from_start = start * inv;
             let along = local_vertex(b, (e + 1u) % b.count) * inv - from_start;
@@ -205,7 +204,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= qp.bodies {
         return;
     }
-    let box = aabbs[i];
+    let box = aabbs_at(i);
     var at = 0u;
     if QUERY_STEP == 1u {
         at = counts[i];
@@ -223,7 +222,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 continue;
             }
             if qp.filtered != 0u || q.category != 1u || q.mask != 0xffffffffu || q.group != 0 {
-                let f = select(vec4<u32>(1u, 0xffffffffu, 0u, 0u), filters[i], qp.filtered != 0u);
+                let f = select(vec4<u32>(1u, 0xffffffffu, 0u, 0u), filters_at(i), qp.filtered != 0u);
                 if !may_collide(vec4<u32>(q.category, q.mask, bitcast<u32>(q.group), 0u), f) {
                     continue;
                 }

@@ -8,10 +8,10 @@
 @group(0) @binding(0) var<storage, read> control: array<u32>;
 @group(0) @binding(1) var<storage, read> sorted_keys: array<u32>;
 @group(0) @binding(2) var<storage, read> sorted_values: array<u32>;
-@group(0) @binding(3) var<storage, read> aabbs: array<vec4<f32>>;
+#paged bodies 3 read aabbs vec4<f32>
 @group(0) @binding(4) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values: array<u32>;
-@group(0) @binding(6) var<storage, read_write> boxes: array<vec4<f32>>;
+#paged entries 6 read_write boxes vec4<f32>
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -20,6 +20,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let body = sorted_values[i];
         keys[i] = sorted_keys[i];
         values[i] = body;
-        boxes[i] = aabbs[body];
+        boxes_set(i, aabbs_at(body));
     }
 }

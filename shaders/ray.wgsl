@@ -57,12 +57,11 @@ struct RayParams {
 @group(0) @binding(0) var<uniform> rp: RayParams;
 @group(0) @binding(1) var<storage, read> keys: array<u32>;       // sorted entries
 @group(0) @binding(2) var<storage, read> values: array<u32>;     // body of each entry
-@group(0) @binding(3) var<storage, read> boxes: array<vec4<f32>>; // AABB of each entry (no strips: of each body)
-@group(0) @binding(4) var<storage, read> bodies: array<Body>;
-@group(0) @binding(5) var<storage, read> shapes: array<vec4<f32>>; // (vertex.xy, unit normal.xy), local
-#import shape_pages
-@group(0) @binding(6) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
-@group(0) @binding(7) var<storage, read> filters: array<vec4<u32>>;
+#paged entries 3 read boxes vec4<f32> // AABB of each entry (no strips: of each body)
+#paged bodies 4 read bodies Body
+#paged shapes 5 read shapes vec4<f32> // (vertex.xy, unit normal.xy), local
+#paged bodies 6 read transforms vec4<f32> // (x, y, cos, sin)
+#paged bodies 7 read filters vec4<u32>
 // MAX_STRIPS widths (f32 bits), MAX_STRIPS + 1 strip starts (the last: the end), then from
 // RAYS_AT 8 words per ray, over whose first 4 its answer is written: (body, t, normal) bits.
 @group(0) @binding(8) var<storage, read_write> io: array<u32>;
@@ -91,7 +90,7 @@ fn inside(b: Body, inv: f32, r: f32, edge: f32, o: vec2<f32>) -> bool {
     if b.count >= 3u {
         var sep = -BIG;
         for (var e = 0u; e < b.count; e++) {
-            sep = max(sep, dot(o - vertex_in(b, inv, e), shape(b.shape_start + e).zw));
+            sep = max(sep, dot(o - vertex_in(b, inv, e), shapes_at(b.shape_start + e).zw));
         }
         if sep <= edge {
             return true;
@@ -124,7 +123,7 @@ fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32)
         var leave = limit;
         var normal = vec2<f32>(0.0);
         for (var e = 0u; e < b.count; e++) {
-            let n = shape(b.shape_start + e).zw;
+            let n = shapes_at(b.shape_start + e).zw;
             let gap = dot(vertex_in(b, inv, e) - o, n); // < 0: o outside this edge
             let along = dot(d, n);
             if along < 0.0 {
@@ -151,7 +150,7 @@ fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32)
         for (var e = 0u; e < b.count; e++) {
             let u = vertex_in(b, inv, e);
             let w = vertex_in(b, inv, (e + 1u) % b.count);
-            let n = shape(b.shape_start + e).zw;
+            let n = shapes_at(b.shape_start + e).zw;
             let along = dot(d, n);
             if along >= 0.0 {
                 continue;
@@ -197,8 +196,8 @@ fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32)
 // The ray `r` against body `i`: (t, world normal) of its nearest hit within `limit`, t < 0 for
 // none.
 fn cast_body(i: u32, r: Ray, limit: f32) -> vec3<f32> {
-    let b = bodies[i];
-    let t = transforms[i];
+    let b = bodies_at(i);
+    let t = transforms_at(i);
     let back = vec2<f32>(t.z, -t.w);
     let start = rotate(back, r.origin - t.xy);
     let d = rotate(back, r.dir);
@@ -264,7 +263,7 @@ fn sees(r: Ray, i: u32) -> bool {
     if rp.filtered == 0u && r.category == 1u && r.mask == 0xffffffffu && r.group == 0 {
         return true;
     }
-    let f = select(vec4<u32>(1u, 0xffffffffu, 0u, 0u), filters[i], rp.filtered != 0u);
+    let f = select(vec4<u32>(1u, 0xffffffffu, 0u, 0u), filters_at(i), rp.filtered != 0u);
     return may_collide(vec4<u32>(r.category, r.mask, bitcast<u32>(r.group), 0u), f);
 }
 
@@ -320,7 +319,7 @@ fn strip_width(s: u32, lid: u32) {
     }
     var w = 0.0;
     for (var k = start + lid; k < stop; k += WG) {
-        let box = boxes[k];
+        let box = boxes_at(k);
         w = max(w, box.z - box.x);
     }
     widest[lid] = w;
@@ -354,7 +353,7 @@ fn cast_ray(i: u32) {
     var best = Best(BIG, NONE, vec2<f32>(0.0));
     if rp.strips == 0u {
         for (var b = 0u; b < rp.bodies; b++) {
-            take_hit(&best, b, boxes[b], r);
+            take_hit(&best, b, boxes_at(b), r);
         }
     } else {
         let g = rp.grid;
@@ -395,7 +394,7 @@ fn cast_ray(i: u32) {
                 let start = first_from(grid_key(g, s, lo - width), io[MAX_STRIPS + s], strip_end);
                 let stop = first_from(grid_key(g, s, hi) + 1u, start, strip_end);
                 for (var k = start; k < stop; k++) {
-                    let box = boxes[k];
+                    let box = boxes_at(k);
                     if box.z >= lo {
                         take_hit(&best, values[k], box, r);
                     }

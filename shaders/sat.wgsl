@@ -44,10 +44,9 @@
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;         // [PAIRS] = candidates to test
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
-@group(0) @binding(2) var<storage, read> bodies: array<Body>;
-@group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;    // (vertex.xy, unit normal.xy), local
-#import shape_pages
-@group(0) @binding(4) var<storage, read> transforms: array<vec4<f32>>; // anchor = (x, y), cos, sin
+#paged bodies 2 read bodies Body
+#paged shapes 3 read shapes vec4<f32>    // (vertex.xy, unit normal.xy), local
+#paged bodies 4 read transforms vec4<f32> // anchor = (x, y), cos, sin
 @group(0) @binding(5) var<storage, read_write> results: array<vec4<f32>>; // (normal.xy, depth, hit)
 @group(0) @binding(6) var<storage, read_write> flags: array<u32>;     // 1 if the pair collides
 // The large pairs (the contacts buffer, free until the compaction): per cost bin their count
@@ -186,13 +185,13 @@ override PRUNE_FROM: u32 = 128u;
 // to an edge's line.
 fn inner(s: Side) -> vec3<f32> {
     if s.count > SMALL {
-        return shape(s.start + s.count).xyz;
+        return shapes_at(s.start + s.count).xyz;
     }
     let m = s.count;
-    let c = 0.25 * (shape(s.start).xy + shape(s.start + m / 4u).xy + shape(s.start + m / 2u).xy + shape(s.start + 3u * m / 4u).xy);
+    let c = 0.25 * (shapes_at(s.start).xy + shapes_at(s.start + m / 4u).xy + shapes_at(s.start + m / 2u).xy + shapes_at(s.start + 3u * m / 4u).xy);
     var r = 3.0e38;
     for (var k = 0u; k < s.count; k++) {
-        let v = shape(s.start + k);
+        let v = shapes_at(s.start + k);
         r = min(r, dot(v.zw, v.xy - c));
     }
     return vec3<f32>(c, max(r, 0.0));
@@ -209,13 +208,13 @@ fn turn(n0: vec2<f32>, x: vec2<f32>) -> f32 {
 // further than the direction u (pair frame): binary search over the stored local unit normals.
 fn edge_at(s: Side, u: vec2<f32>) -> u32 {
     let local = vec2<f32>(s.rotation.x * u.x + s.rotation.y * u.y, s.rotation.x * u.y - s.rotation.y * u.x);
-    let n0 = shape(s.start).zw;
+    let n0 = shapes_at(s.start).zw;
     let key = turn(n0, local);
     var lo = 0u;
     var hi = s.count;
     while hi - lo > 1u {
         let mid = (lo + hi) / 2u;
-        if turn(n0, shape(s.start + mid).zw) <= key {
+        if turn(n0, shapes_at(s.start + mid).zw) <= key {
             lo = mid;
         } else {
             hi = mid;
@@ -294,8 +293,8 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
         j = support_scan(q, axis);
     }
     var k = next(j, q.count);
-    var lj = shape(q.start + j).xy;
-    var lk = shape(q.start + k).xy;
+    var lj = shapes_at(q.start + j).xy;
+    var lk = shapes_at(q.start + k).xy;
     var qj = placed(q, lj);
     var qk = placed(q, lk);
     var i = 0u; // P's faces done
@@ -330,7 +329,7 @@ fn best_faces(p: Side, q: Side, reach: f32) -> Faces {
             k = next(k, q.count);
             lj = lk;
             qj = qk;
-            lk = shape(q.start + k).xy;
+            lk = shapes_at(q.start + k).xy;
             qk = placed(q, lk);
         } else {
             if consider(&fp, dot(axis, qj - v), axis, e, j, reach) {
@@ -434,7 +433,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let pair = candidates[t];
-    let n = vec2<u32>(bodies[pair.x].count, bodies[pair.y].count);
+    let n = vec2<u32>(bodies_at(pair.x).count, bodies_at(pair.y).count);
     if n.x <= SMALL && n.y <= SMALL {
         if PHASE == SMALL_PAIRS {
             test(t, true);
@@ -457,10 +456,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 // Tests candidate i; `small`: both polygons have at most SMALL vertices.
 fn test(i: u32, small: bool) {
     let pair = candidates[i];
-    let ba = bodies[pair.x];
-    let bb = bodies[pair.y];
-    let ta = transforms[pair.x];
-    let tb = transforms[pair.y];
+    let ba = bodies_at(pair.x);
+    let bb = bodies_at(pair.y);
+    let ta = transforms_at(pair.x);
+    let tb = transforms_at(pair.y);
     let frame = pair_frame(ba, bb, ta, tb);
     let a = frame.a;
     let b = frame.b;

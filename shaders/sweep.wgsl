@@ -31,11 +31,11 @@
 @group(0) @binding(1) var<storage, read> control: array<u32>;
 @group(0) @binding(2) var<storage, read> keys: array<u32>;   // sorted
 @group(0) @binding(3) var<storage, read> values: array<u32>; // body of each entry
-@group(0) @binding(4) var<storage, read> boxes: array<vec4<f32>>; // AABB of each sorted entry
+#paged entries 4 read boxes vec4<f32> // AABB of each sorted entry
 // Per entry its count, then its offset; then the windows word; then (windows only) the cursors.
 @group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> candidates: array<vec2<u32>>; // (a, b), a < b
-@group(0) @binding(7) var<storage, read> filters: array<vec4<u32>>; // per body, read if FILTERED
+#paged bodies 7 read filters vec4<u32> // per body, read if FILTERED
 
 // The first entry in [lo, hi) whose key is past `end`.
 fn walk_end(end: u32, lo_in: u32, hi_in: u32) -> u32 {
@@ -60,7 +60,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let a = values[i];
-    let box_a = boxes[i];
+    let box_a = boxes_at(i);
     let s = keys[i] >> control[GRID + 3u];
     let end = key(s, box_a.z);
     let steps = params.window_steps;
@@ -80,7 +80,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let words = params.entry_capacity;
     var filter_a = vec4<u32>(0u);
     if FILTERED {
-        filter_a = filters[a];
+        filter_a = filters_at(a);
     }
     var found = 0u;
     var out = 0u;
@@ -94,10 +94,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             break;
         }
         taken++;
-        let box_b = boxes[j];
+        let box_b = boxes_at(j);
         let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
         // Filtered pairs never become candidates, so they cost no narrow phase.
-        if overlap && strip(max(box_a.y, box_b.y)) == s && (!FILTERED || may_collide(filter_a, filters[values[j]])) {
+        if overlap && strip(max(box_a.y, box_b.y)) == s && (!FILTERED || may_collide(filter_a, filters_at(values[j]))) {
             if WRITE {
                 let b = values[j];
                 let slot = out + found;

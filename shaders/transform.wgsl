@@ -11,13 +11,12 @@
 #import sortable
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> bodies: array<Body>;
-@group(0) @binding(2) var<storage, read> transforms: array<vec4<f32>>; // (x, y, cos, sin)
-@group(0) @binding(3) var<storage, read> shapes: array<vec4<f32>>;     // (vertex.xy, unit normal.xy), local
-#import shape_pages
-@group(0) @binding(4) var<storage, read_write> aabbs: array<vec4<f32>>; // (min.xy, max.xy)
+#paged bodies 1 read bodies Body
+#paged bodies 2 read transforms vec4<f32> // (x, y, cos, sin)
+#paged shapes 3 read shapes vec4<f32>     // (vertex.xy, unit normal.xy), local
+#paged bodies 4 read_write aabbs vec4<f32> // (min.xy, max.xy)
 @group(0) @binding(5) var<storage, read_write> bounds: array<atomic<u32>, 4>; // ~min.x, ~min.y, max.x, max.y (sortable)
-@group(0) @binding(6) var<storage, read> boxes: array<vec4<f32>>;     // the core's local box (min.xy, max.xy)
+#paged bodies 6 read boxes vec4<f32>     // the core's local box (min.xy, max.xy)
 
 var<workgroup> wg_bounds: array<atomic<u32>, 4>;
 
@@ -30,14 +29,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     workgroupBarrier();
     let i = linear_index(gid, nwg);
     if i < params.n_bodies {
-        let body = bodies[i];
-        let t = transforms[i];
+        let body = bodies_at(i);
+        let t = transforms_at(i);
         var lo = vec2<f32>(3.0e38);
         var hi = vec2<f32>(-3.0e38);
         var radius = 0.0;
         if body.count <= SMALL {
             for (var k = 0u; k < body.count; k++) {
-                let s = shape(body.shape_start + k);
+                let s = shapes_at(body.shape_start + k);
                 let p = rotate(t.zw, s.xy);
                 lo = min(lo, p);
                 hi = max(hi, p);
@@ -48,7 +47,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             // rotation is the identity (one-shot worlds) and at most sqrt(2) wider otherwise,
             // cut down to the disc of the body's radius. One body of 1,024 vertices would
             // otherwise hold up every lane of its SIMD group for 1,024 steps.
-            let b = boxes[i];
+            let b = boxes_at(i);
             for (var c = 0u; c < 4u; c++) {
                 let corner = select(b.xy, b.zw, vec2<bool>((c & 1u) != 0u, (c & 2u) != 0u));
                 let p = rotate(t.zw, corner);
@@ -68,7 +67,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let margin = (abs(t.x) + abs(t.y) + radius + reach) * 2.0e-6 + reach;
         lo += t.xy - vec2<f32>(margin);
         hi += t.xy + vec2<f32>(margin);
-        aabbs[i] = vec4<f32>(lo, hi);
+        aabbs_set(i, vec4<f32>(lo, hi));
         atomicMax(&wg_bounds[0], ~sortable(lo.x));
         atomicMax(&wg_bounds[1], ~sortable(lo.y));
         atomicMax(&wg_bounds[2], sortable(hi.x));

@@ -514,27 +514,21 @@ fn sweep_windows_and_batches_together_find_every_pair() {
     assert!(got == want, "{} pairs of {}", got.len(), want.len());
 }
 
-/// Shapes past one binding: on a device whose bindings hold 256 KiB (16,384 shape records) and
-/// that allows 16 storage buffers per stage, a scene of some 65,000 shape records is bound in
-/// pages (shapes straddle their edges), and every answer (pairs with manifolds, after new
-/// polygons of the same layout too; box queries; ray casts) has the bits of one binding. With
-/// room for two pages only, the scene is refused by name.
-#[test]
-fn shapes_past_one_binding_give_the_same_bytes_in_pages() {
-    use satgpu::gpu::ContactDetail;
+/// A device whose storage bindings hold 256 KiB (16,384 records of 16 bytes per page) and that
+/// allows `storage` storage buffers per shader stage.
+fn paged_device(storage: u32) -> gpu::Gpu {
+    let (device, queue, info) = common::caller_device(wgpu::Limits {
+        max_storage_buffer_binding_size: 256 << 10,
+        max_storage_buffers_per_shader_stage: storage,
+        ..common::satgpu_limits()
+    });
+    gpu::Gpu::from_device(device, queue, info, std::time::Duration::from_secs(60)).unwrap()
+}
+
+/// Every answer of a world of `polygons` on `gpu` that reads the large arrays: the pairs with
+/// manifolds, again after `moved` (the same layout), box queries and ray casts, as bits.
+fn paged_answers(gpu: &gpu::Gpu, polygons: &[Polygon], moved: &[Polygon], options: &WorldOptions) -> [String; 5] {
     use satgpu::{Aabb, BoxQuery, Filter, Ray};
-    let paged_device = |storage: u32| {
-        let (device, queue, info) = common::caller_device(wgpu::Limits {
-            max_storage_buffer_binding_size: 256 << 10,
-            max_storage_buffers_per_shader_stage: storage,
-            ..common::satgpu_limits()
-        });
-        gpu::Gpu::from_device(device, queue, info, std::time::Duration::from_secs(60)).unwrap()
-    };
-    let paged = paged_device(16);
-    let polygons = generate(SceneKind::Round, 1000, 5);
-    let records: usize = polygons.iter().map(|p| p.vertices().len() + usize::from(p.vertices().len() > 8)).sum();
-    assert!(records > 3 * 16_384, "{records} shape records fill fewer than four pages");
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let (lo, hi) = polygons.iter().fold(([f64::MAX; 2], [f64::MIN; 2]), |(lo, hi), p| {
         let b = p.aabb();
@@ -548,25 +542,65 @@ fn shapes_past_one_binding_give_the_same_bytes_in_pages() {
         })
         .collect();
     let rays: Vec<Ray> = (0..300).map(|k| Ray::new(at(), [(k as f64).cos(), (k as f64).sin()], 40.0)).collect();
-    let options = WorldOptions::default().with_contact_detail(ContactDetail::Full);
-    let answers = |gpu: &gpu::Gpu, polygons: &[Polygon], moved: &[Polygon]| {
-        let mut world = World::from_polygons(gpu, polygons, &options).unwrap();
-        let first = world.step().unwrap();
-        world.set_polygons(moved).unwrap();
-        let second = world.step().unwrap();
-        let found = world.query_boxes(&boxes).unwrap();
-        let hits = world.cast_rays(&rays).unwrap();
-        (bits(&first.contacts), format!("{:?}", first.manifolds), bits(&second.contacts), found, format!("{hits:?}"))
+    let mut world = World::from_polygons(gpu, polygons, options).unwrap();
+    let first = world.step().unwrap();
+    world.set_polygons(moved).unwrap();
+    let second = world.step().unwrap();
+    let found = world.query_boxes(&boxes).unwrap();
+    let hits = world.cast_rays(&rays).unwrap();
+    let found_some = found.iter().filter(|f| !f.is_empty()).count();
+    assert!(
+        first.contacts.len() > 150 && found_some > 30,
+        "{} pairs, {found_some} boxes find bodies",
+        first.contacts.len()
+    );
+    [
+        format!("{:?}", bits(&first.contacts)),
+        format!("{:?}", first.manifolds),
+        format!("{:?}", bits(&second.contacts)),
+        format!("{found:?}"),
+        format!("{hits:?}"),
+    ]
+}
+
+/// Large arrays past one binding, on [`paged_device`] with 16 storage buffers: shape records
+/// (round: some 65,000, in 4 pages; shapes straddle their edges), then bodies and strip entries
+/// as well (20,000 triangles: 2 pages of bodies, 4 of vertices; entries from a capacity of 100,
+/// grown past the first page during the first frame). Every answer has the bits of one binding.
+/// With room for two pages only, the round scene is refused by name.
+#[test]
+fn arrays_past_one_binding_give_the_same_bytes_in_pages() {
+    use satgpu::gpu::ContactDetail;
+    let paged = paged_device(16);
+    let full = WorldOptions::default().with_contact_detail(ContactDetail::Full);
+    let moved = |polygons: &[Polygon]| -> Vec<Polygon> {
+        polygons.iter().map(|p| p.transformed(&Transform { x: 0.3, y: -0.2, angle: 0.1 })).collect()
     };
-    let moved: Vec<Polygon> =
-        polygons.iter().map(|p| p.transformed(&Transform { x: 0.3, y: -0.2, angle: 0.1 })).collect();
-    let want = answers(&common::gpu(), &polygons, &moved);
-    let found = want.3.iter().filter(|f| !f.is_empty()).count();
-    assert!(want.0.len() > 150 && found > 30, "{} pairs, {found} boxes find bodies", want.0.len());
-    assert!(want.0 == answers(&paged, &polygons, &moved).0, "pairs differ in pages");
-    assert_eq!(want, answers(&paged, &polygons, &moved), "answers differ in pages");
+    let round = generate(SceneKind::Round, 1000, 5);
+    let records: usize = round.iter().map(|p| p.vertices().len() + usize::from(p.vertices().len() > 8)).sum();
+    assert!(records > 3 * 16_384, "{records} shape records fill fewer than four pages");
+    let same = |what: &str, want: [String; 5], got: [String; 5]| {
+        for (name, (w, g)) in
+            ["pairs", "manifolds", "pairs after set_polygons", "box queries", "rays"].iter().zip(want.iter().zip(&got))
+        {
+            assert!(w == g, "{what}: {name} differ in pages");
+        }
+    };
+    let want = paged_answers(&common::gpu(), &round, &moved(&round), &full);
+    same("round", want, paged_answers(&paged, &round, &moved(&round), &full));
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let triangles: Vec<Polygon> = (0..20_000)
+        .map(|_| {
+            let (x, y, a) = (rng.random_range(0.0..300.0), rng.random_range(0.0..300.0), rng.random_range(0.0..6.3f64));
+            let corner = |t: f64, r: f64| [x + r * (a + t).cos(), y + r * (a + t).sin()];
+            Polygon::new(vec![corner(0.0, 1.2), corner(2.1, 0.9), corner(4.2, 1.0)]).unwrap()
+        })
+        .collect();
+    let grown = full.clone().with_entry_capacity(100);
+    let want = paged_answers(&common::gpu(), &triangles, &moved(&triangles), &full);
+    same("triangles", want, paged_answers(&paged, &triangles, &moved(&triangles), &grown));
     // Room for two pages (9 storage buffers): refused by name, with the bytes two pages hold.
-    match World::from_polygons(&paged_device(9), &polygons, &options) {
+    match World::from_polygons(&paged_device(9), &round, &full) {
         Err(Error::TooLarge { what: "shape vertices", limit, .. }) => assert_eq!(limit, 2 * (256 << 10)),
         other => panic!("expected TooLarge for the shape vertices, got {:?}", other.map(|w| w.len())),
     }

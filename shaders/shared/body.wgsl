@@ -1,6 +1,6 @@
 // Where a body's shape lives; twin of GpuBody in src/gpu/layout.rs.
 struct Body {
-    shape_start: u32, // first vertex of the shape in the packed shapes (`shape_pages`)
+    shape_start: u32, // first vertex of the shape in the packed shapes
     count: u32,       // vertices in the shape
     radius: f32,      // largest distance of a vertex from the body's anchor (rounded up)
     round: f32,       // the shape's radius around its core (0 for a plain polygon)

@@ -1,9 +1,9 @@
-// Shapes read in a body's own frame, by the kernels that read the packed shapes through `shape(i)` (`shape_pages`)
+// Shapes read in a body's own frame, by the kernels that read the packed shapes through `shapes_at(i)` (a `#paged` array)
 // ((vertex.xy, unit normal.xy) per vertex) and import `body`.
 
 // Vertex k of body b's core, local.
 fn local_vertex(b: Body, k: u32) -> vec2<f32> {
-    return shape(b.shape_start + k).xy;
+    return shapes_at(b.shape_start + k).xy;
 }
 
 // The point of the segment [u, w] nearest p.

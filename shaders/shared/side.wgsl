@@ -1,7 +1,7 @@
 // One body of a pair as the narrow phase and the manifold pass see it, in the pair's frame: centred
 // on a's anchor and scaled by a power of two chosen from the pair's size (exact, so integers stay
 // integers), so that precision follows the size of the pair, not its distance from the origin.
-// The importing kernel reads the packed shapes through `shape(i)` (vertex.xy, unit normal.xy, local; `shape_pages`) and imports `body`.
+// The importing kernel reads the packed shapes through `shapes_at(i)` (vertex.xy, unit normal.xy, local; a `#paged` array) and imports `body`.
 
 // One side of the pair as the narrow phase sees it: where its shape lives, its rotation and the
 // offset and scale that put it in the pair's frame.
@@ -15,7 +15,7 @@ struct Side {
 
 // Vertex k of a side in the pair's scaled frame, and its edge's unit outward normal.
 fn vertex(s: Side, k: u32) -> vec2<f32> {
-    return placed(s, shape(s.start + k).xy);
+    return placed(s, shapes_at(s.start + k).xy);
 }
 
 // A point of the side's shape, given in local coordinates, in the pair's scaled frame.
@@ -26,11 +26,11 @@ fn placed(s: Side, local: vec2<f32>) -> vec2<f32> {
 // Q's edge vector from vertex j to vertex k in the pair's frame, from the local coordinates: the
 // offset cancels before any rounding, so even a tiny edge far from a's anchor keeps its direction.
 fn edge(s: Side, j: u32, k: u32) -> vec2<f32> {
-    return rotate(s.rotation, shape(s.start + k).xy - shape(s.start + j).xy) * s.scale;
+    return rotate(s.rotation, shapes_at(s.start + k).xy - shapes_at(s.start + j).xy) * s.scale;
 }
 
 fn normal(s: Side, k: u32) -> vec2<f32> {
-    return rotate(s.rotation, shape(s.start + k).zw);
+    return rotate(s.rotation, shapes_at(s.start + k).zw);
 }
 
 fn next(k: u32, n: u32) -> u32 {

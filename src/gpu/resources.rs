@@ -8,7 +8,6 @@
 use crate::gpu::host::pack::Packed;
 use crate::gpu::kernels::buffers::{init, storage, write_parallel};
 use crate::gpu::kernels::layout::{GpuBody, GpuContact};
-use crate::gpu::kernels::shaders::Pages;
 use crate::gpu::kernels::shared::LARGE_LIST;
 
 /// What every stage binds or dispatches by: the per-world constants, the control buffer, the
@@ -28,10 +27,8 @@ pub(crate) struct Wiring<'a> {
 pub(crate) struct BodyBuffers {
     /// Where each body finds its shape (`Body` in the shaders).
     pub bodies: wgpu::Buffer,
-    /// Shape vertices and edge normals, local: one buffer per page of [`BodyBuffers::pages`].
-    pub shapes: Vec<wgpu::Buffer>,
-    /// How the kernels bind `shapes`.
-    pub pages: Pages,
+    /// Shape vertices and edge normals, local.
+    pub shapes: wgpu::Buffer,
     /// Per body, its core's box in local coordinates (min.xy, max.xy).
     pub boxes: wgpu::Buffer,
     /// Per body (x, y, cos, sin).
@@ -47,12 +44,9 @@ pub(crate) struct BodyBuffers {
 }
 
 impl BodyBuffers {
-    pub fn new(device: &wgpu::Device, packed: &Packed, pages: Pages) -> BodyBuffers {
+    pub fn new(device: &wgpu::Device, packed: &Packed) -> BodyBuffers {
         use wgpu::BufferUsages as U;
         let n = packed.bodies.len();
-        let page = |records: &[[f32; 4]]| {
-            init(device, "satgpu.shapes", bytemuck::cast_slice(records), U::STORAGE | U::COPY_DST)
-        };
         BodyBuffers {
             bodies: init(
                 device,
@@ -67,11 +61,7 @@ impl BodyBuffers {
                 bytemuck::cast_slice(&packed.transforms),
                 U::STORAGE | U::COPY_DST | U::COPY_SRC,
             ),
-            shapes: match pages.count {
-                1 => vec![page(&packed.shape_data)],
-                _ => packed.shape_data.chunks(1 << pages.shift).map(page).collect(),
-            },
-            pages,
+            shapes: init(device, "satgpu.shapes", bytemuck::cast_slice(&packed.shape_data), U::STORAGE | U::COPY_DST),
             boxes: init(device, "satgpu.boxes", bytemuck::cast_slice(&packed.boxes), U::STORAGE | U::COPY_DST),
             aabbs: storage(device, "satgpu.aabbs", 16 * n as u64, U::COPY_SRC),
             bounds: storage(device, "satgpu.bounds", 16, U::COPY_DST),
@@ -83,13 +73,7 @@ impl BodyBuffers {
     /// copied into the staging memory on every core.
     pub fn write(&self, queue: &wgpu::Queue, packed: &Packed) {
         write_parallel(queue, &self.bodies, bytemuck::cast_slice(&packed.bodies));
-        let records = match self.pages.count {
-            1 => packed.shape_data.len(),
-            _ => 1 << self.pages.shift,
-        };
-        for (buffer, page) in self.shapes.iter().zip(packed.shape_data.chunks(records.max(1))) {
-            write_parallel(queue, buffer, bytemuck::cast_slice(page));
-        }
+        write_parallel(queue, &self.shapes, bytemuck::cast_slice(&packed.shape_data));
         write_parallel(queue, &self.boxes, bytemuck::cast_slice(&packed.boxes));
         write_parallel(queue, &self.transforms, bytemuck::cast_slice(&packed.transforms));
     }

@@ -10,6 +10,7 @@ use crate::gpu::device::adapter::{
     describe_adapter, enumerate, rank, report, satgpu_limits, search_order, unsuitable_reason, AdapterReport,
 };
 use crate::gpu::kernels::pipelines::{Kernels, Tuning};
+use crate::gpu::kernels::shaders::Paging;
 
 /// Which adapter to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -74,13 +75,18 @@ struct Inner {
     lost: Arc<Mutex<Option<String>>>,
     /// satgpu opened the device and owns its device-lost callback.
     owned: bool,
-    kernels: Kernels,
+    /// The kernels compiled for each [`Paging`] a world has needed, every array in one binding
+    /// first.
+    kernels: Mutex<Vec<Arc<Kernels>>>,
 }
 
 /// An open device with satgpu's compute pipelines. Cheap to clone (reference-counted).
 #[derive(Clone)]
 pub struct Gpu {
     inner: Arc<Inner>,
+    /// The kernels this handle records with: every array in one binding, or a world's pages
+    /// ([`Gpu::paged`]).
+    kernels: Arc<Kernels>,
     timeout: Duration,
     memory_limit: Option<u64>,
 }
@@ -206,10 +212,11 @@ impl Gpu {
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         // Compile every pipeline now, so the first frame does not pay for it and a driver that
         // rejects a shader fails here, with the device named.
-        let kernels = scoped(&device, || Kernels::new(&device, tuning))
+        let kernels = scoped(&device, || Arc::new(Kernels::new(&device, tuning, Paging::ONE)))
             .map_err(|e| Error::Device(format!("creating the pipelines on {}: {e}", describe_adapter(&info))))?;
-        let inner = Arc::new(Inner { device, queue, info, timestamps, lost, owned, kernels });
-        Ok(Gpu { inner, timeout, memory_limit: None })
+        let all = Mutex::new(vec![kernels.clone()]);
+        let inner = Arc::new(Inner { device, queue, info, timestamps, lost, owned, kernels: all });
+        Ok(Gpu { inner, kernels, timeout, memory_limit: None })
     }
 
     /// The device.
@@ -294,7 +301,26 @@ impl Gpu {
     }
 
     pub(crate) fn kernels(&self) -> &Kernels {
-        &self.inner.kernels
+        &self.kernels
+    }
+
+    /// This handle, recording with the kernels compiled for `paging` (compiled on first need,
+    /// then kept for the device's life).
+    pub(crate) fn paged(&self, paging: Paging) -> Result<Gpu> {
+        if self.kernels.paging == paging {
+            return Ok(self.clone());
+        }
+        let mut all = self.inner.kernels.lock().unwrap_or_else(|e| e.into_inner());
+        let kernels = match all.iter().find(|k| k.paging == paging) {
+            Some(k) => k.clone(),
+            None => {
+                let tuning = self.kernels.tuning;
+                let k = self.scoped(|| Arc::new(Kernels::new(self.device(), tuning, paging)))?;
+                all.push(k.clone());
+                k
+            }
+        };
+        Ok(Gpu { kernels, ..self.clone() })
     }
 
     /// Runs `f` inside validation and out-of-memory error scopes on this thread, and returns the

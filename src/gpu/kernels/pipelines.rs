@@ -1,9 +1,7 @@
 //! The compute pipelines, created once per device from the composed shaders (shaders.rs). Layouts are explicit so that a binding a
 //! specialised pipeline does not touch (the count variant of the sweep) keeps its slot.
 
-use std::sync::{Arc, Mutex};
-
-use crate::gpu::kernels::shaders::{self, Pages, PAGE_BINDING, RADIX_WG, SCAN_WG};
+use crate::gpu::kernels::shaders::{self, page_binding, Kind, Paging, RADIX_WG, SCAN_WG};
 
 /// How a shader uses one binding.
 #[derive(Clone, Copy)]
@@ -12,16 +10,45 @@ pub(crate) enum Slot {
     UniformDynamic,
     Read,
     ReadWrite,
+    /// A large array that may be bound in pages (a `#paged` line of the kernel): read.
+    Paged(Kind),
+    /// The same, read and written.
+    PagedWrite(Kind),
 }
 
-/// The layout of `slots`, one binding each from 0, then the packed shapes' pages after the first
-/// (read, from [`PAGE_BINDING`]).
-fn layout(device: &wgpu::Device, label: &str, slots: &[Slot], pages: Pages) -> wgpu::BindGroupLayout {
-    let more = (1..pages.count).map(|p| (PAGE_BINDING + p - 1, &Slot::Read));
-    let entries: Vec<_> = (0u32..)
-        .zip(slots)
-        .chain(more)
-        .map(|(binding, slot)| wgpu::BindGroupLayoutEntry {
+impl Slot {
+    fn is_storage(&self) -> bool {
+        !matches!(self, Slot::Uniform | Slot::UniformDynamic)
+    }
+
+    fn kind(&self) -> Option<Kind> {
+        match self {
+            Slot::Paged(kind) | Slot::PagedWrite(kind) => Some(*kind),
+            _ => None,
+        }
+    }
+}
+
+/// The storage bindings a kernel of `slots` takes with `paging`: one per slot, and one more per
+/// page past the first of each paged slot.
+pub(crate) fn storage_bindings(slots: &[Slot], paging: Paging) -> u32 {
+    let pages = |slot: &Slot| slot.kind().map_or(1, |kind| paging.of(kind).count);
+    slots.iter().filter(|s| s.is_storage()).map(pages).sum()
+}
+
+/// Every binding of `slots` with `paging`: slot `i` at binding `i`, and page `p` of a paged
+/// slot at [`page_binding`]`(i, p)`.
+/// Yields (binding, slot index, page, slot).
+fn bindings(slots: &[Slot], paging: Paging) -> impl Iterator<Item = (u32, usize, u32, &Slot)> {
+    (0u32..).zip(slots).flat_map(move |(i, slot)| {
+        let pages = slot.kind().map_or(1, |kind| paging.of(kind).count);
+        (0..pages).map(move |p| (if p == 0 { i } else { page_binding(i, p) }, i as usize, p, slot))
+    })
+}
+
+fn layout(device: &wgpu::Device, label: &str, slots: &[Slot], paging: Paging) -> wgpu::BindGroupLayout {
+    let entries: Vec<_> = bindings(slots, paging)
+        .map(|(binding, _, _, slot)| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: match slot {
@@ -30,8 +57,8 @@ fn layout(device: &wgpu::Device, label: &str, slots: &[Slot], pages: Pages) -> w
                     has_dynamic_offset: matches!(slot, Slot::UniformDynamic),
                     min_binding_size: None,
                 },
-                Slot::Read | Slot::ReadWrite => wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: matches!(slot, Slot::Read) },
+                _ => wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: matches!(slot, Slot::Read | Slot::Paged(_)) },
                     has_dynamic_offset: false,
                     min_binding_size: None,
                 },
@@ -46,29 +73,26 @@ fn layout(device: &wgpu::Device, label: &str, slots: &[Slot], pages: Pages) -> w
 pub(crate) struct Kernel {
     pub pipeline: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
+    slots: Vec<Slot>,
+    paging: Paging,
 }
 
 impl Kernel {
-    fn new(device: &wgpu::Device, label: &str, source: &str, slots: &[Slot], constants: &[(&str, f64)]) -> Kernel {
-        Kernel::paged(device, label, source, slots, constants, Pages::ONE)
-    }
-
-    /// [`Kernel::new`] for a kernel that reads the packed shapes in `pages`.
-    fn paged(
+    fn new(
         device: &wgpu::Device,
+        paging: Paging,
         label: &str,
         source: &str,
         slots: &[Slot],
         constants: &[(&str, f64)],
-        pages: Pages,
     ) -> Kernel {
-        let layout = layout(device, label, slots, pages);
+        let layout = layout(device, label, slots, paging);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
         let pipeline = Self::pipeline(device, label, &module, &layout, constants);
-        Kernel { pipeline, layout }
+        Kernel { pipeline, layout, slots: slots.to_vec(), paging }
     }
 
     /// A second pipeline from `source` with `other`'s bind group layout, so one bind group
@@ -80,7 +104,7 @@ impl Kernel {
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
         let pipeline = Self::pipeline(device, label, &module, &layout, constants);
-        Kernel { pipeline, layout }
+        Kernel { pipeline, layout, slots: other.slots.clone(), paging: other.paging }
     }
 
     fn pipeline(
@@ -105,25 +129,28 @@ impl Kernel {
         })
     }
 
-    /// A bind group over `buffers`, in binding order.
+    /// A bind group over `buffers`, in slot order. A paged slot's buffer binding is bound in
+    /// windows of its pages (all of it from its offset, unless its size is given).
     pub fn bind(&self, device: &wgpu::Device, label: &str, buffers: &[wgpu::BindingResource]) -> wgpu::BindGroup {
-        self.bind_pages(device, label, buffers, &[])
-    }
-
-    /// [`Kernel::bind`] for a kernel that reads the packed shapes: `pages` are every page of
-    /// them, the first of which `buffers` holds where the kernel declares `shapes`.
-    pub fn bind_pages(
-        &self,
-        device: &wgpu::Device,
-        label: &str,
-        buffers: &[wgpu::BindingResource],
-        pages: &[wgpu::Buffer],
-    ) -> wgpu::BindGroup {
-        let more = (PAGE_BINDING..).zip(pages.iter().skip(1).map(|b| b.as_entire_binding()));
-        let entries: Vec<_> = (0u32..)
-            .zip(buffers.iter().cloned())
-            .chain(more)
-            .map(|(binding, resource)| wgpu::BindGroupEntry { binding, resource })
+        let entries: Vec<_> = bindings(&self.slots, self.paging)
+            .map(|(binding, i, p, slot)| {
+                let resource = match (slot.kind(), &buffers[i]) {
+                    (Some(kind), wgpu::BindingResource::Buffer(b)) if self.paging.of(kind).count > 1 => {
+                        let page = self.paging.of(kind).bytes();
+                        let size = b.size.map_or(b.buffer.size() - b.offset, |s| s.get());
+                        // (A window past the end, which no index reaches, repeats the last page.)
+                        let start = (u64::from(p) * page).min(size.saturating_sub(1) / page * page);
+                        let len = page.min(size - start);
+                        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: b.buffer,
+                            offset: b.offset + start,
+                            size: std::num::NonZeroU64::new(len),
+                        })
+                    }
+                    (_, r) => r.clone(),
+                };
+                wgpu::BindGroupEntry { binding, resource }
+            })
             .collect();
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(label),
@@ -179,14 +206,53 @@ impl Tuning {
     }
 }
 
+use Kind::{Bodies, Entries, Shapes};
+use Slot::{Paged, PagedWrite, Read, ReadWrite, Uniform, UniformDynamic};
+
+// The slots of the kernels with paged arrays (the `#paged` lines of their files).
+const TRANSFORM: [Slot; 7] =
+    [Uniform, Paged(Bodies), Paged(Bodies), Paged(Shapes), PagedWrite(Bodies), ReadWrite, Paged(Bodies)];
+const ENTRIES: [Slot; 6] = [Uniform, Read, Paged(Bodies), ReadWrite, ReadWrite, ReadWrite];
+const CONTROL_GRID: [Slot; 4] = [Uniform, Read, ReadWrite, Paged(Bodies)];
+const GATHER: [Slot; 4] = [Read, Read, Paged(Bodies), PagedWrite(Entries)];
+const RANK_GATHER: [Slot; 7] = [Read, Read, Read, Paged(Bodies), ReadWrite, ReadWrite, PagedWrite(Entries)];
+const SWEEP: [Slot; 8] = [Uniform, Read, Read, Read, Paged(Entries), ReadWrite, ReadWrite, Paged(Bodies)];
+const ALLPAIRS: [Slot; 5] = [Uniform, Paged(Bodies), ReadWrite, ReadWrite, Paged(Bodies)];
+const SAT: [Slot; 9] =
+    [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, ReadWrite, ReadWrite, Uniform];
+const DEEPEST: [Slot; 6] = [Read, Read, ReadWrite, ReadWrite, Paged(Bodies), ReadWrite];
+const MANIFOLD: [Slot; 7] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, Uniform];
+const QUERY: [Slot; 9] =
+    [Uniform, Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), Read, Paged(Bodies), ReadWrite, ReadWrite];
+const RAY: [Slot; 9] =
+    [Uniform, Read, Read, Paged(Entries), Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite];
+
+/// The most storage bindings any kernel takes with `paging` (8 without pages: the kernels
+/// without paged arrays take at most that many).
+pub(crate) fn storage_needed(paging: Paging) -> u32 {
+    let paged: [&[Slot]; 12] = [
+        &TRANSFORM,
+        &ENTRIES,
+        &CONTROL_GRID,
+        &GATHER,
+        &RANK_GATHER,
+        &SWEEP,
+        &ALLPAIRS,
+        &SAT,
+        &DEEPEST,
+        &MANIFOLD,
+        &QUERY,
+        &RAY,
+    ];
+    paged.iter().map(|slots| storage_bindings(slots, paging)).max().unwrap_or(0).max(8)
+}
+
 /// Every pipeline of the collision pipeline.
 pub(crate) struct Kernels {
     pub tuning: Tuning,
-    device: wgpu::Device,
-    /// The kernels that read the packed shapes, for shapes in one binding.
-    pub one_page: Arc<ShapeKernels>,
-    /// The same for shapes in more pages, compiled when a world first needs them.
-    paged: Mutex<Vec<Arc<ShapeKernels>>>,
+    /// How the large arrays are bound (and the kernels that read them composed).
+    pub paging: Paging,
+    pub transform: Kernel,
     pub control_grid: Kernel,
     pub entries_count: Kernel,
     pub entries_write: Kernel,
@@ -207,6 +273,10 @@ pub(crate) struct Kernels {
     pub scan_setup: Kernel,
     pub scan_blocks: Kernel,
     pub scan_add: Kernel,
+    /// The narrow phase's passes (see sat.wgsl, `PHASE`): small pairs, then binning and large
+    /// pairs; small and large each for plain polygons and for scenes with rounded shapes
+    /// (`ROUNDED`).
+    pub sat: Sat,
     /// Compound worlds: the deepest part pair per pair of bodies, in four phases (see deepest.rs).
     pub deepest: [Kernel; 4],
     pub compact: Kernel,
@@ -214,113 +284,45 @@ pub(crate) struct Kernels {
     /// sort the rekey by `a` and the gather.
     pub order_keys: Kernel,
     pub order: [Kernel; 2],
+    pub manifold: Kernel,
     /// Contact events (events.rs): setup, flags, write.
     pub events: [Kernel; 3],
-}
-
-/// The kernels that read the packed shapes, for one way of binding them ([`Pages`]).
-pub(crate) struct ShapeKernels {
-    pub pages: Pages,
-    pub transform: Kernel,
-    /// The narrow phase's passes (see sat.wgsl, `PHASE`): small pairs, then binning and large
-    /// pairs; small and large each for plain polygons and for scenes with rounded shapes
-    /// (`ROUNDED`).
-    pub sat: Sat,
-    pub manifold: Kernel,
     /// Region queries (query.rs): count, then write.
     pub query: [Kernel; 2],
     /// Ray casts (ray.rs): the strips' widest boxes, then the casts.
     pub ray: [Kernel; 2],
 }
 
-impl ShapeKernels {
-    fn new(device: &wgpu::Device, tuning: Tuning, pages: Pages) -> ShapeKernels {
-        use Slot::*;
-        let src = |name: &str| shaders::source_paged(name, pages);
-        let paged = |label: &str, source: &str, slots: &[Slot], constants: &[(&str, f64)]| {
-            Kernel::paged(device, label, source, slots, constants, pages)
-        };
-        let pair = |label: &str, file: &str, slots: &[Slot], constant: &str, names: [&str; 2]| {
-            let source = src(file);
-            let first = paged(&format!("{label}.{}", names[0]), &source, slots, &[(constant, 0.0)]);
-            let second = Kernel::sharing(device, &format!("{label}.{}", names[1]), &source, &first, &[(constant, 1.0)]);
-            [first, second]
-        };
-        ShapeKernels {
-            pages,
-            transform: paged(
-                "satgpu.transform",
-                &src("transform.wgsl"),
-                &[Uniform, Read, Read, Read, ReadWrite, ReadWrite, Read],
-                &[],
-            ),
-            sat: {
-                let source = src("sat.wgsl");
-                let slots = [Read, Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, Uniform];
-                let prune = f64::from(tuning.prune_from);
-                let plain =
-                    paged("satgpu.sat", &source, &slots, &[("PHASE", 0.0), ("ROUNDED", 0.0), ("PRUNE_FROM", prune)]);
-                let variant = |label: &str, phase: f64, rounded: f64| {
-                    let constants = [("PHASE", phase), ("ROUNDED", rounded), ("PRUNE_FROM", prune)];
-                    Kernel::sharing(device, label, &source, &plain, &constants)
-                };
-                let rounded = variant("satgpu.sat.rounded", 0.0, 1.0);
-                Sat {
-                    bin: variant("satgpu.sat.bin", 1.0, 0.0),
-                    large: [variant("satgpu.sat.large", 2.0, 0.0), variant("satgpu.sat.large.rounded", 2.0, 1.0)],
-                    small: [plain, rounded],
-                }
-            },
-            manifold: paged(
-                "satgpu.manifold",
-                &src("manifold.wgsl"),
-                &[Read, Read, Read, Read, Read, ReadWrite, Uniform],
-                &[],
-            ),
-            query: pair(
-                "satgpu.query",
-                "query.wgsl",
-                &[Uniform, Read, Read, Read, Read, Read, Read, ReadWrite, ReadWrite],
-                "QUERY_STEP",
-                ["count", "write"],
-            ),
-            ray: pair(
-                "satgpu.ray",
-                "ray.wgsl",
-                &[Uniform, Read, Read, Read, Read, Read, Read, Read, ReadWrite],
-                "RAY_STEP",
-                ["widths", "cast"],
-            ),
-        }
-    }
-}
-
 impl Kernels {
-    pub fn new(device: &wgpu::Device, tuning: Tuning) -> Kernels {
-        use Slot::*;
+    pub fn new(device: &wgpu::Device, tuning: Tuning, paging: Paging) -> Kernels {
         let scan_chunk = [("CHUNK", f64::from(tuning.scan_chunk))];
         let radix_chunk = [("CHUNK", f64::from(tuning.radix_chunk))];
         // Every kernel that plans a scan (shared/scan_plan.wgsl) needs its block length.
         let scan_block = [("BLOCK", tuning.scan_block() as f64)];
-        let src = |name: &str| shaders::source(name);
-        let k = |label: &str, file: &str, slots: &[Slot]| Kernel::new(device, label, &src(file), slots, &[]);
+        let src = |name: &str| shaders::source_paged(name, paging);
+        let k = |label: &str, file: &str, slots: &[Slot]| Kernel::new(device, paging, label, &src(file), slots, &[]);
         let tuned = |label: &str, file: &str, slots: &[Slot], constants: &[(&str, f64)]| {
-            Kernel::new(device, label, &src(file), slots, constants)
+            Kernel::new(device, paging, label, &src(file), slots, constants)
         };
         let pair = |label: &str, file: &str, slots: &[Slot]| {
             let source = src(file);
-            let count = Kernel::new(device, &format!("{label}.count"), &source, slots, &[("WRITE", 0.0)]);
+            let count = Kernel::new(device, paging, &format!("{label}.count"), &source, slots, &[("WRITE", 0.0)]);
             let write = Kernel::sharing(device, &format!("{label}.write"), &source, &count, &[("WRITE", 1.0)]);
             (count, write)
         };
-        let (entries_count, entries_write) =
-            pair("satgpu.entries", "entries.wgsl", &[Uniform, Read, Read, ReadWrite, ReadWrite, ReadWrite]);
+        let (entries_count, entries_write) = pair("satgpu.entries", "entries.wgsl", &ENTRIES);
         // The broad phases come in four variants: count or write, without or with the filters, so
         // that a world without filters pays nothing for them (a constant, not a uniform, decides).
         let quad = |label: &str, file: &str, slots: &[Slot]| {
             let source = src(file);
-            let first =
-                Kernel::new(device, &format!("{label}.count"), &source, slots, &[("WRITE", 0.0), ("FILTERED", 0.0)]);
+            let first = Kernel::new(
+                device,
+                paging,
+                &format!("{label}.count"),
+                &source,
+                slots,
+                &[("WRITE", 0.0), ("FILTERED", 0.0)],
+            );
             let more = [("write", 1.0, 0.0), ("count.filtered", 0.0, 1.0), ("write.filtered", 1.0, 1.0)].map(
                 |(name, w, f)| {
                     Kernel::sharing(
@@ -335,22 +337,16 @@ impl Kernels {
             let [a, b, c] = more;
             [first, a, b, c]
         };
-        let sweep = quad("satgpu.sweep", "sweep.wgsl", &[Uniform, Read, Read, Read, Read, ReadWrite, ReadWrite, Read]);
-        let allpairs = quad("satgpu.allpairs", "allpairs.wgsl", &[Uniform, Read, ReadWrite, ReadWrite, Read]);
+        let sweep = quad("satgpu.sweep", "sweep.wgsl", &SWEEP);
+        let allpairs = quad("satgpu.allpairs", "allpairs.wgsl", &ALLPAIRS);
         let scan_blocks =
             tuned("satgpu.scan.blocks", "scan_blocks.wgsl", &[Uniform, Read, ReadWrite, ReadWrite], &scan_chunk);
         let scan_add = Kernel::sharing(device, "satgpu.scan.add", &src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
         Kernels {
             tuning,
-            device: device.clone(),
-            one_page: Arc::new(ShapeKernels::new(device, tuning, Pages::ONE)),
-            paged: Mutex::new(vec![]),
-            control_grid: tuned(
-                "satgpu.control.grid",
-                "control_grid.wgsl",
-                &[Uniform, Read, ReadWrite, Read],
-                &scan_block,
-            ),
+            paging,
+            transform: k("satgpu.transform", "transform.wgsl", &TRANSFORM),
+            control_grid: tuned("satgpu.control.grid", "control_grid.wgsl", &CONTROL_GRID, &scan_block),
             entries_count,
             entries_write,
             control_entries: tuned(
@@ -382,13 +378,9 @@ impl Kernels {
                 "radix_tile.wgsl",
                 &[Uniform, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite],
             ),
-            gather: k("satgpu.gather", "gather.wgsl", &[Read, Read, Read, ReadWrite]),
+            gather: k("satgpu.gather", "gather.wgsl", &GATHER),
             rank_sort: k("satgpu.rank_sort", "rank_sort.wgsl", &[Read, Read, Read, ReadWrite, ReadWrite]),
-            rank_gather: k(
-                "satgpu.rank_gather",
-                "rank_gather.wgsl",
-                &[Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite],
-            ),
+            rank_gather: k("satgpu.rank_gather", "rank_gather.wgsl", &RANK_GATHER),
             sweep,
             allpairs,
             control_pairs: tuned(
@@ -400,10 +392,33 @@ impl Kernels {
             scan_setup: tuned("satgpu.scan.setup", "scan_setup.wgsl", &[ReadWrite], &scan_block),
             scan_blocks,
             scan_add,
+            sat: {
+                let source = src("sat.wgsl");
+                let slots = SAT;
+                let prune = f64::from(tuning.prune_from);
+                let plain = Kernel::new(
+                    device,
+                    paging,
+                    "satgpu.sat",
+                    &source,
+                    &slots,
+                    &[("PHASE", 0.0), ("ROUNDED", 0.0), ("PRUNE_FROM", prune)],
+                );
+                let variant = |label: &str, phase: f64, rounded: f64| {
+                    let constants = [("PHASE", phase), ("ROUNDED", rounded), ("PRUNE_FROM", prune)];
+                    Kernel::sharing(device, label, &source, &plain, &constants)
+                };
+                let rounded = variant("satgpu.sat.rounded", 0.0, 1.0);
+                Sat {
+                    bin: variant("satgpu.sat.bin", 1.0, 0.0),
+                    large: [variant("satgpu.sat.large", 2.0, 0.0), variant("satgpu.sat.large.rounded", 2.0, 1.0)],
+                    small: [plain, rounded],
+                }
+            },
             deepest: {
                 let source = src("deepest.wgsl");
-                let slots = [Read, Read, ReadWrite, ReadWrite, Read, ReadWrite];
-                let first = Kernel::new(device, "satgpu.deepest.clear", &source, &slots, &[("STEP", 0.0)]);
+                let slots = DEEPEST;
+                let first = Kernel::new(device, paging, "satgpu.deepest.clear", &source, &slots, &[("STEP", 0.0)]);
                 let more = [("claim", 1.0), ("part", 2.0), ("keep", 3.0)].map(|(name, step)| {
                     Kernel::sharing(device, &format!("satgpu.deepest.{name}"), &source, &first, &[("STEP", step)])
                 });
@@ -419,18 +434,33 @@ impl Kernels {
             order: {
                 let source = src("order_gather.wgsl");
                 let slots = [Read, Read, Read, ReadWrite, Read, ReadWrite];
-                let rekey = Kernel::new(device, "satgpu.order.rekey", &source, &slots, &[("GATHER", 0.0)]);
+                let rekey = Kernel::new(device, paging, "satgpu.order.rekey", &source, &slots, &[("GATHER", 0.0)]);
                 let gather = Kernel::sharing(device, "satgpu.order.gather", &source, &rekey, &[("GATHER", 1.0)]);
                 [rekey, gather]
             },
+            manifold: k("satgpu.manifold", "manifold.wgsl", &MANIFOLD),
             events: {
                 let setup =
                     tuned("satgpu.events.setup", "events_setup.wgsl", &[ReadWrite, Read, Read, ReadWrite], &scan_block);
                 let source = src("events.wgsl");
                 let slots = [Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite];
-                let flags = Kernel::new(device, "satgpu.events.flags", &source, &slots, &[("EVENT_STEP", 1.0)]);
+                let flags = Kernel::new(device, paging, "satgpu.events.flags", &source, &slots, &[("EVENT_STEP", 1.0)]);
                 let write = Kernel::sharing(device, "satgpu.events.write", &source, &flags, &[("EVENT_STEP", 2.0)]);
                 [setup, flags, write]
+            },
+            query: {
+                let source = src("query.wgsl");
+                let slots = QUERY;
+                let count = Kernel::new(device, paging, "satgpu.query.count", &source, &slots, &[("QUERY_STEP", 0.0)]);
+                let write = Kernel::sharing(device, "satgpu.query.write", &source, &count, &[("QUERY_STEP", 1.0)]);
+                [count, write]
+            },
+            ray: {
+                let source = src("ray.wgsl");
+                let slots = RAY;
+                let widths = Kernel::new(device, paging, "satgpu.ray.widths", &source, &slots, &[("RAY_STEP", 0.0)]);
+                let cast = Kernel::sharing(device, "satgpu.ray.cast", &source, &widths, &[("RAY_STEP", 1.0)]);
+                [widths, cast]
             },
         }
     }
@@ -445,21 +475,6 @@ pub(crate) struct Sat {
 }
 
 impl Kernels {
-    /// The kernels that read shapes bound in `pages`, compiled on first use (call inside
-    /// [`Gpu::scoped`](crate::gpu::Gpu::scoped), which catches a failed compilation).
-    pub fn reading(&self, pages: Pages) -> Arc<ShapeKernels> {
-        if pages == Pages::ONE {
-            return self.one_page.clone();
-        }
-        let mut paged = self.paged.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(k) = paged.iter().find(|k| k.pages == pages) {
-            return k.clone();
-        }
-        let k = Arc::new(ShapeKernels::new(&self.device, self.tuning, pages));
-        paged.push(k.clone());
-        k
-    }
-
     /// The variant of a broad-phase kernel quad: the count or the write, without or with filters.
     pub fn pick(quad: &[Kernel; 4], write: bool, filtered: bool) -> &Kernel {
         &quad[usize::from(write) + 2 * usize::from(filtered)]

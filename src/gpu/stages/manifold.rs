@@ -6,15 +6,12 @@
 use crate::gpu::device::context::Gpu;
 use crate::gpu::kernels::buffers::storage;
 use crate::gpu::kernels::layout::GpuManifold;
-use std::sync::Arc;
-
-use crate::gpu::kernels::pipelines::ShapeKernels;
+use crate::gpu::kernels::pipelines::Kernels;
 use crate::gpu::resources::{BodyBuffers, PairBuffers};
 
 pub(crate) struct ManifoldStage {
     /// Per colliding pair: a [`GpuManifold`].
     pub manifolds: wgpu::Buffer,
-    kernels: Arc<ShapeKernels>,
     group: wgpu::BindGroup,
     args: wgpu::Buffer,
 }
@@ -24,28 +21,27 @@ impl ManifoldStage {
     /// the margin of `params`, the closest points of pairs apart within it.
     pub fn new(gpu: &Gpu, params: &wgpu::Buffer, bodies: &BodyBuffers, pairs: &PairBuffers) -> ManifoldStage {
         let capacity = pairs.capacity;
-        let (device, kernels) = (gpu.device(), gpu.kernels().reading(bodies.pages));
+        let (device, kernels) = (gpu.device(), gpu.kernels());
         let record = std::mem::size_of::<GpuManifold>() as u64;
         let manifolds = storage(device, "satgpu.manifolds", record * u64::from(capacity), wgpu::BufferUsages::COPY_SRC);
-        let group = kernels.manifold.bind_pages(
+        let group = kernels.manifold.bind(
             device,
             "satgpu.manifold",
             &[
                 pairs.args.as_entire_binding(),
                 pairs.contacts.as_entire_binding(),
                 bodies.bodies.as_entire_binding(),
-                bodies.shapes[0].as_entire_binding(),
+                bodies.shapes.as_entire_binding(),
                 bodies.transforms.as_entire_binding(),
                 manifolds.as_entire_binding(),
                 params.as_entire_binding(),
             ],
-            &bodies.shapes,
         );
-        ManifoldStage { manifolds, kernels, group, args: pairs.args.clone() }
+        ManifoldStage { manifolds, group, args: pairs.args.clone() }
     }
 
-    pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
-        pass.set_pipeline(&self.kernels.manifold.pipeline);
+    pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
+        pass.set_pipeline(&k.manifold.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
         pass.dispatch_workgroups_indirect(&self.args, 0);
     }

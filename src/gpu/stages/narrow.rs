@@ -10,14 +10,11 @@
 
 use crate::gpu::device::context::Gpu;
 use crate::gpu::kernels::control;
-use std::sync::Arc;
-
-use crate::gpu::kernels::pipelines::{Kernels, ShapeKernels};
+use crate::gpu::kernels::pipelines::Kernels;
 use crate::gpu::primitives::scan::Total;
 use crate::gpu::resources::{PairBuffers, Wiring};
 
 pub(crate) struct NarrowPhase {
-    kernels: Arc<ShapeKernels>,
     control_group: wgpu::BindGroup,
     sat_group: wgpu::BindGroup,
     control: wgpu::Buffer,
@@ -39,24 +36,22 @@ impl NarrowPhase {
                 scratch.as_entire_binding(),
             ],
         );
-        let shape_kernels = kernels.reading(bodies.pages);
-        let sat_group = shape_kernels.sat.small[0].bind_pages(
+        let sat_group = kernels.sat.small[0].bind(
             device,
             "satgpu.sat",
             &[
                 wiring.control.as_entire_binding(),
                 pairs.candidates.as_entire_binding(),
                 bodies.bodies.as_entire_binding(),
-                bodies.shapes[0].as_entire_binding(),
+                bodies.shapes.as_entire_binding(),
                 bodies.transforms.as_entire_binding(),
                 pairs.results.as_entire_binding(),
                 pairs.flags.as_entire_binding(),
                 scratch.as_entire_binding(),
                 wiring.params.as_entire_binding(),
             ],
-            &bodies.shapes,
         );
-        NarrowPhase { kernels: shape_kernels, control_group, sat_group, control: wiring.control.clone() }
+        NarrowPhase { control_group, sat_group, control: wiring.control.clone() }
     }
 
     /// `rounded`: some body is a circle, a capsule or has a radius, so the kernel variants that
@@ -68,13 +63,12 @@ impl NarrowPhase {
         pass.set_bind_group(0, &self.control_group, &[]);
         pass.dispatch_workgroups(1, 1, 1);
         pass.set_bind_group(0, &self.sat_group, &[]);
-        let sat = &self.kernels.sat;
-        pass.set_pipeline(&sat.small[usize::from(rounded)].pipeline);
+        pass.set_pipeline(&k.sat.small[usize::from(rounded)].pipeline);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
         if large {
-            pass.set_pipeline(&sat.bin.pipeline);
+            pass.set_pipeline(&k.sat.bin.pipeline);
             pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
-            pass.set_pipeline(&sat.large[usize::from(rounded)].pipeline);
+            pass.set_pipeline(&k.sat.large[usize::from(rounded)].pipeline);
             pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
         }
     }

@@ -4,12 +4,9 @@
 //! its box, and each of those that does gets the exact test in the body's frame. Counted, scanned,
 //! then written as `(query, body)` in body order; the host groups them by query.
 
-use std::sync::Arc;
-
 use crate::gpu::device::context::Gpu;
 use crate::gpu::kernels::buffers::{dispatch, init, storage};
 use crate::gpu::kernels::control;
-use crate::gpu::kernels::pipelines::ShapeKernels;
 use crate::gpu::kernels::shared::WG;
 use crate::gpu::primitives::scan::Scan;
 use crate::gpu::resources::BodyBuffers;
@@ -90,11 +87,8 @@ pub(crate) fn strips(queries: &[GpuQuery]) -> Strips {
 
 /// The buffers and bind groups of one call's queries.
 pub(crate) struct Queries {
-    kernels: Arc<ShapeKernels>,
     /// The bindings in order, `hits` last (a placeholder until the write).
     buffers: Vec<wgpu::Buffer>,
-    /// Every page of the packed shapes (the first is also in `buffers`).
-    pages: Vec<wgpu::Buffer>,
     /// Per body its hit count, then (scanned) its first hit; one more: the total; and one the
     /// count sets where an invocation's loops were cut short (shaders/shared/loops.wgsl).
     counts: wgpu::Buffer,
@@ -134,25 +128,24 @@ impl Queries {
         let scan =
             Scan::new(device, kernels, &counts, u64::from(n) + 1, &control, control::PAIR_SCAN, "satgpu.query.scan");
         let b = bodies;
-        let buffers = [&params, &b.bodies, &b.shapes[0], &b.transforms, &b.aabbs, &records, &b.filters, &counts]
+        let buffers = [&params, &b.bodies, &b.shapes, &b.transforms, &b.aabbs, &records, &b.filters, &counts]
             .map(|buffer| buffer.clone())
             .into_iter()
             .chain([storage(device, "satgpu.query.none", 16, U::empty())])
             .collect();
-        let kernels = gpu.kernels().reading(b.pages);
-        Queries { kernels, buffers, pages: b.shapes.clone(), counts, scan, n, fold }
+        Queries { buffers, counts, scan, n, fold }
     }
 
     fn encode_step(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, step: usize, hits: &wgpu::Buffer) {
+        let kernels = gpu.kernels();
         let resources: Vec<_> = self.buffers[..8].iter().chain([hits]).map(|b| b.as_entire_binding()).collect();
-        let query = &self.kernels.query[step];
-        let group = query.bind_pages(gpu.device(), "satgpu.query", &resources, &self.pages);
+        let group = kernels.query[step].bind(gpu.device(), "satgpu.query", &resources);
         let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&query.pipeline);
+        pass.set_pipeline(&kernels.query[step].pipeline);
         pass.set_bind_group(0, &group, &[]);
         dispatch(&mut pass, self.n, WG, self.fold);
         if step == 0 {
-            self.scan.encode(gpu.kernels(), &mut pass);
+            self.scan.encode(kernels, &mut pass);
         }
     }
 

@@ -3,12 +3,9 @@
 //! passes first), or by testing every body where the world has no strips. One invocation per
 //! ray writes `(body, t, normal)` over its own record, `body` `u32::MAX` for none.
 
-use std::sync::Arc;
-
 use crate::gpu::device::context::Gpu;
 use crate::gpu::kernels::buffers::{dispatch, init, storage};
 use crate::gpu::kernels::control;
-use crate::gpu::kernels::pipelines::ShapeKernels;
 use crate::gpu::kernels::shared::{MAX_STRIPS, WG};
 use crate::gpu::resources::{BodyBuffers, StripBuffers};
 
@@ -41,7 +38,6 @@ pub(crate) struct GpuRayHit {
 
 /// The buffers and bind group of one batch of rays.
 pub(crate) struct RayCast {
-    kernels: Arc<ShapeKernels>,
     group: wgpu::BindGroup,
     params: wgpu::Buffer,
     io: wgpu::Buffer,
@@ -86,17 +82,16 @@ impl RayCast {
             None => (&none, &none, &bodies.aabbs),
         };
         let b = bodies;
-        let buffers = [&params, keys, values, boxes, &b.bodies, &b.shapes[0], &b.transforms, &b.filters, &io];
+        let buffers = [&params, keys, values, boxes, &b.bodies, &b.shapes, &b.transforms, &b.filters, &io];
         let resources: Vec<_> = buffers.iter().map(|b| b.as_entire_binding()).collect();
-        let kernels = gpu.kernels().reading(b.pages);
-        let group = kernels.ray[1].bind_pages(device, "satgpu.ray", &resources, &b.shapes);
-        RayCast { kernels, group, params, io, rays: n, strips: strip.is_some(), fold }
+        let group = gpu.kernels().ray[1].bind(device, "satgpu.ray", &resources);
+        RayCast { group, params, io, rays: n, strips: strip.is_some(), fold }
     }
 
     /// Records the copy of the grid and the entry count from `control` (after the sorted
     /// entries, which must be recorded before), the strips' widest boxes and the casts.
-    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, control: &wgpu::Buffer) {
-        let kernels = &self.kernels;
+    pub fn encode(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, control: &wgpu::Buffer) {
+        let kernels = gpu.kernels();
         if self.strips {
             encoder.copy_buffer_to_buffer(control, 4 * control::GRID, &self.params, PARAM_BYTES, 32);
             encoder.copy_buffer_to_buffer(control, 4 * control::ENTRIES, &self.params, PARAM_BYTES + 32, 4);

@@ -230,7 +230,7 @@ impl World {
                 order.encode(k, &mut pass);
             }
             if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
-                m.encode(&mut pass);
+                m.encode(k, &mut pass);
             }
         }
         self.readback.encode_colliding(&mut encoder, s.compact.total());

@@ -3,35 +3,96 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::device::context::Gpu;
-use crate::gpu::kernels::shaders::Pages;
+use crate::gpu::kernels::pipelines::storage_needed;
+use crate::gpu::kernels::shaders::{Kind, Pages, Paging};
 use crate::gpu::world::options::WorldOptions;
 use crate::memory::{self, grouped, SceneSize, Work};
 
-/// The most storage bindings of a kernel that reads the packed shapes, their first page among
-/// them (sat.wgsl, query.wgsl, ray.wgsl): each page after the first takes one more.
-const SHAPE_KERNEL_STORAGE: u32 = 8;
+/// What one binding and the storage bindings per stage of `gpu` allow.
+struct Room {
+    /// Bytes one binding (and one buffer) may hold.
+    binding: u64,
+    /// Bytes one buffer may hold.
+    buffer: u64,
+    /// Storage bindings per shader stage.
+    storage: u32,
+    /// Log2 of the records of a page.
+    shift: u32,
+}
 
-/// How `records` shape records (vertices, and one more per shape of more than 8) are bound on
-/// `gpu`: in one binding, or in as many pages as the device's storage bindings per shader
-/// stage leave room for. [`Error::TooLarge`](crate::Error::TooLarge) where they do not fit
-/// those, or `bodies` bodies do not fit one binding of AABBs.
-pub(super) fn check_bindings(gpu: &Gpu, bodies: u64, records: u64) -> Result<Pages> {
-    let limits = gpu.device().limits();
-    let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+impl Room {
+    fn of(gpu: &Gpu) -> Room {
+        let limits = gpu.device().limits();
+        let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        Room {
+            binding,
+            buffer: limits.max_buffer_size,
+            storage: limits.max_storage_buffers_per_shader_stage,
+            shift: Pages::shift_for(binding),
+        }
+    }
+
+    /// The pages of `records` 16-byte records.
+    fn pages(&self, records: u64) -> Pages {
+        Pages::of(records, self.binding / 16, self.shift)
+    }
+
+    fn fits(&self, paging: Paging) -> bool {
+        storage_needed(paging) <= self.storage
+    }
+}
+
+/// How a world of `bodies` bodies and `records` shape records (vertices, and one more per shape
+/// of more than 8) binds them on `gpu`: each 16-byte array in one binding, or past it in pages,
+/// as many as the device's storage bindings per shader stage leave room for (strip entries in
+/// one binding here; see [`entry_paging`]). [`Error::TooLarge`](crate::Error::TooLarge) where
+/// they do not fit those, one buffer, or (bodies) one binding of 4-byte records.
+pub(super) fn check_bindings(gpu: &Gpu, bodies: u64, records: u64) -> Result<Paging> {
+    let room = Room::of(gpu);
     if bodies >= (1 << 31) {
         return Err(Error::TooLarge { what: "bodies", needed: bodies, limit: 1 << 31 });
     }
-    let shift = Pages::shift_for(binding_limit);
-    let pages = Pages::of(records, binding_limit / 16, shift);
-    let most = (limits.max_storage_buffers_per_shader_stage + 1).saturating_sub(SHAPE_KERNEL_STORAGE).max(1);
-    if pages.count > most {
-        let limit = if most == 1 { binding_limit } else { u64::from(most) * (16 << shift) };
-        return Err(Error::TooLarge { what: "shape vertices", needed: records.saturating_mul(16), limit });
+    let paging = Paging { shapes: room.pages(records), bodies: room.pages(bodies), entries: Pages::ONE };
+    // What the pages allow: as many as fit beside the other arrays' pages, and one buffer.
+    let limit = |what: Kind| {
+        let most = (1..=64)
+            .take_while(|&count| {
+                let pages = if count == 1 { Pages::ONE } else { Pages { count, shift: room.shift } };
+                room.fits(match what {
+                    Kind::Shapes => Paging { shapes: pages, ..paging },
+                    _ => Paging { bodies: pages, ..paging },
+                })
+            })
+            .last()
+            .unwrap_or(1);
+        let paged = if most == 1 { room.binding } else { u64::from(most) << (room.shift + 4) };
+        paged.min(room.buffer)
+    };
+    let needed = records.saturating_mul(16);
+    if paging.shapes != Pages::ONE && (!room.fits(paging) || needed > room.buffer) {
+        return Err(Error::TooLarge { what: "shape vertices", needed, limit: limit(Kind::Shapes) });
     }
-    if 16 * bodies > binding_limit {
-        return Err(Error::TooLarge { what: "AABBs", needed: 16 * bodies, limit: binding_limit });
+    // Per body, 4-byte arrays (the entries' counts) stay in one binding.
+    let needed = 16 * bodies;
+    if paging.bodies != Pages::ONE && (!room.fits(paging) || needed > room.buffer || 4 * bodies > room.binding) {
+        return Err(Error::TooLarge { what: "AABBs", needed, limit: limit(Kind::Bodies).min(4 * room.binding) });
     }
-    Ok(pages)
+    Ok(paging)
+}
+
+/// `paging` with the strip entries' pages for a capacity of `entries` (`strips`; without strips
+/// the ray casts read the bodies' AABBs where they would read entries), and the most entries
+/// `gpu` binds beside the other arrays' pages: 4-byte records in one binding (the sort's keys and
+/// values), 16-byte ones in pages and one buffer.
+pub(super) fn entry_paging(gpu: &Gpu, paging: Paging, entries: u64, strips: bool) -> (Paging, u64) {
+    let room = Room::of(gpu);
+    let most = (2..=64)
+        .take_while(|&count| room.fits(Paging { entries: Pages { count, shift: room.shift }, ..paging }))
+        .last()
+        .map_or(room.binding / 16, |count| u64::from(count) << room.shift);
+    let max_entries = most.min(room.binding / 4).min(room.buffer / 16).min(u64::from(u32::MAX / 2));
+    let entries = if strips { room.pages(entries.min(max_entries)) } else { paging.bodies };
+    (Paging { entries, ..paging }, max_entries)
 }
 
 /// Whether `work` on a scene of `size` fits `gpu`, checked before anything is allocated: the

@@ -4,8 +4,9 @@
 use crate::error::Result;
 use crate::geometry::Polygon;
 use crate::gpu::device::context::Gpu;
+use crate::gpu::stages::transform::TransformStage;
 use crate::gpu::world::broad::Broad;
-use crate::gpu::world::fits::check_memory;
+use crate::gpu::world::fits::{check_memory, entry_paging};
 use crate::gpu::world::options::WorldOptions;
 use crate::gpu::world::sized::Sized;
 use crate::gpu::world::{add_stages, World};
@@ -80,15 +81,20 @@ impl World {
         let device = crate::memory::capacity_bytes(e, k);
         let what = || format!("{} candidate pairs and {} strip entries", grouped(k), grouped(e));
         self.gpu.check_memory(what, crate::memory::MemoryEstimate { host: 0, device })?;
-        let sized = self.gpu.scoped(|| {
+        // Entries past a page boundary need the kernels of more pages, and so does the transform.
+        let (paging, _) = entry_paging(&self.gpu, self.gpu.kernels().paging, u64::from(capacity.entries), strips);
+        let gpu = self.gpu.paged(paging)?;
+        let transform = gpu.scoped(|| TransformStage::new(&gpu, &self.params, &self.bodies, self.fold))?;
+        let sized = gpu.scoped(|| {
             let wiring = self.wiring();
-            let mut sized = Sized::new(&self.gpu, &wiring, strips, capacity);
-            add_stages(&self.gpu, &self.options, &wiring, &mut sized);
+            let mut sized = Sized::new(&gpu, &wiring, strips, capacity);
+            add_stages(&gpu, &self.options, &wiring, &mut sized);
             if !self.owners.is_empty() {
-                sized.add_deepest(&self.gpu, wiring.control, wiring.bodies);
+                sized.add_deepest(&gpu, wiring.control, wiring.bodies);
             }
             sized
         })?;
+        (self.gpu, self.transform) = (gpu, transform);
         let old = std::mem::replace(&mut self.sized, sized);
         self.carry_events(&old)?;
         self.sized.broad.set_filtered(!self.filters.is_empty());

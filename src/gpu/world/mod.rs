@@ -48,7 +48,7 @@ pub(crate) mod view;
 pub use compound::{detect_compound, detect_compound_within, CompoundFrame, CompoundWorld};
 pub use detect::{detect, detect_filtered, detect_full, detect_full_within, detect_within};
 pub use fits::check_fits;
-use fits::{check_bindings, check_memory};
+use fits::{check_bindings, check_memory, entry_paging};
 
 /// A frame submitted by [`World::submit`] and not yet collected.
 struct InFlight {
@@ -160,20 +160,21 @@ impl World {
         let limits = gpu.device().limits();
         let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         let n = packed.bodies.len();
-        let pages = check_bindings(gpu, n as u64, packed.shape_data.len() as u64)?;
+        let paging = check_bindings(gpu, n as u64, packed.shape_data.len() as u64)?;
         let fold = options
             .max_workgroups_per_dimension
             .unwrap_or(limits.max_compute_workgroups_per_dimension)
             .clamp(1, limits.max_compute_workgroups_per_dimension);
         let strips = options.broad_phase.strips(n);
         let strip_height = options.strip_height.unwrap_or(STRIP_HEIGHT_FACTOR * packed.typical_height) as f32;
-        // The largest per-entry buffer is the gathered AABBs, 16 bytes each.
-        let max_entries = (binding_limit / 16).min(u64::from(u32::MAX / 2));
         // Per candidate, the largest record is a manifold (32 bytes; a contact takes 24).
         let record = std::mem::size_of::<GpuManifold>().max(std::mem::size_of::<GpuContact>()) as u64;
         let max_candidates = (binding_limit / record).min(u64::from(u32::MAX / 2));
         let candidates = options.candidate_capacity.unwrap_or((6 * n as u32).max(1024));
         let entries = options.entry_capacity.unwrap_or((3 * n as u32).saturating_add(1024));
+        let (paging, max_entries) = entry_paging(gpu, paging, u64::from(entries), strips);
+        // The handle records with the kernels of this world's pages.
+        let gpu = &gpu.paged(paging)?;
         let capacity = Capacity {
             entries: if strips { u64::from(entries).clamp(1, max_entries) as u32 } else { 1 },
             candidates: u64::from(candidates).clamp(1, max_candidates) as u32,
@@ -186,7 +187,7 @@ impl World {
             let control = control::buffer(device, "satgpu.control", fold);
             let params =
                 init(device, "satgpu.params", &[0; std::mem::size_of::<GpuParams>()], U::UNIFORM | U::COPY_DST);
-            let bodies = BodyBuffers::new(device, &packed, pages);
+            let bodies = BodyBuffers::new(device, &packed);
             let transform = TransformStage::new(gpu, &params, &bodies, fold);
             let wiring = Wiring { params: &params, control: &control, bodies: &bodies, fold };
             let mut sized = Sized::new(gpu, &wiring, strips, capacity);
@@ -343,7 +344,7 @@ impl World {
             order.encode(k, rec.pass(Pass::Order));
         }
         if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
-            m.encode(rec.pass(Pass::Manifold));
+            m.encode(k, rec.pass(Pass::Manifold));
         }
         if let Some(e) = s.events.as_ref().filter(|_| events) {
             e.encode(k, rec.pass(Pass::Events), self.parity());

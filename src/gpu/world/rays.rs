@@ -80,7 +80,7 @@ impl World {
         };
         let filtered = !self.filters.is_empty();
         let cast = RayCast::new(gpu, strip, &self.bodies, rays, filtered, self.fold);
-        cast.encode(&mut encoder, &self.control);
+        cast.encode(gpu, &mut encoder, &self.control);
         let size = 32 * rays.len() as u64;
         let read = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("satgpu.ray.read"),
