@@ -151,6 +151,20 @@ fn small_scenarios_and_bad_options() {
             Ok(_) => panic!("{bad:?} accepted"),
         }
     }
+    // Agents past one binding (the crowd kernel binds them whole, 32 bytes each): refused by
+    // name, before anything runs. A device whose bindings hold 1 MiB takes 32,768.
+    let small = common::small_device();
+    let many = Scenario::crossing(SimKind::Agents, 40_000, 1).unwrap();
+    match Simulation::new(&small, &many, &SimOptions::default()) {
+        Err(Error::TooLarge { what, needed, limit }) => {
+            assert_eq!(
+                (what, needed, limit),
+                ("simulation agents (one binding)", 32 * many.start.len() as u64, 1 << 20)
+            )
+        }
+        Err(e) => panic!("wrong error {e}"),
+        Ok(_) => panic!("40,000 agents accepted on 1 MiB bindings"),
+    }
 }
 
 /// The simulation's WGSL validates with naga (its pipelines are built at run time).

@@ -201,6 +201,14 @@ impl Simulation {
         }
         let device = gpu.device();
         let n = scenario.body_shapes.len();
+        // The crowd kernel binds the agents (and the transforms) in one binding each, unpaged.
+        let limits = device.limits();
+        let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        let agents = (std::mem::size_of::<Agent>() * n) as u64;
+        if agents > binding {
+            let what = "simulation agents (one binding)";
+            return Err(Error::TooLarge { what, needed: agents, limit: binding });
+        }
         let mut world = World::new(gpu, &scenario.shapes, &scenario.body_shapes, &options.world)?;
         if let Some(owners) = compound_owners(scenario)? {
             world.set_owners(owners)?;

@@ -82,15 +82,16 @@ pub(super) fn check_bindings(gpu: &Gpu, bodies: u64, records: u64) -> Result<Pag
 
 /// `paging` with the strip entries' pages for a capacity of `entries` (`strips`; without strips
 /// the ray casts read the bodies' AABBs where they would read entries), and the most entries
-/// `gpu` binds beside the other arrays' pages: 4-byte records in one binding (the sort's keys and
-/// values), 16-byte ones in pages and one buffer.
+/// `gpu` binds beside the other arrays' pages: the sweep's 8 bytes per entry (counts and cursors)
+/// in one binding, 16-byte records in pages and one buffer.
 pub(super) fn entry_paging(gpu: &Gpu, paging: Paging, entries: u64, strips: bool) -> (Paging, u64) {
     let room = Room::of(gpu);
     let most = (2..=64)
         .take_while(|&count| room.fits(Paging { entries: Pages { count, shift: room.shift }, ..paging }))
         .last()
         .map_or(room.binding / 16, |count| u64::from(count) << room.shift);
-    let max_entries = most.min(room.binding / 4).min(room.buffer / 16).min(u64::from(u32::MAX / 2));
+    // The sweep's counts and (on software adapters) its cursors share one binding: 8 bytes.
+    let max_entries = most.min(room.binding / 8 - 1).min(room.buffer / 16).min(u64::from(u32::MAX / 2));
     let entries = if strips { room.pages(entries.min(max_entries)) } else { paging.bodies };
     (Paging { entries, ..paging }, max_entries)
 }
