@@ -318,3 +318,38 @@ fn contact_events_per_frame_follow_the_pairs_also_after_growth() {
     // Without events, none are reported.
     assert!(run(&scenario, &SimOptions::default(), 2).0.iter().all(|r| r.events.is_none()));
 }
+
+/// A walk that grows past the sweep's windows during resident frames (Mesa's software adapters
+/// stop each invocation's loops after 65,535 iterations, so the sweep walks in windows of 65,000
+/// steps): 70,000 squares start in five rows above a static bar as long as a row, the lowest in
+/// the bar's strip, and walk down onto it, so that the bar's walk covers every square only after
+/// some frames left on the GPU. The simulation reads the windows its frames needed and runs the
+/// window again with as many: every square rests on the bar (a missed pair lets one through),
+/// and the last frame's pairs are the reference's at the same positions.
+#[test]
+fn a_walk_that_outgrows_the_sweep_windows_in_resident_frames_loses_no_pair() {
+    let n = 70_000usize;
+    let square = Polygon::new(vec![[0.0, 0.0], [0.5, 0.0], [0.5, 0.5], [0.0, 0.5]]).unwrap();
+    let bar = Polygon::new(vec![[0.0, 0.0], [n as f64, 0.0], [n as f64, 0.2], [0.0, 0.2]]).unwrap();
+    let (mut start, mut walkers) = (vec![], vec![]);
+    for k in 0..n {
+        let x = k as f64 + 0.25;
+        start.push(Transform { x, y: 3.0 + (k % 5) as f64, angle: 0.0 });
+        walkers.push(Walker { goal: [x, -10.0], speed: 30.0, inv_mass: 1.0, radius: 0.71 });
+    }
+    start.push(Transform::IDENTITY);
+    walkers.push(Walker { goal: [0.0, 0.0], speed: 0.0, inv_mass: 0.0, radius: n as f64 });
+    let body_shapes = (0..=n).map(|b| u32::from(b == n)).collect();
+    let scenario = Scenario { shapes: vec![square, bar], body_shapes, start, walkers, moving: n, compounds: vec![] };
+    let options = SimOptions { iterations: 1, window: 40, ..SimOptions::default() };
+    let (reports, positions, reruns) = run(&scenario, &options, 40);
+    // Every square rests on the bar: a pair missed in any frame lets its square walk into it.
+    let held = positions[..n].iter().filter(|p| p[1] >= 0.19).count();
+    assert_eq!(held, n, "squares held by the bar; the last at {:?}", positions[n - 1]);
+    let want = reference::detect(&scenario.placed(&positions));
+    let last = reports.last().unwrap();
+    assert!((last.colliding as i64 - want.len() as i64).abs() <= 2, "{last:?} vs {} pairs", want.len());
+    if common::gpu().adapter_info().device_type == wgpu::DeviceType::Cpu {
+        assert!(reruns >= 1, "the window ran once although the bar's walk outgrew one sweep window");
+    }
+}

@@ -30,4 +30,7 @@ struct Manifold {
 const TOTAL_ENTRIES: u32 = 0u;
 const TOTAL_CANDIDATES: u32 = 1u;
 const TOTAL_COLLIDING: u32 = 2u;
+// The sweep windows the frame's longest walk needs (more than run: the frame is incomplete; on
+// Mesa's software adapters only), or 0xffffffff where a loop was cut short (see World::totals_buffer).
+const TOTAL_NEED: u32 = 3u;
 const TOTAL_PAIR_ARGS: u32 = 4u;

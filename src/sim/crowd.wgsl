@@ -177,6 +177,8 @@ fn finish(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 fn guard() {
     atomicMax(&stats[0], totals[TOTAL_ENTRIES]);
     atomicMax(&stats[1], totals[TOTAL_CANDIDATES]);
+    // The frame's fourth word: the most sweep windows a detection needed (software adapters).
+    atomicMax(&stats[2u + 4u * params.frame + 3u], totals[TOTAL_NEED]);
 }
 
 var<workgroup> largest: array<f32, MEASURE_WG>;

@@ -170,7 +170,8 @@ fn compound_owners(scenario: &Scenario) -> Result<Option<Vec<u32>>> {
     Ok(Some(owners))
 }
 
-/// Bytes of the stats buffer for `window` frames: two words of totals, four per frame, then two
+/// Bytes of the stats buffer for `window` frames: two words of totals, four per frame (largest
+/// and total depth, colliding, the most sweep windows a detection needed), then two
 /// per frame for the contact events (began, ended).
 fn stats_size(window: usize) -> u64 {
     4 * (2 + 6 * window as u64)
@@ -476,7 +477,10 @@ impl Simulation {
             let (entries, candidates) = (u64::from(words[0]), u64::from(words[1]));
             let outgrown = entries > u64::from(self.world.entry_capacity())
                 || candidates > u64::from(self.world.candidate_capacity());
-            if !outgrown {
+            // A sweep walk longer than the windows run (software adapters) runs the window again.
+            let need = (0..frames).map(|f| words[5 + 4 * f]).max().unwrap_or(0);
+            let windows = !outgrown && self.world.ensure_windows(need)?;
+            if !outgrown && !windows {
                 let window = self.options.window;
                 let events = self.world.events().is_some();
                 for (f, &ms) in self.window_ms.iter().enumerate() {
@@ -493,7 +497,9 @@ impl Simulation {
                 self.start_window();
                 return Ok(());
             }
-            self.world.reserve(entries + entries / 2, candidates + candidates / 2)?;
+            if outgrown {
+                self.world.reserve(entries + entries / 2, candidates + candidates / 2)?;
+            }
             if candidates > u64::from(self.world.candidate_capacity()) {
                 return Err(Error::TooLarge {
                     what: "simulation candidate pairs (one binding)",

@@ -5,7 +5,6 @@
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::device::pass::{PassTime, Recorder};
 use crate::gpu::host::order;
 use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
@@ -67,15 +66,8 @@ impl World {
                     // grows again if it must.
                     self.reserve(totals.entries, totals.candidates)?;
                     true
-                } else if totals.need == u32::MAX {
-                    return Err(loops_cut(self.gpu.adapter_info(), "in the sweep"));
-                } else if totals.need > self.sized.broad.windows() + 1 {
-                    // A walk longer than the windows run (software adapters): as many as it needs.
-                    log::info!("a sweep walk needs {} windows; rerunning", totals.need);
-                    self.sized.broad.set_windows(self.gpu.device(), totals.need - 1);
-                    true
                 } else {
-                    false
+                    self.ensure_windows(totals.need)?
                 };
             if rerun {
                 let submission = self.submit_frame()?;

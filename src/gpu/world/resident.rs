@@ -2,6 +2,7 @@
 //! buffers a caller's own passes bind.
 
 use crate::error::Result;
+use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::world::options::ContactOrder;
 use crate::gpu::world::World;
 
@@ -64,6 +65,22 @@ impl World {
         self.sized.events.as_ref().map(|e| &e.totals)
     }
 
+    /// Whether a frame whose totals said `need` (`totals[3]`, see
+    /// [`totals_buffer`](World::totals_buffer)) must run again: on Mesa's software adapters, a
+    /// sweep walk longer than the windows the frame ran, and then the next frames run as many.
+    /// [`Error::UnsuitableAdapter`](crate::Error::UnsuitableAdapter) where a loop was cut short.
+    pub fn ensure_windows(&mut self, need: u32) -> Result<bool> {
+        if need == u32::MAX {
+            return Err(loops_cut(self.gpu.adapter_info(), "in the sweep"));
+        }
+        if need <= self.sized.broad.windows() + 1 {
+            return Ok(false);
+        }
+        log::info!("a sweep walk needs {need} windows; rerunning");
+        self.sized.broad.set_windows(self.gpu.device(), need - 1);
+        Ok(true)
+    }
+
     /// Runs a frame and leaves the results on the GPU (see [`encode`](World::encode)); returns the
     /// submission so a caller can order its own work after it. Nothing is waited for.
     pub fn dispatch(&mut self) -> Result<wgpu::SubmissionIndex> {
@@ -77,10 +94,13 @@ impl World {
     }
 
     /// Eight u32 after a frame (STORAGE | COPY_SRC | INDIRECT): `[entries, candidates,
-    /// colliding, 0]`, then at byte 16 the indirect arguments `(x, y, z)` of a pass over the
+    /// colliding, need]`, then at byte 16 the indirect arguments `(x, y, z)` of a pass over the
     /// colliding pairs with `@workgroup_size(64)`: `dispatch_workgroups_indirect(totals, 16)`.
     /// Large counts fold into y, so the pair index is `gid.x + gid.y * nwg.x * 64`, and pairs
-    /// at or past `totals[2]` must be skipped. Lives as long as the world.
+    /// at or past `totals[2]` must be skipped. `need` (`TOTAL_NEED`) is, on Mesa's software
+    /// adapters, the sweep windows the longest walk needed (`u32::MAX`: a loop was cut short);
+    /// the frame is complete if [`World::ensure_windows`] says no rerun is needed. Lives as long
+    /// as the world.
     pub fn totals_buffer(&self) -> &wgpu::Buffer {
         &self.readback.totals
     }
