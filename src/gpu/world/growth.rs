@@ -6,10 +6,11 @@ use crate::geometry::Polygon;
 use crate::gpu::device::context::Gpu;
 use crate::gpu::stages::transform::TransformStage;
 use crate::gpu::world::broad::Broad;
+use crate::gpu::world::build::add_stages;
 use crate::gpu::world::fits::{check_memory, entry_paging};
 use crate::gpu::world::options::WorldOptions;
 use crate::gpu::world::sized::Sized;
-use crate::gpu::world::{add_stages, World};
+use crate::gpu::world::World;
 use crate::memory::grouped;
 
 impl World {

@@ -1,0 +1,188 @@
+//! Tests of `pack.rs`.
+
+use super::*;
+
+fn square(x: f64, y: f64, side: f64) -> Polygon {
+    Polygon::new(vec![[x, y], [x + side, y], [x + side, y + side], [x, y + side]]).unwrap()
+}
+
+#[test]
+fn polygons_are_stored_relative_to_their_first_vertex() {
+    let polygons = [square(1e6, -3.0, 2.0), Polygon::new(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]).unwrap()];
+    let p = Packed::from_polygons(&polygons).unwrap();
+    assert_eq!(p.bodies.len(), 2);
+    assert_eq!((p.bodies[0].shape_start, p.bodies[0].count), (0, 4));
+    assert_eq!((p.bodies[1].shape_start, p.bodies[1].count), (4, 3));
+    assert_eq!(p.transforms[0], [1e6, -3.0, 1.0, 0.0]);
+    assert_eq!(p.shape_data[0], [0.0, 0.0, 0.0, -1.0]);
+    assert_eq!(p.shape_data[2], [2.0, 2.0, 0.0, 1.0]);
+    assert_eq!(p.typical_height, 1.5);
+    // The radius bounds every vertex's distance from the anchor.
+    assert!(f64::from(p.bodies[0].radius) >= 8f64.sqrt());
+    assert!(f64::from(p.bodies[0].radius) < 8f64.sqrt() * 1.001);
+}
+
+#[test]
+fn shared_shapes_and_unknown_shapes() {
+    let shapes = [square(-1.0, -1.0, 2.0)];
+    let p = Packed::from_shapes(&shapes, &[0, 0, 0]).unwrap();
+    assert_eq!(p.shape_data.len(), 4);
+    assert!(p.bodies.iter().all(|b| (b.shape_start, b.count) == (0, 4)));
+    assert_eq!(p.transforms, vec![[0.0, 0.0, 1.0, 0.0]; 3]);
+    assert_eq!(p.typical_height, 2.0);
+    match Packed::from_shapes(&shapes, &[0, 1]) {
+        Err(Error::UnknownShape { body: 1, shape: 1, shapes: 1 }) => {}
+        other => panic!("expected UnknownShape, got {other:?}"),
+    }
+}
+
+#[test]
+fn packing_is_the_same_on_any_number_of_threads() {
+    let polygons: Vec<_> =
+        (0..5000).map(|i| square(f64::from(i) * 0.37, f64::from(i % 17), 1.0 + f64::from(i % 5))).collect();
+    let many = Packed::from_polygons(&polygons).unwrap();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| Packed::from_polygons(&polygons).unwrap());
+    assert_eq!(many, one);
+    assert!(many.same_layout(&one));
+    assert!(!many.same_layout(&Packed::from_polygons(&polygons[1..]).unwrap()));
+}
+
+#[test]
+fn a_few_huge_bodies_do_not_set_the_typical_height() {
+    let mut heights = vec![2.0; 20_000];
+    assert_eq!(typical_height(&heights), 2.0);
+    for i in [0, 4_096 * 3, 19_999] {
+        heights[i] = 1e20;
+    }
+    // Sampled or not, the three strays are left out.
+    assert_eq!(typical_height(&heights), 2.0);
+    // A heavy tail of sizes still raises it.
+    for h in heights.iter_mut().step_by(10) {
+        *h = 100.0;
+    }
+    assert!(typical_height(&heights) > 10.0);
+    assert_eq!(typical_height(&[]), 0.0);
+    assert_eq!(typical_height(&[3.0]), 3.0);
+}
+
+#[test]
+fn transforms_round_once_and_reject_what_f32_cannot_hold() {
+    let t = transform(0, &Transform { x: 0.1, y: -2.0, angle: 0.0 }).unwrap();
+    assert_eq!(t, [0.1f32, -2.0, 1.0, 0.0]);
+    let bad = [Transform { x: 1e39, y: 0.0, angle: 0.0 }];
+    assert!(matches!(transforms(&bad), Err(Error::TransformOutOfRange { body: 0, .. })));
+    let nan = [Transform { x: 0.0, y: 0.0, angle: 0.0 }, Transform { x: 0.0, y: f64::NAN, angle: 0.0 }];
+    assert!(matches!(transforms(&nan), Err(Error::NonFiniteTransform { body: 1, .. })));
+}
+
+/// Issue 24: f32 poses, `(x, y, cos, sin)` and `(x, y, angle)`, pack to the bits of the f64
+/// transform they round from, and are checked as strictly, with the body named.
+#[test]
+fn f32_poses_pack_to_the_same_bits_and_are_checked() {
+    let t = Transform { x: 0.1, y: -2.5, angle: 0.7 };
+    let want = transform(4, &t).unwrap();
+    assert_eq!(GpuTransform::new(t.x, t.y, t.angle).to_gpu(4).unwrap(), want);
+    let exact = Transform { x: 0.5, y: -2.5, angle: f64::from(0.7f32) };
+    assert_eq!([0.5f32, -2.5, 0.7].to_gpu(2).unwrap(), transform(2, &exact).unwrap());
+    let pose = |x: f32, y: f32, cos: f32, sin: f32| GpuTransform { x, y, cos, sin };
+    // f32 cosines and sines of one angle pass, whatever their rounding.
+    for angle in (0..1000).map(|i| i as f32 * 0.0137) {
+        pose(1.0, 2.0, angle.cos(), angle.sin()).to_gpu(0).unwrap();
+    }
+    let cases = [
+        (pose(f32::NAN, 0.0, 1.0, 0.0), "non-finite"),
+        (pose(0.0, 0.0, f32::INFINITY, 0.0), "non-finite"),
+        (pose(0.0, 3e38, 1.0, 0.0), "out of range"),
+        (pose(0.0, 0.0, 1.0, 0.01), "not unit"),
+        (pose(0.0, 0.0, 0.0, 0.0), "not unit"),
+    ];
+    for (bad, what) in cases {
+        let poses = [pose(0.0, 0.0, 1.0, 0.0), pose(0.0, 0.0, 0.0, 1.0), bad];
+        let err = transforms(&poses).unwrap_err();
+        let body = match (&err, what) {
+            (Error::NonFiniteTransform { body, .. }, "non-finite") => *body,
+            (Error::TransformOutOfRange { body, .. }, "out of range") => *body,
+            (Error::RotationNotUnit { body, .. }, "not unit") => *body,
+            _ => panic!("{bad:?}: expected {what}, got {err:?}"),
+        };
+        assert_eq!(body, 2, "{err}");
+    }
+    assert!(matches!([0.0f32, f32::NAN, 0.0].to_gpu(1), Err(Error::NonFiniteTransform { body: 1, .. })));
+}
+
+/// Issue 24: the transforms convert on every core, chunk by chunk, to the same bits as one
+/// by one, and the error names the first bad transform whichever thread finds one first:
+/// here bad ones sit at the end of the first chunk, in a middle chunk and in the last.
+#[test]
+fn transforms_convert_in_parallel_to_the_same_bits_and_the_first_error() {
+    let n = 5 * TRANSFORM_CHUNK + 17;
+    let ts: Vec<Transform> = (0..n)
+        .map(|i| {
+            let f = i as f64;
+            Transform { x: f * 1.37 - 3e4, y: (f * 0.11).sin() * 1e6, angle: f * 0.001 - 20.0 }
+        })
+        .collect();
+    let mut out = vec![[9.0f32; 4]; 3];
+    let mut staging = vec![0u8; 16 * n];
+    transforms_into(&ts[..], &mut out, Some(staging.as_mut_slice().into())).unwrap();
+    assert_eq!(staging, bytemuck::cast_slice::<[f32; 4], u8>(&out), "the staging copy is the packed one");
+    let one_by_one: Vec<[f32; 4]> = ts.iter().enumerate().map(|(i, t)| transform(i, t).unwrap()).collect();
+    assert_eq!(out.len(), n);
+    assert!(out.iter().zip(&one_by_one).all(|(a, b)| a.map(f32::to_bits) == b.map(f32::to_bits)));
+    // The same transforms as separate arrays give the same bits.
+    let xy: Vec<[f64; 2]> = ts.iter().map(|t| [t.x, t.y]).collect();
+    let angle: Vec<f64> = ts.iter().map(|t| t.angle).collect();
+    let mut split = vec![];
+    transforms_into(&PoseArrays { xy: &xy, angle: &angle }, &mut split, None).unwrap();
+    assert!(split.iter().zip(&one_by_one).all(|(a, b)| a.map(f32::to_bits) == b.map(f32::to_bits)));
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    for bad in [TRANSFORM_CHUNK - 1, 3 * TRANSFORM_CHUNK + 5, n - 1] {
+        let mut broken = ts.clone();
+        broken[bad].angle = f64::INFINITY;
+        broken[n - 1].x = 1e38;
+        let expect_bad = |r: Result<()>| match r {
+            Err(Error::NonFiniteTransform { body, .. }) => assert_eq!(body, bad),
+            Err(Error::TransformOutOfRange { body, .. }) => assert_eq!((body, bad), (n - 1, n - 1)),
+            other => panic!("expected the error of transform {bad}, got {other:?}"),
+        };
+        expect_bad(transforms_into(&broken[..], &mut out, None));
+        expect_bad(one.install(|| transforms_into(&broken[..], &mut out, Some(staging.as_mut_slice().into()))));
+        let angle: Vec<f64> = broken.iter().map(|t| t.angle).collect();
+        let xy: Vec<[f64; 2]> = broken.iter().map(|t| [t.x, t.y]).collect();
+        expect_bad(transforms_into(&PoseArrays { xy: &xy, angle: &angle }, &mut out, None));
+    }
+    transforms_into::<[Transform]>(&[], &mut out, Some((&mut [][..]).into())).unwrap();
+    assert!(out.is_empty());
+}
+
+#[test]
+fn large_shapes_carry_an_inner_circle() {
+    // A regular 16-gon of radius 2 round (5, 5), stored relative to its first vertex.
+    let k = 16;
+    let ring: Vec<[f64; 2]> = (0..k)
+        .map(|i| {
+            let t = std::f64::consts::TAU * f64::from(i) / f64::from(k);
+            [5.0 + 2.0 * t.cos(), 5.0 + 2.0 * t.sin()]
+        })
+        .collect();
+    let polygons = [square(0.0, 0.0, 1.0), Polygon::new(ring).unwrap(), square(9.0, 9.0, 1.0)];
+    let p = Packed::from_polygons(&polygons).unwrap();
+    let starts: Vec<_> = p.bodies.iter().map(|b| (b.shape_start, b.count)).collect();
+    assert_eq!(starts, [(0, 4), (4, 16), (21, 4)]);
+    assert_eq!(p.shape_data.len(), 25);
+    let [cx, cy, r, pad] = p.shape_data[20];
+    // Vertices 0, 4, 8 and 12 are (7, 5), (5, 7), (3, 5) and (5, 3): the centre, relative to
+    // vertex 0, is (-2, 0).
+    assert!((f64::from(cx) + 2.0).abs() < 1e-6 && f64::from(cy).abs() < 1e-6, "{cx} {cy}");
+    let apothem = 2.0 * (std::f64::consts::PI / 16.0).cos();
+    assert!(f64::from(r) <= apothem && f64::from(r) > apothem - 1e-4, "{r} {apothem}");
+    assert_eq!(pad, 0.0);
+    // Shared shapes carry it the same way.
+    let shared = Packed::from_shapes(&polygons[1..2], &[0, 0]).unwrap();
+    assert_eq!(shared.shape_data.len(), 17);
+    assert_eq!(shared.shape_data[16][2], inner_circle(&shared.shape_data[..16], shared.bodies[0].radius).1);
+}

@@ -1,0 +1,163 @@
+//! Making a world: its packing, the pages its arrays need, its buffers and stages.
+
+use std::sync::atomic::AtomicUsize;
+
+use crate::error::Result;
+use crate::geometry::{ContactEvents, Polygon};
+use crate::gpu::device::context::Gpu;
+use crate::gpu::device::pass::SpanLog;
+use crate::gpu::host::order;
+use crate::gpu::host::pack::Packed;
+use crate::gpu::kernels::buffers::init;
+use crate::gpu::kernels::control;
+use crate::gpu::kernels::layout::{GpuContact, GpuManifold, GpuParams};
+use crate::gpu::resources::{BodyBuffers, Wiring};
+use crate::gpu::stages::readback::Readback;
+use crate::gpu::stages::transform::TransformStage;
+use crate::gpu::world::fits::{check_bindings, check_memory, entry_paging};
+use crate::gpu::world::options::{ContactDetail, ContactOrder, WorldOptions, STRIP_HEIGHT_FACTOR};
+use crate::gpu::world::sized::{Capacity, Sized};
+use crate::gpu::world::World;
+
+impl World {
+    /// One body per polygon: the one-shot case. Each polygon becomes a shape relative to its
+    /// first vertex (rounded to f32), and that vertex becomes the body's translation, so the GPU
+    /// holds every polygon to the precision of its own size wherever it lies.
+    ///
+    /// Polygons whose world would not fit in memory are [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), before
+    /// anything is allocated (see [`memory`](crate::memory)).
+    pub fn from_polygons(gpu: &Gpu, polygons: &[Polygon], options: &WorldOptions) -> Result<World> {
+        let vertices = polygons.iter().map(|p| p.vertices().len()).sum();
+        check_memory(gpu, polygons.len(), vertices, options)?;
+        World::build(gpu, Packed::from_polygons(polygons)?, options)
+    }
+
+    /// Uploads `shapes` (in local coordinates, best centred near their own origin) and creates
+    /// one body per entry of `body_shapes`, which names each body's shape. Every body starts at
+    /// the identity transform.
+    ///
+    /// A world that would not fit in memory is [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), before anything is
+    /// allocated (see [`memory`](crate::memory)).
+    pub fn new(gpu: &Gpu, shapes: &[Polygon], body_shapes: &[u32], options: &WorldOptions) -> Result<World> {
+        let vertices = shapes.iter().map(|p| p.vertices().len()).sum();
+        check_memory(gpu, body_shapes.len(), vertices, options)?;
+        World::build(gpu, Packed::from_shapes(shapes, body_shapes)?, options)
+    }
+
+    pub(super) fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions) -> Result<World> {
+        let margin = gpu_margin(options)?;
+        check_events(options)?;
+        // A margin measures the distance between apart shapes: the narrow phase's rounded variant.
+        let (rounded, large) = (packed.rounded() || margin > 0.0, packed.large());
+        let limits = gpu.device().limits();
+        let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        let n = packed.bodies.len();
+        let paging = check_bindings(gpu, n as u64, packed.shape_data.len() as u64)?;
+        let fold = options
+            .max_workgroups_per_dimension
+            .unwrap_or(limits.max_compute_workgroups_per_dimension)
+            .clamp(1, limits.max_compute_workgroups_per_dimension);
+        let strips = options.broad_phase.strips(n);
+        let strip_height = options.strip_height.unwrap_or(STRIP_HEIGHT_FACTOR * packed.typical_height) as f32;
+        // Per candidate, the largest record is a manifold (32 bytes; a contact takes 24).
+        let record = std::mem::size_of::<GpuManifold>().max(std::mem::size_of::<GpuContact>()) as u64;
+        let max_candidates = (binding_limit / record).min(u64::from(u32::MAX / 2));
+        let candidates = options.candidate_capacity.unwrap_or((6 * n as u32).max(1024));
+        let entries = options.entry_capacity.unwrap_or((3 * n as u32).saturating_add(1024));
+        let (paging, max_entries) = entry_paging(gpu, paging, u64::from(entries), strips);
+        // The handle records with the kernels of this world's pages.
+        let gpu = &gpu.paged(paging)?;
+        let capacity = Capacity {
+            entries: if strips { u64::from(entries).clamp(1, max_entries) as u32 } else { 1 },
+            candidates: u64::from(candidates).clamp(1, max_candidates) as u32,
+            max_entries,
+            max_candidates,
+        };
+        gpu.scoped(|| {
+            use wgpu::BufferUsages as U;
+            let device = gpu.device();
+            let control = control::buffer(device, "satgpu.control", fold);
+            let params =
+                init(device, "satgpu.params", &[0; std::mem::size_of::<GpuParams>()], U::UNIFORM | U::COPY_DST);
+            let bodies = BodyBuffers::new(device, &packed);
+            let transform = TransformStage::new(gpu, &params, &bodies, fold);
+            let wiring = Wiring { params: &params, control: &control, bodies: &bodies, fold };
+            let mut sized = Sized::new(gpu, &wiring, strips, capacity);
+            add_stages(gpu, options, &wiring, &mut sized);
+            let world = World {
+                gpu: gpu.clone(),
+                options: options.clone(),
+                packed,
+                spare: Packed::default(),
+                spare_transforms: vec![],
+                order_scratch: order::Scratch::default(),
+                raw: vec![],
+                view: vec![],
+                fold,
+                strip_height,
+                params,
+                control,
+                bodies,
+                transform,
+                sized,
+                readback: Readback::new(gpu),
+                generation: 0,
+                in_flight: None,
+                filters: vec![],
+                owners: vec![],
+                rounded,
+                large,
+                margin,
+                manifolds: vec![],
+                contact_events: options.events.then(ContactEvents::default),
+                parity: AtomicUsize::new(0),
+                saved_parity: 0,
+                spans: SpanLog::default(),
+                poison: false,
+            };
+            world.write_params(0);
+            world
+        })
+    }
+}
+
+/// The margin of `options` as the GPU uses it: rounded up to f32, so that no pair within the
+/// margin is lost; refused when negative, not finite, or asked with what it does not support yet.
+fn gpu_margin(options: &WorldOptions) -> Result<f32> {
+    let m = options.margin;
+    let refuse = |why: &str| Err(crate::Error::InvalidSetting { what: "margin", detail: format!("{m}: {why}") });
+    if !(m >= 0.0 && m.is_finite() && m <= f64::from(f32::MAX)) {
+        return refuse("must be finite, at least 0 and at most 3.4e38");
+    }
+    let f = m as f32;
+    Ok(if f64::from(f) < m { f.next_up() } else { f })
+}
+
+/// The events `options` ask for, refused where the world cannot give them yet.
+fn check_events(options: &WorldOptions) -> Result<()> {
+    if options.events && options.order == ContactOrder::Host {
+        return Err(crate::Error::InvalidSetting {
+            what: "events",
+            detail: "contact events compare the pairs sorted on the GPU: not with ContactOrder::Host".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Adds the stages `options` ask for to `sized`: the GPU ordering, the manifolds and the events.
+pub(super) fn add_stages(gpu: &Gpu, options: &WorldOptions, wiring: &Wiring<'_>, sized: &mut Sized) {
+    let on_gpu = match options.order {
+        ContactOrder::Gpu => true,
+        ContactOrder::Host => false,
+        ContactOrder::Auto => options.events || gpu.adapter_info().device_type != wgpu::DeviceType::Cpu,
+    };
+    if options.events {
+        sized.add_events(gpu, wiring.fold);
+    }
+    if on_gpu {
+        sized.add_order(gpu, wiring.control, wiring.bodies.len() as usize, wiring.fold);
+    }
+    if options.contact_detail == ContactDetail::Full {
+        sized.add_manifolds(gpu, wiring.params, wiring.bodies);
+    }
+}
