@@ -152,7 +152,7 @@ impl World {
     }
 
     /// Whether this world orders the pairs of the frames it reads back on the GPU (see
-    /// [`ContactOrder`]; `Auto` resolved for its adapter).
+    /// [`ContactOrder`](crate::gpu::ContactOrder); `Auto` resolved for its adapter).
     pub fn orders_on_gpu(&self) -> bool {
         self.sized.order.is_some()
     }
@@ -253,7 +253,7 @@ impl World {
     }
 
     /// The passes a frame of this world that is read back runs, in order (a frame left on the GPU
-    /// under [`ContactOrder::Auto`] skips [`Pass::Order`]).
+    /// under [`ContactOrder::Auto`](crate::gpu::ContactOrder::Auto) skips [`Pass::Order`]).
     pub fn passes(&self) -> Vec<Pass> {
         let mut passes = vec![Pass::Transform];
         passes.extend_from_slice(self.sized.broad.passes());
@@ -328,7 +328,7 @@ impl World {
 
     /// As [`step_into`](World::step_into), with each pair as the GPU computed it: f32
     /// [`GpuContact`](crate::gpu::GpuContact) records (24 bytes) sorted by (a, b), -0.0 in a normal made 0.0. With the
-    /// ordering on the GPU ([`ContactOrder::Gpu`], the default on GPUs) the readback is one copy
+    /// ordering on the GPU ([`ContactOrder::Gpu`](crate::gpu::ContactOrder::Gpu), the default on GPUs) the readback is one copy
     /// into a vector and nothing more; `contacts` is replaced by it.
     pub fn step_f32_into(&mut self, contacts: &mut Vec<GpuContact>) -> Result<FrameStats> {
         self.submit()?;
