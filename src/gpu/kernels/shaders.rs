@@ -312,6 +312,30 @@ mod tests {
         assert!(compose("#import nowhere\n", Paging::ONE, &mut vec![], &mut out).unwrap_err().contains("nowhere"));
     }
 
+    /// Every kernel composed with each kind in three pages (the last of 2^4 records) parses and
+    /// validates, and declares each paged array's pages and accessors.
+    #[test]
+    fn paged_kernels_validate() {
+        let pages = Pages { count: 3, shift: 4 };
+        let paging = Paging { shapes: pages, bodies: pages, entries: pages };
+        for (name, _) in KERNELS {
+            let src = source_paged(name, paging);
+            let module =
+                naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+                .validate(&module)
+                .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+        }
+        let sat = source_paged("sat.wgsl", paging);
+        for wanted in
+            ["shapes_2: array<vec4<f32>>", "transforms_1", "fn bodies_at(i: u32) -> Body", "i & 15u", "switch i >> 4u"]
+        {
+            assert!(sat.contains(wanted), "sat.wgsl in pages lacks {wanted:?}");
+        }
+        assert!(source_paged("gather.wgsl", paging).contains("fn boxes_set(i: u32, v: vec4<f32>)"));
+        assert!(!source("sat.wgsl").contains("shapes_1"), "one page declares no more bindings");
+    }
+
     #[test]
     fn every_kernel_composes() {
         for (name, source) in shader_sources() {
