@@ -86,6 +86,7 @@ use parry2d::query::{contact, intersection_test};
 use parry2d::shape::{Ball, Capsule, ConvexPolygon, RoundShape, Shape};
 use satgpu::gpu::{Gpu, GpuOptions, World, WorldOptions};
 use satgpu::scene::{self, SceneKind};
+use satgpu::DetectOptions;
 use satgpu::{reference, validate, Contact, Polygon, ShapeKind};
 
 /// Polygons per scene in test mode.
@@ -426,7 +427,8 @@ fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Ro
     });
     drop(world);
 
-    let (reference_ms, reference_contacts) = measure(reps, || reference::detect(&polygons));
+    let (reference_ms, reference_contacts) =
+        measure(reps, || reference::detect(&polygons, &DetectOptions::default()).contacts);
 
     let mut phases = Vec::new();
     let (parry_ms, parry) = measure(reps, || {
@@ -448,7 +450,7 @@ fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Ro
         sort_ms: phase(|p| p.sort_ms),
     };
 
-    let gpu_report = validate::compare(&polygons, &frame.contacts, &reference_contacts);
+    let gpu_report = validate::compare(&polygons, &frame.contacts, &reference_contacts, &DetectOptions::default());
     let parry_check = check_parry(&polygons, &parry.pairs, &reference_contacts);
     let parry_contact_check = check_parry(&polygons, &parry_contact.pairs, &reference_contacts);
     Row {

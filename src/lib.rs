@@ -5,6 +5,7 @@ pub mod error;
 pub mod geometry;
 pub mod gpu;
 pub mod memory;
+mod options;
 pub mod reference;
 pub mod scene;
 pub mod sim;
@@ -12,10 +13,13 @@ mod units;
 pub mod validate;
 
 pub use error::{Error, Result};
+#[allow(deprecated)]
+pub use geometry::Compound;
 pub use geometry::{
-    Aabb, BoxQuery, Compound, Contact, ContactEvents, ContactPoint, Filter, Manifold, PointQuery, Polygon,
-    PolygonError, Ray, RayHit, ShapeKind, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE,
+    Aabb, Body, BoxQuery, Contact, ContactEvents, ContactPoint, Filter, Manifold, PointQuery, Polygon, PolygonError,
+    Ray, RayHit, ShapeKind, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE,
 };
+pub use options::{ContactDetail, ContactOrder, DetectOptions};
 /// The wgpu this crate is built on, for [`gpu::Gpu::from_device`] and the resident buffers:
 /// use `satgpu::wgpu` rather than a `wgpu` dependency of your own, so that the versions match.
 pub use wgpu;

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use crate::geometry::{Contact, ContactPoint, Manifold, Polygon};
+use crate::options::DetectOptions;
 use crate::reference;
 
 /// The band's width in units of f32 epsilon times the pair's size ([`pair_scale`]).
@@ -106,115 +107,65 @@ impl Report {
     }
 }
 
-/// Checks `gpu` contacts for `polygons` against the reference contacts `reference`
-/// (from [`reference::detect`]).
-pub fn compare(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact]) -> Report {
-    let pair = |a: u32, b: u32| (&polygons[a as usize], &polygons[b as usize]);
-    compare_with(
-        gpu,
-        reference,
-        |a, b| {
-            let (pa, pb) = pair(a, b);
-            (reference::separation(pa, pb), band(pa, pb))
-        },
-        |a, b, normal, _| {
-            let (pa, pb) = pair(a, b);
-            reference::penetration_along(pa, pb, normal)
-        },
-    )
-}
-
-/// Checks `gpu` pairs within `margin` for `polygons` (from a world with
-/// [`WorldOptions::margin`](crate::gpu::WorldOptions::margin)) against the reference's (from
-/// [`reference::detect_within`]). A pair only one side reports is allowed where its signed
-/// distance lies within the band of the margin (the pair's band, plus the rounding of the margin
-/// to f32); depths (minus the signed distances) must agree within the band, and the normal must
-/// be a minimum translation direction for colliding pairs and the closest direction for pairs
-/// apart: in both cases the reference's penetration along it equals the depth.
-pub fn compare_within(polygons: &[Polygon], gpu: &[Contact], reference: &[Contact], margin: f64) -> Report {
-    let pair = |a: u32, b: u32| (&polygons[a as usize], &polygons[b as usize]);
-    compare_with(
-        gpu,
-        reference,
-        |a, b| {
-            let (pa, pb) = pair(a, b);
-            let distance = reference::signed_distance(pa, pb).1;
-            (distance - margin, band(pa, pb) + 2.0 * f64::from(f32::EPSILON) * margin)
-        },
-        |a, b, normal, _| {
-            let (pa, pb) = pair(a, b);
-            reference::penetration_along(pa, pb, normal)
-        },
-    )
-}
-
-/// Checks `gpu` contacts between compound `bodies` against the reference's (from
-/// [`reference::detect_compound`]). A pair of bodies is judged as one pair of shapes whose
-/// separation is the least over their part pairs, whose band is [`compound_band`], and whose
-/// normal must be a minimum direction of one of its part pairs at the GPU's depth: the GPU may
-/// pick another part pair than the reference's where their depths are equal within the band.
-pub fn compare_compound(bodies: &[crate::Compound], gpu: &[Contact], reference: &[Contact]) -> Report {
-    let part_pairs = |a, b| part_pairs(bodies, a, b);
-    compare_with(
-        gpu,
-        reference,
-        |a, b| {
-            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-            let separation = part_pairs(a, b).map(|(p, q)| reference::separation(p, q)).fold(f64::INFINITY, f64::min);
-            (separation, compound_band(ba, bb))
-        },
-        |a, b, normal, depth| nearest_penetration(bodies, (a, b), normal, depth),
-    )
-}
-
-/// Every pair of a part of body `a` and a part of body `b`.
-fn part_pairs(bodies: &[crate::Compound], a: u32, b: u32) -> impl Iterator<Item = (&Polygon, &Polygon)> {
-    let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-    ba.parts().iter().flat_map(move |p| bb.parts().iter().map(move |q| (p, q)))
-}
-
-/// Of the part pairs of bodies `a` and `b`, the penetration along `normal` nearest `depth` (the
-/// GPU may pick another part pair of equal depth within the band).
-fn nearest_penetration(bodies: &[crate::Compound], (a, b): (u32, u32), normal: [f64; 2], depth: f64) -> f64 {
-    part_pairs(bodies, a, b)
-        .map(|(p, q)| reference::penetration_along(p, q, normal))
-        .min_by(|x, y| (x - depth).abs().total_cmp(&(y - depth).abs()))
-        .unwrap_or(f64::INFINITY)
-}
-
-/// As [`compare_compound`], for pairs of bodies at most `margin` apart (from
-/// [`reference::detect_compound_within`]): a pair of bodies is judged by its least signed
-/// distance over its part pairs against the margin, within [`compound_band`] and f32's rounding
-/// of the margin, as [`compare_within`] judges a pair of shapes.
-pub fn compare_compound_within(
-    bodies: &[crate::Compound],
+/// Checks the `gpu` pairs of `bodies` (a slice of [`Body`](crate::Body) or of [`Polygon`])
+/// against the `reference` pairs ([`reference::detect`] with the same `options`; only the margin
+/// is read here).
+///
+/// A pair of bodies is judged as one pair of shapes whose separation is the least over their
+/// shape pairs (minus the margin; under a margin, the signed distance), whose band is
+/// [`body_band`] (plus f32's rounding of the margin), and whose normal must be a minimum
+/// direction of one of its shape pairs at the GPU's depth: the reference's penetration along it
+/// equals the depth within the band (the GPU may pick another shape pair where depths are equal
+/// within the band). A pair only one side reports is allowed where its separation lies within
+/// the band; depths (minus the signed distances) must agree within the band.
+pub fn compare<B: AsRef<[Polygon]>>(
+    bodies: &[B],
     gpu: &[Contact],
     reference: &[Contact],
-    margin: f64,
+    options: &DetectOptions,
 ) -> Report {
+    let margin = options.margin;
+    let shapes = |a: u32| bodies[a as usize].as_ref();
     compare_with(
         gpu,
         reference,
         |a, b| {
-            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-            let distance =
-                part_pairs(bodies, a, b).map(|(p, q)| reference::signed_distance(p, q).1).fold(f64::INFINITY, f64::min);
-            (distance - margin, compound_band(ba, bb) + 2.0 * f64::from(f32::EPSILON) * margin)
+            let band = body_band(shapes(a), shapes(b)) + 2.0 * f64::from(f32::EPSILON) * margin;
+            let separation = shape_pairs(shapes(a), shapes(b))
+                .map(|(p, q)| match margin {
+                    0.0 => reference::separation(p, q),
+                    _ => reference::signed_distance(p, q).1 - margin,
+                })
+                .fold(f64::INFINITY, f64::min);
+            (separation, band)
         },
-        |a, b, normal, depth| nearest_penetration(bodies, (a, b), normal, depth),
+        |a, b, normal, depth| {
+            shape_pairs(shapes(a), shapes(b))
+                .map(|(p, q)| reference::penetration_along(p, q, normal))
+                .min_by(|x, y| (x - depth).abs().total_cmp(&(y - depth).abs()))
+                .unwrap_or(f64::INFINITY)
+        },
     )
 }
 
-/// The band of a pair of compound bodies: [`band`] with the bodies' scale, the largest coordinate
-/// difference between `a`'s first vertex and any vertex of either body, plus both bodies' largest
-/// radii. A part is placed by its body's transform, so its rounding scales with its distance from
-/// the body's anchor; with one part each this is [`band`].
-pub fn compound_band(a: &crate::Compound, b: &crate::Compound) -> f64 {
-    let o = a.parts()[0].vertices()[0];
-    let parts = || a.parts().iter().chain(b.parts());
-    let core =
-        parts().flat_map(|p| p.vertices()).flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()]).fold(0.0, f64::max);
-    let radius = |c: &crate::Compound| c.parts().iter().map(Polygon::radius).fold(0.0, f64::max);
+/// Every pair of a shape of `a` and a shape of `b`.
+fn shape_pairs<'a>(a: &'a [Polygon], b: &'a [Polygon]) -> impl Iterator<Item = (&'a Polygon, &'a Polygon)> {
+    a.iter().flat_map(move |p| b.iter().map(move |q| (p, q)))
+}
+
+/// The band of a pair of bodies (their shapes `a` and `b`): [`band`] with the bodies' scale, the
+/// largest coordinate difference between `a`'s first vertex and any vertex of either body, plus
+/// both bodies' largest radii. A shape is placed by its body's transform, so its rounding scales
+/// with its distance from the body's anchor; with one shape each this is [`band`].
+pub fn body_band(a: &[Polygon], b: &[Polygon]) -> f64 {
+    let o = a[0].vertices()[0];
+    let core = a
+        .iter()
+        .chain(b)
+        .flat_map(|p| p.vertices())
+        .flat_map(|v| [(v[0] - o[0]).abs(), (v[1] - o[1]).abs()])
+        .fold(0.0, f64::max);
+    let radius = |shapes: &[Polygon]| shapes.iter().map(Polygon::radius).fold(0.0, f64::max);
     BAND_EPSILONS * f64::from(f32::EPSILON) * (core + radius(a) + radius(b))
 }
 
@@ -336,24 +287,25 @@ fn points_match(a: &Polygon, b: &Polygon, gpu: &[ContactPoint], reference: &[Con
     covered(gpu, reference) && covered(reference, gpu)
 }
 
-/// Every manifold of `gpu` (one per contact, at the same index) checked by [`check_manifold`]:
-/// `(a, b, what is wrong)` for each failing pair.
-pub fn compare_manifolds(polygons: &[Polygon], gpu: &[Contact], manifolds: &[Manifold]) -> Vec<(u32, u32, String)> {
-    compare_manifolds_within(polygons, gpu, manifolds, 0.0)
-}
-
-/// [`compare_manifolds`] for pairs within `margin`, by [`check_manifold_within`].
-pub fn compare_manifolds_within(
-    polygons: &[Polygon],
+/// Every manifold of the GPU's (`manifolds`, one per contact of `gpu` at the same index) checked
+/// by [`check_manifold_within`] on the shape pair the GPU chose (`shapes`, at the same index;
+/// empty: each body's only shape), under `options`' margin: `(a, b, what is wrong)` for each
+/// failing pair.
+pub fn compare_manifolds<B: AsRef<[Polygon]>>(
+    bodies: &[B],
     gpu: &[Contact],
+    shapes: &[[u32; 2]],
     manifolds: &[Manifold],
-    margin: f64,
+    options: &DetectOptions,
 ) -> Vec<(u32, u32, String)> {
     gpu.iter()
         .zip(manifolds)
-        .filter_map(|(c, m)| {
-            let (a, b) = (&polygons[c.a as usize], &polygons[c.b as usize]);
-            check_manifold_within(a, b, c, m, margin).map(|why| (c.a, c.b, why))
+        .enumerate()
+        .filter_map(|(i, (c, m))| {
+            let [ka, kb] = shapes.get(i).copied().unwrap_or([0, 0]);
+            let a = &bodies[c.a as usize].as_ref()[ka as usize];
+            let b = &bodies[c.b as usize].as_ref()[kb as usize];
+            check_manifold_within(a, b, c, m, options.margin).map(|why| (c.a, c.b, why))
         })
         .collect()
 }

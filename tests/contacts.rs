@@ -6,8 +6,10 @@ mod common;
 
 use satgpu::gpu::{ContactDetail, Gpu, World, WorldOptions};
 use satgpu::scene::{self, SceneKind};
+use satgpu::validate;
 use satgpu::validate::check_manifold;
-use satgpu::validate::compare_manifolds;
+
+use satgpu::DetectOptions;
 use satgpu::{reference, Contact, ContactPoint, Manifold, Polygon, Transform};
 
 fn full_options() -> WorldOptions {
@@ -28,7 +30,7 @@ fn check_scene(gpu: &Gpu, polygons: &[Polygon], what: &str) -> (Vec<Contact>, Ve
     let (basic, _) = common::gpu_contacts(gpu, polygons, &WorldOptions::default());
     let (contacts, manifolds) = full(gpu, polygons, &full_options());
     assert_eq!(common::bits(&contacts), common::bits(&basic), "{what}: the full detail changed the contacts");
-    let wrong = compare_manifolds(polygons, &contacts, &manifolds);
+    let wrong = validate::compare_manifolds(polygons, &contacts, &[], &[], &DetectOptions::default());
     assert!(wrong.is_empty(), "{what}: {} of {} manifolds wrong, first: {:?}", wrong.len(), contacts.len(), wrong[0]);
     (contacts, manifolds)
 }
@@ -297,7 +299,7 @@ fn a_pile_up_in_batches_gives_the_same_manifolds() {
     assert!(frame.stats.batches > 1, "{} candidates ran in one batch", frame.stats.candidates);
     assert_eq!(common::bits(&frame.contacts), common::bits(&want_contacts));
     assert_eq!(frame.manifolds, want, "batched manifolds differ");
-    assert!(compare_manifolds(&polygons, &want_contacts, &want).is_empty());
+    assert!(validate::compare_manifolds(&polygons, &want_contacts, &[], &[], &DetectOptions::default()).is_empty());
     // Switching the detail off and on again on a live world.
     world.set_contact_detail(ContactDetail::Basic).unwrap();
     assert!(world.step().unwrap().manifolds.is_empty());

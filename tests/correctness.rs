@@ -8,7 +8,9 @@ mod common;
 use proptest::prelude::*;
 use satgpu::gpu::{self, World, WorldOptions};
 use satgpu::scene::{generate, parse_scene, SceneKind};
-use satgpu::validate::compare;
+use satgpu::validate;
+
+use satgpu::DetectOptions;
 use satgpu::{reference, Contact, Error, Polygon, PolygonError, Transform, MAX_VERTICES};
 
 fn gpu_contacts(gpu: &gpu::Gpu, polygons: &[Polygon]) -> Vec<Contact> {
@@ -330,7 +332,12 @@ fn pile_ups_larger_than_a_binding_run_in_batches_with_identical_output() {
         assert_eq!(bits(&frame.contacts), bits(&want), "{what}: batched output differs");
         // A second frame of the same world, and the reference.
         assert_eq!(bits(&world.step().unwrap().contacts), bits(&want), "{what}: second batched frame differs");
-        let report = compare(&polygons, &want, &reference::detect(&polygons));
+        let report = validate::compare(
+            &polygons,
+            &want,
+            &reference::detect(&polygons, &DetectOptions::default()).contacts,
+            &DetectOptions::default(),
+        );
         assert!(report.ok(), "{what}: {}", report.disagreements[0]);
     }
     // Too many bodies for the binding is still refused up front, by name.
@@ -469,7 +476,11 @@ fn pairs_among_clamped_strays_are_all_found() {
     let [y0, per_y, strips, _, x0, per_x, kept] = gpu::testing::strip_grid(&world).unwrap();
     let (width, height) = (2f64.powf(kept) / per_x, strips / per_y);
     assert!(x0 > -1e3 && x0 + width < 1e4 && y0 > -1e3 && y0 + height < 1e4, "grid {x0} {width} {y0} {height}");
-    let strays = reference::detect(&polygons).iter().filter(|c| c.b as usize >= 3000).count();
+    let strays = reference::detect(&polygons, &DetectOptions::default())
+        .contacts
+        .iter()
+        .filter(|c| c.b as usize >= 3000)
+        .count();
     assert!(strays >= 4 * 15, "the far piles must collide among themselves: {strays} pairs");
     assert!(pairs > strays);
 }

@@ -13,6 +13,7 @@ use common::{bits, caller_device, satgpu_limits};
 use satgpu::gpu::{self, ContactDetail, Gpu, GpuOptions, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::sim::{Scenario, SimKind, SimOptions, Simulation};
+use satgpu::DetectOptions;
 use satgpu::{Error, Filter, Transform};
 
 fn fresh() -> Gpu {
@@ -43,9 +44,9 @@ fn a_device_lost_before_anything_is_made() {
     let polygons = generate(SceneKind::Crowd, 300, 1);
     lost(World::from_polygons(&gpu, &polygons, &WorldOptions::default()), "from_polygons");
     lost(World::new(&gpu, &polygons[..3], &[0, 1, 2, 0], &WorldOptions::default()), "World::new");
-    lost(gpu::detect(&gpu, &polygons), "detect");
-    lost(gpu::detect_filtered(&gpu, &polygons, &[]), "detect_filtered");
-    lost(gpu::detect_full(&gpu, &polygons, &[]), "detect_full");
+    lost(gpu::detect(&gpu, &polygons, &DetectOptions::default()).map(|_| ()), "detect");
+    let full = DetectOptions::default().with_contact_detail(ContactDetail::Full);
+    lost(gpu::detect(&gpu, &polygons, &full).map(|_| ()), "detect, full contacts");
     let scenario = Scenario::crossing(SimKind::Agents, 500, 1).unwrap();
     lost(Simulation::new(&gpu, &scenario, &SimOptions::default()).map(|_| ()), "Simulation::new");
     assert!(gpu.lost().is_some());
@@ -53,8 +54,9 @@ fn a_device_lost_before_anything_is_made() {
     let e = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap_err().to_string();
     assert!(e.starts_with("the GPU device was lost (Destroyed"), "{e}");
     // A fresh Gpu works as before.
-    let want = satgpu::reference::detect(&polygons);
-    let report = satgpu::validate::compare(&polygons, &gpu::detect(&fresh(), &polygons).unwrap(), &want);
+    let want = satgpu::reference::detect(&polygons, &DetectOptions::default()).contacts;
+    let got = gpu::detect(&fresh(), &polygons, &DetectOptions::default()).unwrap().contacts;
+    let report = satgpu::validate::compare(&polygons, &got, &want, &DetectOptions::default());
     assert!(report.ok() && !want.is_empty(), "{:?}", report.disagreements.first());
 }
 

@@ -10,7 +10,9 @@ use std::time::Duration;
 use common::{bits, caller_device, satgpu_limits};
 use satgpu::gpu::{self, Gpu, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
-use satgpu::validate::compare;
+use satgpu::validate;
+
+use satgpu::DetectOptions;
 use satgpu::{reference, Contact, Error, Transform};
 
 #[test]
@@ -94,8 +96,14 @@ fn works_on_a_device_the_caller_owns() {
     let (device, queue, info) = caller_device(satgpu_limits());
     let own = Gpu::from_device(device, queue, info, Duration::from_secs(60)).unwrap();
     let polygons = generate(SceneKind::Crowd, 500, 2);
-    let got = gpu::detect(&own, &polygons).unwrap();
-    assert!(compare(&polygons, &got, &reference::detect(&polygons)).ok());
+    let got = gpu::detect(&own, &polygons, &DetectOptions::default()).map(|f| f.contacts).unwrap();
+    assert!(validate::compare(
+        &polygons,
+        &got,
+        &reference::detect(&polygons, &DetectOptions::default()).contacts,
+        &DetectOptions::default()
+    )
+    .ok());
     assert!(!got.is_empty());
 }
 
@@ -118,7 +126,7 @@ fn the_callers_error_handler_stays_and_the_callers_errors_stay_the_callers() {
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| sink.lock().unwrap().push(e.to_string())));
     let gpu = Gpu::from_device(device.clone(), queue, info, Duration::from_secs(60)).unwrap();
     let polygons = generate(SceneKind::Crowd, 800, 5);
-    let want = reference::detect(&polygons);
+    let want = reference::detect(&polygons, &DetectOptions::default()).contacts;
     let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
     assert!(seen.lock().unwrap().is_empty(), "satgpu's own work raised errors: {:?}", seen.lock().unwrap());
 
@@ -126,7 +134,7 @@ fn the_callers_error_handler_stays_and_the_callers_errors_stay_the_callers() {
     callers_mistake(&device);
     assert_eq!(seen.lock().unwrap().len(), 1, "the caller's handler did not see the caller's error");
     let frame = world.step().expect("a step after the caller's own error");
-    assert!(compare(&polygons, &frame.contacts, &want).ok());
+    assert!(validate::compare(&polygons, &frame.contacts, &want, &DetectOptions::default()).ok());
     // Nor a world created after it.
     let mut second = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
     assert_eq!(bits(&second.step().unwrap().contacts), bits(&frame.contacts));

@@ -6,10 +6,13 @@
 mod common;
 
 use satgpu::gpu::{CompoundWorld, ContactOrder, World, WorldOptions};
-use satgpu::reference::{contact_events, detect, detect_within};
+use satgpu::reference;
+use satgpu::reference::contact_events;
 use satgpu::scene::{generate, SceneKind};
-use satgpu::validate::compare;
-use satgpu::{Compound, Contact, ContactEvents, Error, Polygon, Transform};
+use satgpu::validate;
+
+use satgpu::DetectOptions;
+use satgpu::{Body, Contact, ContactEvents, Error, Polygon, Transform};
 
 fn square(x: f64, y: f64) -> Polygon {
     Polygon::new(vec![[x, y], [x + 1.0, y], [x + 1.0, y + 1.0], [x, y + 1.0]]).unwrap()
@@ -61,7 +64,12 @@ fn run_frames(world: &mut World, polygons: &[Polygon], frames: usize, what: &str
         let frame = world.step().unwrap();
         // The pairs agree with the reference under the numerics contract (pairs that touch
         // within f32's band may differ); the events are those of the pairs reported.
-        let report = compare(&scene, &frame.contacts, &detect(&scene));
+        let report = validate::compare(
+            &scene,
+            &frame.contacts,
+            &reference::detect(&scene, &DetectOptions::default()).contacts,
+            &DetectOptions::default(),
+        );
         assert!(report.ok(), "{what}, frame {f}: {:?}", report.disagreements.first());
         let want = contact_events(&previous, &frame.contacts);
         assert_eq!(events_of(world), want, "{what}, frame {f}");
@@ -149,7 +157,7 @@ fn events_within_a_margin() {
         let scene = moved(&polygons, f);
         world.set_polygons(&scene).unwrap();
         let frame = world.step().unwrap();
-        let want = detect_within(&scene, &[], 0.5);
+        let want = reference::detect(&scene, &DetectOptions::default().with_margin(0.5)).contacts;
         let pairs = |c: &[Contact]| c.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>();
         // Pairs within f32 of the margin may differ; the scene has none such in these frames.
         assert_eq!(pairs(&frame.contacts), pairs(&want), "frame {f}");
@@ -181,7 +189,7 @@ fn events_of_frames_left_on_the_gpu() {
             0 => vec![],
             n => bytemuck::pod_collect_to_vec(&common::read_back(&gpu, world.events_buffer().unwrap(), 8 * n as u64)),
         };
-        let now = detect(&scene);
+        let now = reference::detect(&scene, &DetectOptions::default()).contacts;
         let want = contact_events(&previous, &now);
         assert_eq!(records[..began], want.began[..], "frame {f}: began");
         assert_eq!(records[began..], want.ended[..], "frame {f}: ended");
@@ -203,7 +211,7 @@ fn events_are_refused_where_they_cannot_be_given() {
         Err(Error::InvalidSetting { what: "events", .. }) => {}
         other => panic!("events with the host ordering: {other:?}"),
     }
-    let compound = [Compound::new(vec![square(0.0, 0.0)]).unwrap()];
+    let compound = [Body::new(vec![square(0.0, 0.0)]).unwrap()];
     match CompoundWorld::from_compounds(&gpu, &compound, &WorldOptions::default().with_events(true)) {
         Err(Error::InvalidSetting { what: "events", .. }) => {}
         other => panic!("events in a compound world: {:?}", other.map(|_| ())),

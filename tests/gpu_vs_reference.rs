@@ -6,7 +6,9 @@ mod common;
 use common::{agree as check_scene, bits, gpu_contacts};
 use satgpu::gpu::{self, BroadPhase, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
-use satgpu::validate::compare;
+use satgpu::validate;
+
+use satgpu::DetectOptions;
 use satgpu::{reference, Polygon, Transform};
 
 fn translated(polygons: &[Polygon], dx: f64, dy: f64) -> Vec<Polygon> {
@@ -55,9 +57,12 @@ fn precision_does_not_collapse_far_from_the_origin() {
     // is 1.5e-5 there) must be seen, with the depth right to the band.
     for (x, y) in [(1.0e6, 0.0), (-3.0e6, 2.5e6), (0.1, 0.1)] {
         let apart = [square(x, y), square(x + 1.001, y + 0.5)];
-        assert!(gpu::detect(&gpu, &apart).unwrap().is_empty(), "gap of 1e-3 at ({x}, {y})");
+        assert!(
+            gpu::detect(&gpu, &apart, &DetectOptions::default()).map(|f| f.contacts).unwrap().is_empty(),
+            "gap of 1e-3 at ({x}, {y})"
+        );
         let overlapping = [square(x, y), square(x + 0.999, y + 0.5)];
-        let got = gpu::detect(&gpu, &overlapping).unwrap();
+        let got = gpu::detect(&gpu, &overlapping, &DetectOptions::default()).map(|f| f.contacts).unwrap();
         assert_eq!(got.len(), 1, "overlap of 1e-3 at ({x}, {y})");
         let band = satgpu::validate::band(&overlapping[0], &overlapping[1]);
         assert!((got[0].depth - 1.0e-3).abs() <= band, "depth {} at ({x}, {y})", got[0].depth);
@@ -71,8 +76,8 @@ fn integer_grids_agree_exactly_with_depth_zero() {
     for (seed, n) in [(1u64, 50usize), (2, 400), (3, 2000), (4, 5000)] {
         let polygons = generate(SceneKind::Grid, n, seed);
         let (contacts, _) = gpu_contacts(&gpu, &polygons, &WorldOptions::default());
-        let expected = reference::detect(&polygons);
-        let report = compare(&polygons, &contacts, &expected);
+        let expected = reference::detect(&polygons, &DetectOptions::default()).contacts;
+        let report = validate::compare(&polygons, &contacts, &expected, &DetectOptions::default());
         assert!(report.ok(), "grid seed {seed}: {}", report.disagreements[0]);
         assert_eq!(report.in_band, 0, "grid seed {seed}: the integer verdict must be exact, with no band");
         let got: Vec<_> = contacts.iter().map(|c| (c.a, c.b)).collect();
@@ -89,13 +94,19 @@ fn integer_grids_agree_exactly_with_depth_zero() {
 fn textbook_squares_on_the_gpu() {
     let gpu = common::gpu();
     let square = |x: f64, y: f64| Polygon::new(vec![[x, y], [x + 1.0, y], [x + 1.0, y + 1.0], [x, y + 1.0]]).unwrap();
-    let contacts = gpu::detect(&gpu, &[square(0.0, 0.0), square(2.0, 2.0)]).unwrap();
+    let contacts = gpu::detect(&gpu, &[square(0.0, 0.0), square(2.0, 2.0)], &DetectOptions::default())
+        .map(|f| f.contacts)
+        .unwrap();
     assert!(contacts.is_empty(), "unit squares at (0,0) and (2,2) do not collide");
-    let contacts = gpu::detect(&gpu, &[square(0.0, 0.0), square(1.0, 0.0)]).unwrap();
+    let contacts = gpu::detect(&gpu, &[square(0.0, 0.0), square(1.0, 0.0)], &DetectOptions::default())
+        .map(|f| f.contacts)
+        .unwrap();
     assert_eq!(contacts.len(), 1, "unit squares sharing an edge collide");
     assert_eq!((contacts[0].a, contacts[0].b, contacts[0].depth), (0, 1, 0.0));
     assert_eq!(contacts[0].normal, [1.0, 0.0], "normal points from a to b");
-    let contacts = gpu::detect(&gpu, &[square(0.5, 0.25), square(0.0, 0.0)]).unwrap();
+    let contacts = gpu::detect(&gpu, &[square(0.5, 0.25), square(0.0, 0.0)], &DetectOptions::default())
+        .map(|f| f.contacts)
+        .unwrap();
     assert_eq!(contacts.len(), 1);
     assert_eq!(contacts[0].normal, [-1.0, 0.0], "b lies to the left of a, so the normal points left");
     assert_eq!(contacts[0].depth, 0.5);

@@ -9,7 +9,9 @@ use rand_chacha::ChaCha8Rng;
 use satgpu::gpu::{self, WorldOptions};
 use satgpu::reference;
 use satgpu::scene::{generate, SceneKind};
-use satgpu::validate::compare;
+use satgpu::validate;
+
+use satgpu::DetectOptions;
 
 #[test]
 fn scan_kernel_matches_a_cpu_model() {
@@ -103,6 +105,15 @@ fn gpu_tuning_gives_bitwise_the_same_pairs() {
         let (a, _) = gpu_contacts(&cpu_tuned, &polygons, &WorldOptions::default());
         let (b, _) = gpu_contacts(&gpu_tuned, &polygons, &WorldOptions::default());
         assert_eq!(bits(&a), bits(&b), "{kind}");
-        assert!(compare(&polygons, &b, &reference::detect(&polygons)).ok(), "{kind}");
+        assert!(
+            validate::compare(
+                &polygons,
+                &b,
+                &reference::detect(&polygons, &DetectOptions::default()).contacts,
+                &DetectOptions::default()
+            )
+            .ok(),
+            "{kind}"
+        );
     }
 }

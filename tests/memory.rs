@@ -11,6 +11,7 @@ use satgpu::memory::{self, MemoryEstimate, SceneSize, Work};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::sim::{Scenario, SimKind, SimOptions, Simulation};
 use satgpu::{reference, Error, Polygon, Transform};
+use satgpu::{ContactDetail, DetectOptions};
 
 /// The error's `what`, failing the test on any other outcome.
 fn refused<T: std::fmt::Debug>(result: satgpu::Result<T>, context: &str) -> String {
@@ -47,14 +48,15 @@ fn every_entry_point_refuses_a_world_that_does_not_fit() {
     let what = refused(World::from_polygons(&tight, &polygons, &options), "from_polygons");
     assert_eq!(what, "20,000 bodies");
     refused(World::new(&tight, &[square()], &vec![0; 20_000], &options), "World::new");
-    refused(gpu::detect(&tight, &polygons), "detect");
-    refused(gpu::detect_filtered(&tight, &polygons, &[]), "detect_filtered");
-    refused(gpu::detect_full(&tight, &polygons, &[]), "detect_full");
+    refused(gpu::detect(&tight, &polygons, &DetectOptions::default()).map(|_| ()), "detect");
+    let full = DetectOptions::default().with_contact_detail(ContactDetail::Full);
+    refused(gpu::detect(&tight, &polygons, &full).map(|_| ()), "detect, full contacts");
     let scenario = Scenario::crossing(SimKind::Agents, 20_000, 1).unwrap();
     refused(Simulation::new(&tight, &scenario, &SimOptions::default()).map(|_| ()), "Simulation::new");
     // The same calls without the ceiling work (the refusal was the ceiling's).
-    let want = reference::detect(&polygons);
-    let report = satgpu::validate::compare(&polygons, &gpu::detect(&gpu, &polygons).unwrap(), &want);
+    let want = reference::detect(&polygons, &DetectOptions::default()).contacts;
+    let got = gpu::detect(&gpu, &polygons, &DetectOptions::default()).unwrap().contacts;
+    let report = satgpu::validate::compare(&polygons, &got, &want, &DetectOptions::default());
     assert!(report.ok(), "{}", report.disagreements[0]);
     // A ceiling of zero refuses even one body; the message names both sizes.
     let none = gpu.with_memory_limit(Some(0));

@@ -10,7 +10,9 @@ use common::{bits, read_back, small_device};
 use satgpu::gpu::layout::GpuContact;
 use satgpu::gpu::{ContactDetail, ContactOrder, Gpu, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
-use satgpu::validate::compare;
+use satgpu::validate;
+
+use satgpu::DetectOptions;
 use satgpu::{reference, Contact, Manifold, Polygon, Transform};
 
 /// One frame through the f64 API, then the next through the f32 API, then one lent as a view:
@@ -58,7 +60,12 @@ fn orders_agree(gpu: &Gpu, polygons: &[Polygon], detail: ContactDetail, what: &s
     if detail == ContactDetail::Full {
         assert_eq!(host_manifolds.len(), host.len(), "{what}: one manifold per contact");
     }
-    let report = compare(polygons, &host, &reference::detect(polygons));
+    let report = validate::compare(
+        polygons,
+        &host,
+        &reference::detect(polygons, &DetectOptions::default()).contacts,
+        &DetectOptions::default(),
+    );
     assert!(report.ok(), "{what}: {} disagreements", report.disagreements.len());
     host.len()
 }

@@ -5,10 +5,13 @@
 mod common;
 
 use satgpu::gpu::{CompoundWorld, ContactDetail, World, WorldOptions};
-use satgpu::reference::{detect_filtered, detect_within, signed_distance};
+use satgpu::reference;
+use satgpu::reference::signed_distance;
 use satgpu::scene::{generate, SceneKind};
-use satgpu::validate::compare_within;
-use satgpu::{Compound, Error, Filter, Polygon, Transform};
+use satgpu::validate;
+
+use satgpu::DetectOptions;
+use satgpu::{Body, Error, Filter, Polygon, Transform};
 
 fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Polygon {
     Polygon::new(vec![[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).unwrap()
@@ -36,12 +39,17 @@ fn distances_are_those_of_the_closed_shapes() {
         close(n[1], normal[1], what);
         // Reported within a margin of at least the distance, and not under it.
         let pair = [unit.clone(), other.clone()];
-        let got = detect_within(&pair, &[], want.max(0.0));
+        let got = reference::detect(&pair, &DetectOptions::default().with_margin(want.max(0.0))).contacts;
         assert_eq!(got.len(), 1, "{what}");
         assert_eq!((got[0].a, got[0].b), (0, 1));
         close(got[0].depth, -want, what);
         if want > 0.0 {
-            assert!(detect_within(&pair, &[], want * (1.0 - 1e-9)).is_empty(), "{what} under its distance");
+            assert!(
+                reference::detect(&pair, &DetectOptions::default().with_margin(want * (1.0 - 1e-9)))
+                    .contacts
+                    .is_empty(),
+                "{what} under its distance"
+            );
         }
     }
     // Two circles: centres 5 apart, radii 1 and 2.
@@ -69,13 +77,13 @@ fn brute(polygons: &[Polygon], margin: f64) -> Vec<(u32, u32)> {
 fn every_pair_within_the_margin_and_margin_zero_is_detect() {
     for kind in SceneKind::ALL {
         let polygons = generate(kind, 200, 6);
-        let exact = detect_filtered(&polygons, &[]);
-        let zero = detect_within(&polygons, &[], 0.0);
+        let exact = reference::detect(&polygons, &DetectOptions::default()).contacts;
+        let zero = reference::detect(&polygons, &DetectOptions::default()).contacts;
         assert_eq!(format!("{zero:?}"), format!("{exact:?}"), "{kind}: margin 0 is detect, bit for bit");
         // A margin of about one typical body, and a tenth of it.
         let size: f64 = polygons.iter().map(|p| p.aabb().max[0] - p.aabb().min[0]).sum::<f64>() / 200.0;
         for margin in [0.1 * size, size] {
-            let got = detect_within(&polygons, &[], margin);
+            let got = reference::detect(&polygons, &DetectOptions::default().with_margin(margin)).contacts;
             let pairs: Vec<(u32, u32)> = got.iter().map(|c| (c.a, c.b)).collect();
             assert_eq!(pairs, brute(&polygons, margin), "{kind}, margin {margin}");
             assert!(got.len() >= exact.len(), "{kind}");
@@ -106,27 +114,29 @@ fn margins_at_every_scale_filters_and_no_neighbours() {
         };
         let shapes = [s(rect(0.0, 0.0, 1.0, 1.0)), s(rect(3.0, 0.0, 4.0, 1.0)), s(rect(2.0, 2.0, 3.0, 3.0))];
         // Scaled coordinates are rounded: margins a relative 1e-12 past the distances.
-        let got = detect_within(&shapes, &[], 2.0 * scale * (1.0 + 1e-12));
+        let got =
+            reference::detect(&shapes, &DetectOptions::default().with_margin(2.0 * scale * (1.0 + 1e-12))).contacts;
         let found: Vec<(u32, u32)> = got.iter().map(|c| (c.a, c.b)).collect();
         assert_eq!(found, [(0, 1), (0, 2), (1, 2)], "scale {scale}");
         close(got[0].depth / scale, -2.0, "face to face");
         close(got[1].depth / scale, -(2f64.sqrt()), "corner to corner");
-        let near = detect_within(&shapes, &[], scale * (1.0 + 1e-12));
+        let near = reference::detect(&shapes, &DetectOptions::default().with_margin(scale * (1.0 + 1e-12))).contacts;
         assert_eq!(near.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>(), [(1, 2)], "scale {scale}");
     }
     // Far apart: nothing within reach; none, one and no polygons.
     let far: Vec<Polygon> = (0..50)
         .map(|i| rect(0.0, 0.0, 1.0, 1.0).transformed(&Transform { x: 10.0 * i as f64, y: 0.0, angle: 0.0 }))
         .collect();
-    assert!(detect_within(&far, &[], 8.999).is_empty());
-    assert_eq!(detect_within(&far, &[], 9.0).len(), 49);
-    assert!(detect_within(&far[..1], &[], 1e6).is_empty());
-    assert!(detect_within(&[], &[], 1.0).is_empty());
+    assert!(reference::detect(&far, &DetectOptions::default().with_margin(8.999)).contacts.is_empty());
+    assert_eq!(reference::detect(&far, &DetectOptions::default().with_margin(9.0)).contacts.len(), 49);
+    assert!(reference::detect(&far[..1], &DetectOptions::default().with_margin(1e6)).contacts.is_empty());
+    assert!(reference::detect::<Polygon>(&[], &DetectOptions::default().with_margin(1.0)).contacts.is_empty());
     // Filters exclude pairs within the margin as they exclude colliding ones: on the first body.
     let mut filters = vec![Filter::DEFAULT; 50];
     filters[0] = Filter { group: -1, ..Filter::DEFAULT };
     filters[1] = Filter { group: -1, ..Filter::DEFAULT };
-    let got = detect_within(&far, &filters, 9.0);
+    let got =
+        reference::detect(&far, &DetectOptions::default().with_filters(filters.to_vec()).with_margin(9.0)).contacts;
     assert_eq!(got.len(), 48);
     assert!(got.iter().all(|c| (c.a, c.b) != (0, 1)));
 }
@@ -134,7 +144,7 @@ fn margins_at_every_scale_filters_and_no_neighbours() {
 #[test]
 #[should_panic(expected = "the margin must be finite and at least 0")]
 fn a_negative_margin_is_refused() {
-    detect_within(&[rect(0.0, 0.0, 1.0, 1.0)], &[], -1.0);
+    reference::detect(&[rect(0.0, 0.0, 1.0, 1.0)], &DetectOptions::default().with_margin(-1.0));
 }
 
 /// The mean width of the polygons' boxes.
@@ -143,7 +153,7 @@ fn typical_size(polygons: &[Polygon]) -> f64 {
 }
 
 fn gpu_within(gpu: &satgpu::gpu::Gpu, polygons: &[Polygon], margin: f64) -> Vec<satgpu::Contact> {
-    satgpu::gpu::detect_within(gpu, polygons, &[], margin).unwrap()
+    satgpu::gpu::detect(gpu, polygons, &DetectOptions::default().with_margin(margin)).map(|f| f.contacts).unwrap()
 }
 
 #[test]
@@ -154,8 +164,8 @@ fn gpu_pairs_within_a_margin_agree_with_the_reference() {
         let size = typical_size(&polygons);
         for margin in [0.05 * size, 0.5 * size] {
             let got = gpu_within(&gpu, &polygons, margin);
-            let want = detect_within(&polygons, &[], margin);
-            let report = compare_within(&polygons, &got, &want, margin);
+            let want = reference::detect(&polygons, &DetectOptions::default().with_margin(margin)).contacts;
+            let report = validate::compare(&polygons, &got, &want, &DetectOptions::default().with_margin(margin));
             assert!(report.ok(), "{kind}, margin {margin}: {}", report.disagreements[0]);
             let apart = got.iter().filter(|c| c.depth < 0.0).count();
             let touching = matches!(kind, SceneKind::Pile | SceneKind::Grid); // all within reach overlap or touch
@@ -173,8 +183,8 @@ fn gpu_pairs_within_a_margin_agree_with_the_reference() {
             .collect();
         let margin = 0.3 * size * scale;
         let got = gpu_within(&gpu, &scaled, margin);
-        let want = detect_within(&scaled, &[], margin);
-        let report = compare_within(&scaled, &got, &want, margin);
+        let want = reference::detect(&scaled, &DetectOptions::default().with_margin(margin)).contacts;
+        let report = validate::compare(&scaled, &got, &want, &DetectOptions::default().with_margin(margin));
         assert!(report.ok(), "scale {scale}: {}", report.disagreements[0]);
         assert!(want.iter().any(|c| c.depth < 0.0), "scale {scale}");
     }
@@ -185,14 +195,23 @@ fn gpu_pairs_within_a_margin_agree_with_the_reference() {
     assert!(gpu_within(&gpu, &far, 8.5).is_empty());
     let all = gpu_within(&gpu, &far, 400.0);
     assert_eq!(all.len(), 40 * 39 / 2);
-    let report = compare_within(&far, &all, &detect_within(&far, &[], 400.0), 400.0);
+    let report = validate::compare(
+        &far,
+        &all,
+        &reference::detect(&far, &DetectOptions::default().with_margin(400.0)).contacts,
+        &DetectOptions::default().with_margin(400.0),
+    );
     assert!(report.ok(), "{}", report.disagreements[0]);
     // Filters on the first two bodies keep their pair out, within the margin as in contact.
     let mut filters = vec![Filter::DEFAULT; far.len()];
     filters[0].group = -1;
     filters[1].group = -1;
-    let got = satgpu::gpu::detect_within(&gpu, &far, &filters, 10.0).unwrap();
-    let want = detect_within(&far, &filters, 10.0);
+    let got =
+        satgpu::gpu::detect(&gpu, &far, &DetectOptions::default().with_filters(filters.to_vec()).with_margin(10.0))
+            .map(|f| f.contacts)
+            .unwrap();
+    let want =
+        reference::detect(&far, &DetectOptions::default().with_filters(filters.to_vec()).with_margin(10.0)).contacts;
     assert_eq!(got.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>(), want.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>());
     assert!(want.len() == 38 && want.iter().all(|c| (c.a, c.b) != (0, 1)), "{} pairs", want.len());
 }
@@ -239,7 +258,13 @@ fn closest_points_of_pairs_apart() {
             let near = |p: &satgpu::ContactPoint| (p.point[0] - w[0]).hypot(p.point[1] - w[1]) < 1e-6;
             assert!(points.iter().any(|p| near(p) && (p.depth - w[2]).abs() < 1e-6), "{what}: {points:?} for {w:?}");
         }
-        let (_, reference) = satgpu::reference::detect_full_within(polygons, &[], 1.0);
+        let (_, reference) = {
+            let d = reference::detect(
+                polygons,
+                &DetectOptions::default().with_margin(1.0).with_contact_detail(ContactDetail::Full),
+            );
+            (d.contacts, d.manifolds)
+        };
         assert_eq!(reference[0].points().len(), want.len(), "{what}: the reference's {:?}", reference[0]);
     }
     for kind in [SceneKind::Crowd, SceneKind::Round, SceneKind::Shapes, SceneKind::Grid, SceneKind::Mixed] {
@@ -249,10 +274,23 @@ fn closest_points_of_pairs_apart() {
         let margin = if kind == SceneKind::Grid { 1.5 } else { 0.5 } * width;
         let options = WorldOptions::default().with_margin(margin).with_contact_detail(ContactDetail::Full);
         let frame = World::from_polygons(&gpu, &polygons, &options).unwrap().step().unwrap();
-        let (want, _) = satgpu::reference::detect_full_within(&polygons, &[], margin);
-        let report = compare_within(&polygons, &frame.contacts, &want, margin);
+        let (want, _) = {
+            let d = reference::detect(
+                &polygons,
+                &DetectOptions::default().with_margin(margin).with_contact_detail(ContactDetail::Full),
+            );
+            (d.contacts, d.manifolds)
+        };
+        let report =
+            validate::compare(&polygons, &frame.contacts, &want, &DetectOptions::default().with_margin(margin));
         assert!(report.ok(), "{kind:?}: {:?}", report.disagreements.first());
-        let wrong = satgpu::validate::compare_manifolds_within(&polygons, &frame.contacts, &frame.manifolds, margin);
+        let wrong = satgpu::validate::compare_manifolds(
+            &polygons,
+            &frame.contacts,
+            &[],
+            &frame.manifolds,
+            &DetectOptions::default().with_margin(margin),
+        );
         assert!(wrong.is_empty(), "{kind:?}: {} wrong manifolds, first {:?}", wrong.len(), wrong.first());
         let apart = frame.manifolds.iter().filter(|m| m.points().iter().any(|p| p.depth < 0.0)).count();
         assert!(apart > 50, "{kind:?}: {apart} manifolds of pairs apart");
@@ -262,7 +300,7 @@ fn closest_points_of_pairs_apart() {
         assert_eq!(world.step().unwrap().manifolds, frame.manifolds, "{kind:?}");
     }
     // Compound bodies: each pair's manifold is its least separated part pair's.
-    let bodies: Vec<Compound> = generate(SceneKind::Shapes, 300, 3).into_iter().map(Compound::from).collect();
+    let bodies: Vec<Body> = generate(SceneKind::Shapes, 300, 3).into_iter().map(Body::from).collect();
     let frame = CompoundWorld::from_compounds(&gpu, &bodies, &full).unwrap().step().unwrap();
     assert_eq!(frame.manifolds.len(), frame.contacts.len());
 }
@@ -276,23 +314,28 @@ fn compound_bodies_within_a_margin() {
     let gpu = common::gpu();
     let bodies = satgpu::scene::generate_bodies(SceneKind::Rooms, 1500, 4);
     let today = CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default()).unwrap().step().unwrap();
-    let zero = satgpu::gpu::detect_compound_within(&gpu, &bodies, &[], 0.0).unwrap();
+    let zero = satgpu::gpu::detect(&gpu, &bodies, &DetectOptions::default()).unwrap();
     assert_eq!(common::bits(&zero.contacts), common::bits(&today.contacts));
     for margin in [0.05, 0.4] {
-        let want = satgpu::reference::detect_compound_within(&bodies, &[], margin);
+        let want = satgpu::reference::detect(&bodies, &DetectOptions::default().with_margin(margin)).contacts;
         assert!(want.iter().any(|c| c.depth < 0.0), "margin {margin}: no pair apart");
         for order in [satgpu::gpu::ContactOrder::Gpu, satgpu::gpu::ContactOrder::Host] {
             let options = WorldOptions::default().with_margin(margin).with_order(order);
             let frame = CompoundWorld::from_compounds(&gpu, &bodies, &options).unwrap().step().unwrap();
-            let report = satgpu::validate::compare_compound_within(&bodies, &frame.contacts, &want, margin);
+            let report = satgpu::validate::compare(
+                &bodies,
+                &frame.contacts,
+                &want,
+                &DetectOptions::default().with_margin(margin),
+            );
             assert!(report.ok(), "margin {margin}, {order:?}: {:?}", report.disagreements.first());
             assert!(frame.contacts.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)), "one pair of bodies once");
             assert!(frame.contacts.iter().all(|c| c.depth >= -margin * (1.0 + 1e-6)));
         }
         // One part per body: the plain margin detection.
-        let single: Vec<Compound> = generate(SceneKind::Shapes, 600, 2).into_iter().map(Compound::from).collect();
-        let plain: Vec<Polygon> = single.iter().map(|c| c.parts()[0].clone()).collect();
-        let got = satgpu::gpu::detect_compound_within(&gpu, &single, &[], margin).unwrap();
+        let single: Vec<Body> = generate(SceneKind::Shapes, 600, 2).into_iter().map(Body::from).collect();
+        let plain: Vec<Polygon> = single.iter().map(|c| c.shapes()[0].clone()).collect();
+        let got = satgpu::gpu::detect(&gpu, &single, &DetectOptions::default().with_margin(margin)).unwrap();
         assert_eq!(common::bits(&got.contacts), common::bits(&gpu_within(&gpu, &plain, margin)));
     }
 }
@@ -311,7 +354,7 @@ fn a_social_force_step_reads_the_neighbours_from_the_gpu() {
     let s = social_force::run(&gpu, n, 30).unwrap();
     let polygons: Vec<Polygon> =
         s.start.iter().map(|t| Polygon::circle([t.x, t.y], social_force::RADIUS).unwrap()).collect();
-    let neighbours = detect_within(&polygons, &[], social_force::MARGIN);
+    let neighbours = reference::detect(&polygons, &DetectOptions::default().with_margin(social_force::MARGIN)).contacts;
     assert!(neighbours.iter().filter(|c| c.depth < 0.0).count() > n / 4, "few neighbours apart");
     let (a, b, m) = (social_force::A, social_force::B, social_force::MARGIN);
     let repulsion = |d: f64| a * ((-d / b).exp() - (-m / b).exp()).max(0.0) + social_force::K * (-d).max(0.0);
@@ -367,6 +410,11 @@ fn a_margin_in_batches_gives_the_same_pairs() {
     assert!(frame.stats.batches > 1, "{} candidates ran in one batch", frame.stats.candidates);
     assert!(frame.contacts.iter().any(|c| c.depth < 0.0));
     assert_eq!(common::bits(&frame.contacts), common::bits(&want.contacts));
-    let report = compare_within(&polygons, &frame.contacts, &detect_within(&polygons, &[], 1.5), 1.5);
+    let report = validate::compare(
+        &polygons,
+        &frame.contacts,
+        &reference::detect(&polygons, &DetectOptions::default().with_margin(1.5)).contacts,
+        &DetectOptions::default().with_margin(1.5),
+    );
     assert!(report.ok(), "{:?}", report.disagreements.first());
 }

@@ -6,7 +6,7 @@
 use satgpu::gpu::CompoundWorld;
 use satgpu::reference::{cast_rays, distance_to_shape, query_boxes, query_points};
 use satgpu::scene::{generate, SceneKind};
-use satgpu::{Aabb, BoxQuery, Compound, Filter, PointQuery, Polygon, Ray};
+use satgpu::{Aabb, Body, BoxQuery, Filter, PointQuery, Polygon, Ray};
 
 fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Polygon {
     Polygon::new(vec![[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).unwrap()
@@ -419,7 +419,7 @@ fn points_on_vertices_and_boxes_through_extreme_vertices() {
         }
         let boxes_only: Vec<BoxQuery> = boxes.iter().map(|b| b.1).collect();
         let mut world = satgpu::gpu::World::from_polygons(&gpu, &polygons, &Default::default()).unwrap();
-        let compounds: Vec<Compound> = polygons.iter().map(|p| Compound::new(vec![p.clone()]).unwrap()).collect();
+        let compounds: Vec<Body> = polygons.iter().map(|p| Body::new(vec![p.clone()]).unwrap()).collect();
         let mut compound = CompoundWorld::from_compounds(&gpu, &compounds, &Default::default()).unwrap();
         let want_points = query_points(&polygons, &[], &points);
         let want_boxes = query_boxes(&polygons, &[], &boxes_only);

@@ -369,9 +369,9 @@ fn gpu_rays_refuse_bad_input_naming_the_ray() {
 fn compound_worlds_cast_rays_and_answer_region_queries() {
     let gpu = common::gpu();
     let bodies = satgpu::scene::generate_bodies(SceneKind::Rooms, 400, 5);
-    let parts: Vec<Polygon> = bodies.iter().flat_map(|b| b.parts().iter().cloned()).collect();
+    let parts: Vec<Polygon> = bodies.iter().flat_map(|b| b.shapes().iter().cloned()).collect();
     let owner: Vec<u32> =
-        bodies.iter().enumerate().flat_map(|(i, b)| std::iter::repeat_n(i as u32, b.parts().len())).collect();
+        bodies.iter().enumerate().flat_map(|(i, b)| std::iter::repeat_n(i as u32, b.shapes().len())).collect();
     assert!(parts.len() > bodies.len(), "some bodies have several parts");
     let mut world = satgpu::gpu::CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default()).unwrap();
     let rays = rays_over(&parts, 300);
@@ -416,7 +416,7 @@ fn compound_worlds_cast_rays_and_answer_region_queries() {
     let boxes: Vec<satgpu::BoxQuery> = bodies
         .iter()
         .take(20)
-        .map(|b| satgpu::BoxQuery { aabb: b.parts()[0].aabb(), filter: Filter::DEFAULT })
+        .map(|b| satgpu::BoxQuery { aabb: b.shapes()[0].aabb(), filter: Filter::DEFAULT })
         .collect();
     let found = world.query_boxes(&boxes).unwrap();
     for (k, f) in found.iter().enumerate() {
@@ -427,7 +427,7 @@ fn compound_worlds_cast_rays_and_answer_region_queries() {
         .iter()
         .take(20)
         .map(|b| {
-            let v = b.parts()[0].vertices();
+            let v = b.shapes()[0].vertices();
             let centre = [0, 1].map(|k| v.iter().map(|p| p[k]).sum::<f64>() / v.len() as f64);
             satgpu::PointQuery { point: centre, filter: Filter::DEFAULT }
         })

@@ -3,8 +3,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use satgpu::reference::{broad_phase, colliding, contact, detect, detect_stats, penetration_along, separation};
+use satgpu::reference;
+use satgpu::reference::{broad_phase, colliding, contact, penetration_along, separation};
 use satgpu::scene::{generate, SceneKind};
+use satgpu::DetectOptions;
 use satgpu::{Filter, Polygon, Transform};
 
 mod common;
@@ -171,7 +173,7 @@ fn normal_points_from_a_to_b_and_flips_on_swap() {
     }
     // On random overlapping pairs the depth is symmetric and each normal is a valid MTV.
     let polys = generate(SceneKind::Dense, 400, 7);
-    for c in detect(&polys) {
+    for c in reference::detect(&polys, &DetectOptions::default()).contacts {
         let (a, b) = (&polys[c.a as usize], &polys[c.b as usize]);
         let (m, e) = contact(b, a).unwrap();
         assert!((c.depth - e).abs() < 1e-9);
@@ -218,7 +220,7 @@ fn brute_force_min_penetration(a: &Polygon, b: &Polygon) -> f64 {
 #[test]
 fn mtv_is_not_beaten_by_any_sampled_direction() {
     let polys = generate(SceneKind::Mixed, 300, 3);
-    let contacts = detect(&polys);
+    let contacts = reference::detect(&polys, &DetectOptions::default()).contacts;
     assert!(!contacts.is_empty());
     for c in contacts.iter().take(40) {
         let (a, b) = (&polys[c.a as usize], &polys[c.b as usize]);
@@ -301,9 +303,12 @@ fn detect_equals_all_pairs_sat_and_geometry() {
     for kind in SceneKind::ALL {
         for seed in 0..4 {
             let polys = generate(kind, 300, seed);
-            let (contacts, candidates) = detect_stats(&polys);
+            let (contacts, candidates) = {
+                let d = reference::detect(&polys, &DetectOptions::default());
+                (d.contacts, d.candidates)
+            };
             assert_eq!(candidates, brute_force_aabb_pairs(&polys).len());
-            assert_eq!(contacts, detect(&polys));
+            assert_eq!(contacts, reference::detect(&polys, &DetectOptions::default()).contacts);
             let mut all_pairs = Vec::new();
             for i in 0..polys.len() {
                 for j in i + 1..polys.len() {
@@ -357,7 +362,7 @@ fn grid_touching_neighbours_are_all_reported_with_depth_zero() {
                 }
             }
         }
-        let contacts = detect(&polys);
+        let contacts = reference::detect(&polys, &DetectOptions::default()).contacts;
         let reported: BTreeSet<_> = contacts.iter().map(|c| (c.a, c.b)).collect();
         assert_eq!(reported, touching, "seed {seed}");
         assert!(touching.len() > polys.len(), "grid should be well connected");
@@ -424,8 +429,9 @@ fn filtered_detection_is_unfiltered_minus_the_excluded_pairs() {
                 group: [0, 0, 1, -1, 2][i % 5],
             })
             .collect();
-        let all = detect(&polygons);
-        let kept = satgpu::reference::detect_filtered(&polygons, &filters);
+        let all = reference::detect(&polygons, &DetectOptions::default()).contacts;
+        let kept =
+            satgpu::reference::detect(&polygons, &DetectOptions::default().with_filters(filters.to_vec())).contacts;
         let want: Vec<_> =
             all.iter().filter(|c| filters[c.a as usize].should_collide(&filters[c.b as usize])).copied().collect();
         assert_eq!(kept, want, "{kind}");

@@ -9,6 +9,7 @@ use satgpu::scene::{
     generate, parse_scene, read_scene, scene_to_json, write_contacts_csv, write_contacts_json, write_scene, Scene,
     SceneKind,
 };
+use satgpu::DetectOptions;
 use satgpu::{Contact, Error, Filter, Polygon, PolygonError, ShapeKind};
 
 fn parse(text: &str) -> satgpu::Result<Scene> {
@@ -389,8 +390,16 @@ fn a_filter_on_the_first_or_the_last_shape_is_kept() {
     // The issue's scene: 8 & 3 == 0, so the reference reports no pair, in either order.
     for text in [format!(r#"{{"polygons": [{a}, {b}]}}"#), format!(r#"{{"polygons": [{b}, {a}]}}"#)] {
         let scene = parse(&text).unwrap();
-        assert!(satgpu::reference::detect(&scene.polygons).len() == 1, "the squares overlap");
-        assert!(satgpu::reference::detect_filtered(&scene.polygons, &scene.filters).is_empty(), "{text}");
+        assert!(
+            satgpu::reference::detect(&scene.polygons, &DetectOptions::default()).contacts.len() == 1,
+            "the squares overlap"
+        );
+        assert!(
+            satgpu::reference::detect(&scene.polygons, &DetectOptions::default().with_filters(scene.filters.to_vec()))
+                .contacts
+                .is_empty(),
+            "{text}"
+        );
     }
     assert!(parse(r#"{"polygons": []}"#).unwrap().filters.is_empty());
 }
@@ -455,11 +464,11 @@ fn parts_and_concave_outlines_make_compound_bodies() {
     let scene = parse(text).unwrap();
     assert!(scene.is_compound() && scene.polygons.is_empty());
     assert_eq!(scene.len(), 3);
-    let parts: Vec<usize> = scene.compounds.iter().map(|c| c.parts().len()).collect();
+    let parts: Vec<usize> = scene.compounds.iter().map(|c| c.shapes().len()).collect();
     assert_eq!(parts[0], 1);
     assert!(parts[1] >= 2 && parts[2] >= 3, "{parts:?}");
     assert!(
-        scene.compounds[1].parts().iter().all(|p| p.radius() == 0.25),
+        scene.compounds[1].shapes().iter().all(|p| p.radius() == 0.25),
         "every part of a rounded outline is rounded"
     );
     assert_eq!(scene.filters[1].mask, 3);
@@ -475,7 +484,7 @@ fn parts_and_concave_outlines_make_compound_bodies() {
         })
         .collect();
     let big = parse(&format!(r#"{{"polygons": [{{"vertices": [{}]}}]}}"#, ring.join(","))).unwrap();
-    assert!(big.compounds[0].parts().len() >= 2);
+    assert!(big.compounds[0].shapes().len() >= 2);
 }
 
 #[test]

@@ -8,12 +8,14 @@ use common::{agree, bits, gpu_contacts};
 use proptest::prelude::*;
 use satgpu::gpu::{self, BroadPhase, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
-use satgpu::validate::{band, compare};
+use satgpu::validate;
+use satgpu::validate::band;
+use satgpu::DetectOptions;
 use satgpu::{reference, Filter, Polygon};
 
 /// The one reported pair of a two-body scene, as (normal, depth).
 fn gpu_pair(gpu: &gpu::Gpu, a: &Polygon, b: &Polygon) -> Option<([f64; 2], f64)> {
-    let got = gpu::detect(gpu, &[a.clone(), b.clone()]).unwrap();
+    let got = gpu::detect(gpu, &[a.clone(), b.clone()], &DetectOptions::default()).map(|f| f.contacts).unwrap();
     assert!(got.len() <= 1);
     got.first().map(|c| (c.normal, c.depth))
 }
@@ -125,7 +127,7 @@ fn filtered_pairs_are_exactly_the_unfiltered_minus_the_excluded() {
         for n in [150usize, 4000] {
             let polygons = generate(kind, n, 8);
             let filters = some_filters(n);
-            let all = gpu::detect(&gpu, &polygons).unwrap();
+            let all = gpu::detect(&gpu, &polygons, &DetectOptions::default()).map(|f| f.contacts).unwrap();
             let keep = |c: &&satgpu::Contact| filters[c.a as usize].should_collide(&filters[c.b as usize]);
             let want: Vec<_> = all.iter().filter(keep).copied().collect();
             assert!(want.len() < all.len() && !want.is_empty(), "{kind}: the filters must matter");
@@ -144,8 +146,16 @@ fn filtered_pairs_are_exactly_the_unfiltered_minus_the_excluded() {
                 world.set_filters(&vec![Filter::DEFAULT; n]).unwrap();
                 assert_eq!(bits(&world.step().unwrap().contacts), bits(&all), "{kind} filters cleared");
             }
-            let reference = reference::detect_filtered(&polygons, &filters);
-            let report = compare(&polygons, &gpu::detect_filtered(&gpu, &polygons, &filters).unwrap(), &reference);
+            let reference =
+                reference::detect(&polygons, &DetectOptions::default().with_filters(filters.to_vec())).contacts;
+            let report = validate::compare(
+                &polygons,
+                &gpu::detect(&gpu, &polygons, &DetectOptions::default().with_filters(filters.to_vec()))
+                    .map(|f| f.contacts)
+                    .unwrap(),
+                &reference,
+                &DetectOptions::default(),
+            );
             assert!(report.ok(), "{kind}: {}", report.disagreements[0]);
         }
     }
@@ -164,8 +174,8 @@ fn filters_are_checked_and_survive_new_polygons() {
     let other = generate(SceneKind::Shapes, 500, 3);
     world.set_polygons(&other).unwrap();
     assert_eq!(world.filters(), filters.as_slice());
-    let want = reference::detect_filtered(&other, &filters);
-    let report = compare(&other, &world.step().unwrap().contacts, &want);
+    let want = reference::detect(&other, &DetectOptions::default().with_filters(filters.to_vec())).contacts;
+    let report = validate::compare(&other, &world.step().unwrap().contacts, &want, &DetectOptions::default());
     assert!(report.ok(), "{}", report.disagreements[0]);
     world.set_polygons(&polygons).unwrap();
     assert_eq!(bits(&world.step().unwrap().contacts), before);
@@ -212,7 +222,7 @@ fn filters_on_the_first_and_last_body_and_a_change_at_index_0() {
     let gpu = common::gpu();
     let polygons = generate(SceneKind::Dense, 300, 4);
     let n = polygons.len();
-    let all = reference::detect(&polygons);
+    let all = reference::detect(&polygons, &DetectOptions::default()).contacts;
     let touches = |i: u32| all.iter().filter(|c| c.a == i || c.b == i).count();
     assert!(touches(0) > 0 && touches(n as u32 - 1) > 0, "the first and last bodies must collide");
     let alone = Filter { category: 2, mask: 2, group: 0 };
@@ -221,9 +231,16 @@ fn filters_on_the_first_and_last_body_and_a_change_at_index_0() {
     let mut last = vec![Filter::DEFAULT; n];
     last[n - 1] = alone;
     for (what, filters) in [("first", &first), ("last", &last)] {
-        let want = reference::detect_filtered(&polygons, filters);
+        let want = reference::detect(&polygons, &DetectOptions::default().with_filters(filters.to_vec())).contacts;
         assert_eq!(want.len(), all.len() - touches(if what == "first" { 0 } else { n as u32 - 1 }), "{what}");
-        let report = compare(&polygons, &gpu::detect_filtered(&gpu, &polygons, filters).unwrap(), &want);
+        let report = validate::compare(
+            &polygons,
+            &gpu::detect(&gpu, &polygons, &DetectOptions::default().with_filters(filters.to_vec()))
+                .map(|f| f.contacts)
+                .unwrap(),
+            &want,
+            &DetectOptions::default(),
+        );
         assert!(report.ok(), "{what}: {}", report.disagreements[0]);
     }
     for broad_phase in [BroadPhase::Strips, BroadPhase::AllPairs] {
@@ -234,8 +251,9 @@ fn filters_on_the_first_and_last_body_and_a_change_at_index_0() {
         // index 0, then every filter is the default again.
         for (what, filters) in [("first", &first), ("last", &last), ("first again", &first)] {
             world.set_filters(filters).unwrap();
-            let want = reference::detect_filtered(&polygons, filters);
-            let report = compare(&polygons, &world.step().unwrap().contacts, &want);
+            let want = reference::detect(&polygons, &DetectOptions::default().with_filters(filters.to_vec())).contacts;
+            let report =
+                validate::compare(&polygons, &world.step().unwrap().contacts, &want, &DetectOptions::default());
             assert!(report.ok(), "{what} {broad_phase:?}: {}", report.disagreements[0]);
         }
         world.set_filters(&vec![Filter::DEFAULT; n]).unwrap();

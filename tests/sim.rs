@@ -7,7 +7,8 @@ mod common;
 
 use satgpu::gpu::WorldOptions;
 use satgpu::sim::{FrameReport, Resolve, Scenario, SimKind, SimOptions, Simulation, Walker};
-use satgpu::{reference, Compound, Error, Polygon, Transform};
+use satgpu::DetectOptions;
+use satgpu::{reference, Body, Error, Polygon, Transform};
 
 fn run(scenario: &Scenario, options: &SimOptions, frames: usize) -> (Vec<FrameReport>, Vec<[f32; 2]>, u32) {
     let gpu = common::gpu();
@@ -71,7 +72,7 @@ fn measured_penetration_matches_the_reference() {
     let options = SimOptions { iterations: 1, relax: 1.0, ..SimOptions::default() };
     let (reports, positions, _) = run(&scenario, &options, 3);
     let last = reports.last().unwrap();
-    let contacts = reference::detect(&scenario.placed(&positions));
+    let contacts = reference::detect(&scenario.placed(&positions), &DetectOptions::default()).contacts;
     let max = contacts.iter().map(|c| c.depth).fold(0.0, f64::max);
     let total: f64 = contacts.iter().map(|c| c.depth).sum();
     assert!(contacts.len() > 50, "too few overlaps left to compare: {}", contacts.len());
@@ -179,18 +180,18 @@ fn the_simulation_shader_validates() {
 
 /// The bodies of `scenario` at `positions` as compound bodies: a wall's parts together, every
 /// other body alone.
-fn compound_bodies(scenario: &Scenario, positions: &[[f32; 2]]) -> Vec<Compound> {
+fn compound_bodies(scenario: &Scenario, positions: &[[f32; 2]]) -> Vec<Body> {
     let placed = scenario.placed(positions);
     let mut bodies = vec![];
     let mut i = 0;
     while i < placed.len() {
         match scenario.compounds.iter().find(|r| r.start == i) {
             Some(r) => {
-                bodies.push(Compound::new(placed[r.clone()].to_vec()).unwrap());
+                bodies.push(Body::new(placed[r.clone()].to_vec()).unwrap());
                 i = r.end;
             }
             None => {
-                bodies.push(Compound::from(placed[i].clone()));
+                bodies.push(Body::from(placed[i].clone()));
                 i += 1;
             }
         }
@@ -217,7 +218,7 @@ fn a_crowd_passes_a_concave_doorway() {
         let s = scenario.start[i];
         assert_eq!((f64::from(p[0]), f64::from(p[1])), (s.x as f32 as f64, s.y as f32 as f64), "wall part {i}");
     }
-    let want = reference::detect_compound(&compound_bodies(&scenario, &positions), &[]);
+    let want = reference::detect(&compound_bodies(&scenario, &positions), &DetectOptions::default()).contacts;
     let max = want.iter().map(|c| c.depth).fold(0.0, f64::max);
     assert!((last.colliding as i64 - want.len() as i64).abs() <= 2, "{last:?} vs {} pairs", want.len());
     assert!((last.max_depth - max).abs() <= 1e-4, "largest {} vs reference {max}", last.max_depth);
@@ -228,11 +229,11 @@ fn a_crowd_passes_a_concave_doorway() {
 #[test]
 #[allow(clippy::single_range_in_vec_init)] // one compound body: a Vec of one range is meant
 fn a_body_in_a_concave_corner_is_one_pair() {
-    let wall = Compound::concave(&[[0.0, 0.0], [6.0, 0.0], [6.0, 1.0], [1.0, 1.0], [1.0, 6.0], [0.0, 6.0]]).unwrap();
+    let wall = Body::concave(&[[0.0, 0.0], [6.0, 0.0], [6.0, 1.0], [1.0, 1.0], [1.0, 6.0], [0.0, 6.0]]).unwrap();
     let mut shapes = vec![Polygon::circle([0.0, 0.0], 0.8).unwrap()];
     let mut start = vec![Transform { x: 1.3, y: 1.3, angle: 0.0 }];
     let mut walkers = vec![Walker { goal: [0.0, 0.0], speed: 0.0, inv_mass: 1.0, radius: 0.8 }];
-    for part in wall.parts() {
+    for part in wall.shapes() {
         let b = part.aabb();
         let (x, y) = ((b.min[0] + b.max[0]) / 2.0, (b.min[1] + b.max[1]) / 2.0);
         shapes.push(part.transformed(&Transform { x: -x, y: -y, angle: 0.0 }));
@@ -246,8 +247,8 @@ fn a_body_in_a_concave_corner_is_one_pair() {
     let (reports, positions, _) = run(&scenario, &options, 1);
     // The part pairs the body still overlaps, and the pairs of bodies.
     let placed = scenario.placed(&positions);
-    let part_pairs = reference::detect(&placed).iter().filter(|c| c.a == 0).count();
-    let want = reference::detect_compound(&compound_bodies(&scenario, &positions), &[]);
+    let part_pairs = reference::detect(&placed, &DetectOptions::default()).contacts.iter().filter(|c| c.a == 0).count();
+    let want = reference::detect(&compound_bodies(&scenario, &positions), &DetectOptions::default()).contacts;
     assert_eq!(part_pairs, 2, "the corner should hold the body against both parts");
     assert_eq!(reports[0].colliding, want.len() as u64);
     assert_eq!(want.len(), 1);
@@ -346,7 +347,7 @@ fn a_walk_that_outgrows_the_sweep_windows_in_resident_frames_loses_no_pair() {
     // Every square rests on the bar: a pair missed in any frame lets its square walk into it.
     let held = positions[..n].iter().filter(|p| p[1] >= 0.19).count();
     assert_eq!(held, n, "squares held by the bar; the last at {:?}", positions[n - 1]);
-    let want = reference::detect(&scenario.placed(&positions));
+    let want = reference::detect(&scenario.placed(&positions), &DetectOptions::default()).contacts;
     let last = reports.last().unwrap();
     assert!((last.colliding as i64 - want.len() as i64).abs() <= 2, "{last:?} vs {} pairs", want.len());
     if common::gpu().adapter_info().device_type == wgpu::DeviceType::Cpu {

@@ -12,7 +12,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use satgpu::gpu::{self, ContactOrder, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
-use satgpu::validate::compare;
+use satgpu::validate;
+
+use satgpu::DetectOptions;
 use satgpu::{reference, Contact, Error, Polygon, Transform};
 
 #[test]
@@ -50,9 +52,9 @@ fn candidate_overflow_grows_the_buffers_and_loses_nothing() {
 #[test]
 fn empty_and_single_polygon_scenes_have_no_pairs() {
     let gpu = common::gpu();
-    assert!(gpu::detect(&gpu, &[]).unwrap().is_empty());
+    assert!(gpu::detect::<Polygon>(&gpu, &[], &DetectOptions::default()).map(|f| f.contacts).unwrap().is_empty());
     let one = generate(SceneKind::Crowd, 1, 0);
-    assert!(gpu::detect(&gpu, &one).unwrap().is_empty());
+    assert!(gpu::detect(&gpu, &one, &DetectOptions::default()).map(|f| f.contacts).unwrap().is_empty());
     let mut world = World::from_polygons(&gpu, &[], &WorldOptions::default()).unwrap();
     let frame = world.step().unwrap();
     assert_eq!((frame.stats.candidates, frame.stats.colliding), (0, 0));
@@ -185,7 +187,12 @@ fn new_polygons_of_the_same_layout_give_the_frame_of_a_new_world() {
     let got = world.step().unwrap().contacts;
     let fresh = World::from_polygons(&gpu, &moved, &WorldOptions::default()).unwrap().step().unwrap().contacts;
     assert_eq!(bits(&got), bits(&fresh));
-    let report = compare(&moved, &got, &reference::detect(&moved));
+    let report = validate::compare(
+        &moved,
+        &got,
+        &reference::detect(&moved, &DetectOptions::default()).contacts,
+        &DetectOptions::default(),
+    );
     assert!(report.ok(), "{:?}", report.disagreements.first());
 }
 
@@ -238,11 +245,14 @@ fn results_can_stay_on_the_gpu() {
 fn the_world_recovers_from_every_error() {
     let gpu = common::gpu();
     let polygons = generate(SceneKind::Crowd, 20_000, 8);
-    let want = reference::detect(&polygons);
+    let want = reference::detect(&polygons, &DetectOptions::default()).contacts;
     let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
     let check = |world: &mut World, what: &str| {
         let frame = world.step().unwrap_or_else(|e| panic!("step after {what}: {e}"));
-        assert!(compare(&polygons, &frame.contacts, &want).ok(), "wrong pairs after {what}");
+        assert!(
+            validate::compare(&polygons, &frame.contacts, &want, &DetectOptions::default()).ok(),
+            "wrong pairs after {what}"
+        );
     };
     check(&mut world, "nothing");
 
@@ -257,7 +267,7 @@ fn the_world_recovers_from_every_error() {
             }
             Ok(frame) if synchronous => {
                 eprintln!("GL finished the frame inside submit: no timeout to recover from");
-                assert!(compare(&polygons, &frame.contacts, &want).ok());
+                assert!(validate::compare(&polygons, &frame.contacts, &want, &DetectOptions::default()).ok());
             }
             other => panic!("round {round}: expected a timeout, got {:?}", other.map(|f| f.stats.colliding)),
         }
@@ -378,9 +388,9 @@ fn contacts_growing_and_shrinking_between_frames_are_all_read() {
             let pairs_of = frame.contacts.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>();
             assert_eq!(lent, pairs_of, "{what}, {order:?}: the view and step differ");
             let polygons: Vec<Polygon> = transforms.iter().map(|t| square.transformed(t)).collect();
-            let expected = reference::detect(&polygons);
+            let expected = reference::detect(&polygons, &DetectOptions::default()).contacts;
             assert_eq!(expected.len(), pairs, "{what}: the scene is what the test means");
-            let report = compare(&polygons, &frame.contacts, &expected);
+            let report = validate::compare(&polygons, &frame.contacts, &expected, &DetectOptions::default());
             assert!(report.ok(), "{what}: {:?}", report.disagreements.first());
             assert_eq!(frame.contacts.len(), pairs, "{what}: every pair read back");
         }
@@ -425,7 +435,12 @@ fn the_small_rank_sort_and_the_radix_sort_give_the_same_bits() {
                 let radix = WorldOptions::default().with_entry_capacity(20_000);
                 let (radix, _) = gpu_contacts(gpu, &polygons, &radix);
                 assert_eq!(bits(&small), bits(&radix), "{what}: the small and the multi-tile sorts differ");
-                let report = compare(&polygons, &small, &reference::detect(&polygons));
+                let report = validate::compare(
+                    &polygons,
+                    &small,
+                    &reference::detect(&polygons, &DetectOptions::default()).contacts,
+                    &DetectOptions::default(),
+                );
                 assert!(report.ok(), "{what}: {} disagreements", report.disagreements.len());
             }
         }

@@ -27,9 +27,10 @@ use parry2d::query::contact;
 use parry2d::shape::{Compound as ParryCompound, Shape, SharedShape};
 use satgpu::gpu::{CompoundWorld, ContactOrder, Gpu, WorldOptions};
 use satgpu::scene::{generate_bodies, SceneKind};
-use satgpu::{reference, validate, Compound, Contact, Transform};
+use satgpu::{reference, validate, Body, Contact, Transform};
 
 use crate::{measure, parry_gjk_tolerance, parry_shape};
+use satgpu::DetectOptions;
 
 /// One compound scene's results.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -60,8 +61,8 @@ pub struct CompoundRow {
 /// What a parry2d user builds for body `i`: its anchor, its shape relative to the anchor (a
 /// `Compound` of its parts, each placed by its own anchor, or the one part's shape), and its
 /// AABB in world space, rounded outward.
-fn parry_body(i: usize, body: &Compound) -> ([f64; 2], Box<dyn Shape>, ParryAabb) {
-    let parts: Vec<_> = body.parts().iter().map(|p| parry_shape(i, p)).collect();
+fn parry_body(i: usize, body: &Body) -> ([f64; 2], Box<dyn Shape>, ParryAabb) {
+    let parts: Vec<_> = body.shapes().iter().map(|p| parry_shape(i, p)).collect();
     let o = parts[0].0;
     let mut aabb = parts[0].2;
     for p in &parts[1..] {
@@ -90,7 +91,7 @@ fn parry_hit(anchors: &[[f64; 2]], shapes: &[Box<dyn Shape>], a: u32, b: u32) ->
 }
 
 /// Every colliding pair of bodies with parry2d, and its BVH's candidate count.
-fn parry_detect(bodies: &[Compound], all_cores: bool) -> (Vec<(u32, u32)>, u64) {
+fn parry_detect(bodies: &[Body], all_cores: bool) -> (Vec<(u32, u32)>, u64) {
     use rayon::prelude::*;
     let built: Vec<_> = if all_cores {
         bodies.par_iter().enumerate().map(|(i, b)| parry_body(i, b)).collect()
@@ -123,7 +124,7 @@ fn parry_detect(bodies: &[Compound], all_cores: bool) -> (Vec<(u32, u32)>, u64) 
 }
 
 /// Pairs only one of parry2d and the reference report: (tolerated, outside every tolerance).
-fn check_parry(bodies: &[Compound], parry: &[(u32, u32)], want: &[Contact]) -> (usize, Vec<(u32, u32, f64)>) {
+fn check_parry(bodies: &[Body], parry: &[(u32, u32)], want: &[Contact]) -> (usize, Vec<(u32, u32, f64)>) {
     let p: BTreeSet<(u32, u32)> = parry.iter().copied().collect();
     let r: BTreeSet<(u32, u32)> = want.iter().map(|c| (c.a, c.b)).collect();
     let (mut tolerated, mut out) = (0, vec![]);
@@ -131,13 +132,13 @@ fn check_parry(bodies: &[Compound], parry: &[(u32, u32)], want: &[Contact]) -> (
         let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
         // The bodies' separation is their closest part pair's, judged at that pair's scale.
         let (separation, tolerance) = ba
-            .parts()
+            .shapes()
             .iter()
-            .flat_map(|pa| bb.parts().iter().map(move |pb| (pa, pb)))
+            .flat_map(|pa| bb.shapes().iter().map(move |pb| (pa, pb)))
             .map(|(pa, pb)| (reference::separation(pa, pb), parry_gjk_tolerance(pa, pb)))
             .min_by(|x, y| x.0.total_cmp(&y.0))
             .expect("bodies have parts");
-        if separation.abs() <= tolerance.max(validate::compound_band(ba, bb)) {
+        if separation.abs() <= tolerance.max(validate::body_band(ba.shapes(), bb.shapes())) {
             tolerated += 1;
         } else {
             out.push((a, b, separation));
@@ -157,7 +158,7 @@ pub fn run(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Comp
     let anchors: Vec<Transform> = bodies
         .iter()
         .map(|b| {
-            let [x, y] = b.parts()[0].vertices()[0].map(|c| f64::from(c as f32));
+            let [x, y] = b.shapes()[0].vertices()[0].map(|c| f64::from(c as f32));
             Transform { x, y, angle: 0.0 }
         })
         .collect();
@@ -174,16 +175,16 @@ pub fn run(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Comp
         world.step().expect("CompoundWorld::step failed")
     });
     assert_eq!(on_gpu.contacts, frame.contacts, "ordered on the GPU, a frame differs");
-    let (reference_ms, want) = measure(reps, || reference::detect_compound(&bodies, &[]));
+    let (reference_ms, want) = measure(reps, || reference::detect(&bodies, &DetectOptions::default()).contacts);
     let (parry_contact_ms, (parry, candidates_parry)) = measure(reps, || parry_detect(&bodies, false));
     let (parry_contact_all_cores_ms, (parry_all, _)) = measure(reps, || parry_detect(&bodies, true));
     assert_eq!(parry_all, parry, "parry2d on all cores finds the pairs it finds on one");
-    let report = validate::compare_compound(&bodies, &frame.contacts, &want);
+    let report = validate::compare(&bodies, &frame.contacts, &want, &DetectOptions::default());
     let (parry_tolerated, parry_out_of_band) = check_parry(&bodies, &parry, &want);
     CompoundRow {
         kind: kind.to_string(),
         bodies: bodies.len(),
-        parts: bodies.iter().map(|b| b.parts().len()).sum(),
+        parts: bodies.iter().map(|b| b.shapes().len()).sum(),
         candidates_gpu: frame.stats.candidates,
         candidates_parry,
         pairs_gpu: frame.contacts.len(),

@@ -18,6 +18,7 @@ use satgpu::scene::{self, SceneKind};
 use satgpu::{reference, validate, Contact, Polygon, Transform};
 
 use crate::{median, parry_detect, parry_detect_all_cores, ParryQuery};
+use satgpu::DetectOptions;
 
 /// One scene's results.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -105,7 +106,13 @@ pub fn run(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, frames: usize) -> Ev
         let parry_all_ms = t.elapsed().as_secs_f64() * 1e3;
         assert_eq!(all_now, parry_now, "parry2d on all cores finds the pairs it finds on one");
         // Checks: the GPU's pairs, its events from its own pairs, parry2d's events.
-        gpu_ok &= validate::compare(scene, &frame.contacts, &reference::detect(scene)).ok();
+        gpu_ok &= validate::compare(
+            scene,
+            &frame.contacts,
+            &reference::detect(scene, &DetectOptions::default()).contacts,
+            &DetectOptions::default(),
+        )
+        .ok();
         gpu_ok &= events == reference::contact_events(&gpu_before, &frame.contacts);
         let gpu_pairs: Vec<(u32, u32)> = frame.contacts.iter().map(|c| (c.a, c.b)).collect();
         let as_pairs = |e: &[[u32; 2]]| e.iter().map(|p| (p[0], p[1])).collect::<Vec<_>>();

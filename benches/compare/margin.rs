@@ -26,6 +26,7 @@ use satgpu::scene::{self, SceneKind};
 use satgpu::{reference, validate, Polygon};
 
 use crate::{measure, parry_gjk_tolerance, parry_shape};
+use satgpu::DetectOptions;
 
 /// One scene's results.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -89,11 +90,12 @@ pub fn run(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize, fractio
         world.set_polygons(&polygons).expect("World::set_polygons failed");
         world.step().expect("World::step failed")
     });
-    let (reference_ms, want) = measure(reps, || reference::detect_within(&polygons, &[], margin));
+    let (reference_ms, want) =
+        measure(reps, || reference::detect(&polygons, &DetectOptions::default().with_margin(margin)).contacts);
     let (parry_ms, parry) = measure(reps, || parry_within(&polygons, margin, false));
     let (parry_all_cores_ms, parry_all) = measure(reps, || parry_within(&polygons, margin, true));
     assert_eq!(parry_all, parry, "parry2d on all cores finds the pairs it finds on one");
-    let report = validate::compare_within(&polygons, &frame.contacts, &want, margin);
+    let report = validate::compare(&polygons, &frame.contacts, &want, &DetectOptions::default().with_margin(margin));
     let p: BTreeSet<(u32, u32)> = parry.iter().copied().collect();
     let r: BTreeSet<(u32, u32)> = want.iter().map(|c| (c.a, c.b)).collect();
     let (mut parry_tolerated, mut parry_out_of_band) = (0, vec![]);

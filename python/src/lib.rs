@@ -6,7 +6,7 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArra
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use satgpu::{Contact, Filter, Manifold, Polygon};
+use satgpu::{Contact, ContactDetail, DetectOptions, Filter, Manifold, Polygon};
 
 /// The class of `satgpu.errors` named `name`, raised with `message` (the classes live in Python,
 /// so that input errors can also be `ValueError`s and file errors `OSError`s).
@@ -243,7 +243,7 @@ fn shape_list(shapes: &Bound<'_, PyAny>) -> PyResult<Vec<Polygon>> {
 /// one): pairs are reported between bodies, with their deepest part pair's normal and depth.
 #[pyclass(frozen, module = "satgpu")]
 struct Compound {
-    inner: satgpu::Compound,
+    inner: satgpu::Body,
 }
 
 #[pymethods]
@@ -251,15 +251,15 @@ impl Compound {
     /// The convex parts.
     #[getter]
     fn parts(&self) -> Shapes {
-        Shapes { inner: self.inner.parts().to_vec() }
+        Shapes { inner: self.inner.shapes().to_vec() }
     }
 
     fn __len__(&self) -> usize {
-        self.inner.parts().len()
+        self.inner.shapes().len()
     }
 
     fn __repr__(&self) -> String {
-        format!("satgpu.Compound({} parts)", self.inner.parts().len())
+        format!("satgpu.Compound({} parts)", self.inner.shapes().len())
     }
 }
 
@@ -267,7 +267,7 @@ impl Compound {
 #[pyfunction]
 fn compound(parts: &Bound<'_, PyAny>) -> PyResult<Compound> {
     let parts = shape_list(parts)?;
-    satgpu::Compound::new(parts).map(|inner| Compound { inner }).map_err(|e| shape_error("compound", None, e))
+    satgpu::Body::new(parts).map(|inner| Compound { inner }).map_err(|e| shape_error("compound", None, e))
 }
 
 /// The body whose outline is the simple polygon `vertices` (an n x 2 array or a list of
@@ -276,16 +276,12 @@ fn compound(parts: &Bound<'_, PyAny>) -> PyResult<Compound> {
 #[pyfunction]
 #[pyo3(signature = (vertices, radius = 0.0))]
 fn concave(vertices: Vec<[f64; 2]>, radius: f64) -> PyResult<Compound> {
-    match satgpu::geometry::Body::from_outline(vertices, radius) {
-        Ok(satgpu::geometry::Body::Shape(p)) => Ok(Compound { inner: p.into() }),
-        Ok(satgpu::geometry::Body::Compound(inner)) => Ok(Compound { inner }),
-        Err(e) => Err(shape_error("outline", None, e)),
-    }
+    satgpu::Body::from_outline(vertices, radius).map(|inner| Compound { inner }).map_err(|e| shape_error("outline", None, e))
 }
 
 /// The bodies an argument names when any of them is a `Compound` (a `Shape` then being a body
 /// of one part), else `None`.
-fn body_list(shapes: &Bound<'_, PyAny>) -> PyResult<Option<Vec<satgpu::Compound>>> {
+fn body_list(shapes: &Bound<'_, PyAny>) -> PyResult<Option<Vec<satgpu::Body>>> {
     if shapes.cast::<Shapes>().is_ok() {
         return Ok(None);
     }
@@ -483,6 +479,30 @@ fn adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
         .collect()
 }
 
+/// The one-shot options of `filters`, `contacts` and `margin` for `n` bodies.
+fn detect_options(filters: Option<FilterArrays<'_>>, n: usize, contacts: &str, margin: f64) -> PyResult<DetectOptions> {
+    let detail = if full(contacts)? { ContactDetail::Full } else { ContactDetail::Basic };
+    Ok(DetectOptions::default().with_filters(filter_list(filters, n)?).with_margin(margin).with_contact_detail(detail))
+}
+
+/// A one-shot answer as a dict of arrays: the pairs, their manifolds with the full detail, and,
+/// where the bodies were given as a list with a `Compound` among them, each pair's deepest part
+/// pair (`parts`).
+fn pairs_dict<'py>(
+    py: Python<'py>,
+    (contacts, manifolds, shapes): (Vec<Contact>, Vec<Manifold>, Vec<[u32; 2]>),
+    options: &DetectOptions,
+    compound: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let manifolds = (options.contact_detail == ContactDetail::Full).then_some(manifolds);
+    if !compound {
+        return Columns { manifolds, ..py.detach(|| Columns::of_contacts(&contacts)) }.into_dict(py);
+    }
+    // Bodies of one part each name part 0.
+    let parts = if shapes.is_empty() { vec![[0, 0]; contacts.len()] } else { shapes };
+    compound_dict(py, &contacts, manifolds, &parts)
+}
+
 /// Every colliding pair among `shapes` on the GPU, sorted by (a, b); the GIL is released while
 /// the GPU works.
 #[pyfunction]
@@ -496,34 +516,19 @@ fn detect<'py>(
     margin: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let g = &gpu.inner;
-    if let Some(bodies) = body_list(shapes)? {
-        use satgpu::gpu::{CompoundWorld, ContactDetail, WorldOptions};
-        let filters = filter_list(filters, bodies.len())?;
-        let detail = if full(contacts)? { ContactDetail::Full } else { ContactDetail::Basic };
-        let frame = py
-            .detach(|| {
-                let options = WorldOptions::default().with_contact_detail(detail).with_margin(margin);
-                let mut world = CompoundWorld::from_compounds(g, &bodies, &options)?;
-                world.set_filters(&filters)?;
-                world.step()
-            })
-            .map_err(raise)?;
-        let manifolds = (detail == ContactDetail::Full).then_some(frame.manifolds);
-        return compound_dict(py, &frame.contacts, manifolds, &frame.parts);
-    }
-    let polygons = shape_list(shapes)?;
-    let filters = filter_list(filters, polygons.len())?;
-    if margin != 0.0 && !full(contacts)? {
-        // Neighbours within the margin (the world refuses a bad margin).
-        let c = py.detach(|| satgpu::gpu::detect_within(g, &polygons, &filters, margin)).map_err(raise)?;
-        return py.detach(|| Columns::of_contacts(&c)).into_dict(py);
-    }
-    if full(contacts)? {
-        let (c, m) = py.detach(|| satgpu::gpu::detect_full_within(g, &polygons, &filters, margin)).map_err(raise)?;
-        Columns { manifolds: Some(m), ..py.detach(|| Columns::of_contacts(&c)) }.into_dict(py)
-    } else {
-        let c = py.detach(|| satgpu::gpu::detect_filtered(g, &polygons, &filters)).map_err(raise)?;
-        py.detach(|| Columns::of_contacts(&c)).into_dict(py)
+    let frame = |f: satgpu::gpu::Frame| (f.contacts, f.manifolds, f.shapes);
+    match body_list(shapes)? {
+        Some(bodies) => {
+            let options = detect_options(filters, bodies.len(), contacts, margin)?;
+            let found = py.detach(|| satgpu::gpu::detect(g, &bodies, &options)).map_err(raise)?;
+            pairs_dict(py, frame(found), &options, true)
+        }
+        None => {
+            let polygons = shape_list(shapes)?;
+            let options = detect_options(filters, polygons.len(), contacts, margin)?;
+            let found = py.detach(|| satgpu::gpu::detect(g, &polygons, &options)).map_err(raise)?;
+            pairs_dict(py, frame(found), &options, false)
+        }
     }
 }
 
@@ -580,7 +585,7 @@ fn reference_cast_rays<'py>(
             let filters = filter_list(filters, bodies.len())?;
             let (mut parts, mut owner, mut part_filters) = (vec![], vec![], vec![]);
             for (i, body) in bodies.iter().enumerate() {
-                for part in body.parts() {
+                for part in body.shapes() {
                     parts.push(part.clone());
                     owner.push(i as u32);
                     part_filters.push(filters[i]);
@@ -618,34 +623,19 @@ fn reference_detect<'py>(
         let message = format!("invalid margin: {margin}: must be finite and at least 0");
         return Err(error_of("InvalidSettingError", message));
     }
-    if margin > 0.0 && body_list(shapes)?.is_none() && !full(contacts)? {
-        let polygons = shape_list(shapes)?;
-        let filters = filter_list(filters, polygons.len())?;
-        let c = py.detach(|| satgpu::reference::detect_within(&polygons, &filters, margin));
-        return Columns::of_contacts(&c).into_dict(py);
-    }
-    if let Some(bodies) = body_list(shapes)? {
-        let filters = filter_list(filters, bodies.len())?;
-        let full = full(contacts)?;
-        let found = py.detach(|| satgpu::reference::detect_compound_parts_within(&bodies, &filters, margin));
-        let (c, parts): (Vec<Contact>, Vec<[u32; 2]>) = found.into_iter().unzip();
-        let part = |body: u32, k: u32| &bodies[body as usize].parts()[k as usize];
-        let manifolds = full.then(|| {
-            c.iter()
-                .zip(&parts)
-                .map(|(c, p)| satgpu::reference::manifold_within(part(c.a, p[0]), part(c.b, p[1]), c, margin))
-                .collect()
-        });
-        return compound_dict(py, &c, manifolds, &parts);
-    }
-    let polygons = shape_list(shapes)?;
-    let filters = filter_list(filters, polygons.len())?;
-    if full(contacts)? {
-        let (c, m) = py.detach(|| satgpu::reference::detect_full_within(&polygons, &filters, margin));
-        Columns { manifolds: Some(m), ..Columns::of_contacts(&c) }.into_dict(py)
-    } else {
-        let c = py.detach(|| satgpu::reference::detect_filtered(&polygons, &filters));
-        Columns::of_contacts(&c).into_dict(py)
+    let found = |f: satgpu::reference::Detection| (f.contacts, f.manifolds, f.shapes);
+    match body_list(shapes)? {
+        Some(bodies) => {
+            let options = detect_options(filters, bodies.len(), contacts, margin)?;
+            let answer = py.detach(|| satgpu::reference::detect(&bodies, &options));
+            pairs_dict(py, found(answer), &options, true)
+        }
+        None => {
+            let polygons = shape_list(shapes)?;
+            let options = detect_options(filters, polygons.len(), contacts, margin)?;
+            let answer = py.detach(|| satgpu::reference::detect(&polygons, &options));
+            pairs_dict(py, found(answer), &options, false)
+        }
     }
 }
 
@@ -660,19 +650,14 @@ fn disagreements(
     margin: f64,
 ) -> PyResult<usize> {
     let (got, want) = (contact_list(got)?, contact_list(want)?);
-    if margin > 0.0 && margin.is_finite() {
-        if let Some(bodies) = body_list(shapes)? {
-            let report = satgpu::validate::compare_compound_within(&bodies, &got, &want, margin);
-            return Ok(report.disagreements.len());
-        }
-        let polygons = shape_list(shapes)?;
-        return Ok(satgpu::validate::compare_within(&polygons, &got, &want, margin).disagreements.len());
-    }
-    if let Some(bodies) = body_list(shapes)? {
-        return Ok(satgpu::validate::compare_compound(&bodies, &got, &want).disagreements.len());
-    }
-    let polygons = shape_list(shapes)?;
-    Ok(satgpu::validate::compare(&polygons, &got, &want).disagreements.len())
+    // A margin the reference would refuse compares colliding pairs, as before.
+    let margin = if margin > 0.0 && margin.is_finite() { margin } else { 0.0 };
+    let options = DetectOptions::default().with_margin(margin);
+    let report = match body_list(shapes)? {
+        Some(bodies) => satgpu::validate::compare(&bodies, &got, &want, &options),
+        None => satgpu::validate::compare(&shape_list(shapes)?, &got, &want, &options),
+    };
+    Ok(report.disagreements.len())
 }
 
 /// Contacts back from a result dict.
@@ -870,8 +855,11 @@ impl World {
             Inner::Plain(w) => w,
             Inner::Compound(w) => {
                 let frame = py.detach(|| w.step()).map_err(raise)?;
-                let pairs = compound_dict(py, &frame.contacts, full.then_some(frame.manifolds), &frame.parts)?;
-                return Ok((pairs, stats_dict(py, &frame.stats)?));
+                let stats = stats_dict(py, &frame.stats)?;
+                let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
+                let options = DetectOptions::default().with_contact_detail(detail);
+                let pairs = pairs_dict(py, (frame.contacts, frame.manifolds, frame.shapes), &options, true)?;
+                return Ok((pairs, stats));
             }
         };
         // The pairs are read from the frame's records where they lie (the mapped readback memory

@@ -4,13 +4,14 @@
 //! non-convex input with a [`PolygonError`] and stores the vertices counter-clockwise.
 //! Everything downstream (the CPU reference, the GPU packer) trusts that invariant.
 
-mod compound;
+mod body;
 mod decompose;
 pub(crate) mod frame;
 mod polygon;
 mod query;
 
-pub use compound::{Body, Compound, MAX_PARTS};
+#[allow(deprecated)]
+pub use body::{Body, Compound, MAX_PARTS};
 pub use decompose::{decompose, MAX_OUTLINE_VERTICES};
 pub use polygon::{Polygon, PolygonError};
 pub use query::{BoxQuery, PointQuery, Ray, RayHit};

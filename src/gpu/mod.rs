@@ -24,6 +24,7 @@ mod stages;
 pub mod testing;
 mod world;
 
+pub use crate::options::DetectOptions;
 pub use device::adapter::{describe_adapter, list_adapters, unsuitable_reason, AdapterReport};
 pub use device::context::{AdapterChoice, Gpu, GpuOptions};
 pub use device::pass::{HostSpan, Pass, PassTime};
@@ -35,7 +36,4 @@ pub(crate) use stages::readback::read_as;
 pub use world::broad::{BroadPhase, ALL_PAIRS_MAX};
 pub use world::options::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 pub use world::view::ContactView;
-pub use world::{
-    check_fits, detect, detect_compound, detect_compound_within, detect_filtered, detect_full, detect_full_within,
-    detect_within, CompoundFrame, CompoundWorld, World,
-};
+pub use world::{check_fits, detect, CompoundWorld, World};

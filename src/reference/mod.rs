@@ -11,7 +11,8 @@
 //! between the cores, along the line between their closest points, found here by brute force over
 //! every vertex and edge.
 //!
-//! Neighbours within a margin ([`detect_within`], [`signed_distance`]): every pair at most a
+//! Neighbours within a margin ([`DetectOptions::margin`](crate::DetectOptions::margin),
+//! [`signed_distance`]): every pair at most a
 //! distance apart, with its signed distance (minus the MTV depth where the shapes collide, the
 //! distance between the closed shapes where they are apart).
 //!
@@ -19,20 +20,22 @@
 //! a disagreement with the GPU points at the GPU. The only speed concession is the sort-and-sweep
 //! broad phase, which keeps 100,000 polygons well under a second.
 
+mod detect;
 mod events;
 mod manifold;
 mod proximity;
 mod queries;
 
+pub use detect::{detect, Detection};
 pub use events::contact_events;
 pub use manifold::{
     contained, contained_with_slack, distance_to_shape, manifold, manifold_alternatives, manifold_alternatives_within,
     manifold_within, ALIGNED,
 };
-pub use proximity::{detect_within, signed_distance};
+pub use proximity::signed_distance;
 pub use queries::{cast_rays, query_boxes, query_points, ray_shape};
 
-use crate::geometry::{Aabb, Contact, Filter, Polygon};
+use crate::geometry::{Aabb, Polygon};
 
 /// Unnormalised outward normal `(e.y, -e.x)` of edge `i` (from vertex `i` to vertex `i + 1`).
 ///
@@ -217,14 +220,15 @@ pub fn broad_phase(polygons: &[Polygon]) -> Vec<(u32, u32)> {
 
 /// [`broad_phase`] on boxes grown by `margin` on every side: a superset of the pairs at most
 /// `margin` apart (each box grows by the whole margin, so rounding cannot lose a pair).
-fn broad_phase_inflated(polygons: &[Polygon], margin: f64) -> Vec<(u32, u32)> {
+fn broad_phase_inflated<'a>(polygons: impl IntoIterator<Item = &'a Polygon>, margin: f64) -> Vec<(u32, u32)> {
     // The boxes, sorted by left edge, kept contiguous with their index so the sweep reads
     // memory in order.
     let grow = |b: Aabb| match margin {
         0.0 => b,
         m => Aabb { min: [b.min[0] - m, b.min[1] - m], max: [b.max[0] + m, b.max[1] + m] },
     };
-    let mut boxes: Vec<(Aabb, u32)> = polygons.iter().enumerate().map(|(i, p)| (grow(p.aabb()), i as u32)).collect();
+    let mut boxes: Vec<(Aabb, u32)> =
+        polygons.into_iter().enumerate().map(|(i, p)| (grow(p.aabb()), i as u32)).collect();
     boxes.sort_by(|(a, i), (b, j)| a.min[0].total_cmp(&b.min[0]).then(i.cmp(j)));
     let mut pairs = Vec::new();
     for (k, (bi, i)) in boxes.iter().enumerate() {
@@ -353,146 +357,4 @@ pub fn penetration_along(a: &Polygon, b: &Polygon, normal: [f64; 2]) -> f64 {
     let (_, max_a) = project(a, normal);
     let (min_b, _) = project(b, normal);
     max_a - min_b + a.radius() + b.radius()
-}
-
-/// Every colliding pair with its minimum translation vector, sorted by `(a, b)`: the answer
-/// the GPU pipeline must reproduce.
-pub fn detect(polygons: &[Polygon]) -> Vec<Contact> {
-    detect_stats(polygons).0
-}
-
-/// As [`detect`], plus the number of broad-phase candidate pairs, which is what the scene
-/// generators are tuned on and what the GPU's candidate buffer must hold.
-pub fn detect_stats(polygons: &[Polygon]) -> (Vec<Contact>, usize) {
-    detect_stats_filtered(polygons, &[])
-}
-
-/// As [`detect`], with one collision filter per polygon (`filters` empty: the default everywhere):
-/// a pair is reported only if [`Filter::should_collide`] allows it.
-pub fn detect_filtered(polygons: &[Polygon], filters: &[Filter]) -> Vec<Contact> {
-    detect_stats_filtered(polygons, filters).0
-}
-
-/// As [`detect_stats`] with filters; filtered pairs are not counted as candidates.
-///
-/// # Panics
-///
-/// If `filters` is neither empty nor one per polygon.
-pub fn detect_stats_filtered(polygons: &[Polygon], filters: &[Filter]) -> (Vec<Contact>, usize) {
-    assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
-    let mut candidates = broad_phase(polygons);
-    if !filters.is_empty() {
-        candidates.retain(|&(a, b)| filters[a as usize].should_collide(&filters[b as usize]));
-    }
-    let mut contacts = Vec::new();
-    for &(a, b) in &candidates {
-        if let Some((normal, depth)) = contact(&polygons[a as usize], &polygons[b as usize]) {
-            contacts.push(Contact { a, b, normal, depth });
-        }
-    }
-    (contacts, candidates.len())
-}
-
-/// The colliding pairs of compound bodies, sorted by `(a, b)`: body `a` and body `b` collide when
-/// a part of one collides with a part of the other, and the pair carries the normal (from `a` to
-/// `b`) and depth of its deepest colliding part pair (of equal depths, the first by part index).
-/// Parts of one body never collide with each other; `filters` (empty, or one per body) apply to
-/// all of a body's parts. With one part per body this is [`detect_filtered`].
-///
-/// # Panics
-///
-/// If `filters` is neither empty nor one per body.
-pub fn detect_compound(bodies: &[crate::Compound], filters: &[Filter]) -> Vec<Contact> {
-    detect_compound_parts(bodies, filters).into_iter().map(|(c, _)| c).collect()
-}
-
-/// As [`detect_compound`], every pair of bodies at most `margin` apart (see
-/// [`detect_compound_parts_within`]).
-///
-/// # Panics
-///
-/// If `margin` is negative, NaN or infinite, or `filters` is neither empty nor one per body.
-pub fn detect_compound_within(bodies: &[crate::Compound], filters: &[Filter], margin: f64) -> Vec<Contact> {
-    detect_compound_parts_within(bodies, filters, margin).into_iter().map(|(c, _)| c).collect()
-}
-
-/// As [`detect_compound`], each pair with the indices of its deepest part pair: `[part of a,
-/// part of b]`, each counted within its body.
-///
-/// # Panics
-///
-/// If `filters` is neither empty nor one per body.
-pub fn detect_compound_parts(bodies: &[crate::Compound], filters: &[Filter]) -> Vec<(Contact, [u32; 2])> {
-    detect_compound_parts_within(bodies, filters, 0.0)
-}
-
-/// As [`detect_compound`], every pair of bodies at most `margin` apart: the least signed distance
-/// over their part pairs, with `depth` minus it, the normal of that part pair (see
-/// [`detect_within`]) and its part indices. With margin 0 this is [`detect_compound_parts`].
-///
-/// # Panics
-///
-/// If `margin` is negative, NaN or infinite, or `filters` is neither empty nor one per body.
-pub fn detect_compound_parts_within(
-    bodies: &[crate::Compound],
-    filters: &[Filter],
-    margin: f64,
-) -> Vec<(Contact, [u32; 2])> {
-    assert!(margin >= 0.0 && margin.is_finite(), "the margin must be finite and at least 0, got {margin}");
-    assert!(filters.is_empty() || filters.len() == bodies.len(), "one filter per body");
-    // Every part a polygon of its own, with its body and its index in the body.
-    let (mut parts, mut owner) = (vec![], vec![]);
-    for (b, body) in bodies.iter().enumerate() {
-        for (k, p) in body.parts().iter().enumerate() {
-            parts.push(p.clone());
-            owner.push((b as u32, k as u32));
-        }
-    }
-    let mut deepest: std::collections::BTreeMap<(u32, u32), (Contact, [u32; 2])> = Default::default();
-    for (pa, pb) in broad_phase_inflated(&parts, margin) {
-        let ((a, ka), (b, kb)) = (owner[pa as usize], owner[pb as usize]);
-        if a == b || (!filters.is_empty() && !filters[a as usize].should_collide(&filters[b as usize])) {
-            continue;
-        }
-        // Parts are numbered body by body, so a < b whenever pa < pb.
-        let Some((normal, depth)) = proximity::within(&parts[pa as usize], &parts[pb as usize], margin) else {
-            continue;
-        };
-        let candidate = (Contact { a, b, normal, depth }, [ka, kb]);
-        deepest
-            .entry((a, b))
-            .and_modify(|kept| {
-                // Part pairs come in order of (pa, pb), so the first of equal depths stays.
-                if depth > kept.0.depth {
-                    *kept = candidate;
-                }
-            })
-            .or_insert(candidate);
-    }
-    deepest.into_values().collect()
-}
-
-/// As [`detect_filtered`], with each pair's [`Manifold`](crate::Manifold) (containment flags and
-/// contact points, see [`manifold`]) at the same index as its contact.
-pub fn detect_full(polygons: &[Polygon], filters: &[Filter]) -> (Vec<Contact>, Vec<crate::Manifold>) {
-    let contacts = detect_filtered(polygons, filters);
-    let manifolds = contacts.iter().map(|c| manifold(&polygons[c.a as usize], &polygons[c.b as usize], c)).collect();
-    (contacts, manifolds)
-}
-
-/// As [`detect_full`], every pair at most `margin` apart (see [`detect_within`]), each with its
-/// [`manifold_within`]: for pairs apart, the points midway between their closest features.
-///
-/// # Panics
-///
-/// If `margin` is negative, NaN or infinite, or `filters` is neither empty nor one per polygon.
-pub fn detect_full_within(
-    polygons: &[Polygon],
-    filters: &[Filter],
-    margin: f64,
-) -> (Vec<Contact>, Vec<crate::Manifold>) {
-    let contacts = detect_within(polygons, filters, margin);
-    let manifolds =
-        contacts.iter().map(|c| manifold_within(&polygons[c.a as usize], &polygons[c.b as usize], c, margin)).collect();
-    (contacts, manifolds)
 }

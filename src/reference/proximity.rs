@@ -4,13 +4,13 @@
 //! The signed distance of two shapes is minus the depth of their minimum translation vector
 //! ([`contact`]) where they collide, and the distance between the closed shapes (their cores'
 //! closest points, by brute force over every vertex and edge, less `r_a + r_b`) where they are
-//! apart. A pair within the margin is reported as a [`Contact`] whose `depth` is minus its signed
+//! apart. A pair within the margin is reported as a [`Contact`](crate::Contact) whose `depth` is minus its signed
 //! distance: positive (or zero) for colliding pairs, exactly as [`detect`](super::detect) gives
 //! them, and negative, down to `-margin`, for pairs apart. Its normal points from `a` to `b`:
 //! the contact's where they collide, else the direction from `a`'s closest point to `b`'s.
 
-use super::{broad_phase_inflated, closest_points, contact, sub};
-use crate::geometry::{Contact, Filter, Polygon};
+use super::{closest_points, contact, sub};
+use crate::geometry::Polygon;
 
 /// The signed distance of two shapes and the unit normal from `a` to `b` (see the module docs):
 /// negative (minus the MTV depth) where they collide, zero where they touch, positive apart.
@@ -23,30 +23,6 @@ pub fn signed_distance(a: &Polygon, b: &Polygon) -> ([f64; 2], f64) {
             ([n[0] / d + 0.0, n[1] / d + 0.0], d - a.radius() - b.radius())
         }
     }
-}
-
-/// Every pair of `polygons` at most `margin` apart (signed distance `<= margin`), sorted by
-/// `(a, b)`, each with `depth` = minus its signed distance; `filters` (empty, or one per
-/// polygon) exclude pairs as in [`detect_filtered`](super::detect_filtered). With margin 0 this
-/// is [`detect_filtered`](super::detect_filtered), pair for pair and bit for bit: a pair apart is
-/// only ever reported under a positive margin.
-///
-/// # Panics
-///
-/// If `margin` is negative, NaN or infinite, or `filters` is neither empty nor one per polygon.
-pub fn detect_within(polygons: &[Polygon], filters: &[Filter], margin: f64) -> Vec<Contact> {
-    assert!(margin >= 0.0 && margin.is_finite(), "the margin must be finite and at least 0, got {margin}");
-    assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
-    let mut out = vec![];
-    for (a, b) in broad_phase_inflated(polygons, margin) {
-        if !filters.is_empty() && !filters[a as usize].should_collide(&filters[b as usize]) {
-            continue;
-        }
-        if let Some((normal, depth)) = within(&polygons[a as usize], &polygons[b as usize], margin) {
-            out.push(Contact { a, b, normal, depth });
-        }
-    }
-    out
 }
 
 /// The normal and depth (minus the signed distance) of two shapes at most `margin` apart: the

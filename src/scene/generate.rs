@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
 
-use crate::geometry::{Compound, Polygon};
+use crate::geometry::{Body, Polygon};
 
 /// The built-in scene families, each stressing a different part of the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,7 +259,7 @@ const GRID_FILL: f64 = 0.75;
 /// `n` of them; [`generate_bodies`] gives the bodies.
 pub fn generate(kind: SceneKind, n: usize, seed: u64) -> Vec<Polygon> {
     if kind.is_compound() {
-        return generate_bodies(kind, n, seed).into_iter().flat_map(Compound::into_parts).collect();
+        return generate_bodies(kind, n, seed).into_iter().flat_map(Body::into_shapes).collect();
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let uniform = |rng: &mut ChaCha8Rng, side: f64| [rng.random::<f64>() * side, rng.random::<f64>() * side];
@@ -440,9 +440,9 @@ fn generate_grid(rng: &mut ChaCha8Rng, n: usize) -> Vec<Polygon> {
 /// Generates `n` bodies of the given kind, deterministically for `(kind, n, seed)`: for a
 /// compound kind ([`SceneKind::COMPOUND`]) bodies of several parts, for any other the shapes of
 /// [`generate`], one part each.
-pub fn generate_bodies(kind: SceneKind, n: usize, seed: u64) -> Vec<Compound> {
+pub fn generate_bodies(kind: SceneKind, n: usize, seed: u64) -> Vec<Body> {
     if kind != SceneKind::Rooms {
-        return generate(kind, n, seed).into_iter().map(Compound::from).collect();
+        return generate(kind, n, seed).into_iter().map(Body::from).collect();
     }
     const ROOM: f64 = 12.0;
     const CORRIDOR: f64 = 4.0;
@@ -483,7 +483,7 @@ pub fn generate_bodies(kind: SceneKind, n: usize, seed: u64) -> Vec<Compound> {
             .iter()
             .map(|&p| (0..turns).fold(p, |[x, y], _| [quantise(cx - (y - cy)), quantise(cy + (x - cx))]))
             .collect();
-        out.push(Compound::concave(&turned).expect("a room's wall is a simple outline"));
+        out.push(Body::concave(&turned).expect("a room's wall is a simple outline"));
         // A plus-shaped pillar at the corridor crossing below and left of the room.
         let (px, py, arm, half) = (x0 - CORRIDOR / 2.0, y0 - CORRIDOR / 2.0, 1.2, 0.3);
         let plus: Vec<[f64; 2]> = [
@@ -503,7 +503,7 @@ pub fn generate_bodies(kind: SceneKind, n: usize, seed: u64) -> Vec<Compound> {
         .iter()
         .map(|&[x, y]| [quantise(px + x), quantise(py + y)])
         .collect();
-        out.push(Compound::concave(&plus).expect("a pillar is a simple outline"));
+        out.push(Body::concave(&plus).expect("a pillar is a simple outline"));
     }
     while out.len() < n {
         let c = [rng.random::<f64>() * side, rng.random::<f64>() * side];

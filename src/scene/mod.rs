@@ -26,7 +26,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::geometry::{Body, Compound, Contact, Filter, Manifold, Polygon, PolygonError, ShapeKind};
+use crate::geometry::{Body, Contact, Filter, Manifold, Polygon, PolygonError, ShapeKind};
 
 #[cfg(feature = "generate")]
 mod generate;
@@ -44,7 +44,7 @@ pub struct Scene {
     /// The bodies, when any entry is a compound one (`"parts"`, or an outline split at the
     /// door): one per entry, a single shape as one part, and `polygons` is then empty. Empty
     /// when every entry is one convex shape (they are in `polygons`).
-    pub compounds: Vec<Compound>,
+    pub compounds: Vec<Body>,
 }
 
 impl Scene {
@@ -54,7 +54,7 @@ impl Scene {
     }
 
     /// A scene of compound `bodies` with the default filter everywhere.
-    pub fn from_compounds(bodies: Vec<Compound>) -> Scene {
+    pub fn from_compounds(bodies: Vec<Body>) -> Scene {
         Scene { polygons: vec![], filters: vec![], compounds: bodies }
     }
 
@@ -111,8 +111,24 @@ struct CapsuleFile {
     radius: f64,
 }
 
+/// A scene entry as the file gives it: one convex shape, or several (`"parts"`, or an outline
+/// split at the door).
+enum Entry {
+    Shape(Polygon),
+    Parts(Body),
+}
+
+impl From<Body> for Entry {
+    fn from(body: Body) -> Entry {
+        match body.shapes().len() {
+            1 => Entry::Shape(body.into_shapes().pop().expect("one shape")),
+            _ => Entry::Parts(body),
+        }
+    }
+}
+
 impl ShapeFile {
-    fn body(self) -> std::result::Result<Body, PolygonError> {
+    fn body(self) -> std::result::Result<Entry, PolygonError> {
         if self.holes.is_some() {
             return Err(PolygonError::Holes);
         }
@@ -142,16 +158,16 @@ impl ShapeFile {
                     return Err(PolygonError::PartField { part, field });
                 }
                 match entry.body().map_err(|reason| PolygonError::InPart { part, reason: Box::new(reason) })? {
-                    Body::Shape(p) => all.push(p),
-                    Body::Compound(c) => all.extend(c.into_parts()),
+                    Entry::Shape(p) => all.push(p),
+                    Entry::Parts(c) => all.extend(c.into_shapes()),
                 }
             }
-            return Compound::new(all).map(Body::Compound);
+            return Body::new(all).map(Entry::Parts);
         }
         match (self.vertices, self.circle, self.capsule) {
-            (Some(v), None, None) => Body::from_outline(v, self.radius.unwrap_or(0.0)),
-            (None, Some(c), None) => Polygon::circle(c.center, c.radius).map(Body::Shape),
-            (None, None, Some(c)) => Polygon::capsule(c.a, c.b, c.radius).map(Body::Shape),
+            (Some(v), None, None) => Body::from_outline(v, self.radius.unwrap_or(0.0)).map(Entry::from),
+            (None, Some(c), None) => Polygon::circle(c.center, c.radius).map(Entry::Shape),
+            (None, None, Some(c)) => Polygon::capsule(c.a, c.b, c.radius).map(Entry::Shape),
             _ => Err(PolygonError::MissingShape),
         }
     }
@@ -188,7 +204,7 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
     };
     let mut polygons = Vec::with_capacity(raw.len());
     // Every body so far, once one of them is compound.
-    let mut compounds: Option<Vec<Compound>> = None;
+    let mut compounds: Option<Vec<Body>> = None;
     // The filter list starts at the first non-default filter (which may be shape 0's), so a
     // scene without filters never holds one per shape.
     let mut filters: Option<Vec<Filter>> = None;
@@ -206,10 +222,10 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
         }
         let body = entry.body().map_err(|reason| Error::InvalidPolygon { index, reason })?;
         match body {
-            Body::Shape(p) if compounds.is_none() => polygons.push(p),
-            Body::Shape(p) => compounds.get_or_insert_default().push(p.into()),
-            Body::Compound(c) => compounds
-                .get_or_insert_with(|| std::mem::take(&mut polygons).into_iter().map(Compound::from).collect())
+            Entry::Shape(p) if compounds.is_none() => polygons.push(p),
+            Entry::Shape(p) => compounds.get_or_insert_default().push(p.into()),
+            Entry::Parts(c) => compounds
+                .get_or_insert_with(|| std::mem::take(&mut polygons).into_iter().map(Body::from).collect())
                 .push(c),
         }
     }
@@ -248,7 +264,7 @@ pub fn scene_to_json(scene: &Scene) -> String {
         // Every body of a compound scene as parts, a single shape too, so that the file reads
         // back as the same scene.
         out.push_str("{\"parts\": [");
-        for (k, p) in c.parts().iter().enumerate() {
+        for (k, p) in c.shapes().iter().enumerate() {
             out.push_str(if k == 0 { "" } else { ", " });
             shape_json(&mut out, p);
             out.push('}');

@@ -253,9 +253,9 @@ impl Scenario {
         let above: Vec<[f64; 2]> = below.iter().rev().map(|&[x, y]| [x, side - y]).collect();
         let mut compounds = vec![];
         for outline in [below.to_vec(), above] {
-            let body = crate::geometry::Compound::concave(&outline)?;
+            let body = crate::geometry::Body::concave(&outline)?;
             let first = start.len();
-            for part in body.parts() {
+            for part in body.shapes() {
                 // Each part is a static body of its own, placed at the centre of its box.
                 let b = part.aabb();
                 let (x, y) = ((b.min[0] + b.max[0]) / 2.0, (b.min[1] + b.max[1]) / 2.0);

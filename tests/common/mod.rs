@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use satgpu::gpu::{self, Gpu, GpuOptions, World, WorldOptions};
 use satgpu::validate::compare;
+use satgpu::DetectOptions;
 use satgpu::{reference, Contact, Polygon};
 
 static GPU: OnceLock<Mutex<Gpu>> = OnceLock::new();
@@ -97,8 +98,8 @@ pub fn bits(contacts: &[Contact]) -> Vec<(u32, u32, u64, u64, u64)> {
 /// inside the band).
 pub fn agree(gpu: &Gpu, polygons: &[Polygon], what: &str) -> (usize, usize) {
     let (contacts, _) = gpu_contacts(gpu, polygons, &WorldOptions::default());
-    let expected = reference::detect(polygons);
-    let report = compare(polygons, &contacts, &expected);
+    let expected = reference::detect(polygons, &DetectOptions::default()).contacts;
+    let report = compare(polygons, &contacts, &expected, &DetectOptions::default());
     assert!(
         report.ok(),
         "{what}: {} disagreements outside the band, first: {}",
@@ -162,7 +163,12 @@ pub fn placed_agree(
 ) {
     let placed: Vec<Polygon> =
         body_shapes.iter().zip(transforms).map(|(&s, t)| shapes[s as usize].transformed(t)).collect();
-    let report = compare(&placed, got, &reference::detect(&placed));
+    let report = compare(
+        &placed,
+        got,
+        &reference::detect(&placed, &DetectOptions::default()).contacts,
+        &DetectOptions::default(),
+    );
     assert!(report.ok(), "{what}: {}", report.disagreements[0]);
 }
 

@@ -330,9 +330,9 @@ pub fn run(
         })?;
 
     let start = Instant::now();
-    let expected = reference::detect(polygons);
+    let expected = reference::detect(polygons, &Default::default()).contacts;
     let reference_ms = start.elapsed().as_secs_f64() * 1e3;
-    let agrees = batch_same && validate::compare(polygons, &last.contacts, &expected).ok();
+    let agrees = batch_same && validate::compare(polygons, &last.contacts, &expected, &Default::default()).ok();
     let info = gpu.adapter_info();
     Ok(BenchResult {
         scene: scene.to_string(),

@@ -49,9 +49,10 @@ pub(crate) fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> 
     println!("candidates {}", stats.candidates);
     println!("colliding  {}", stats.colliding);
     let t = Instant::now();
-    let (expected, ref_candidates) = reference::detect_stats(&polygons);
-    println!("reference  {:.1} ms (CPU f64), {} candidates, {} colliding", ms(t), ref_candidates, expected.len());
-    verdict(&validate::compare(&polygons, &frame.contacts, &expected))
+    let expected = reference::detect(&polygons, &DetectOptions::default());
+    let (ref_candidates, colliding) = (expected.candidates, expected.contacts.len());
+    println!("reference  {:.1} ms (CPU f64), {ref_candidates} candidates, {colliding} colliding", ms(t));
+    verdict(&validate::compare(&polygons, &frame.contacts, &expected.contacts, &DetectOptions::default()))
 }
 
 /// Prints `run`'s comparison with the reference; exit 1 on a disagreement outside the band.
@@ -75,7 +76,7 @@ fn verdict(report: &validate::Report) -> Result<(), Failure> {
 fn run_compound(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64) -> Result<(), Failure> {
     let t = Instant::now();
     let bodies = scene::generate_bodies(kind, n, seed);
-    let parts: usize = bodies.iter().map(|b| b.parts().len()).sum();
+    let parts: usize = bodies.iter().map(|b| b.shapes().len()).sum();
     println!("scene      {kind}, {n} bodies ({parts} convex parts), seed {seed} (generated in {:.0} ms)", ms(t));
     println!("adapter    {}", gpu.describe());
     let t = Instant::now();
@@ -97,9 +98,9 @@ fn run_compound(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64) -> Result<(), F
     println!("candidates {} (pairs of parts)", frame.stats.candidates);
     println!("colliding  {} (pairs of bodies)", frame.contacts.len());
     let t = Instant::now();
-    let expected = reference::detect_compound(&bodies, &[]);
+    let expected = reference::detect(&bodies, &DetectOptions::default()).contacts;
     println!("reference  {:.1} ms (CPU f64), {} colliding", ms(t), expected.len());
-    verdict(&validate::compare_compound(&bodies, &frame.contacts, &expected))
+    verdict(&validate::compare(&bodies, &frame.contacts, &expected, &DetectOptions::default()))
 }
 
 pub(crate) fn detect(
@@ -125,23 +126,17 @@ pub(crate) fn detect(
     let gpu = if backend == Backend::Gpu { Some(device.open()?) } else { None };
     let open_ms = ms(t);
     let t = Instant::now();
-    // With compound bodies, each pair's deepest part pair too.
-    let (contacts, manifolds, parts): (Vec<Contact>, Vec<Manifold>, Option<Vec<[u32; 2]>>) = match (&gpu, full) {
-        _ if !compounds.is_empty() => {
-            let (contacts, manifolds, parts) = detect_compounds(gpu.as_ref(), &compounds, &filters, (full, margin))?;
-            (contacts, manifolds, Some(parts))
-        }
-        (None, false) => (reference::detect_within(&polygons, &filters, margin), vec![], None),
-        (None, true) => {
-            let (contacts, manifolds) = reference::detect_full_within(&polygons, &filters, margin);
-            (contacts, manifolds, None)
-        }
-        (Some(gpu), false) => (gpu::detect_within(gpu, &polygons, &filters, margin)?, vec![], None),
-        (Some(gpu), true) => {
-            let (contacts, manifolds) = gpu::detect_full_within(gpu, &polygons, &filters, margin)?;
-            (contacts, manifolds, None)
-        }
+    let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
+    let options = DetectOptions::default().with_filters(filters).with_margin(margin).with_contact_detail(detail);
+    let (contacts, manifolds, parts) = match compounds.is_empty() {
+        true => detect_bodies(gpu.as_ref(), &polygons, &options)?,
+        false => detect_bodies(gpu.as_ref(), &compounds, &options)?,
     };
+    // With compound bodies, each pair's deepest part pair too (part 0 where every body has one).
+    let parts = (!compounds.is_empty()).then(|| match parts.is_empty() {
+        true => vec![[0, 0]; contacts.len()],
+        false => parts,
+    });
     let elapsed = ms(t);
     let timing = match gpu {
         Some(_) => format!("gpu backend: device opened in {open_ms:.1} ms, detection {elapsed:.1} ms"),
@@ -161,7 +156,7 @@ pub(crate) fn detect(
         }
         None => {
             let mut stdout = std::io::stdout().lock();
-            let bodies = match compounds.iter().map(|c| c.parts().len()).sum::<usize>() {
+            let bodies = match compounds.iter().map(|c| c.shapes().len()).sum::<usize>() {
                 0 => format!("{} polygons", polygons.len()),
                 parts => format!("{} bodies ({parts} convex parts)", compounds.len()),
             };
@@ -204,40 +199,26 @@ fn pairs_said(contacts: &[Contact], margin: f64, grouped: bool) -> String {
     }
 }
 
-/// Pairs of compound bodies: contacts, manifolds (with `--contacts full`) and each pair's deepest
-/// part pair.
-type CompoundPairs = (Vec<Contact>, Vec<Manifold>, Vec<[u32; 2]>);
+/// Pairs of bodies: contacts, manifolds (with `--contacts full`) and each pair's deepest shape
+/// pair (empty where every body has one shape).
+type Pairs = (Vec<Contact>, Vec<Manifold>, Vec<[u32; 2]>);
 
-/// The pairs of compound `bodies` on the GPU (`gpu`) or the reference: contacts, manifolds
-/// (with `full`) and each pair's deepest part pair.
-fn detect_compounds(
+/// The pairs of `bodies` on the GPU (`gpu`) or the reference.
+fn detect_bodies<B: AsRef<[satgpu::Polygon]>>(
     gpu: Option<&gpu::Gpu>,
-    bodies: &[satgpu::Compound],
-    filters: &[satgpu::Filter],
-    (full, margin): (bool, f64),
-) -> Result<CompoundPairs, Failure> {
-    let Some(gpu) = gpu else {
-        let (contacts, parts): (Vec<Contact>, Vec<[u32; 2]>) =
-            reference::detect_compound_parts_within(bodies, filters, margin).into_iter().unzip();
-        let part = |body: u32, k: u32| &bodies[body as usize].parts()[k as usize];
-        let manifolds = match full {
-            true => contacts
-                .iter()
-                .zip(&parts)
-                .map(|(c, p)| reference::manifold_within(part(c.a, p[0]), part(c.b, p[1]), c, margin))
-                .collect(),
-            false => vec![],
-        };
-        return Ok((contacts, manifolds, parts));
-    };
-    let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
-    let options = WorldOptions::default().with_contact_detail(detail).with_margin(margin);
-    let mut world = gpu::CompoundWorld::from_compounds(gpu, bodies, &options)?;
-    if !filters.is_empty() {
-        world.set_filters(filters)?;
-    }
-    let frame = world.step()?;
-    Ok((frame.contacts, frame.manifolds, frame.parts))
+    bodies: &[B],
+    options: &DetectOptions,
+) -> Result<Pairs, Failure> {
+    Ok(match gpu {
+        Some(gpu) => {
+            let frame = gpu::detect(gpu, bodies, options)?;
+            (frame.contacts, frame.manifolds, frame.shapes)
+        }
+        None => {
+            let found = reference::detect(bodies, options);
+            (found.contacts, found.manifolds, found.shapes)
+        }
+    })
 }
 
 /// The scenes `bench` runs: a file, or every kind at every size from a seed.

@@ -22,7 +22,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use satgpu::gpu::{self, AdapterChoice, ContactDetail, ContactOrder, Gpu, GpuOptions, World, WorldOptions};
 use satgpu::memory::{self, MemoryEstimate, SceneSize, Work};
 use satgpu::scene::{self, SceneKind};
-use satgpu::{reference, validate, Contact, Error, Manifold};
+use satgpu::{reference, validate, Contact, DetectOptions, Error, Manifold};
 
 use commands::{adapters, bench, detect, gen, run, Scenes};
 
@@ -130,7 +130,7 @@ fn generated_size(kind: SceneKind, n: usize, seed: u64) -> SceneSize {
     let m = n.min(2000);
     let sample = scene::generate(kind, m, seed);
     let vertices: usize = sample.iter().map(|p| p.vertices().len()).sum();
-    let candidates = reference::detect_stats(&sample).1;
+    let candidates = reference::detect(&sample, &DetectOptions::default()).candidates;
     let scale = |count: usize| ((count as f64 / m.max(1) as f64) * n as f64).ceil() as u64;
     SceneSize { bodies: n as u64, vertices: scale(vertices), candidates: scale(candidates) }
 }

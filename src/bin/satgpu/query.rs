@@ -113,7 +113,7 @@ impl Flat {
         }
         let (mut parts, mut filters, mut owner) = (vec![], vec![], vec![]);
         for (body, c) in scene.compounds.iter().enumerate() {
-            for p in c.parts() {
+            for p in c.shapes() {
                 parts.push(p.clone());
                 owner.push(body as u32);
                 if !scene.filters.is_empty() {

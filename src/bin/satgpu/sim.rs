@@ -225,7 +225,8 @@ fn write_frame(sim: &mut Simulation, scenario: &Scenario, args: &SimArgs, frame:
         owners[range.clone()].fill(range.start as u32);
     }
     let near: Vec<Polygon> = keep.iter().map(|&i| placed[i].clone()).collect();
-    let contacts: Vec<Contact> = reference::detect(&near)
+    let contacts: Vec<Contact> = reference::detect(&near, &Default::default())
+        .contacts
         .into_iter()
         .map(|c| Contact { a: keep[c.a as usize] as u32, b: keep[c.b as usize] as u32, ..c })
         .filter(|c| owners[c.a as usize] != owners[c.b as usize])

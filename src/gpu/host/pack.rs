@@ -1,6 +1,8 @@
 //! Packing: the host's polygons and transforms in the layout the GPU reads (`layout.rs`).
 //! No device needed; the unit tests below check the layout without an adapter.
 
+use std::borrow::Borrow;
+
 use bytemuck::Zeroable;
 
 use crate::error::{Error, Result};
@@ -82,7 +84,7 @@ impl Packed {
 
     /// One shape and one body per polygon; the shape is relative to the polygon's first vertex
     /// rounded to f32, which becomes the body's translation.
-    pub fn from_polygons(polygons: &[Polygon]) -> Result<Packed> {
+    pub fn from_polygons<P: Borrow<Polygon> + Sync>(polygons: &[P]) -> Result<Packed> {
         let mut packed = Packed::default();
         packed.repack(polygons)?;
         Ok(packed)
@@ -94,7 +96,7 @@ impl Packed {
     /// Packs on every core (the GPU is idle meanwhile); the result does not depend on how many.
     ///
     /// Every vector is reserved fallibly: memory the system refuses is [`Error::HostMemory`].
-    pub fn repack(&mut self, polygons: &[Polygon]) -> Result<()> {
+    pub fn repack<P: Borrow<Polygon> + Sync>(&mut self, polygons: &[P]) -> Result<()> {
         use rayon::prelude::*;
         let n = polygons.len();
         let bodies = &mut self.bodies;
@@ -102,7 +104,7 @@ impl Packed {
         try_reserve(bodies, n, "packed bodies")?;
         let mut start = 0u32;
         for p in polygons {
-            let count = p.vertices().len() as u32;
+            let count = p.borrow().vertices().len() as u32;
             bodies.push(GpuBody { shape_start: start, count, ..GpuBody::zeroed() });
             start += records(count);
         }
@@ -128,6 +130,7 @@ impl Packed {
         heights.resize(n, 0.0f64);
         let per_body = self.transforms.par_iter_mut().zip(&mut self.boxes).zip(&mut heights).zip(bodies);
         polygons.par_iter().zip(slices).zip(per_body).for_each(|((p, out), (((t, local_box), h), body))| {
+            let p: &Polygon = p.borrow();
             let v = p.vertices();
             let anchor = v[0].map(|c| c as f32);
             *t = [anchor[0], anchor[1], 1.0, 0.0];

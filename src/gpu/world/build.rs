@@ -1,5 +1,6 @@
 //! Making a world: its packing, the pages its arrays need, its buffers and stages.
 
+use std::borrow::Borrow;
 use std::sync::atomic::AtomicUsize;
 
 use crate::error::Result;
@@ -27,7 +28,16 @@ impl World {
     /// Polygons whose world would not fit in memory are [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), before
     /// anything is allocated (see [`memory`](crate::memory)).
     pub fn from_polygons(gpu: &Gpu, polygons: &[Polygon], options: &WorldOptions) -> Result<World> {
-        let vertices = polygons.iter().map(|p| p.vertices().len()).sum();
+        World::from_borrowed(gpu, polygons, options)
+    }
+
+    /// [`from_polygons`](World::from_polygons) of polygons borrowed (`&Polygon`) or owned.
+    pub(crate) fn from_borrowed<P: Borrow<Polygon> + Sync>(
+        gpu: &Gpu,
+        polygons: &[P],
+        options: &WorldOptions,
+    ) -> Result<World> {
+        let vertices = polygons.iter().map(|p| p.borrow().vertices().len()).sum();
         check_memory(gpu, polygons.len(), vertices, options)?;
         World::build(gpu, Packed::from_polygons(polygons)?, options)
     }

@@ -5,31 +5,15 @@
 //! host. The host maps the parts back to bodies and orders the pairs.
 
 use crate::error::{Error, Result};
-use crate::geometry::{BoxQuery, Compound, Contact, Filter, Manifold, PointQuery, Polygon, Ray, RayHit, Transform};
+use crate::geometry::{Body, BoxQuery, Contact, Filter, PointQuery, Polygon, PolygonError, Ray, RayHit, Transform};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::HostSpan;
 use crate::gpu::host::pack::{Pose, PoseArrays, PoseScalar, PoseSource};
 use crate::gpu::kernels::layout::GpuTransform;
-use crate::gpu::world::options::{ContactDetail, FrameStats, WorldOptions};
+use crate::gpu::world::options::{ContactDetail, Frame, WorldOptions};
 use crate::gpu::world::World;
 
-/// A frame of a [`CompoundWorld`]: pairs of bodies, sorted by (a, b).
-#[derive(Debug, Clone)]
-pub struct CompoundFrame {
-    /// Colliding pairs of bodies, each with the normal (from `a` to `b`) and depth of its deepest
-    /// colliding part pair (of equal depths, the first by part index).
-    pub contacts: Vec<Contact>,
-    /// That part pair, at the same index: `[part of a, part of b]`, each counted within its
-    /// body's [`Compound::parts`].
-    pub parts: Vec<[u32; 2]>,
-    /// With [`ContactDetail::Full`], the manifold of that part pair at the same index (its
-    /// containment flags are the parts'); otherwise empty.
-    pub manifolds: Vec<Manifold>,
-    /// Counts and timings; `colliding` counts pairs of bodies, `candidates` pairs of parts.
-    pub stats: FrameStats,
-}
-
-/// A persistent world of compound bodies ([`Compound`]): shapes of several convex parts
+/// A persistent world of compound bodies ([`Body`](crate::Body)): shapes of several convex parts
 /// uploaded once, bodies placed by transforms every frame, pairs reported between bodies.
 ///
 /// Each part is a body of an inner [`World`], given its body's transform; parts of one body
@@ -55,7 +39,7 @@ impl CompoundWorld {
     /// `body_shapes` (the shape of each body), every body at the origin until
     /// [`set_transforms`](CompoundWorld::set_transforms). A body naming a shape that does not
     /// exist is [`Error::UnknownShape`].
-    pub fn new(gpu: &Gpu, shapes: &[Compound], body_shapes: &[u32], options: &WorldOptions) -> Result<CompoundWorld> {
+    pub fn new(gpu: &Gpu, shapes: &[Body], body_shapes: &[u32], options: &WorldOptions) -> Result<CompoundWorld> {
         if options.events {
             let detail = "not yet in compound worlds (their pairs on the GPU name parts, not bodies)".to_string();
             return Err(Error::InvalidSetting { what: "events", detail });
@@ -63,9 +47,9 @@ impl CompoundWorld {
         let mut start = Vec::with_capacity(shapes.len() + 1);
         start.push(0);
         for s in shapes {
-            start.push(start[start.len() - 1] + s.parts().len());
+            start.push(start[start.len() - 1] + s.shapes().len());
         }
-        let parts: Vec<Polygon> = shapes.iter().flat_map(|s| s.parts().iter().cloned()).collect();
+        let parts: Vec<Polygon> = shapes.iter().flat_map(|s| s.shapes().iter().cloned()).collect();
         let (mut owner, mut part_shapes, mut first) = (vec![], vec![], Vec::with_capacity(body_shapes.len() + 1));
         for (body, &shape) in body_shapes.iter().enumerate() {
             let s = shape as usize;
@@ -102,10 +86,23 @@ impl CompoundWorld {
     /// A world of `bodies` placed as given. Each body is stored relative to its first vertex
     /// (rounded to f32) and placed there by its transform, as [`World::from_polygons`] does, so that the GPU's
     /// f32 rounding scales with the body's size, not its distance from the origin.
-    pub fn from_compounds(gpu: &Gpu, bodies: &[Compound], options: &WorldOptions) -> Result<CompoundWorld> {
-        // Rounded to f32, so that the translation uploads exactly.
-        let anchors: Vec<[f32; 2]> = bodies.iter().map(|b| b.parts()[0].vertices()[0].map(|c| c as f32)).collect();
-        let local: Vec<Compound> = bodies.iter().zip(&anchors).map(|(b, &a)| b.to_frame(a)).collect();
+    /// A body of no shapes (possible only for a `B` other than [`Body`]) is
+    /// [`Error::InvalidPolygon`] with [`PolygonError::NoParts`](crate::PolygonError::NoParts).
+    pub fn from_compounds<B: AsRef<[Polygon]>>(
+        gpu: &Gpu,
+        bodies: &[B],
+        options: &WorldOptions,
+    ) -> Result<CompoundWorld> {
+        let mut local = Vec::with_capacity(bodies.len());
+        let mut anchors = Vec::with_capacity(bodies.len());
+        for (i, body) in bodies.iter().enumerate() {
+            let shapes = body.as_ref();
+            let first = shapes.first().ok_or(PolygonError::NoParts.at(i))?;
+            // Rounded to f32, so that the translation uploads exactly.
+            let anchor = first.vertices()[0].map(|c| c as f32);
+            local.push(Body::new(shapes.iter().map(|p| p.to_frame(anchor)).collect()).map_err(|e| e.at(i))?);
+            anchors.push(anchor);
+        }
         let anchors: Vec<Transform> =
             anchors.iter().map(|a| Transform { x: f64::from(a[0]), y: f64::from(a[1]), angle: 0.0 }).collect();
         let body_shapes: Vec<u32> = (0..bodies.len() as u32).collect();
@@ -237,13 +234,13 @@ impl CompoundWorld {
     }
 
     /// Runs a frame: the colliding pairs of bodies, sorted by (a, b).
-    pub fn step(&mut self) -> Result<CompoundFrame> {
+    pub fn step(&mut self) -> Result<Frame> {
         let frame = self.inner.step()?;
         let start = std::time::Instant::now();
         let kept = deepest(&self.owner, &frame.contacts);
-        let mut out = CompoundFrame {
+        let mut out = Frame {
             contacts: Vec::with_capacity(kept.len()),
-            parts: Vec::with_capacity(kept.len()),
+            shapes: Vec::with_capacity(kept.len()),
             manifolds: vec![],
             stats: frame.stats,
         };
@@ -251,7 +248,11 @@ impl CompoundWorld {
             let c = frame.contacts[i];
             let ((a, ka), (b, kb)) = (self.owner[c.a as usize], self.owner[c.b as usize]);
             out.contacts.push(Contact { a, b, ..c });
-            out.parts.push([ka, kb]);
+            out.shapes.push([ka, kb]);
+        }
+        if self.owner.len() == self.len() {
+            // One shape per body: no shape pair to name.
+            out.shapes.clear();
         }
         if !frame.manifolds.is_empty() {
             out.manifolds = kept.iter().map(|&i| frame.manifolds[i]).collect();
@@ -287,27 +288,4 @@ fn deepest(owner: &[(u32, u32)], contacts: &[Contact]) -> Vec<usize> {
         }
     }
     kept
-}
-
-/// Every colliding pair of compound `bodies` (placed as given) on the GPU, one filter per body
-/// (`filters` empty: the default everywhere): the one-shot call of [`CompoundWorld`].
-pub fn detect_compound(gpu: &Gpu, bodies: &[Compound], filters: &[Filter]) -> Result<CompoundFrame> {
-    detect_compound_within(gpu, bodies, filters, 0.0)
-}
-
-/// As [`detect_compound`], with every pair of bodies at most `margin` apart too (see
-/// [`WorldOptions::margin`]): the GPU's
-/// [`reference::detect_compound_within`](crate::reference::detect_compound_within), each pair
-/// with its least separated part pair.
-pub fn detect_compound_within(
-    gpu: &Gpu,
-    bodies: &[Compound],
-    filters: &[Filter],
-    margin: f64,
-) -> Result<CompoundFrame> {
-    let mut world = CompoundWorld::from_compounds(gpu, bodies, &WorldOptions::default().with_margin(margin))?;
-    if !filters.is_empty() {
-        world.set_filters(filters)?;
-    }
-    world.step()
 }

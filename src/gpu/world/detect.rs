@@ -1,53 +1,48 @@
-//! The one-shot calls: a world made, stepped once and dropped.
+//! The one-shot call: a world made, stepped once and dropped.
 
 use crate::error::Result;
-use crate::geometry::{Contact, Filter, Manifold, Polygon};
+use crate::geometry::Polygon;
 use crate::gpu::device::context::Gpu;
-use crate::gpu::world::options::{ContactDetail, Frame, WorldOptions};
+use crate::gpu::world::compound::CompoundWorld;
+use crate::gpu::world::options::{Frame, WorldOptions};
 use crate::gpu::world::World;
+use crate::options::DetectOptions;
 
-/// Detects every colliding pair among `polygons` on the GPU: the one-shot call.
-/// Returns the pairs sorted by (a, b), with a and b indices into `polygons`.
-pub fn detect(gpu: &Gpu, polygons: &[Polygon]) -> Result<Vec<Contact>> {
-    Ok(World::from_polygons(gpu, polygons, &WorldOptions::default())?.step()?.contacts)
-}
-
-/// As [`detect`], with one collision filter per polygon (`filters` empty: the default
-/// everywhere): pairs the filters exclude are never reported.
-pub fn detect_filtered(gpu: &Gpu, polygons: &[Polygon], filters: &[Filter]) -> Result<Vec<Contact>> {
-    Ok(one_frame(gpu, polygons, filters, &WorldOptions::default())?.contacts)
-}
-
-/// As [`detect_filtered`], with [`ContactDetail::Full`]: each pair's manifold and containment
-/// flags too, at the same index as its contact.
-pub fn detect_full(gpu: &Gpu, polygons: &[Polygon], filters: &[Filter]) -> Result<(Vec<Contact>, Vec<Manifold>)> {
-    let options = WorldOptions::default().with_contact_detail(ContactDetail::Full);
-    let frame = one_frame(gpu, polygons, filters, &options)?;
-    Ok((frame.contacts, frame.manifolds))
-}
-
-/// As [`detect_filtered`], with every pair at most `margin` apart too (see
-/// [`WorldOptions::margin`]): the GPU's [`reference::detect_within`](crate::reference::detect_within).
-pub fn detect_within(gpu: &Gpu, polygons: &[Polygon], filters: &[Filter], margin: f64) -> Result<Vec<Contact>> {
-    Ok(one_frame(gpu, polygons, filters, &WorldOptions::default().with_margin(margin))?.contacts)
-}
-
-/// As [`detect_within`], with [`ContactDetail::Full`]: each pair's manifold too; pairs apart get
-/// the points midway between their closest features (see [`ContactPoint`](crate::ContactPoint)).
-pub fn detect_full_within(
-    gpu: &Gpu,
-    polygons: &[Polygon],
-    filters: &[Filter],
-    margin: f64,
-) -> Result<(Vec<Contact>, Vec<Manifold>)> {
-    let options = WorldOptions::default().with_contact_detail(ContactDetail::Full).with_margin(margin);
-    let frame = one_frame(gpu, polygons, filters, &options)?;
-    Ok((frame.contacts, frame.manifolds))
-}
-
-/// One frame of a world of `polygons` under `options`, with `filters` (empty: the default).
-fn one_frame(gpu: &Gpu, polygons: &[Polygon], filters: &[Filter], options: &WorldOptions) -> Result<Frame> {
-    let mut world = World::from_polygons(gpu, polygons, options)?;
+/// Every pair of `bodies` that collide (or, under a margin, lie at most the margin apart), as
+/// `options` asks, on the GPU: the one-shot call, the GPU's
+/// [`reference::detect`](crate::reference::detect).
+///
+/// `bodies` is a slice of [`Body`](crate::Body) or of [`Polygon`] (each a body of one shape, with
+/// no copy). The pairs come sorted by (a, b), with a and b indices into `bodies`; a pair of bodies
+/// reports its deepest shape pair ([`Frame::shapes`]), shapes of one body never pair, and the
+/// filters (empty, or one per body) apply to all of a body's shapes. A body of no shapes is
+/// [`Error::InvalidPolygon`](crate::Error::InvalidPolygon).
+///
+/// ```no_run
+/// # fn main() -> satgpu::Result<()> {
+/// use satgpu::{gpu, DetectOptions, Polygon};
+/// let gpu = gpu::Gpu::new(&gpu::GpuOptions::default())?;
+/// let square = |x: f64| Polygon::new(vec![[x, 0.0], [x + 1.0, 0.0], [x + 1.0, 1.0], [x, 1.0]]);
+/// let frame = gpu::detect(&gpu, &[square(0.0)?, square(0.5)?], &DetectOptions::default())?;
+/// assert_eq!((frame.contacts[0].a, frame.contacts[0].b), (0, 1));
+/// # Ok(())
+/// # }
+/// ```
+pub fn detect<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOptions) -> Result<Frame> {
+    let world_options = WorldOptions::default()
+        .with_margin(options.margin)
+        .with_contact_detail(options.contact_detail)
+        .with_order(options.order);
+    let filters = &options.filters;
+    if bodies.iter().all(|b| b.as_ref().len() == 1) {
+        let polygons: Vec<&Polygon> = bodies.iter().map(|b| &b.as_ref()[0]).collect();
+        let mut world = World::from_borrowed(gpu, &polygons, &world_options)?;
+        if !filters.is_empty() {
+            world.set_filters(filters)?;
+        }
+        return world.step();
+    }
+    let mut world = CompoundWorld::from_compounds(gpu, bodies, &world_options)?;
     if !filters.is_empty() {
         world.set_filters(filters)?;
     }

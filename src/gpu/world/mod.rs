@@ -44,8 +44,8 @@ mod resident;
 pub(crate) mod sized;
 pub(crate) mod view;
 
-pub use compound::{detect_compound, detect_compound_within, CompoundFrame, CompoundWorld};
-pub use detect::{detect, detect_filtered, detect_full, detect_full_within, detect_within};
+pub use compound::CompoundWorld;
+pub use detect::detect;
 pub use fits::check_fits;
 
 /// A frame submitted by [`World::submit`] and not yet collected.
@@ -276,7 +276,7 @@ impl World {
     pub fn step(&mut self) -> Result<Frame> {
         let mut contacts = Vec::new();
         let stats = self.step_into(&mut contacts)?;
-        Ok(Frame { contacts, manifolds: std::mem::take(&mut self.manifolds), stats })
+        Ok(Frame { contacts, shapes: vec![], manifolds: std::mem::take(&mut self.manifolds), stats })
     }
 
     /// As [`step`](World::step), into `contacts` (cleared first), reusing its allocation.

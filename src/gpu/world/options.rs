@@ -4,6 +4,7 @@
 use crate::geometry::Contact;
 use crate::gpu::device::pass::{HostSpan, PassTime};
 use crate::gpu::world::broad::BroadPhase;
+pub use crate::options::{ContactDetail, ContactOrder};
 
 /// Default strip height in typical AABB heights of the bodies' shapes (a mean that leaves out
 /// the few largest, see `pack::typical_height`). Taller strips mean fewer
@@ -40,7 +41,7 @@ pub struct WorldOptions {
     /// Neighbours within a distance (default 0: colliding pairs only). With a margin `d > 0`
     /// every pair at most `d` apart is reported, with `depth` minus its signed distance: as
     /// today for colliding pairs, and negative, down to `-d`, for pairs apart, whose normal points
-    /// from `a`'s closest point to `b`'s (see [`reference::detect_within`](crate::reference::detect_within)).
+    /// from `a`'s closest point to `b`'s (see [`reference::detect`](crate::reference::detect)).
     /// Must be finite and at least 0 ([`Error::InvalidSetting`](crate::Error::InvalidSetting)
     /// otherwise). With [`ContactDetail::Full`], a pair apart gets the points midway between its
     /// closest features (see [`ContactPoint`](crate::ContactPoint)). In a compound world, each
@@ -55,41 +56,6 @@ pub struct WorldOptions {
     /// more. Not with [`ContactOrder::Host`] or compound worlds
     /// ([`Error::InvalidSetting`](crate::Error::InvalidSetting)).
     pub events: bool,
-}
-
-/// Where a frame's colliding pairs are ordered by (a, b). Every choice gives the same pairs, in
-/// the same order, with the same bits; they differ only in time, and in the order
-/// [`World::contacts_buffer`](crate::gpu::World::contacts_buffer) holds after a frame left on the GPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ContactOrder {
-    /// Frames read back ([`World::step`](crate::gpu::World::step) and the like) order on the GPU on a
-    /// GPU adapter and on the host on a CPU adapter (lavapipe, llvmpipe), where the GPU's radix
-    /// passes run on the same cores and cost several times the host's counting sort
-    /// (docs/benchmarks-history.md). Frames left on the GPU ([`World::dispatch`](crate::gpu::World::dispatch),
-    /// [`World::encode`](crate::gpu::World::encode)) are not sorted: their pairs stay in sweep order,
-    /// which is deterministic too.
-    #[default]
-    Auto,
-    /// On the host after the readback: a counting sort by `a`, then each body's pairs by `b`.
-    Host,
-    /// On the GPU, every frame, by a stable radix sort of the pairs' keys (4 to 12 radix passes, 16
-    /// more bytes per candidate): the contacts buffer holds the pairs sorted by (a, b), also after
-    /// a frame left on the GPU, and a readback through
-    /// [`World::step_f32_into`](crate::gpu::World::step_f32_into) is one copy. A frame that runs in
-    /// batches (more candidates than one binding holds) merges its batches on the host.
-    Gpu,
-}
-
-/// What a frame reports per colliding pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ContactDetail {
-    /// The pair, its normal and its depth ([`Contact`]): the fast default.
-    #[default]
-    Basic,
-    /// Also a [`Manifold`](crate::Manifold) per pair in [`Frame::manifolds`]: the containment
-    /// flags and one or two contact points, computed on the GPU by one more pass over the
-    /// colliding pairs.
-    Full,
 }
 
 impl WorldOptions {
@@ -187,10 +153,15 @@ pub struct FrameStats {
 /// The result of [`World::step`](crate::gpu::World::step).
 #[derive(Debug, Clone)]
 pub struct Frame {
-    /// Colliding pairs, sorted by (a, b).
+    /// Colliding pairs of bodies, sorted by (a, b); for bodies of several shapes, each with the
+    /// normal (from `a` to `b`) and depth of its deepest colliding shape pair (of equal depths,
+    /// the first by shape index).
     pub contacts: Vec<Contact>,
-    /// With [`ContactDetail::Full`], each pair's manifold, at the same index as its contact;
-    /// otherwise empty.
+    /// That shape pair, at the same index: `[shape of a, shape of b]`, each counted within its
+    /// body. Empty when every body has one shape.
+    pub shapes: Vec<[u32; 2]>,
+    /// With [`ContactDetail::Full`], each pair's manifold (of its shape pair), at the same index
+    /// as its contact; otherwise empty.
     pub manifolds: Vec<crate::Manifold>,
     /// Counts and timings.
     pub stats: FrameStats,

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use satgpu::gpu;
 use satgpu::scene;
-use satgpu::{Aabb, Contact, Error, Polygon};
+use satgpu::{Aabb, Contact, DetectOptions, Error, Polygon};
 
 use crate::draw::{self, fit, line_height, text_width, ticks, Anchor, Color, Drawing, Format, Paint, Rect};
 use crate::{DeviceArgs, Failure};
@@ -159,21 +159,21 @@ pub fn command(
         .iter()
         .scan(0u32, |next, c| {
             let at = *next;
-            *next += c.parts().len() as u32;
+            *next += c.shapes().len() as u32;
             Some(at)
         })
         .collect();
     let polygons = if compounds.is_empty() {
         polygons
     } else {
-        compounds.iter().flat_map(|c| c.parts().iter().cloned()).collect()
+        compounds.iter().flat_map(|c| c.shapes().iter().cloned()).collect()
     };
     let bodies = if compounds.is_empty() { polygons.len() } else { compounds.len() };
     let to_parts = |contacts: Vec<Contact>, parts: Option<Vec<[u32; 2]>>| -> Vec<Contact> {
         if compounds.is_empty() {
             return contacts;
         }
-        let deepest = |i: usize, k: usize| parts.as_ref().map_or(0, |p| p[i][k]);
+        let deepest = |i: usize, k: usize| parts.as_ref().and_then(|p| p.get(i)).map_or(0, |p| p[k]);
         contacts
             .into_iter()
             .enumerate()
@@ -189,21 +189,18 @@ pub fn command(
         PairSource::File(path) => (to_parts(read_pairs(path, bodies)?, None), format!("from {}", file_name(path))),
         PairSource::Detect(device) if !compounds.is_empty() => {
             let gpu = device.open()?;
-            let mut world = gpu::CompoundWorld::from_compounds(&gpu, &compounds, &Default::default())?;
-            if !filters.is_empty() {
-                world.set_filters(&filters)?;
-            }
-            let frame = world.step()?;
-            (to_parts(frame.contacts, Some(frame.parts)), "detected on the GPU".to_string())
+            let frame = gpu::detect(&gpu, &compounds, &DetectOptions::default().with_filters(filters.clone()))?;
+            (to_parts(frame.contacts, Some(frame.shapes)), "detected on the GPU".to_string())
         }
         PairSource::Detect(device) => {
             let gpu = device.open()?;
-            (gpu::detect_filtered(&gpu, &polygons, &filters)?, "detected on the GPU".to_string())
+            let frame = gpu::detect(&gpu, &polygons, &DetectOptions::default().with_filters(filters.clone()))?;
+            (frame.contacts, "detected on the GPU".to_string())
         }
     };
     let options = Options { width, view, title: file_name(scene_path), contacts_source: source };
     let owners: Vec<u32> =
-        compounds.iter().enumerate().flat_map(|(b, c)| std::iter::repeat_n(b as u32, c.parts().len())).collect();
+        compounds.iter().enumerate().flat_map(|(b, c)| std::iter::repeat_n(b as u32, c.shapes().len())).collect();
     let picture = draw_bodies(
         &Bodies {
             shapes: &polygons,

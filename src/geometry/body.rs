@@ -1,0 +1,131 @@
+//! Bodies: one convex shape or several (any mix of polygons, rounded polygons, circles and
+//! capsules), as a concave outline split at the door gives them or as given one by one.
+
+use super::{decompose, Aabb, Polygon, PolygonError, Transform, MAX_OUTLINE_VERTICES};
+
+/// Most shapes of one body: more than [`decompose`] makes of any outline it accepts.
+pub const MAX_PARTS: usize = 16_384;
+
+/// A body of one or more convex shapes, each placed in the body's own frame (as Box2D's body
+/// owns its shapes). Pairs are reported between bodies, not shapes: shapes of one body never
+/// collide with each other, and a colliding pair of bodies carries the normal and depth of its
+/// deepest colliding shape pair.
+///
+/// Every detection takes its bodies as `&[B]` for any `B: AsRef<[Polygon]>`: a slice of
+/// [`Body`], or a slice of [`Polygon`], each a body of one shape, with no copy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Body {
+    shapes: Vec<Polygon>,
+}
+
+/// The former name of [`Body`].
+#[deprecated(since = "0.2.0", note = "a body of several shapes is a `Body`")]
+pub type Compound = Body;
+
+impl Body {
+    /// A body of `shapes` (1 to [`MAX_PARTS`], each already a valid shape); they may overlap.
+    pub fn new(shapes: Vec<Polygon>) -> Result<Body, PolygonError> {
+        match shapes.len() {
+            0 => Err(PolygonError::NoParts),
+            n if n > MAX_PARTS => Err(PolygonError::TooManyParts { count: n, max: MAX_PARTS }),
+            _ => Ok(Body { shapes }),
+        }
+    }
+
+    /// A body whose outline is the simple polygon `vertices` (either winding, concave or not),
+    /// split into convex shapes by [`decompose`].
+    pub fn concave(vertices: &[[f64; 2]]) -> Result<Body, PolygonError> {
+        Ok(Body { shapes: decompose(vertices)? })
+    }
+
+    /// The shapes, in the body's frame.
+    pub fn shapes(&self) -> &[Polygon] {
+        &self.shapes
+    }
+
+    /// The shapes, by value.
+    pub fn into_shapes(self) -> Vec<Polygon> {
+        self.shapes
+    }
+
+    /// The former name of [`shapes`](Body::shapes).
+    #[deprecated(since = "0.2.0", note = "use `shapes`")]
+    pub fn parts(&self) -> &[Polygon] {
+        &self.shapes
+    }
+
+    /// The body moved by `t`: every shape moved alike.
+    pub fn transformed(&self, t: &Transform) -> Body {
+        Body { shapes: self.shapes.iter().map(|p| p.transformed(t)).collect() }
+    }
+
+    /// The tight bounding box of all shapes.
+    pub fn aabb(&self) -> Aabb {
+        self.shapes.iter().map(Polygon::aabb).fold(self.shapes[0].aabb(), |a, b| Aabb {
+            min: [a.min[0].min(b.min[0]), a.min[1].min(b.min[1])],
+            max: [a.max[0].max(b.max[0]), a.max[1].max(b.max[1])],
+        })
+    }
+
+    /// The body from an outline rounded by `radius`: one convex shape where it is one, or, where it is
+    /// concave or has more than [`MAX_VERTICES`](crate::MAX_VERTICES) vertices (up to
+    /// [`MAX_OUTLINE_VERTICES`]), its convex parts from [`decompose`], each rounded by `radius` (the
+    /// rounded outline is the union of the rounded parts). An outline convex in exact arithmetic
+    /// is one shape however slightly its corners turn (as the parts of a rotated outline with
+    /// collinear vertices do, written out and read back); an exactly straight vertex is dropped.
+    /// Other refusals are [`Polygon::rounded`]'s.
+    pub fn from_outline(vertices: Vec<[f64; 2]>, radius: f64) -> Result<Body, PolygonError> {
+        if vertices.len() > MAX_OUTLINE_VERTICES {
+            return Err(PolygonError::TooManyVertices { count: vertices.len(), max: MAX_OUTLINE_VERTICES });
+        }
+        match Polygon::convex_winding(&vertices) {
+            Ok(sign) => Polygon::with_winding(vertices, sign, radius).map(Body::from),
+            Err(
+                e @ (PolygonError::NonConvex { .. }
+                | PolygonError::TooManyVertices { .. }
+                | PolygonError::Collinear { .. }
+                | PolygonError::ZeroArea),
+            ) => {
+                // Refused by Polygon::new's margins only: convex exactly.
+                if let Some(sign) = Polygon::exact_convex_winding(&vertices) {
+                    return Polygon::with_winding(vertices, sign, radius).map(Body::from);
+                }
+                if e == PolygonError::ZeroArea {
+                    return Err(e);
+                }
+                let mut parts = decompose(&vertices)?;
+                if parts.len() == 1 {
+                    let part = parts.pop().expect("one part");
+                    return Polygon::with_winding(part.vertices().to_vec(), 1.0, radius).map(Body::from);
+                }
+                let rounded = parts
+                    .into_iter()
+                    .map(|p| Polygon::with_winding(p.vertices().to_vec(), 1.0, radius))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Body::new(rounded)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl From<Polygon> for Body {
+    /// A body of one shape.
+    fn from(p: Polygon) -> Body {
+        Body { shapes: vec![p] }
+    }
+}
+
+impl AsRef<[Polygon]> for Body {
+    /// The body's shapes.
+    fn as_ref(&self) -> &[Polygon] {
+        &self.shapes
+    }
+}
+
+impl AsRef<[Polygon]> for Polygon {
+    /// A polygon as a body of one shape.
+    fn as_ref(&self) -> &[Polygon] {
+        std::slice::from_ref(self)
+    }
+}
