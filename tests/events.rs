@@ -203,27 +203,63 @@ fn events_of_frames_left_on_the_gpu() {
 }
 
 #[test]
-fn events_are_refused_where_they_cannot_be_given() {
+fn events_on_the_host_with_the_host_ordering_and_bodies_of_several_shapes() {
     let gpu = common::gpu();
-    let polygons = [square(0.0, 0.0), square(0.5, 0.0)];
+    // The host ordering: the host computes the events from the pairs it ordered, the same events
+    // as the GPU's, and frames left on the GPU have none.
     let host = WorldOptions::default().with_events(true).with_order(ContactOrder::Host);
-    match World::from_polygons(&gpu, &polygons, &host) {
-        Err(Error::InvalidSetting { what: "events", .. }) => {}
-        other => panic!("events with the host ordering: {other:?}"),
+    for kind in [SceneKind::Crowd, SceneKind::Shapes, SceneKind::Scales] {
+        let polygons = generate(kind, 600, 7);
+        let mut on_host = World::from_polygons(&gpu, &polygons, &host).unwrap();
+        assert!(!on_host.orders_on_gpu() && on_host.events_buffer().is_none());
+        let mut on_gpu = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_events(true)).unwrap();
+        for f in 0..4 {
+            let scene = moved(&polygons, f);
+            on_gpu.set_polygons(&scene).unwrap();
+            let gpu_frame = on_gpu.step().unwrap();
+            on_host.set_polygons(&scene).unwrap();
+            let host_frame = on_host.step().unwrap();
+            assert_eq!(common::bits(&host_frame.contacts), common::bits(&gpu_frame.contacts), "{kind:?} {f}");
+            assert_eq!(events_of(&on_host), events_of(&on_gpu), "{}, frame {f}", kind.name());
+            assert!(host_frame.stats.host.iter().any(|s| s.name == "events"), "{:?}", host_frame.stats.host);
+        }
+        let mut fresh = World::from_polygons(&gpu, &polygons, &host).unwrap();
+        let (began, ended) = run_frames(&mut fresh, &polygons, 4, kind.name());
+        assert!(began > 0 && ended > 0, "{}: {began} began, {ended} ended", kind.name());
     }
-    let compound = [Body::new(vec![square(0.0, 0.0)]).unwrap()];
-    match CompoundWorld::from_compounds(&gpu, &compound, &WorldOptions::default().with_events(true)) {
-        Err(Error::InvalidSetting { what: "events", .. }) => {}
-        other => panic!("events in a compound world: {:?}", other.map(|_| ())),
+    // Bodies of several shapes: events between bodies, from the pairs of bodies.
+    let ell = |x: f64| {
+        Body::concave(&[[x, 0.0], [x + 4.0, 0.0], [x + 4.0, 1.0], [x + 1.0, 1.0], [x + 1.0, 4.0], [x, 4.0]]).unwrap()
+    };
+    let bodies: Vec<Body> = (0..40).map(|i| if i % 3 == 0 { ell(0.0) } else { Body::from(square(0.0, 0.0)) }).collect();
+    let mut world = CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default().with_events(true)).unwrap();
+    let mut previous: Vec<Contact> = vec![];
+    let mut seen = (0, 0);
+    for f in 0..5 {
+        let transforms: Vec<Transform> = (0..bodies.len())
+            .map(|i| Transform {
+                x: ((i * 7 + f * 3) % 11) as f64 * 1.3,
+                y: ((i * 5 + f) % 9) as f64 * 1.1,
+                angle: 0.0,
+            })
+            .collect();
+        world.set_transforms(&transforms).unwrap();
+        let frame = world.step().unwrap();
+        let want = contact_events(&previous, &frame.contacts);
+        assert_eq!(world.events(), Some(&want), "frame {f}");
+        seen = (seen.0 + want.began.len(), seen.1 + want.ended.len());
+        previous = frame.contacts;
     }
+    assert!(seen.0 > 0 && seen.1 > 0, "{seen:?} events");
     // Without events, none are reported, and the resident buffers do not exist.
+    let polygons = [square(0.0, 0.0), square(0.5, 0.0)];
     let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
     world.step().unwrap();
     assert!(world.events().is_none() && world.events_buffer().is_none() && world.events_totals_buffer().is_none());
 }
 
 #[test]
-fn events_past_one_binding_are_an_error_not_a_wrong_answer() {
+fn events_past_one_binding_are_an_error_on_the_gpu_and_served_on_the_host() {
     let _lock = common::gpu();
     let small = common::small_device();
     // A pile-up: every body overlaps every other, more candidates than one binding holds.
@@ -232,6 +268,24 @@ fn events_past_one_binding_are_an_error_not_a_wrong_answer() {
     match world.step() {
         Err(Error::TooLarge { what, .. }) => assert!(what.contains("contact events"), "{what}"),
         other => panic!("expected TooLarge, got {:?}", other.map(|f| f.stats.batches)),
+    }
+    // With the host ordering the batches are merged on the host, and so are the events.
+    let host = WorldOptions::default().with_events(true).with_order(ContactOrder::Host);
+    let mut world = World::from_polygons(&small, &polygons, &host).unwrap();
+    let mut previous: Vec<Contact> = vec![];
+    for f in 0..3 {
+        // The last body leaves the pile in frame 1 and comes back in frame 2.
+        let mut scene = polygons.clone();
+        if f == 1 {
+            scene[399] = square(50.0, 0.0);
+        }
+        world.set_polygons(&scene).unwrap();
+        let frame = world.step().unwrap();
+        assert!(frame.stats.batches > 1, "{} candidates ran in one batch", frame.stats.candidates);
+        let want = contact_events(&previous, &frame.contacts);
+        assert_eq!(events_of(&world), want, "frame {f}");
+        assert_eq!(want.began.len() + want.ended.len(), [400 * 399 / 2, 399, 399][f], "frame {f}");
+        previous = frame.contacts;
     }
 }
 

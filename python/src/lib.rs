@@ -961,8 +961,11 @@ impl World {
     #[allow(clippy::type_complexity)]
     fn events<'py>(&self, py: Python<'py>) -> PyResult<Option<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>)>> {
         let world = self.lock(py)?;
-        let Inner::Plain(w) = &*world else { return Ok(None) };
-        let Some(e) = w.events() else { return Ok(None) };
+        let events = match &*world {
+            Inner::Plain(w) => w.events(),
+            Inner::Compound(w) => w.events(),
+        };
+        let Some(e) = events else { return Ok(None) };
         let pairs = |p: &[[u32; 2]]| PyArray1::from_iter(py, p.iter().flatten().copied()).reshape([p.len(), 2]);
         Ok(Some((pairs(&e.began)?, pairs(&e.ended)?)))
     }

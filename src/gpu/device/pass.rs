@@ -113,8 +113,9 @@ pub struct HostSpan {
     /// (recording and submitting the frame), `wait` (for the GPU), `map` (mapping a readback
     /// buffer), `copy_out` (out of mapped memory), `order` (the pairs sorted by (a, b) on the host,
     /// converted to the caller's records on the way), `widen` (pairs the GPU sorted converted to
-    /// the caller's records) or, in a [`CompoundWorld`](crate::gpu::CompoundWorld), `bodies`
-    /// (part pairs named by body, ordered, each pair of bodies' deepest kept).
+    /// the caller's records), `events` (contact events from the sorted pairs, where the host
+    /// computes them) or, in a [`CompoundWorld`](crate::gpu::CompoundWorld), `bodies` (part pairs
+    /// named by body, ordered, each pair of bodies' deepest kept, and their events).
     pub name: &'static str,
     /// Milliseconds from the start of the frame's first span.
     pub start_ms: f64,

@@ -32,6 +32,7 @@ pub(crate) trait Record: Copy + Send + Sync {
     const EMPTY: Self;
     /// The record of one GPU contact.
     fn from_gpu(c: &GpuContact) -> Self;
+    fn a(&self) -> u32;
     fn b(&self) -> u32;
     /// Whether the record is wider than the GPU's (f64): its delivery is a conversion.
     const WIDENS: bool;
@@ -78,6 +79,9 @@ impl Record for Contact {
             depth: f64::from(c.depth),
         }
     }
+    fn a(&self) -> u32 {
+        self.a
+    }
     fn b(&self) -> u32 {
         self.b
     }
@@ -90,6 +94,9 @@ impl Record for GpuContact {
     /// (`order_gather.wgsl`).
     fn from_gpu(c: &GpuContact) -> GpuContact {
         GpuContact { normal_x: c.normal_x + 0.0, normal_y: c.normal_y + 0.0, ..*c }
+    }
+    fn a(&self) -> u32 {
+        self.a
     }
     fn b(&self) -> u32 {
         self.b

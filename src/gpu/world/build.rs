@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::geometry::{ContactEvents, Polygon};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::SpanLog;
+use crate::gpu::host::events::HostEvents;
 use crate::gpu::host::order;
 use crate::gpu::host::pack::Packed;
 use crate::gpu::kernels::buffers::init;
@@ -56,7 +57,6 @@ impl World {
 
     pub(super) fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions) -> Result<World> {
         let margin = gpu_margin(options)?;
-        check_events(options)?;
         // A margin measures the distance between apart shapes: the narrow phase's rounded variant.
         let (rounded, large) = (packed.rounded() || margin > 0.0, packed.large());
         let limits = gpu.device().limits();
@@ -120,6 +120,7 @@ impl World {
                 margin,
                 manifolds: vec![],
                 contact_events: options.events.then(ContactEvents::default),
+                host_events: (options.events && options.order == ContactOrder::Host).then(HostEvents::default),
                 parity: AtomicUsize::new(0),
                 saved_parity: 0,
                 spans: SpanLog::default(),
@@ -143,17 +144,6 @@ fn gpu_margin(options: &WorldOptions) -> Result<f32> {
     Ok(if f64::from(f) < m { f.next_up() } else { f })
 }
 
-/// The events `options` ask for, refused where the world cannot give them yet.
-fn check_events(options: &WorldOptions) -> Result<()> {
-    if options.events && options.order == ContactOrder::Host {
-        return Err(crate::Error::InvalidSetting {
-            what: "events",
-            detail: "contact events compare the pairs sorted on the GPU: not with ContactOrder::Host".into(),
-        });
-    }
-    Ok(())
-}
-
 /// Adds the stages `options` ask for to `sized`: the GPU ordering, the manifolds and the events.
 pub(super) fn add_stages(gpu: &Gpu, options: &WorldOptions, wiring: &Wiring<'_>, sized: &mut Sized) {
     let on_gpu = match options.order {
@@ -161,7 +151,8 @@ pub(super) fn add_stages(gpu: &Gpu, options: &WorldOptions, wiring: &Wiring<'_>,
         ContactOrder::Host => false,
         ContactOrder::Auto => options.events || gpu.adapter_info().device_type != wgpu::DeviceType::Cpu,
     };
-    if options.events {
+    // With the pairs ordered on the host, the host computes the events from them.
+    if options.events && on_gpu {
         sized.add_events(gpu, wiring.fold);
     }
     if on_gpu {

@@ -89,6 +89,10 @@ impl World {
             let read_start = Instant::now();
             let (kept, colliding, batches) = self.deliver(contacts, totals, submission, keep_mapped)?;
             self.read_events(totals)?;
+            if let Some(host) = self.host_events.as_mut() {
+                let pairs = contacts.iter().map(|c| [c.a(), c.b()]);
+                self.contact_events = Some(self.spans.time("events", || host.next(pairs)));
+            }
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             let stats = FrameStats {
                 broad_phase: self.sized.broad.name(),

@@ -5,9 +5,12 @@
 //! host. The host maps the parts back to bodies and orders the pairs.
 
 use crate::error::{Error, Result};
-use crate::geometry::{Body, BoxQuery, Contact, Filter, PointQuery, Polygon, PolygonError, Ray, RayHit, Transform};
+use crate::geometry::{
+    Body, BoxQuery, Contact, ContactEvents, Filter, PointQuery, Polygon, PolygonError, Ray, RayHit, Transform,
+};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::HostSpan;
+use crate::gpu::host::events::HostEvents;
 use crate::gpu::host::pack::{Pose, PoseArrays, PoseScalar, PoseSource};
 use crate::gpu::kernels::layout::GpuTransform;
 use crate::gpu::world::options::{ContactDetail, Frame, WorldOptions};
@@ -22,7 +25,8 @@ use crate::gpu::world::World;
 /// ([`ContactOrder`](crate::gpu::ContactOrder): by default on GPUs, not on CPU adapters, where
 /// the hash table's atomics cost more than the host's pass over the ordered pairs), otherwise on
 /// the host, with the same result. Both run only when some body has several parts; with one
-/// part per body the frame is the plain world's.
+/// part per body the frame is the plain world's. With
+/// [`WorldOptions::events`], the host computes the events from the pairs of bodies.
 pub struct CompoundWorld {
     inner: World,
     /// The body of each part, and the part's index within its body (parts numbered body by
@@ -32,6 +36,8 @@ pub struct CompoundWorld {
     first: Vec<usize>,
     /// Per part: its body's transform (reused between frames).
     expanded: Vec<GpuTransform>,
+    /// With events: the last frame's pairs of bodies, and the events up to it.
+    events: Option<(HostEvents, ContactEvents)>,
 }
 
 impl CompoundWorld {
@@ -40,10 +46,6 @@ impl CompoundWorld {
     /// [`set_transforms`](CompoundWorld::set_transforms). A body naming a shape that does not
     /// exist is [`Error::UnknownShape`].
     pub fn new(gpu: &Gpu, shapes: &[Body], body_shapes: &[u32], options: &WorldOptions) -> Result<CompoundWorld> {
-        if options.events {
-            let detail = "not yet in compound worlds (their pairs on the GPU name parts, not bodies)".to_string();
-            return Err(Error::InvalidSetting { what: "events", detail });
-        }
         let mut start = Vec::with_capacity(shapes.len() + 1);
         start.push(0);
         for s in shapes {
@@ -66,7 +68,8 @@ impl CompoundWorld {
         if owner.len() > u32::MAX as usize {
             return Err(Error::TooLarge { what: "compound parts", needed: owner.len() as u64, limit: u32::MAX as u64 });
         }
-        let mut inner = World::new(gpu, &parts, &part_shapes, options)?;
+        // The inner world's pairs name parts: the events are the host's, on pairs of bodies.
+        let mut inner = World::new(gpu, &parts, &part_shapes, &options.clone().with_events(false))?;
         // Parts of one body never become candidates: the broad phase drops them with the
         // filters' kernels, which a world without compound bodies does not run. Each part names
         // its body by the body's first part (plus one; 0 for a body of one part).
@@ -80,7 +83,8 @@ impl CompoundWorld {
         if owners.iter().any(|&o| o != 0) {
             inner.set_owners(owners)?;
         }
-        Ok(CompoundWorld { inner, owner, first, expanded: vec![] })
+        let events = options.events.then(Default::default);
+        Ok(CompoundWorld { inner, owner, first, expanded: vec![], events })
     }
 
     /// A world of `bodies` placed as given. Each body is stored relative to its first vertex
@@ -121,6 +125,13 @@ impl CompoundWorld {
     /// Whether the world has no bodies.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// With [`WorldOptions::events`], the pairs of bodies that began and ended touching from the
+    /// frame before the last step to the last, computed on the host (see [`World::events`]);
+    /// `None` without events.
+    pub fn events(&self) -> Option<&ContactEvents> {
+        self.events.as_ref().map(|(_, events)| events)
     }
 
     /// The number of parts of all bodies.
@@ -258,6 +269,9 @@ impl CompoundWorld {
             out.manifolds = kept.iter().map(|&i| frame.manifolds[i]).collect();
         }
         out.stats.colliding = out.contacts.len() as u64;
+        if let Some((host, events)) = self.events.as_mut() {
+            *events = host.next(out.contacts.iter().map(|c| [c.a, c.b]));
+        }
         let start_ms = out.stats.host.last().map_or(0.0, |s| s.start_ms + s.ms);
         let ms = start.elapsed().as_secs_f64() * 1e3;
         out.stats.host.push(HostSpan { name: "bodies", start_ms, ms });

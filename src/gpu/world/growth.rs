@@ -50,6 +50,7 @@ impl World {
         self.carry_events(&old.sized)?;
         self.parity = old.parity;
         self.contact_events = old.contact_events;
+        self.host_events = old.host_events;
         if filters.len() == self.len() {
             self.set_filters(&filters)?;
         }

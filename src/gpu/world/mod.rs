@@ -20,6 +20,7 @@ use crate::error::Result;
 use crate::geometry::{Contact, ContactEvents, Filter, Manifold};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::{Pass, Recorder, SpanLog};
+use crate::gpu::host::events::HostEvents;
 use crate::gpu::host::order;
 use crate::gpu::host::pack::Packed;
 use crate::gpu::kernels::layout::{GpuContact, GpuParams};
@@ -103,6 +104,9 @@ pub struct World {
     manifolds: Vec<Manifold>,
     /// With [`WorldOptions::events`], the last collected frame's contact events.
     contact_events: Option<ContactEvents>,
+    /// With events and the pairs ordered on the host, the last collected frame's pairs, from
+    /// which the host computes the next frame's events (the GPU's events stage does otherwise).
+    host_events: Option<HostEvents>,
     /// Which of the events stage's two pair lists holds the previous frame's pairs: turned by
     /// every complete frame whose events were computed.
     parity: AtomicUsize,
@@ -179,7 +183,8 @@ impl World {
 
     /// With [`WorldOptions::events`], the pairs that began and ended touching from the frame
     /// collected before the last to the last (after the first frame, all its pairs began);
-    /// `None` without events. Each list is sorted by (a, b).
+    /// `None` without events. Each list is sorted by (a, b). Computed on the GPU, or with
+    /// [`ContactOrder::Host`](crate::gpu::ContactOrder::Host) on the host from the pairs read back.
     pub fn events(&self) -> Option<&ContactEvents> {
         self.contact_events.as_ref()
     }

@@ -49,12 +49,17 @@ pub struct WorldOptions {
     pub margin: f64,
     /// Contact events (default off): after each frame read back,
     /// [`World::events`](crate::gpu::World::events) holds the pairs that began and ended since
-    /// the previous frame, computed on the GPU from the two frames' sorted pairs; for frames left
-    /// on the GPU, [`World::encode_with_events`](crate::gpu::World::encode_with_events) records
-    /// them into [`World::events_buffer`](crate::gpu::World::events_buffer). Frames with events
-    /// order their pairs on the GPU, also on CPU adapters, and each candidate costs 40 bytes
-    /// more. Not with [`ContactOrder::Host`] or compound worlds
-    /// ([`Error::InvalidSetting`](crate::Error::InvalidSetting)).
+    /// the previous frame read back, computed on the GPU from the two frames' sorted pairs; for
+    /// frames left on the GPU, [`World::encode_with_events`](crate::gpu::World::encode_with_events)
+    /// records them into [`World::events_buffer`](crate::gpu::World::events_buffer). Frames with
+    /// events order their pairs on the GPU by default, also on CPU adapters, and each candidate
+    /// costs 40 bytes more. With [`ContactOrder::Host`], and in worlds of bodies of several shapes
+    /// ([`CompoundWorld`](crate::gpu::CompoundWorld)), the host computes them instead from the
+    /// pairs it read back, the same pairs with the same bits; frames left on the GPU then have
+    /// none (their pairs are not sorted, or name shapes), and `events_buffer` is `None`. A frame
+    /// in batches (more candidates than one binding holds) is refused
+    /// ([`Error::TooLarge`](crate::Error::TooLarge)) where the GPU computes the events, and
+    /// served where the host does.
     pub events: bool,
 }
 
@@ -145,7 +150,7 @@ pub struct FrameStats {
     /// The host's work for this frame, on the wall clock, in order: what the calls before it
     /// did ([`World::set_polygons`](crate::gpu::World::set_polygons): `pack`, `staging_write`;
     /// [`World::set_transforms`](crate::gpu::World::set_transforms): `staging_write`, then
-    /// `transform_conversion`, which writes into the staging memory), then `submit`, `wait`, `map`, `copy_out`, and `order` or `widen` (see
+    /// `transform_conversion`, which writes into the staging memory), then `submit`, `wait`, `map`, `copy_out`, `order` or `widen`, and `events` where the host computes them (see
     /// [`HostSpan`]). A span may repeat (a rerun, a second copy, batches).
     pub host: Vec<HostSpan>,
 }
