@@ -14,8 +14,8 @@ use satgpu::gpu::{self, ContactOrder, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::validate;
 
-use satgpu::DetectOptions;
 use satgpu::{reference, Contact, Error, Polygon, Transform};
+use satgpu::{ContactDetail, DetectOptions};
 
 #[test]
 fn repeated_runs_are_bitwise_identical() {
@@ -412,6 +412,53 @@ fn timestamps_only_when_asked() {
         let gpu_passes: Vec<_> = timed.stats.passes.iter().filter(|p| p.clock == "gpu").map(|p| p.name).collect();
         let want: Vec<_> = world.passes().iter().map(|p| p.name()).collect();
         assert_eq!(gpu_passes, want, "one timed pass per stage, in frame order");
+    }
+}
+
+/// The frame is its plan: for every choice that changes the steps a frame records (broad phase,
+/// contact detail, ordering, events, and the detail switched on a live world), `passes()` is
+/// the list the options imply, and a timed frame's passes are `passes()`, in order (on an
+/// adapter without timestamps the frame reports the wall clock instead, and says so).
+#[test]
+fn a_frame_runs_its_plan_and_reports_its_passes() {
+    let gpu = common::gpu();
+    let strips = ["transform", "entries", "sort", "sweep_count", "scan_candidates", "sweep_write"];
+    let all_pairs = ["transform", "allpairs_count", "scan_allpairs", "allpairs_write"];
+    let orders = [ContactOrder::Auto, ContactOrder::Host, ContactOrder::Gpu];
+    for (n, broad) in [(200, &all_pairs[..]), (2000, &strips[..])] {
+        let polygons = generate(SceneKind::Mixed, n, 9);
+        for (order, full, events) in orders.iter().flat_map(|&o| [(o, false, false), (o, true, false), (o, true, true)])
+        {
+            let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
+            let options = WorldOptions::default().with_order(order).with_contact_detail(detail).with_events(events);
+            let mut world = World::from_polygons(&gpu, &polygons, &options).unwrap();
+            let what = format!("{n} bodies, {order:?}, full {full}, events {events}");
+            let expect = |world: &World, full: bool| {
+                let mut names: Vec<&str> = broad.to_vec();
+                names.extend(["sat", "compact"]);
+                let on_gpu = world.orders_on_gpu();
+                names.extend(on_gpu.then_some("order"));
+                names.extend(full.then_some("manifold"));
+                names.extend((events && on_gpu).then_some("events"));
+                names
+            };
+            let names = |world: &World| world.passes().iter().map(|p| p.name()).collect::<Vec<_>>();
+            assert_eq!(names(&world), expect(&world, full), "{what}");
+            let untimed = world.step().unwrap();
+            world.set_timestamps(true);
+            let timed = world.step().unwrap();
+            assert_eq!(bits(&timed.contacts), bits(&untimed.contacts), "{what}: timing changes nothing");
+            let reported: Vec<&str> = timed.stats.passes.iter().map(|p| p.name).filter(|&p| p != "readback").collect();
+            match gpu.has_timestamps() {
+                true => assert_eq!(reported, names(&world), "{what}: the timed passes are the plan's"),
+                false => assert_eq!(reported, ["gpu_total"], "{what}: no timestamps, the wall clock"),
+            }
+            // The detail switched on a live world changes the plan from the next frame.
+            world.set_contact_detail(if full { ContactDetail::Basic } else { ContactDetail::Full }).unwrap();
+            assert_eq!(names(&world), expect(&world, !full), "{what}, detail switched");
+            let switched = world.step().unwrap();
+            assert_eq!(switched.manifolds.len(), if full { 0 } else { switched.contacts.len() }, "{what}");
+        }
     }
 }
 

@@ -18,6 +18,7 @@ use crate::gpu::stages::readback::Readback;
 use crate::gpu::stages::transform::TransformStage;
 use crate::gpu::world::fits::{check_bindings, check_memory, entry_paging};
 use crate::gpu::world::options::{ContactDetail, ContactOrder, WorldOptions, STRIP_HEIGHT_FACTOR};
+use crate::gpu::world::plan::Plans;
 use crate::gpu::world::sized::{Capacity, Sized};
 use crate::gpu::world::World;
 
@@ -94,7 +95,7 @@ impl World {
             let wiring = Wiring { params: &params, control: &control, bodies: &bodies, fold };
             let mut sized = Sized::new(gpu, &wiring, strips, capacity);
             add_stages(gpu, options, &wiring, &mut sized);
-            let world = World {
+            let mut world = World {
                 gpu: gpu.clone(),
                 options: options.clone(),
                 packed,
@@ -123,9 +124,11 @@ impl World {
                 host_events: (options.events && options.order == ContactOrder::Host).then(HostEvents::default),
                 parity: AtomicUsize::new(0),
                 saved_parity: 0,
+                plans: Plans::default(),
                 spans: SpanLog::default(),
                 poison: false,
             };
+            world.replan();
             world.write_params(0);
             world
         })

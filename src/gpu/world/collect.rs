@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::gpu::device::pass::{PassTime, Recorder};
+use crate::gpu::device::pass::PassTime;
 use crate::gpu::host::order;
 use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
 use crate::gpu::stages::readback::{Mapped, Totals};
@@ -212,23 +212,8 @@ impl World {
     fn run_batch(&mut self, base: u32) -> Result<(Vec<GpuContact>, Vec<GpuManifold>)> {
         self.write_params(base);
         let s = &self.sized;
-        let k = self.gpu.kernels();
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-        s.broad.encode_write(&mut Recorder::new(&mut encoder, k, None));
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("satgpu.batch"),
-                timestamp_writes: None,
-            });
-            s.narrow.encode(k, &mut pass, self.rounded, self.large);
-            s.encode_compact(k, &mut pass, true, s.order.is_some());
-            if let Some(order) = &s.order {
-                order.encode(k, &mut pass);
-            }
-            if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
-                m.encode(k, &mut pass);
-            }
-        }
+        self.record(&mut encoder, &self.plans.batch);
         self.readback.encode_colliding(&mut encoder, s.compact.total());
         self.readback.encode_status(&mut encoder, false, None);
         let submission = self.gpu.queue().submit([encoder.finish()]);

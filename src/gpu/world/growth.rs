@@ -100,6 +100,7 @@ impl World {
         let old = std::mem::replace(&mut self.sized, sized);
         self.carry_events(&old)?;
         self.sized.broad.set_filtered(!self.filters.is_empty());
+        self.replan();
         self.generation += 1;
         self.write_params(0);
         Ok(())

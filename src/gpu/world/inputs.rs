@@ -79,6 +79,7 @@ impl World {
         self.owners = owners;
         let (gpu, control, bodies, sized) = (&self.gpu, &self.control, &self.bodies, &mut self.sized);
         gpu.scoped(|| sized.add_deepest(gpu, control, bodies))?;
+        self.replan();
         let filters = if self.filters.is_empty() { vec![Filter::DEFAULT; self.len()] } else { self.filters.clone() };
         self.set_filters(&filters)
     }
@@ -118,6 +119,7 @@ impl World {
             let (gpu, params, bodies, sized) = (&self.gpu, &self.params, &self.bodies, &mut self.sized);
             gpu.scoped(|| sized.add_manifolds(gpu, params, bodies))?;
         }
+        self.replan();
         Ok(())
     }
 
@@ -125,6 +127,7 @@ impl World {
     /// [`WorldOptions::timestamps`](crate::gpu::WorldOptions::timestamps)).
     pub fn set_timestamps(&mut self, on: bool) {
         self.options.timestamps = on;
+        self.replan();
     }
 
     /// Makes every later wait of this world time out after `timeout`.

@@ -28,6 +28,7 @@ use crate::gpu::resources::{BodyBuffers, Wiring};
 use crate::gpu::stages::readback::Readback;
 use crate::gpu::stages::transform::TransformStage;
 use crate::gpu::world::options::{ContactDetail, Frame, FrameStats, WorldOptions};
+use crate::gpu::world::plan::{Plan, Plans, Work};
 use crate::gpu::world::sized::Sized;
 
 pub(crate) mod broad;
@@ -39,6 +40,7 @@ mod fits;
 mod growth;
 mod inputs;
 pub(crate) mod options;
+mod plan;
 mod queries;
 mod rays;
 mod resident;
@@ -112,6 +114,8 @@ pub struct World {
     parity: AtomicUsize,
     /// The parity when the events' previous pairs were saved (see `save_events`).
     saved_parity: usize,
+    /// The steps of each kind of frame (see `plan.rs`), rebuilt when the stages or options change.
+    plans: Plans,
     /// Host spans since the last collected frame, reported in its [`FrameStats::host`].
     spans: SpanLog,
     /// Test hook: the next frame records an invalid copy (see `testing`).
@@ -226,53 +230,48 @@ impl World {
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }
 
-    /// Records a frame: `ordered`, with the GPU ordering where the world has it; `reduce`, in a
-    /// compound world, with the deepest part pair per pair of bodies kept on the GPU; `events`,
-    /// with the contact events where the world has them.
-    fn record(&self, encoder: &mut wgpu::CommandEncoder, timed: bool, ordered: bool, reduce: bool, events: bool) {
-        let timestamps = self.readback.timestamps.as_ref().filter(|_| timed);
+    /// Records the steps of `plan` (see `plan.rs`), each pass timed where the plan is and the
+    /// device has timestamps.
+    fn record(&self, encoder: &mut wgpu::CommandEncoder, plan: &Plan) {
+        let timestamps = self.readback.timestamps.as_ref().filter(|_| plan.timed);
         let mut rec = Recorder::new(encoder, self.gpu.kernels(), timestamps);
         let (s, k) = (&self.sized, rec.kernels);
-        // Compaction's last invocation writes the colliding pairs' dispatch arguments; a frame
-        // without candidates runs none, and must read zeros.
-        rec.encoder().clear_buffer(&s.pairs.args, 0, None);
-        if let Some((buf, at)) = s.broad.need() {
-            rec.encoder().clear_buffer(buf, at, Some(4));
+        let planned = "planned from the world's stages";
+        for step in &plan.steps {
+            match step.work {
+                Work::Clear => {
+                    rec.encoder().clear_buffer(&s.pairs.args, 0, None);
+                    if let Some((buf, at)) = s.broad.need() {
+                        rec.encoder().clear_buffer(buf, at, Some(4));
+                    }
+                }
+                Work::Transform => self.transform.encode(&mut rec),
+                Work::Broad => s.broad.encode(&mut rec),
+                Work::BroadWrite => s.broad.encode_write(&mut rec),
+                Work::Sat => s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded, self.large),
+                Work::Compact { deepest, keys } => s.encode_compact(k, rec.pass(Pass::Compact), keys, deepest),
+                Work::Order => s.order.as_ref().expect(planned).encode(k, rec.pass(Pass::Order)),
+                Work::Manifold => s.manifold.as_ref().expect(planned).encode(k, rec.pass(Pass::Manifold)),
+                Work::Events => s.events.as_ref().expect(planned).encode(k, rec.pass(Pass::Events), self.parity()),
+                Work::Totals => {
+                    let (entries, candidates) = s.broad.totals();
+                    let totals = (entries, candidates, s.compact.total());
+                    self.readback.encode_totals(rec.encoder(), totals, s.broad.need(), &s.pairs.args);
+                }
+            }
         }
-        self.transform.encode(&mut rec);
-        s.broad.encode(&mut rec);
-        s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded, self.large);
-        s.encode_compact(k, rec.pass(Pass::Compact), ordered, reduce);
-        if let Some(order) = s.order.as_ref().filter(|_| ordered) {
-            order.encode(k, rec.pass(Pass::Order));
-        }
-        if let Some(m) = s.manifold.as_ref().filter(|_| self.full()) {
-            m.encode(k, rec.pass(Pass::Manifold));
-        }
-        if let Some(e) = s.events.as_ref().filter(|_| events) {
-            e.encode(k, rec.pass(Pass::Events), self.parity());
-        }
-        let (entries, candidates) = s.broad.totals();
-        let totals = (entries, candidates, s.compact.total());
-        self.readback.encode_totals(rec.encoder(), totals, s.broad.need(), &s.pairs.args);
     }
 
-    /// The passes a frame of this world that is read back runs, in order (a frame left on the GPU
-    /// under [`ContactOrder::Auto`](crate::gpu::ContactOrder::Auto) skips [`Pass::Order`]).
+    /// The plans again, after the stages or the options changed.
+    fn replan(&mut self) {
+        self.plans = Plans::new(&self.sized, &self.options);
+    }
+
+    /// The passes a frame of this world that is read back runs, in order: its plan's (a frame
+    /// left on the GPU under [`ContactOrder::Auto`](crate::gpu::ContactOrder::Auto) skips
+    /// [`Pass::Order`]).
     pub fn passes(&self) -> Vec<Pass> {
-        let mut passes = vec![Pass::Transform];
-        passes.extend_from_slice(self.sized.broad.passes());
-        passes.extend([Pass::Sat, Pass::Compact]);
-        if self.sized.order.is_some() {
-            passes.push(Pass::Order);
-        }
-        if self.full() {
-            passes.push(Pass::Manifold);
-        }
-        if self.sized.events.is_some() {
-            passes.push(Pass::Events);
-        }
-        passes
+        self.plans.read_back.passes()
     }
 
     /// Runs a frame and reads the colliding pairs back, sorted by (a, b). Grows the buffers and
@@ -310,7 +309,7 @@ impl World {
             // A compound world's frame read back keeps its deepest part pairs where it orders:
             // on the GPU with the ordering there, otherwise on the host after its ordering.
             let events = self.sized.events.as_ref();
-            self.record(&mut encoder, self.options.timestamps, true, self.sized.order.is_some(), events.is_some());
+            self.record(&mut encoder, &self.plans.read_back);
             let capacity = u64::from(self.sized.capacity.candidates);
             self.readback.encode_contacts(&self.gpu, &mut encoder, &self.sized.pairs.contacts, capacity);
             self.readback.encode_status(&mut encoder, self.options.timestamps, events.map(|e| &e.totals));

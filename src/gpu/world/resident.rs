@@ -3,21 +3,20 @@
 
 use crate::error::Result;
 use crate::gpu::device::adapter::loops_cut;
-use crate::gpu::world::options::ContactOrder;
 use crate::gpu::world::World;
 
 impl World {
     /// Records every pass of a frame into `encoder`, then copies the three totals (strip
     /// entries, candidates, colliding) into [`totals_buffer`](World::totals_buffer). After
     /// submission the contacts are in [`contacts_buffer`](World::contacts_buffer), in sweep order
-    /// (sorted by (a, b) with [`ContactOrder::Gpu`]), complete only if the entry and candidate totals are within
+    /// (sorted by (a, b) with [`ContactOrder::Gpu`](crate::gpu::ContactOrder::Gpu)), complete only if the entry and candidate totals are within
     /// [`entry_capacity`](World::entry_capacity) and [`candidate_capacity`](World::candidate_capacity).
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
         // Auto leaves a resident frame's pairs in sweep order: no caller of its own passes needs
         // them sorted, and the sort would be most of a GPU frame. A compound world (the
         // simulation's walls) keeps each pair of bodies' deepest part pair on the GPU, where
         // the caller's passes read it.
-        self.record(encoder, false, self.options.order == ContactOrder::Gpu, true, false);
+        self.record(encoder, &self.plans.resident);
     }
 
     /// As [`encode`](World::encode), with the pairs sorted by (a, b) and, with
@@ -28,9 +27,8 @@ impl World {
     /// against these pairs. A simulation that detects several times per frame calls this for
     /// its last detection and [`encode`](World::encode) for the others.
     pub fn encode_with_events(&self, encoder: &mut wgpu::CommandEncoder) {
-        let events = self.sized.events.is_some();
-        self.record(encoder, false, true, true, events);
-        if events {
+        self.record(encoder, &self.plans.resident_events);
+        if self.sized.events.is_some() {
             self.turn_parity();
         }
     }
@@ -107,7 +105,7 @@ impl World {
 
     /// The contacts of the last frame as [`GpuContact`](crate::gpu::GpuContact) records (STORAGE | COPY_SRC): in sweep
     /// order, or sorted by (a, b) after a frame read back with the ordering on the GPU and after
-    /// every frame with [`ContactOrder::Gpu`]. Valid for the first `totals[2]` records. Replaced when the
+    /// every frame with [`ContactOrder::Gpu`](crate::gpu::ContactOrder::Gpu). Valid for the first `totals[2]` records. Replaced when the
     /// [`generation`](World::generation) changes.
     pub fn contacts_buffer(&self) -> &wgpu::Buffer {
         &self.sized.pairs.contacts

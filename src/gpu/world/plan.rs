@@ -1,0 +1,129 @@
+//! The frame as data: the ordered steps each kind of frame records, built from the world's
+//! stages and options whenever either changes, and read by the recording, the batches, the
+//! timestamps and [`World::passes`](crate::gpu::World::passes), which therefore cannot disagree.
+//! Adding a pass is a shader, a stage file, a [`Work`] that records it and its entry here.
+
+use crate::gpu::device::pass::Pass;
+use crate::gpu::world::broad::Broad;
+use crate::gpu::world::options::{ContactDetail, ContactOrder, WorldOptions};
+use crate::gpu::world::sized::Sized;
+
+/// What one step of a frame records (see `World::record`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Work {
+    /// Clears the compaction's dispatch arguments (a frame without candidates runs none, and
+    /// must read zeros) and the sweep's windows word: encoder work, no pass.
+    Clear,
+    /// Bodies' transforms and world boxes.
+    Transform,
+    /// The broad phase: strips (entries, sort, sweep) or all pairs.
+    Broad,
+    /// The broad phase's candidate write alone, for a batch past the first.
+    BroadWrite,
+    /// The narrow phase.
+    Sat,
+    /// The compaction; `deepest`: first the deepest shape pair per pair of bodies; `keys`: its
+    /// scan and then the GPU ordering's keys in place of its write.
+    Compact { deepest: bool, keys: bool },
+    /// The GPU ordering's radix sort and gather.
+    Order,
+    /// Contact manifolds.
+    Manifold,
+    /// Contact events against the previous frame's pairs.
+    Events,
+    /// The totals copied aside for the readback: encoder work, no pass.
+    Totals,
+}
+
+/// One step: its work and the named passes it records, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Step {
+    pub work: Work,
+    pub passes: &'static [Pass],
+}
+
+/// The steps of one kind of frame, in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub steps: Vec<Step>,
+    /// Each pass timed with GPU timestamps (a compute pass of its own), where the device has them.
+    pub timed: bool,
+}
+
+impl Plan {
+    /// The named passes, in the order the frame records them.
+    pub fn passes(&self) -> Vec<Pass> {
+        self.steps.iter().flat_map(|s| s.passes.iter().copied()).collect()
+    }
+}
+
+/// The plans of the kinds of frame a world records.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Plans {
+    /// A frame read back: ordered where the world orders on the GPU (keeping each pair of bodies'
+    /// deepest shape pair there), with the GPU's events where it computes them; timed when asked.
+    pub read_back: Plan,
+    /// A frame left on the GPU ([`World::encode`](crate::gpu::World::encode)): ordered only with
+    /// [`ContactOrder::Gpu`], the deepest shape pairs kept, no events, never timed.
+    pub resident: Plan,
+    /// [`World::encode_with_events`](crate::gpu::World::encode_with_events): ordered, with events.
+    pub resident_events: Plan,
+    /// A batch past the first (more candidates than one binding holds): the candidate write, the
+    /// narrow phase, the compaction and what follows it, in one compute pass.
+    pub batch: Plan,
+}
+
+impl Plans {
+    /// The plans for a world of `sized`'s stages under `options`.
+    pub fn new(sized: &Sized, options: &WorldOptions) -> Plans {
+        let ordering = sized.order.is_some();
+        let gpu_order = ordering && options.order == ContactOrder::Gpu;
+        let deepest = sized.deepest.is_some();
+        let full = sized.manifold.is_some() && options.contact_detail == ContactDetail::Full;
+        let events = sized.events.is_some();
+        let write: &'static [Pass] = match sized.broad {
+            Broad::Strips { .. } => &[Pass::SweepWrite],
+            Broad::AllPairs(_) => &[Pass::AllPairsWrite],
+        };
+        // The steps after the broad phase: the narrow phase, the compaction, then the passes
+        // over the colliding pairs.
+        let tail = |sorted: bool, reduce: bool, with_events: bool| {
+            let mut steps = vec![
+                step(Work::Sat, &[Pass::Sat]),
+                step(Work::Compact { deepest: deepest && reduce, keys: sorted }, &[Pass::Compact]),
+            ];
+            if sorted {
+                steps.push(step(Work::Order, &[Pass::Order]));
+            }
+            if full {
+                steps.push(step(Work::Manifold, &[Pass::Manifold]));
+            }
+            if with_events {
+                steps.push(step(Work::Events, &[Pass::Events]));
+            }
+            steps
+        };
+        let frame = |sorted: bool, reduce: bool, with_events: bool, timed: bool| {
+            let mut steps = vec![
+                step(Work::Clear, &[]),
+                step(Work::Transform, &[Pass::Transform]),
+                step(Work::Broad, sized.broad.passes()),
+            ];
+            steps.extend(tail(sorted, reduce, with_events));
+            steps.push(step(Work::Totals, &[]));
+            Plan { steps, timed }
+        };
+        let mut batch = vec![step(Work::BroadWrite, write)];
+        batch.extend(tail(ordering, ordering, false));
+        Plans {
+            read_back: frame(ordering, ordering, events, options.timestamps),
+            resident: frame(gpu_order, true, false, false),
+            resident_events: frame(ordering, true, events, false),
+            batch: Plan { steps: batch, timed: false },
+        }
+    }
+}
+
+fn step(work: Work, passes: &'static [Pass]) -> Step {
+    Step { work, passes }
+}
