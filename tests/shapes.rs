@@ -146,16 +146,10 @@ fn filtered_pairs_are_exactly_the_unfiltered_minus_the_excluded() {
                 world.set_filters(&vec![Filter::DEFAULT; n]).unwrap();
                 assert_eq!(bits(&world.step().unwrap().contacts), bits(&all), "{kind} filters cleared");
             }
-            let reference =
-                reference::detect(&polygons, &DetectOptions::default().with_filters(filters.to_vec())).contacts;
-            let report = validate::compare(
-                &polygons,
-                &gpu::detect(&gpu, &polygons, &DetectOptions::default().with_filters(filters.to_vec()))
-                    .map(|f| f.contacts)
-                    .unwrap(),
-                &reference,
-                &DetectOptions::default(),
-            );
+            let options = DetectOptions::default().with_filters(filters.to_vec());
+            let reference = reference::detect(&polygons, &options).contacts;
+            let got = gpu::detect(&gpu, &polygons, &options).unwrap().contacts;
+            let report = validate::compare(&polygons, &got, &reference, &options);
             assert!(report.ok(), "{kind}: {}", report.disagreements[0]);
         }
     }
@@ -231,16 +225,11 @@ fn filters_on_the_first_and_last_body_and_a_change_at_index_0() {
     let mut last = vec![Filter::DEFAULT; n];
     last[n - 1] = alone;
     for (what, filters) in [("first", &first), ("last", &last)] {
-        let want = reference::detect(&polygons, &DetectOptions::default().with_filters(filters.to_vec())).contacts;
+        let options = DetectOptions::default().with_filters(filters.to_vec());
+        let want = reference::detect(&polygons, &options).contacts;
         assert_eq!(want.len(), all.len() - touches(if what == "first" { 0 } else { n as u32 - 1 }), "{what}");
-        let report = validate::compare(
-            &polygons,
-            &gpu::detect(&gpu, &polygons, &DetectOptions::default().with_filters(filters.to_vec()))
-                .map(|f| f.contacts)
-                .unwrap(),
-            &want,
-            &DetectOptions::default(),
-        );
+        let got = gpu::detect(&gpu, &polygons, &options).unwrap().contacts;
+        let report = validate::compare(&polygons, &got, &want, &options);
         assert!(report.ok(), "{what}: {}", report.disagreements[0]);
     }
     for broad_phase in [BroadPhase::Strips, BroadPhase::AllPairs] {

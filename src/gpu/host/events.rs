@@ -9,15 +9,18 @@ use crate::geometry::ContactEvents;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct HostEvents {
     previous: Vec<[u32; 2]>,
+    /// The frame's pairs being gathered, in memory the next frame reuses.
+    current: Vec<[u32; 2]>,
 }
 
 impl HostEvents {
     /// The events from the last frame's pairs to `current` (sorted by (a, b), no pair twice),
     /// which become the pairs the next frame is compared with.
     pub(crate) fn next(&mut self, current: impl Iterator<Item = [u32; 2]>) -> ContactEvents {
-        let now: Vec<[u32; 2]> = current.collect();
-        let events = between(&self.previous, &now);
-        self.previous = now;
+        self.current.clear();
+        self.current.extend(current);
+        let events = between(&self.previous, &self.current);
+        std::mem::swap(&mut self.previous, &mut self.current);
         events
     }
 }
