@@ -80,34 +80,38 @@ fi
 # The GPU's clocks ramp up under load: on 2026-11-26 the first run on an idle H200 gave crowd 1M
 # a simulation frame of 7.5 ms and the same scene 40 s later 3.6 ms. A short run first.
 step warmup 15 "satgpu bench --kind crowd --n 1000000 --frames 20"
+# A/B: where the pack holds a base binary (gpu_pack.sh's BASE_BIN), it and this commit's run
+# crowd 1M one after the other, twice, in one step.
+if [ -x /tmp/sg/bin/satgpu_base ]; then
+    ab="for i in 1 2; do for b in satgpu_base satgpu; do \$b bench --kind crowd,mixed --n 1000000 --frames 10 --json $res/ab_\${b}_\$i.json; done; done"
+    step ab_1m 80 "$ab"
+fi
 # The headline: crowd 1M whole, simulation and resident frames, host spans, a trace.
 step bench_crowd1m 25 "satgpu bench --kind crowd --n 1000000 --frames 10 --json $res/bench_crowd1m.json --trace $res/trace_crowd1m.json"
-step bench_100k 40 "satgpu bench --kind $kinds --n 100000 --frames 5 --json $res/bench_100k.json"
-# round's f64 reference takes over a minute at 1M (up to 1,024 vertices a body), pile's 14M pairs
-# about as long: last.
-step bench_1m 150 "satgpu bench --kind crowd,dense,mixed,clustered,grid,scales,outliers,agents,shapes --n 1000000 --frames 5 --json $res/bench_1m.json"
-for k in crowd dense mixed clustered grid outliers agents shapes pile; do
-    step "compare_100k_$k" 15 "$(compare compare_100k_$k $k 100000)"
-done
-for k in crowd mixed; do
-    step "compare_1m_$k" 45 "$(compare compare_1m_$k $k 1000000)"
-done
-step bench_crowd10m 90 "satgpu bench --kind crowd --n 10000000 --frames 3 --json $res/bench_crowd10m.json"
-step sim_1m 20 "satgpu sim --kind agents --n 1000000 --frames 30 --json $res/sim_1m.json"
-step sim_10m 40 "satgpu sim --kind agents --n 10000000 --frames 10 --json $res/sim_10m.json"
-wheel="python3 -m pip install -q --upgrade --no-index --no-deps --no-compile --target /tmp/site /tmp/sg/*.whl"
-step python 30 "$wheel && PYTHONPATH=/tmp/site python3 examples/python/bench.py --n 100000,1000000 --frames 5"
-# The whole test suite on the GPU, one binary after another.
-step tests 240 "for t in /tmp/sg/tests/*; do echo \"== \$t\"; timeout 100 \"\$t\" --test-threads 16 2>&1 | tail -25; echo \"rc \${PIPESTATUS[0]}\"; done"
-step run_100k 60 "for k in ${kinds//,/ } rooms; do satgpu run --kind \$k --n 100000 2>&1 | tail -4; echo \"rc \${PIPESTATUS[0]}\"; done"
-for k in dense clustered grid outliers agents shapes; do
-    step "compare_1m_$k" 40 "$(compare compare_1m_$k $k 1000000)"
-done
+# The whole test suite on the GPU, four binaries at a time, each into its own log.
+tests="mkdir -p $res/tests; ls /tmp/sg/tests | xargs -P 4 -I{} bash -c 'timeout 150 /tmp/sg/tests/{} --test-threads 8 >$res/tests/{}.log 2>&1; echo \"{} rc \$?\"'; grep -h '^test result' $res/tests/*.log | sort | uniq -c"
+step tests 200 "$tests"
 step rays_1m 40 "$(compare rays_1m crowd 1000000 SATGPU_BENCH_RAYS=0)"
 step queries_1m 40 "$(compare queries_1m crowd 1000000 SATGPU_BENCH_QUERIES=1000000)"
 step margin_1m 40 "$(compare margin_1m crowd 1000000 SATGPU_BENCH_MARGIN=0.5)"
 step events_1m 40 "$(compare events_1m crowd 1000000 SATGPU_BENCH_EVENTS=3)"
+step bench_crowd10m 90 "satgpu bench --kind crowd --n 10000000 --frames 3 --json $res/bench_crowd10m.json"
+# round's f64 reference takes over a minute at 1M (up to 1,024 vertices a body), pile's 14M pairs
+# about as long: last.
+step bench_1m 150 "satgpu bench --kind crowd,dense,mixed,clustered,grid,scales,outliers,agents,shapes --n 1000000 --frames 5 --json $res/bench_1m.json"
+for k in dense clustered grid outliers agents shapes crowd mixed; do
+    step "compare_1m_$k" 40 "$(compare compare_1m_$k $k 1000000)"
+done
+step bench_100k 40 "satgpu bench --kind $kinds --n 100000 --frames 5 --json $res/bench_100k.json"
+for k in crowd dense mixed clustered grid outliers agents shapes pile; do
+    step "compare_100k_$k" 15 "$(compare compare_100k_$k $k 100000)"
+done
+step sim_1m 20 "satgpu sim --kind agents --n 1000000 --frames 30 --json $res/sim_1m.json"
+step sim_10m 40 "satgpu sim --kind agents --n 10000000 --frames 10 --json $res/sim_10m.json"
+wheel="python3 -m pip install -q --upgrade --no-index --no-deps --no-compile --target /tmp/site /tmp/sg/*.whl"
+step python 30 "$wheel && PYTHONPATH=/tmp/site python3 examples/python/bench.py --n 100000,1000000 --frames 5"
 step pytest 30 "$wheel; PYTHONPATH=/tmp/site python3 -m pytest -q python/tests"
+step run_100k 60 "for k in ${kinds//,/ } rooms; do satgpu run --kind \$k --n 100000 2>&1 | tail -4; echo \"rc \${PIPESTATUS[0]}\"; done"
 step compare_100k_round 45 "$(compare compare_100k_round round 100000)"
 step bench_pile1m 90 "satgpu bench --kind pile --n 1000000 --frames 3 --json $res/bench_pile1m.json"
 echo "done in $(($(date +%s) - t_start)) s" | tee -a "$res/summary.txt"

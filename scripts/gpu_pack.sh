@@ -3,6 +3,8 @@
 # network) into the git-ignored .device/pack.tar.xz: the release binary, every test binary, the
 # compare bench and the Python wheel (abi3, any CPython from 3.9), stripped. The Vulkan loader
 # goes into .gl/ (see /work/.library/device/README.md). Run from the repository root.
+# BASE_BIN=path packs that satgpu binary too, as bin/satgpu_base: the A/B steps of
+# gpu_figures.sh run it and this commit's binary one after the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage=.device/stage
@@ -12,6 +14,7 @@ rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/tests"
 executables() { jq -r --arg name "${1:-}" 'select(.reason == "compiler-artifact" and .executable != null and ($name == "" or .target.name == $name)) | .executable'; }
 cargo build --release --bin satgpu
 cp target/release/satgpu "$stage/bin/"
+if [ -n "${BASE_BIN:-}" ]; then cp "$BASE_BIN" "$stage/bin/satgpu_base"; fi
 cargo build --release --bench compare --message-format=json | executables compare | while read -r f; do
     cp "$f" "$stage/bin/compare"
 done

@@ -90,89 +90,143 @@ impl Packed {
         Ok(packed)
     }
 
-    /// [`from_polygons`](Packed::from_polygons) into this one's vectors, reusing their memory: a
-    /// program that sets new polygons every frame then touches no fresh pages (for 10,000
-    /// polygons of 63 vertices on average, fresh pages cost more than the packing itself).
-    /// Packs on every core (the GPU is idle meanwhile); the result does not depend on how many.
+    /// [`from_polygons`](Packed::from_polygons) into this one's vectors, reusing their memory as
+    /// it is (every record is written, none cleared first): a program that sets new polygons every
+    /// frame then touches no fresh pages (for 10,000 polygons of 63 vertices on average, fresh
+    /// pages cost more than the packing itself). Packs on every core in chunks of [`PACK_CHUNK`]
+    /// polygons (the GPU is idle meanwhile); only the chunks' record counts are summed in turn.
+    /// The result does not depend on how many cores.
     ///
     /// Every vector is reserved fallibly: memory the system refuses is [`Error::HostMemory`].
     pub fn repack<P: Borrow<Polygon> + Sync>(&mut self, polygons: &[P]) -> Result<()> {
         use rayon::prelude::*;
         let n = polygons.len();
-        let bodies = &mut self.bodies;
-        bodies.clear();
-        try_reserve(bodies, n, "packed bodies")?;
+        // Where each chunk's shapes start: its records counted on every core, then summed in order.
+        let counted: Vec<u32> = polygons
+            .par_chunks(PACK_CHUNK)
+            .map(|ps| ps.iter().map(|p| records(vertex_count(p.borrow()))).sum())
+            .collect();
+        let mut starts = vec![];
+        try_reserve(&mut starts, counted.len(), "packing chunks")?;
         let mut start = 0u32;
-        for p in polygons {
-            let count = p.borrow().vertices().len() as u32;
-            bodies.push(GpuBody { shape_start: start, count, ..GpuBody::zeroed() });
-            start += records(count);
+        for &c in &counted {
+            starts.push(start);
+            start += c;
         }
-        self.shape_data.clear();
-        try_reserve(&mut self.shape_data, start as usize, "packed shape vertices")?;
-        self.shape_data.resize(start as usize, [0.0f32; 4]);
-        let mut slices = vec![];
-        try_reserve(&mut slices, n, "packing slices")?;
+        resize_reusing(&mut self.bodies, n, GpuBody::zeroed(), "packed bodies")?;
+        resize_reusing(&mut self.shape_data, start as usize, [0.0; 4], "packed shape vertices")?;
+        resize_reusing(&mut self.transforms, n, [0.0; 4], "packed transforms")?;
+        resize_reusing(&mut self.boxes, n, [0.0; 4], "packed boxes")?;
+        // Each chunk's share of the shape records, in the bodies' order.
+        let mut pieces = vec![];
+        try_reserve(&mut pieces, counted.len(), "packing chunks")?;
         let mut rest = self.shape_data.as_mut_slice();
-        for b in bodies.iter() {
-            let (mine, tail) = rest.split_at_mut(records(b.count) as usize);
-            slices.push(mine);
+        for &c in &counted {
+            let (mine, tail) = rest.split_at_mut(c as usize);
+            pieces.push(mine);
             rest = tail;
         }
-        self.transforms.clear();
-        try_reserve(&mut self.transforms, n, "packed transforms")?;
-        self.transforms.resize(n, [0.0f32; 4]);
-        self.boxes.clear();
-        try_reserve(&mut self.boxes, n, "packed boxes")?;
-        self.boxes.resize(n, [0.0f32; 4]);
-        let mut heights = vec![];
-        try_reserve(&mut heights, n, "shape heights")?;
-        heights.resize(n, 0.0f64);
-        let per_body = self.transforms.par_iter_mut().zip(&mut self.boxes).zip(&mut heights).zip(bodies);
-        polygons.par_iter().zip(slices).zip(per_body).for_each(|((p, out), (((t, local_box), h), body))| {
-            let p: &Polygon = p.borrow();
-            let v = p.vertices();
-            let anchor = v[0].map(|c| c as f32);
-            *t = [anchor[0], anchor[1], 1.0, 0.0];
-            // One pass over the input vertices (at 63 vertices per polygon, packing is bound by
-            // memory), then for a shape of more than SMALL vertices one over its packed records,
-            // still in cache, for its inner circle.
-            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-            let mut bounds = LocalBounds::default();
-            for ((o, v), n) in out[..v.len()].iter_mut().zip(v).zip(p.edge_normals()) {
-                lo = lo.min(v[1]);
-                hi = hi.max(v[1]);
-                let local = [0, 1].map(|k| to_frame(v[k], anchor[k]) as f32);
-                *o = [local[0], local[1], n[0] as f32, n[1] as f32];
-                bounds.add(o);
-            }
-            *h = hi - lo + 2.0 * p.radius();
-            *body = bounds.body(body.shape_start, body.count, p.radius());
-            *local_box = bounds.local_box();
-            if let Some(inner) = inner_record(&out[..v.len()], body.radius) {
-                out[v.len()] = inner;
-            }
+        let per_body = self
+            .bodies
+            .par_chunks_mut(PACK_CHUNK)
+            .zip(self.transforms.par_chunks_mut(PACK_CHUNK))
+            .zip(self.boxes.par_chunks_mut(PACK_CHUNK));
+        polygons.par_chunks(PACK_CHUNK).zip(pieces.into_par_iter().zip(starts)).zip(per_body).for_each(
+            |((polygons, (mut out, mut start)), ((bodies, ts), boxes))| {
+                for (p, ((body, t), local_box)) in polygons.iter().zip(bodies.iter_mut().zip(ts).zip(boxes)) {
+                    let p: &Polygon = p.borrow();
+                    let count = vertex_count(p);
+                    let (mine, tail) = std::mem::take(&mut out).split_at_mut(records(count) as usize);
+                    out = tail;
+                    pack_polygon(p, mine, start, body, t, local_box);
+                    start += records(count);
+                }
+            },
+        );
+        self.typical_height = typical_height_by(n, |i| {
+            let p: &Polygon = polygons[i].borrow();
+            let (lo, hi) = p
+                .vertices()
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v[1]), hi.max(v[1])));
+            hi - lo + 2.0 * p.radius()
         });
-        self.typical_height = typical_height(&heights);
         Ok(())
     }
 
-    /// Whether some body is a circle or a capsule or has a radius around its core.
+    /// Whether some body is a circle or a capsule or has a radius around its core (on every core,
+    /// as are the two below: each is a pass over every body of every frame).
     pub fn rounded(&self) -> bool {
-        self.bodies.iter().any(|b| b.round > 0.0 || b.count <= 2)
+        use rayon::prelude::*;
+        self.bodies.par_iter().any(|b| b.round > 0.0 || b.count <= 2)
     }
 
     /// Whether some body has more vertices than the narrow phase's small path takes.
     pub fn large(&self) -> bool {
-        self.bodies.iter().any(|b| b.count > SMALL)
+        use rayon::prelude::*;
+        self.bodies.par_iter().any(|b| b.count > SMALL)
     }
 
     /// Whether `other` has the same bodies with the same vertex counts at the same places, so
     /// its vertex data can overwrite this one's buffers.
     pub fn same_layout(&self, other: &Packed) -> bool {
+        use rayon::prelude::*;
         self.bodies.len() == other.bodies.len()
-            && self.bodies.iter().zip(&other.bodies).all(|(a, b)| (a.count, a.shape_start) == (b.count, b.shape_start))
+            && self
+                .bodies
+                .par_iter()
+                .zip(&other.bodies)
+                .all(|(a, b)| (a.count, a.shape_start) == (b.count, b.shape_start))
     }
+}
+
+/// Polygons per parallel task of [`Packed::repack`]: enough that a task's work (some 50 ns a
+/// vertex) dwarfs rayon's cost of handing it out.
+const PACK_CHUNK: usize = 2048;
+
+/// A polygon's vertex count as the GPU's body record holds it.
+fn vertex_count(p: &Polygon) -> u32 {
+    p.vertices().len() as u32
+}
+
+/// One polygon packed, its shape starting at record `shape_start`: its records into `out` (its
+/// vertices relative to its first one rounded to f32, which becomes its translation `t`, then its
+/// inner circle where it has one), its body record and its local box.
+fn pack_polygon(
+    p: &Polygon,
+    out: &mut [[f32; 4]],
+    shape_start: u32,
+    body: &mut GpuBody,
+    t: &mut [f32; 4],
+    local_box: &mut [f32; 4],
+) {
+    let v = p.vertices();
+    let anchor = v[0].map(|c| c as f32);
+    *t = [anchor[0], anchor[1], 1.0, 0.0];
+    // One pass over the input vertices (at 63 vertices per polygon, packing is bound by memory),
+    // then for a shape of more than SMALL vertices one over its packed records, still in cache,
+    // for its inner circle.
+    let mut bounds = LocalBounds::default();
+    for ((o, v), n) in out[..v.len()].iter_mut().zip(v).zip(p.edge_normals()) {
+        let local = [0, 1].map(|k| to_frame(v[k], anchor[k]) as f32);
+        *o = [local[0], local[1], n[0] as f32, n[1] as f32];
+        bounds.add(o);
+    }
+    *body = bounds.body(shape_start, v.len() as u32, p.radius());
+    *local_box = bounds.local_box();
+    if let Some(inner) = inner_record(&out[..v.len()], body.radius) {
+        out[v.len()] = inner;
+    }
+}
+
+/// `v` resized to `len`, its memory reused as it is: only elements past its old length are
+/// written (with `fill`), for callers that overwrite every element. Memory the system refuses is
+/// [`Error::HostMemory`] naming `what`.
+fn resize_reusing<T: Copy>(v: &mut Vec<T>, len: usize, fill: T, what: &'static str) -> Result<()> {
+    v.truncate(len);
+    try_reserve(v, len - v.len(), what)?;
+    v.resize(len, fill);
+    Ok(())
 }
 
 /// Records a shape of `count` vertices takes in the shape data: its vertices, and for a shape of
@@ -230,12 +284,16 @@ const HEIGHT_SAMPLES: usize = 4096;
 /// stray bodies must not make every strip huge, while a heavy tail of sizes still counts.
 /// Deterministic: the sample and the sum follow the bodies' order.
 pub(crate) fn typical_height(heights: &[f64]) -> f64 {
-    let n = heights.len();
+    typical_height_by(heights.len(), |i| heights[i])
+}
+
+/// [`typical_height`] of `n` bodies, asking `height` for the sampled bodies' heights only.
+fn typical_height_by(n: usize, height: impl Fn(usize) -> f64) -> f64 {
     if n == 0 {
         return 0.0;
     }
     let m = n.min(HEIGHT_SAMPLES);
-    let mut sample: Vec<f64> = (0..m).map(|j| heights[j * n / m]).collect();
+    let mut sample: Vec<f64> = (0..m).map(|j| height(j * n / m)).collect();
     sample.sort_unstable_by(f64::total_cmp);
     let kept = &sample[..m - (m / 16).min(8)];
     kept.iter().sum::<f64>() / kept.len() as f64
@@ -405,9 +463,7 @@ pub(crate) fn transforms_into<S: PoseSource + ?Sized>(
 ) -> Result<()> {
     use rayon::prelude::*;
     // Every record is written below: the last call's memory is reused as it is, not cleared.
-    out.truncate(transforms.len());
-    try_reserve(out, transforms.len() - out.len(), "packed transforms")?;
-    out.resize(transforms.len(), [0.0; 4]);
+    resize_reusing(out, transforms.len(), [0.0; 4], "packed transforms")?;
     // The staging memory in pieces of one chunk each (wgpu's write-only views of arrays may go
     // to other threads) and the rest, for the last, partial chunk.
     const BYTES: usize = 16 * TRANSFORM_CHUNK;

@@ -51,6 +51,37 @@ fn packing_is_the_same_on_any_number_of_threads() {
     assert!(!many.same_layout(&Packed::from_polygons(&polygons[1..]).unwrap()));
 }
 
+/// A convex polygon of `m` vertices around (x, y), turned by `turn`.
+fn ngon(x: f64, y: f64, m: usize, turn: f64) -> Polygon {
+    let step = std::f64::consts::TAU / m as f64;
+    Polygon::new((0..m).map(|k| [x + (turn + step * k as f64).cos(), y + (turn + step * k as f64).sin()]).collect())
+        .unwrap()
+}
+
+#[test]
+fn repacking_reuses_memory_and_gives_what_a_fresh_pack_gives() {
+    // Several chunks of PACK_CHUNK, shapes with and without an inner circle, and a layout that
+    // shrinks then grows: every record of the reused vectors is written again.
+    let scene = |seed: usize, n: usize| -> Vec<Polygon> {
+        (0..n).map(|i| ngon(i as f64 * 0.5, (i % 13) as f64, 3 + (i * 7 + seed) % 20, seed as f64)).collect()
+    };
+    let mut packed = Packed::default();
+    for (seed, n) in [(0, 5000), (1, 4999), (2, 1), (3, 0), (4, PACK_CHUNK), (5, 2 * PACK_CHUNK + 1), (6, 5000)] {
+        let polygons = scene(seed, n);
+        packed.repack(&polygons).unwrap();
+        assert_eq!(packed, Packed::from_polygons(&polygons).unwrap(), "{n} polygons");
+    }
+    // One changed polygon, the first, changes its records only.
+    let mut polygons = scene(7, 3000);
+    let before = Packed::from_polygons(&polygons).unwrap();
+    polygons[0] = ngon(100.0, 100.0, polygons[0].vertices().len(), 0.25);
+    packed.repack(&polygons).unwrap();
+    assert!(packed.same_layout(&before));
+    assert_ne!(packed.shape_data[0], before.shape_data[0]);
+    let first = records(packed.bodies[0].count) as usize;
+    assert_eq!(packed.shape_data[first..], before.shape_data[first..]);
+}
+
 #[test]
 fn a_few_huge_bodies_do_not_set_the_typical_height() {
     let mut heights = vec![2.0; 20_000];
