@@ -47,9 +47,19 @@ pub(crate) fn strip_of(y: f32, y0: f32, inv_height: f32, strips: u32) -> u32 {
     ((y - y0) * inv_height).floor().clamp(0.0, (strips - 1) as f32) as u32
 }
 
+/// `x`'s bits as a u32 in the order of `f32::total_cmp`.
+fn total_order(x: f32) -> u32 {
+    let bits = x.to_bits();
+    match bits >> 31 {
+        1 => !bits,
+        _ => bits | 1 << 31,
+    }
+}
+
 /// Bins `queries` into strips about as tall as the queries (at least the span over the square
 /// root of their number, so that points spread too), at most 65,536 strips.
 pub(crate) fn strips(queries: &[GpuQuery]) -> Strips {
+    use rayon::prelude::*;
     let y0 = queries.iter().map(|q| q.lo[1]).fold(f32::INFINITY, f32::min);
     let top = queries.iter().map(|q| q.hi[1]).fold(f32::NEG_INFINITY, f32::max);
     let span = f64::from(top) - f64::from(y0);
@@ -61,26 +71,35 @@ pub(crate) fn strips(queries: &[GpuQuery]) -> Strips {
         true => (((span / height) as u32).saturating_add(1).min(65_536), inv_height),
         false => (1, 0.0),
     };
-    let mut entries: Vec<(u32, GpuQuery)> = vec![];
-    for q in queries {
+    // One sort key per entry: its strip, then its left edge (in f32's total order), then the
+    // query's place in `queries`; sorted on every core (the keys are distinct, so the order is
+    // the same on any number).
+    let mut keys: Vec<u128> = vec![];
+    for (k, q) in queries.iter().enumerate() {
         let (s0, s1) = (strip_of(q.lo[1], y0, inv_height, strips), strip_of(q.hi[1], y0, inv_height, strips));
-        for s in s0..=s1 {
-            entries.push((s, GpuQuery { pad: [s0, 0, 0], ..*q }));
-        }
+        let left = u128::from(total_order(q.lo[0]));
+        keys.extend((s0..=s1).map(|s| u128::from(s) << 64 | left << 32 | k as u128));
     }
-    entries.sort_by(|(s, a), (t, b)| s.cmp(t).then(a.lo[0].total_cmp(&b.lo[0])).then(a.index.cmp(&b.index)));
+    keys.par_sort_unstable();
+    let strip_of_key = |key: u128| (key >> 64) as u32;
     let mut records = vec![bytemuck::Zeroable::zeroed(); strips as usize + 1];
+    records.par_extend(keys.par_iter().map(|&key| {
+        let q = &queries[key as u32 as usize];
+        GpuQuery { pad: [strip_of(q.lo[1], y0, inv_height, strips), 0, 0], ..*q }
+    }));
+    // Each strip's running reach, and (the headers) where each strip's entries start and, the
+    // last, where they end.
     let mut reach = f32::NEG_INFINITY;
-    for (k, (s, q)) in entries.iter().enumerate() {
-        if k == 0 || entries[k - 1].0 != *s {
+    for (k, key) in keys.iter().enumerate() {
+        if k == 0 || strip_of_key(keys[k - 1]) != strip_of_key(*key) {
             reach = f32::NEG_INFINITY;
         }
-        reach = reach.max(q.hi[0]);
-        records.push(GpuQuery { reach, ..*q });
+        let entry = &mut records[strips as usize + 1 + k];
+        reach = reach.max(entry.hi[0]);
+        entry.reach = reach;
     }
-    // Where each strip's entries start, and (the last header) where they end.
     for s in 0..=strips {
-        records[s as usize].index = entries.partition_point(|(t, _)| *t < s) as u32;
+        records[s as usize].index = keys.partition_point(|&key| strip_of_key(key) < s) as u32;
     }
     Strips { records, strips, y0, inv_height }
 }
@@ -164,5 +183,76 @@ impl Queries {
     /// body order.
     pub fn encode_write(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, hits: &wgpu::Buffer) {
         self.encode_step(gpu, encoder, 1, hits);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn total_order_sorts_as_total_cmp() {
+        let mut xs = vec![0.0f32, -0.0, 1.0, -1.0, f32::MIN_POSITIVE, -f32::MIN_POSITIVE, 1e-45, -1e-45];
+        xs.extend([f32::INFINITY, f32::NEG_INFINITY, f32::MAX, f32::MIN, 3.5, -3.5, 1e30, -1e-30]);
+        let mut by_cmp = xs.clone();
+        by_cmp.sort_by(f32::total_cmp);
+        xs.sort_by_key(|&x| total_order(x));
+        assert_eq!(
+            xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            by_cmp.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+    }
+
+    /// The strips as a plain sort of (strip, left edge, index) entries makes them.
+    fn plain_strips(queries: &[GpuQuery], s: &Strips) -> Vec<GpuQuery> {
+        let mut entries = vec![];
+        for q in queries {
+            let (s0, s1) =
+                (strip_of(q.lo[1], s.y0, s.inv_height, s.strips), strip_of(q.hi[1], s.y0, s.inv_height, s.strips));
+            entries.extend((s0..=s1).map(|t| (t, GpuQuery { pad: [s0, 0, 0], ..*q })));
+        }
+        entries.sort_by(|(s, a), (t, b)| s.cmp(t).then(a.lo[0].total_cmp(&b.lo[0])).then(a.index.cmp(&b.index)));
+        let mut reach = f32::NEG_INFINITY;
+        let mut records: Vec<GpuQuery> = vec![bytemuck::Zeroable::zeroed(); s.strips as usize + 1];
+        for (k, (t, q)) in entries.iter().enumerate() {
+            if k == 0 || entries[k - 1].0 != *t {
+                reach = f32::NEG_INFINITY;
+            }
+            reach = reach.max(q.hi[0]);
+            records.push(GpuQuery { reach, ..*q });
+        }
+        for t in 0..=s.strips {
+            records[t as usize].index = entries.partition_point(|(u, _)| *u < t) as u32;
+        }
+        records
+    }
+
+    #[test]
+    fn strips_are_the_plain_sort_of_their_entries() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 24) as f32
+        };
+        for (n, tall) in [(1, 0.0), (2, 0.0), (500, 0.0), (3000, 0.3), (3000, 0.01)] {
+            let queries: Vec<GpuQuery> = (0..n)
+                .map(|i| {
+                    // Left edges repeat (ties broken by index), some are -0.0 beside 0.0.
+                    let x = match i % 7 {
+                        0 => 0.0,
+                        1 => -0.0,
+                        _ => (next() * 40.0).floor() - 20.0,
+                    };
+                    let y = next() * 10.0 - 5.0;
+                    let h = if tall > 0.0 { next() * tall * 10.0 } else { 0.0 };
+                    GpuQuery { lo: [x, y], hi: [x + next(), y + h], index: i as u32, ..bytemuck::Zeroable::zeroed() }
+                })
+                .collect();
+            let s = strips(&queries);
+            let plain = plain_strips(&queries, &s);
+            assert_eq!(bytemuck::cast_slice::<_, u8>(&s.records), bytemuck::cast_slice::<_, u8>(&plain), "{n} queries");
+        }
     }
 }

@@ -35,6 +35,7 @@ impl World {
     }
 
     fn query_regions(&mut self, regions: &[([f64; 2], [f64; 2], Filter)], what: &str) -> Result<Vec<Vec<u32>>> {
+        use rayon::prelude::*;
         self.gpu.check_lost()?;
         let mut records = Vec::with_capacity(regions.len());
         for (i, &(lo, hi, filter)) in regions.iter().enumerate() {
@@ -58,15 +59,19 @@ impl World {
                 hi_rest: [hx[1], hy[1], hx[2], hy[2]],
             });
         }
-        let mut out = vec![vec![]; regions.len()];
         if records.is_empty() || self.is_empty() {
-            return Ok(out);
+            return Ok(vec![vec![]; regions.len()]);
         }
         let binned = query::strips(&records);
         let gpu = self.gpu.clone();
         let filtered = !self.filters.is_empty();
         let hits = gpu.scoped(|| self.run_queries(&binned, filtered))??;
-        // In body order: each query's list comes out sorted.
+        // Each list made as long as it will be, then filled in body order: each comes out sorted.
+        let mut counts = vec![0u32; regions.len()];
+        for &[q, _] in &hits {
+            counts[q as usize] += 1;
+        }
+        let mut out: Vec<Vec<u32>> = counts.par_iter().map(|&c| Vec::with_capacity(c as usize)).collect();
         for [q, body] in hits {
             out[q as usize].push(body);
         }
