@@ -12,7 +12,7 @@ use satgpu::scene::{generate, SceneKind};
 use satgpu::validate;
 
 use satgpu::DetectOptions;
-use satgpu::{Body, Contact, ContactEvents, Error, Polygon, Transform};
+use satgpu::{Body, Contact, ContactEvents, Polygon, Transform};
 
 fn square(x: f64, y: f64) -> Polygon {
     Polygon::new(vec![[x, y], [x + 1.0, y], [x + 1.0, y + 1.0], [x, y + 1.0]]).unwrap()
@@ -258,34 +258,58 @@ fn events_on_the_host_with_the_host_ordering_and_bodies_of_several_shapes() {
     assert!(world.events().is_none() && world.events_buffer().is_none() && world.events_totals_buffer().is_none());
 }
 
+/// The pairs of a frame lent by `step_view`, as contacts.
+fn viewed(world: &mut World) -> (Vec<Contact>, u32) {
+    let view = world.step_view().unwrap();
+    let contacts = view.iter().map(|c| contact(c.a, c.b)).collect();
+    (contacts, view.stats().batches)
+}
+
 #[test]
-fn events_past_one_binding_are_an_error_on_the_gpu_and_served_on_the_host() {
+fn events_past_one_binding_move_to_the_host_and_stay_right() {
     let _lock = common::gpu();
     let small = common::small_device();
-    // A pile-up: every body overlaps every other, more candidates than one binding holds.
-    let polygons: Vec<Polygon> = (0..400).map(|i| square((i % 7) as f64 * 0.03, 0.0)).collect();
-    let mut world = World::from_polygons(&small, &polygons, &WorldOptions::default().with_events(true)).unwrap();
-    match world.step() {
-        Err(Error::TooLarge { what, .. }) => assert!(what.contains("contact events"), "{what}"),
-        other => panic!("expected TooLarge, got {:?}", other.map(|f| f.stats.batches)),
-    }
-    // With the host ordering the batches are merged on the host, and so are the events.
-    let host = WorldOptions::default().with_events(true).with_order(ContactOrder::Host);
-    let mut world = World::from_polygons(&small, &polygons, &host).unwrap();
-    let mut previous: Vec<Contact> = vec![];
-    for f in 0..3 {
-        // The last body leaves the pile in frame 1 and comes back in frame 2.
-        let mut scene = polygons.clone();
-        if f == 1 {
-            scene[399] = square(50.0, 0.0);
+    // 400 squares in a chain (399 pairs, one batch) or in a pile-up (every body overlaps every
+    // other: more candidates than one binding holds, so batches).
+    let chain: Vec<Polygon> = (0..400).map(|i| square(f64::from(i) * 0.8, 0.0)).collect();
+    let pile: Vec<Polygon> = (0..400).map(|i| square(f64::from(i % 7) * 0.03, 0.0)).collect();
+    let mut away = pile.clone();
+    away[399] = square(500.0, 0.0);
+    for order in [ContactOrder::Gpu, ContactOrder::Host] {
+        let options = WorldOptions::default().with_events(true).with_order(order);
+        let mut world = World::from_polygons(&small, &chain, &options).unwrap();
+        let mut previous: Vec<Contact> = vec![];
+        // The GPU's events first, then batches (the events move to the host, from the pairs
+        // the GPU kept), the last body leaving the pile, back to one batch (lent pairs), the
+        // same again (no events), the first body leaving the chain, and a longer chain (a
+        // rebuild: the events stay on the host).
+        let mut first_away = chain.clone();
+        first_away[0] = square(-500.0, 0.0);
+        let longer: Vec<Polygon> = (0..401).map(|i| square(f64::from(i) * 0.8, 0.0)).collect();
+        let frames = [(&chain, false, 1), (&pile, false, 2), (&away, false, 2), (&chain, true, 1), (&chain, false, 1)];
+        for (f, (scene, lent, batches)) in
+            frames.into_iter().chain([(&first_away, false, 1), (&longer, false, 1)]).enumerate()
+        {
+            world.set_polygons(scene).unwrap();
+            let (contacts, ran) = match lent {
+                true => viewed(&mut world),
+                false => {
+                    let frame = world.step().unwrap();
+                    (frame.contacts.iter().map(|c| contact(c.a, c.b)).collect(), frame.stats.batches)
+                }
+            };
+            assert_eq!(ran.min(2), batches, "{order:?}, frame {f}: {ran} batches");
+            let want = contact_events(&previous, &contacts);
+            assert_eq!(events_of(&world), want, "{order:?}, frame {f}");
+            let counts = [(399, 0), (79_401, 0), (0, 399), (1, 79_003), (0, 0), (0, 1), (2, 0)][f];
+            assert_eq!((want.began.len(), want.ended.len()), counts, "{order:?}, frame {f}");
+            if f == 0 {
+                assert_eq!(world.events_buffer().is_some(), order == ContactOrder::Gpu, "the GPU's events first");
+            }
+            previous = contacts;
         }
-        world.set_polygons(&scene).unwrap();
-        let frame = world.step().unwrap();
-        assert!(frame.stats.batches > 1, "{} candidates ran in one batch", frame.stats.candidates);
-        let want = contact_events(&previous, &frame.contacts);
-        assert_eq!(events_of(&world), want, "frame {f}");
-        assert_eq!(want.began.len() + want.ended.len(), [400 * 399 / 2, 399, 399][f], "frame {f}");
-        previous = frame.contacts;
+        // The events stayed on the host.
+        assert!(world.events_buffer().is_none(), "{order:?}");
     }
 }
 

@@ -74,6 +74,11 @@ impl Events {
         Events { control, scan, keys, saved, setups, groups, events, totals }
     }
 
+    /// The list of the previous frame's pairs at `parity` (its length in record 0, then the pairs).
+    pub fn previous(&self, parity: usize) -> &wgpu::Buffer {
+        &self.keys[parity]
+    }
+
     /// Records the events of this frame's pairs against the previous frame's in `keys[parity]`.
     pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, parity: usize) {
         let [setup, flags, write] = &k.events;

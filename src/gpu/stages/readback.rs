@@ -172,6 +172,15 @@ impl Readback {
         read_prefix(gpu, (src, count), (&mut self.events, "satgpu.events.read"), ("contact events", log))
     }
 
+    /// A pair list as the events stage keeps one (its length in record 0, then the pairs), read
+    /// now (two waits).
+    pub fn pair_list(&mut self, gpu: &Gpu, src: &wgpu::Buffer, log: &mut SpanLog) -> Result<Vec<[u32; 2]>> {
+        let length = self.events(gpu, src, 1, log)?[0][0];
+        let mut list = self.events(gpu, src, 1 + u64::from(length), log)?;
+        list.remove(0);
+        Ok(list)
+    }
+
     /// The first `count` contacts of `src`, mapped: from the copy the frame `submission` made
     /// when it holds them all; otherwise copied now, only those past the frame's copy when the
     /// buffer has room for all (one more wait either way). Forgets the frame's copy; a frame's

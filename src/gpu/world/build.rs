@@ -94,7 +94,7 @@ impl World {
             let transform = TransformStage::new(gpu, &params, &bodies, fold);
             let wiring = Wiring { params: &params, control: &control, bodies: &bodies, fold };
             let mut sized = Sized::new(gpu, &wiring, strips, capacity);
-            add_stages(gpu, options, &wiring, &mut sized);
+            add_stages(gpu, options, &wiring, &mut sized, false);
             let mut world = World {
                 gpu: gpu.clone(),
                 options: options.clone(),
@@ -147,15 +147,22 @@ fn gpu_margin(options: &WorldOptions) -> Result<f32> {
     Ok(if f64::from(f) < m { f.next_up() } else { f })
 }
 
-/// Adds the stages `options` ask for to `sized`: the GPU ordering, the manifolds and the events.
-pub(super) fn add_stages(gpu: &Gpu, options: &WorldOptions, wiring: &Wiring<'_>, sized: &mut Sized) {
+/// Adds the stages `options` ask for to `sized`: the GPU ordering, the manifolds and the events
+/// (not where they have moved to the host, `events_on_host`).
+pub(super) fn add_stages(
+    gpu: &Gpu,
+    options: &WorldOptions,
+    wiring: &Wiring<'_>,
+    sized: &mut Sized,
+    events_on_host: bool,
+) {
     let on_gpu = match options.order {
         ContactOrder::Gpu => true,
         ContactOrder::Host => false,
         ContactOrder::Auto => options.events || gpu.adapter_info().device_type != wgpu::DeviceType::Cpu,
     };
     // With the pairs ordered on the host, the host computes the events from them.
-    if options.events && on_gpu {
+    if options.events && on_gpu && !events_on_host {
         sized.add_events(gpu, wiring.fold);
     }
     if on_gpu {

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::gpu::device::pass::PassTime;
+use crate::gpu::host::events::HostEvents;
 use crate::gpu::host::order;
 use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
 use crate::gpu::stages::readback::{Mapped, Totals};
@@ -75,12 +76,8 @@ impl World {
                 continue;
             }
             if self.sized.events.is_some() && totals.candidates > room {
-                // The contacts buffer holds one batch at a time; the events need them all.
-                return Err(Error::TooLarge {
-                    what: "contact events (candidate pairs past one buffer binding)",
-                    needed: totals.candidates * 24,
-                    limit: room * 24,
-                });
+                // The events stage holds one binding of pairs; these come in batches.
+                self.move_events_to_host()?;
             }
             let mut passes = match self.readback.timestamps.as_ref().filter(|_| self.options.timestamps) {
                 Some(ts) => ts.times(&ticks, &self.passes()),
@@ -90,8 +87,14 @@ impl World {
             let (kept, colliding, batches) = self.deliver(contacts, totals, submission, keep_mapped)?;
             self.read_events(totals)?;
             if let Some(host) = self.host_events.as_mut() {
-                let pairs = contacts.iter().map(|c| [c.a(), c.b()]);
-                self.contact_events = Some(self.spans.time("events", || host.next(pairs)));
+                let events = match &kept {
+                    Some(mapped) => {
+                        let records = mapped.records::<GpuContact>();
+                        self.spans.time("events", || host.next(records.iter().map(|c| [c.a, c.b])))
+                    }
+                    None => self.spans.time("events", || host.next(contacts.iter().map(|c| [c.a(), c.b()]))),
+                };
+                self.contact_events = Some(events);
             }
             passes.push(PassTime { name: "readback", ms: read_start.elapsed().as_secs_f64() * 1e3, clock: "wall" });
             let stats = FrameStats {
@@ -185,6 +188,24 @@ impl World {
         drop((mapped, mapped_manifolds));
         self.raw = raw;
         ordered.map(|()| (None, colliding, batches))
+    }
+
+    /// From this frame on, the host computes the contact events (from the pairs it reads back),
+    /// starting from the previous frame's pairs, read from the GPU's events stage, which goes (a
+    /// new generation).
+    /// Where a frame's candidates outgrow one binding: its pairs come in batches, and the events
+    /// stage holds one binding of pairs.
+    pub(super) fn move_events_to_host(&mut self) -> Result<()> {
+        let Some(stage) = self.sized.events.as_ref() else { return Ok(()) };
+        let previous = self.readback.pair_list(&self.gpu, stage.previous(self.parity()), &mut self.spans)?;
+        let mut host = HostEvents::default();
+        host.next(previous.into_iter());
+        self.host_events = Some(host);
+        self.sized.events = None;
+        self.replan();
+        // The events' buffers are gone: a caller's bind groups must be made again.
+        self.generation += 1;
+        Ok(())
     }
 
     /// With events, reads the frame's events into [`World::events`] and turns the parity: the

@@ -51,6 +51,11 @@ impl World {
         self.parity = old.parity;
         self.contact_events = old.contact_events;
         self.host_events = old.host_events;
+        if self.host_events.is_some() && self.sized.events.is_some() {
+            // The events had moved to the host (a frame in batches): they stay there.
+            self.sized.events = None;
+            self.replan();
+        }
         if filters.len() == self.len() {
             self.set_filters(&filters)?;
         }
@@ -90,7 +95,7 @@ impl World {
         let sized = gpu.scoped(|| {
             let wiring = self.wiring();
             let mut sized = Sized::new(&gpu, &wiring, strips, capacity);
-            add_stages(&gpu, &self.options, &wiring, &mut sized);
+            add_stages(&gpu, &self.options, &wiring, &mut sized, self.host_events.is_some());
             if !self.owners.is_empty() {
                 sized.add_deepest(&gpu, wiring.control, wiring.bodies);
             }

@@ -56,10 +56,10 @@ pub struct WorldOptions {
     /// costs 40 bytes more. With [`ContactOrder::Host`], and in worlds of bodies of several shapes
     /// ([`CompoundWorld`](crate::gpu::CompoundWorld)), the host computes them instead from the
     /// pairs it read back, the same pairs with the same bits; frames left on the GPU then have
-    /// none (their pairs are not sorted, or name shapes), and `events_buffer` is `None`. A frame
-    /// in batches (more candidates than one binding holds) is refused
-    /// ([`Error::TooLarge`](crate::Error::TooLarge)) where the GPU computes the events, and
-    /// served where the host does.
+    /// none (their pairs are not sorted, or name shapes), and `events_buffer` is `None`. From
+    /// the first frame in batches (more candidates than one binding holds) on, the host computes
+    /// them in every world, from the pairs the GPU kept of the frame before: the same events;
+    /// `events_buffer` is then `None`.
     pub events: bool,
 }
 

@@ -48,8 +48,9 @@ impl World {
     /// With [`WorldOptions::events`](crate::gpu::WorldOptions::events), the events of the last
     /// frame as `vec2<u32>` pairs `(a, b)` (STORAGE | COPY_SRC): the pairs that began, sorted by
     /// (a, b), then those that ended, sorted. Valid for the first `began + ended` records (see
-    /// [`events_totals_buffer`](World::events_totals_buffer)); `None` without events. Replaced
-    /// when the [`generation`](World::generation) changes.
+    /// [`events_totals_buffer`](World::events_totals_buffer)); `None` without events, or where
+    /// the host computes them (see [`WorldOptions::events`](crate::gpu::WorldOptions::events)).
+    /// Replaced when the [`generation`](World::generation) changes.
     pub fn events_buffer(&self) -> Option<&wgpu::Buffer> {
         self.sized.events.as_ref().map(|e| &e.events)
     }
