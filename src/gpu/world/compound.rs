@@ -6,13 +6,13 @@
 
 use crate::error::{Error, Result};
 use crate::geometry::{
-    Body, BoxQuery, Contact, ContactEvents, Filter, PointQuery, Polygon, PolygonError, Ray, RayHit, Transform,
+    Body, BoxQuery, ContactEvents, Filter, PointQuery, Polygon, PolygonError, Ray, RayHit, Transform,
 };
 use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::HostSpan;
 use crate::gpu::host::events::HostEvents;
 use crate::gpu::host::pack::{Pose, PoseArrays, PoseScalar, PoseSource};
-use crate::gpu::kernels::layout::GpuTransform;
+use crate::gpu::world::bodies::BodyMap;
 use crate::gpu::world::options::{ContactDetail, Frame, WorldOptions};
 use crate::gpu::world::World;
 
@@ -29,13 +29,8 @@ use crate::gpu::world::World;
 /// [`WorldOptions::events`], the host computes the events from the pairs of bodies.
 pub struct CompoundWorld {
     inner: World,
-    /// The body of each part, and the part's index within its body (parts numbered body by
-    /// body, so that part `p < q` of different bodies have `owner[p] < owner[q]`).
-    owner: Vec<(u32, u32)>,
-    /// Each body's first part, and one more entry: the number of parts.
-    first: Vec<usize>,
-    /// Per part: its body's transform (reused between frames).
-    expanded: Vec<GpuTransform>,
+    /// Which body each part belongs to, and back.
+    map: BodyMap,
     /// With events: the last frame's pairs of bodies, and the events up to it.
     events: Option<(HostEvents, ContactEvents)>,
 }
@@ -52,39 +47,24 @@ impl CompoundWorld {
             start.push(start[start.len() - 1] + s.shapes().len());
         }
         let parts: Vec<Polygon> = shapes.iter().flat_map(|s| s.shapes().iter().cloned()).collect();
-        let (mut owner, mut part_shapes, mut first) = (vec![], vec![], Vec::with_capacity(body_shapes.len() + 1));
+        let mut part_shapes = vec![];
         for (body, &shape) in body_shapes.iter().enumerate() {
             let s = shape as usize;
             if s >= shapes.len() {
                 return Err(Error::UnknownShape { body, shape: s, shapes: shapes.len() });
             }
-            first.push(owner.len());
-            for k in 0..start[s + 1] - start[s] {
-                owner.push((body as u32, k as u32));
-                part_shapes.push((start[s] + k) as u32);
-            }
+            part_shapes.extend((start[s]..start[s + 1]).map(|p| p as u32));
         }
-        first.push(owner.len());
-        if owner.len() > u32::MAX as usize {
-            return Err(Error::TooLarge { what: "compound parts", needed: owner.len() as u64, limit: u32::MAX as u64 });
-        }
+        let map = BodyMap::new(body_shapes.iter().map(|&s| shapes[s as usize].shapes().len()))?;
         // The inner world's pairs name parts: the events are the host's, on pairs of bodies.
         let mut inner = World::new(gpu, &parts, &part_shapes, &options.clone().with_events(false))?;
         // Parts of one body never become candidates: the broad phase drops them with the
-        // filters' kernels, which a world without compound bodies does not run. Each part names
-        // its body by the body's first part (plus one; 0 for a body of one part).
-        let owners: Vec<u32> = owner
-            .iter()
-            .map(|&(b, _)| match (first[b as usize], first[b as usize + 1]) {
-                (start, end) if end - start > 1 => start as u32 + 1,
-                _ => 0,
-            })
-            .collect();
-        if owners.iter().any(|&o| o != 0) {
+        // filters' kernels, which a world without compound bodies does not run.
+        if let Some(owners) = map.owners() {
             inner.set_owners(owners)?;
         }
         let events = options.events.then(Default::default);
-        Ok(CompoundWorld { inner, owner, first, expanded: vec![], events })
+        Ok(CompoundWorld { inner, map, events })
     }
 
     /// A world of `bodies` placed as given. Each body is stored relative to its first vertex
@@ -119,7 +99,7 @@ impl CompoundWorld {
 
     /// The number of bodies.
     pub fn len(&self) -> usize {
-        self.first.len() - 1
+        self.map.bodies()
     }
 
     /// Whether the world has no bodies.
@@ -136,7 +116,7 @@ impl CompoundWorld {
 
     /// The number of parts of all bodies.
     pub fn parts(&self) -> usize {
-        self.owner.len()
+        self.map.instances()
     }
 
     /// The inner world of parts (its bodies are the parts, body by body).
@@ -167,20 +147,8 @@ impl CompoundWorld {
 
     /// Every part placed by its body's pose from `poses`, checked body by body.
     fn place<S: PoseSource + ?Sized>(&mut self, poses: &S) -> Result<()> {
-        if poses.len() != self.len() {
-            return Err(Error::TransformCount { got: poses.len(), expected: self.len() });
-        }
-        let mut expanded = std::mem::take(&mut self.expanded);
-        expanded.clear();
-        let filled = (|| {
-            for body in 0..self.len() {
-                let pose: GpuTransform = bytemuck::cast(poses.to_gpu(body)?);
-                expanded.extend(std::iter::repeat_n(pose, self.first[body + 1] - self.first[body]));
-            }
-            self.inner.set_transforms(&expanded)
-        })();
-        self.expanded = expanded;
-        filled
+        let expanded = self.map.expand(poses)?;
+        self.inner.set_transforms(expanded)
     }
 
     /// Makes room for `entries` strip entries and `candidates` candidate pairs of parts (see
@@ -196,10 +164,7 @@ impl CompoundWorld {
 
     /// Sets every body's collision filter (one per body; it applies to all its parts).
     pub fn set_filters(&mut self, filters: &[Filter]) -> Result<()> {
-        if filters.len() != self.len() {
-            return Err(Error::FilterCount { got: filters.len(), expected: self.len() });
-        }
-        let per_part: Vec<Filter> = self.owner.iter().map(|&(body, _)| filters[body as usize]).collect();
+        let per_part = self.map.filters(filters)?;
         self.inner.set_filters(&per_part)
     }
 
@@ -213,7 +178,7 @@ impl CompoundWorld {
     pub fn cast_rays(&mut self, rays: &[Ray]) -> Result<Vec<Option<RayHit>>> {
         let mut hits = self.inner.cast_rays(rays)?;
         for hit in hits.iter_mut().flatten() {
-            hit.body = self.owner[hit.body as usize].0;
+            hit.body = self.map.body_of(hit.body);
         }
         Ok(hits)
     }
@@ -222,53 +187,21 @@ impl CompoundWorld {
     /// the parts, each body once).
     pub fn query_boxes(&mut self, queries: &[BoxQuery]) -> Result<Vec<Vec<u32>>> {
         let found = self.inner.query_boxes(queries)?;
-        Ok(self.bodies_of(found))
+        Ok(self.map.bodies_of(found))
     }
 
     /// For each point, the bodies that contain it, sorted ([`World::query_points`] over the
     /// parts, each body once).
     pub fn query_points(&mut self, queries: &[PointQuery]) -> Result<Vec<Vec<u32>>> {
         let found = self.inner.query_points(queries)?;
-        Ok(self.bodies_of(found))
-    }
-
-    /// Sorted lists of parts as sorted lists of their bodies (parts are numbered body by body).
-    fn bodies_of(&self, parts: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
-        parts
-            .into_iter()
-            .map(|list| {
-                let mut bodies: Vec<u32> = list.iter().map(|&p| self.owner[p as usize].0).collect();
-                bodies.dedup();
-                bodies
-            })
-            .collect()
+        Ok(self.map.bodies_of(found))
     }
 
     /// Runs a frame: the colliding pairs of bodies, sorted by (a, b).
     pub fn step(&mut self) -> Result<Frame> {
         let frame = self.inner.step()?;
         let start = std::time::Instant::now();
-        let kept = deepest(&self.owner, &frame.contacts);
-        let mut out = Frame {
-            contacts: Vec::with_capacity(kept.len()),
-            shapes: Vec::with_capacity(kept.len()),
-            manifolds: vec![],
-            stats: frame.stats,
-        };
-        for &i in &kept {
-            let c = frame.contacts[i];
-            let ((a, ka), (b, kb)) = (self.owner[c.a as usize], self.owner[c.b as usize]);
-            out.contacts.push(Contact { a, b, ..c });
-            out.shapes.push([ka, kb]);
-        }
-        if self.owner.len() == self.len() {
-            // One shape per body: no shape pair to name.
-            out.shapes.clear();
-        }
-        if !frame.manifolds.is_empty() {
-            out.manifolds = kept.iter().map(|&i| frame.manifolds[i]).collect();
-        }
-        out.stats.colliding = out.contacts.len() as u64;
+        let mut out = self.map.frame(frame);
         if let Some((host, events)) = self.events.as_mut() {
             *events = host.next(out.contacts.iter().map(|c| [c.a, c.b]));
         }
@@ -277,29 +210,4 @@ impl CompoundWorld {
         out.stats.host.push(HostSpan { name: "bodies", start_ms, ms });
         Ok(out)
     }
-}
-
-/// The index of each pair of bodies' deepest part pair among `contacts` (pairs of parts sorted
-/// by (a, b)), in order of the pairs of bodies; of equal depths the first part pair. Where the
-/// GPU has kept one part pair per pair of bodies already (per batch, when the candidates ran in
-/// batches), this orders them by body (a stable sort, fast on pairs already ordered by `a`) and
-/// merges the batches.
-fn deepest(owner: &[(u32, u32)], contacts: &[Contact]) -> Vec<usize> {
-    let body = |part: u32| owner[part as usize].0;
-    let key = |j: usize| (body(contacts[j].a), body(contacts[j].b));
-    let mut order: Vec<usize> = (0..contacts.len()).collect();
-    // Stable: part pairs of one pair of bodies stay in (a, b) order.
-    order.sort_by_key(|&i| key(i));
-    let mut kept: Vec<usize> = Vec::with_capacity(order.len());
-    for i in order {
-        match kept.last_mut() {
-            Some(last) if key(*last) == key(i) => {
-                if contacts[i].depth > contacts[*last].depth {
-                    *last = i;
-                }
-            }
-            _ => kept.push(i),
-        }
-    }
-    kept
 }

@@ -31,6 +31,7 @@ use crate::gpu::world::options::{ContactDetail, Frame, FrameStats, WorldOptions}
 use crate::gpu::world::plan::{Plan, Plans, Work};
 use crate::gpu::world::sized::Sized;
 
+mod bodies;
 pub(crate) mod broad;
 mod build;
 mod collect;

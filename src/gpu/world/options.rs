@@ -156,7 +156,7 @@ pub struct FrameStats {
 }
 
 /// The result of [`World::step`](crate::gpu::World::step).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Frame {
     /// Colliding pairs of bodies, sorted by (a, b); for bodies of several shapes, each with the
     /// normal (from `a` to `b`) and depth of its deepest colliding shape pair (of equal depths,
