@@ -1,15 +1,19 @@
 //! Issue 41: every option of a detection with every other. For {one shape, several shapes per
-//! body} x {margin 0, > 0} x {basic, full contacts} x {GPU, host ordering} x {filters on the
-//! first and the last body, none} x {one batch, several}, the GPU's one-shot `detect` equals the
-//! reference's `detect` with the same options under the numerics contract: the same pairs outside
-//! the band, depths and normals within it, manifolds that pass the contract's checks, and no pair
-//! the filters exclude. (Contact events across the same choices are in tests/events.rs.)
+//! body} x {margin 0, > 0} x {basic, full contacts} x {events off, on} x {GPU, host ordering} x
+//! {filters on the first and the last body, none} x {one batch, several}, the GPU equals the
+//! reference with the same options under the numerics contract: the same pairs outside the band,
+//! depths and normals within it, manifolds that pass the contract's checks, and no pair the
+//! filters exclude. Without events, the one-shot `detect`; with events, a world's two frames (the
+//! bodies moved in between), whose events are the set difference of its frames' pairs.
 
 mod common;
 
-use satgpu::gpu::{self, Gpu};
+use satgpu::gpu::{self, CompoundWorld, Frame, Gpu, World, WorldOptions};
+use satgpu::reference::contact_events;
 use satgpu::scene::{generate, SceneKind};
-use satgpu::{reference, validate, Body, ContactDetail, ContactOrder, DetectOptions, Filter, Polygon, Transform};
+use satgpu::{
+    reference, validate, Body, ContactDetail, ContactEvents, ContactOrder, DetectOptions, Filter, Polygon, Transform,
+};
 
 /// `n` shapes of every kind: spread out (about 6 candidates per shape), or piled into one spot,
 /// where every pair is a candidate (past what one binding of the small device holds).
@@ -45,6 +49,14 @@ fn grouped(shapes: &[Polygon]) -> Vec<Body> {
     out
 }
 
+/// The bodies of a cell: the grouped ones, or one per shape.
+fn bodies_of(several: bool, bodies: &[Body], polygons: &[Polygon]) -> Vec<Body> {
+    match several {
+        true => bodies.to_vec(),
+        false => polygons.iter().map(|p| Body::new(vec![p.clone()]).unwrap()).collect(),
+    }
+}
+
 /// One cell of the matrix: the GPU's answer against the reference's; returns the GPU's batches.
 fn cell<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOptions, what: &str) -> u32 {
     let frame = gpu::detect(gpu, bodies, options).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -72,6 +84,78 @@ fn cell<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOptions, w
     frame.stats.batches
 }
 
+/// A world's two frames with events: `bodies` as given, then each moved by a step of sixteenths
+/// (exact in f32 beside the bodies' coordinates), the last far away; each frame's events against the set difference
+/// of its pairs and the last's, the second frame's pairs against the reference; returns the
+/// second frame's batches.
+fn events_cell<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOptions, what: &str) -> u32 {
+    let world_options = WorldOptions::default()
+        .with_margin(options.margin)
+        .with_contact_detail(options.contact_detail)
+        .with_order(options.order)
+        .with_events(true);
+    // The last body leaves (a pile's pairs end), the others shift.
+    let last = bodies.len() - 1;
+    let step = |i: usize| match i == last {
+        true => [1000.0, 0.0],
+        false => [((i * 7) % 5) as f64 / 16.0 - 0.125, ((i * 3) % 5) as f64 / 16.0 - 0.125],
+    };
+    let moved: Vec<Body> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let [x, y] = step(i);
+            Body::new(b.as_ref().iter().map(|p| p.transformed(&Transform { x, y, angle: 0.0 })).collect()).unwrap()
+        })
+        .collect();
+    let filters = &options.filters;
+    let frames: [(Frame, ContactEvents); 2] = if bodies.iter().any(|b| b.as_ref().len() > 1) {
+        let mut world = CompoundWorld::from_compounds(gpu, bodies, &world_options).unwrap();
+        if !filters.is_empty() {
+            world.set_filters(filters).unwrap();
+        }
+        let first = world.step().unwrap_or_else(|e| panic!("{what}: {e}"));
+        let first = (first, world.events().unwrap().clone());
+        // Each body is placed at its first vertex rounded to f32 (CompoundWorld::from_compounds).
+        let poses: Vec<Transform> = bodies
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let at = b.as_ref()[0].vertices()[0].map(|c| f64::from(c as f32));
+                Transform { x: at[0] + step(i)[0], y: at[1] + step(i)[1], angle: 0.0 }
+            })
+            .collect();
+        world.set_transforms(&poses).unwrap();
+        let second = world.step().unwrap_or_else(|e| panic!("{what}: {e}"));
+        [first, (second, world.events().unwrap().clone())]
+    } else {
+        let one = |bodies: &[Body]| bodies.iter().map(|b| b.shapes()[0].clone()).collect::<Vec<_>>();
+        let polygons: Vec<Polygon> = bodies.iter().map(|b| b.as_ref()[0].clone()).collect();
+        let mut world = World::from_polygons(gpu, &polygons, &world_options).unwrap();
+        if !filters.is_empty() {
+            world.set_filters(filters).unwrap();
+        }
+        let first = world.step().unwrap_or_else(|e| panic!("{what}: {e}"));
+        let first = (first, world.events().unwrap().clone());
+        world.set_polygons(&one(&moved)).unwrap();
+        let second = world.step().unwrap_or_else(|e| panic!("{what}: {e}"));
+        [first, (second, world.events().unwrap().clone())]
+    };
+    let [(first, began), (second, events)] = frames;
+    assert_eq!(began, contact_events(&[], &first.contacts), "{what}: the first frame's events");
+    assert_eq!(events, contact_events(&first.contacts, &second.contacts), "{what}: the second frame's events");
+    assert!(!events.ended.is_empty(), "{what}: the move ends pairs");
+    let want = reference::detect(&moved, options);
+    let report = validate::compare(&moved, &second.contacts, &want.contacts, options);
+    assert!(report.ok(), "{what}: {} disagreements, first {}", report.disagreements.len(), report.disagreements[0]);
+    if let Some(filter) = options.filters.first() {
+        assert_eq!(filter.group, -7);
+        let filtered = |c: &satgpu::Contact| (c.a, c.b) == (0, last as u32);
+        assert!(!first.contacts.iter().any(filtered), "{what}: a filtered pair");
+    }
+    second.stats.batches
+}
+
 #[test]
 fn every_option_with_every_other_agrees_with_the_reference() {
     let gpu = common::gpu();
@@ -87,7 +171,9 @@ fn every_option_with_every_other_agrees_with_the_reference() {
             (filters[0].group, filters[n - 1].group) = (-7, -7);
             for margin in [0.0, 0.25] {
                 for detail in [ContactDetail::Basic, ContactDetail::Full] {
-                    for order in [ContactOrder::Gpu, ContactOrder::Host] {
+                    for (order, events) in
+                        [ContactOrder::Gpu, ContactOrder::Host].into_iter().flat_map(|o| [(o, false), (o, true)])
+                    {
                         for filtered in [false, true] {
                             let mut options = DetectOptions::default()
                                 .with_margin(margin)
@@ -97,11 +183,14 @@ fn every_option_with_every_other_agrees_with_the_reference() {
                                 options = options.with_filters(filters.clone());
                             }
                             let what = format!(
-                                "piled {piled}, several shapes {several}, margin {margin}, {detail:?}, {order:?}, filters {filtered}"
+                                "piled {piled}, several shapes {several}, margin {margin}, {detail:?}, events {events}, {order:?}, filters {filtered}"
                             );
-                            let batches = match several {
-                                true => cell(device, &bodies, &options, &what),
-                                false => cell(device, &polygons, &options, &what),
+                            let batches = match (several, events) {
+                                (true, false) => cell(device, &bodies, &options, &what),
+                                (false, false) => cell(device, &polygons, &options, &what),
+                                (_, true) => {
+                                    events_cell(device, &bodies_of(several, &bodies, &polygons), &options, &what)
+                                }
                             };
                             assert_eq!(batches > 1, piled, "{what}: {batches} batches");
                             cells += 1;
@@ -111,5 +200,5 @@ fn every_option_with_every_other_agrees_with_the_reference() {
             }
         }
     }
-    assert_eq!(cells, 64);
+    assert_eq!(cells, 128);
 }
