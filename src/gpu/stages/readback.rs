@@ -177,8 +177,7 @@ impl Readback {
     pub fn pair_list(&mut self, gpu: &Gpu, src: &wgpu::Buffer, log: &mut SpanLog) -> Result<Vec<[u32; 2]>> {
         let length = self.events(gpu, src, 1, log)?[0][0];
         let mut list = self.events(gpu, src, 1 + u64::from(length), log)?;
-        list.remove(0);
-        Ok(list)
+        Ok(list.split_off(1))
     }
 
     /// The first `count` contacts of `src`, mapped: from the copy the frame `submission` made

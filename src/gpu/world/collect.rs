@@ -190,11 +190,10 @@ impl World {
         ordered.map(|()| (None, colliding, batches))
     }
 
-    /// From this frame on, the host computes the contact events (from the pairs it reads back),
+    /// From this frame on, the host computes the contact events from the pairs it reads back,
     /// starting from the previous frame's pairs, read from the GPU's events stage, which goes (a
-    /// new generation).
-    /// Where a frame's candidates outgrow one binding: its pairs come in batches, and the events
-    /// stage holds one binding of pairs.
+    /// new generation). For a frame whose candidates outgrow one binding: its pairs come in
+    /// batches, and the events stage holds one binding of pairs.
     pub(super) fn move_events_to_host(&mut self) -> Result<()> {
         let Some(stage) = self.sized.events.as_ref() else { return Ok(()) };
         let previous = self.readback.pair_list(&self.gpu, stage.previous(self.parity()), &mut self.spans)?;
