@@ -8,7 +8,7 @@
 
 mod common;
 
-use satgpu::gpu::{self, CompoundWorld, Frame, Gpu, World, WorldOptions};
+use satgpu::gpu::{self, Frame, Gpu, World, WorldOptions};
 use satgpu::reference::contact_events;
 use satgpu::scene::{generate, SceneKind};
 use satgpu::{
@@ -110,13 +110,13 @@ fn events_cell<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOpt
         .collect();
     let filters = &options.filters;
     let frames: [(Frame, ContactEvents); 2] = if bodies.iter().any(|b| b.as_ref().len() > 1) {
-        let mut world = CompoundWorld::from_compounds(gpu, bodies, &world_options).unwrap();
+        let mut world = World::from_bodies(gpu, bodies, &world_options).unwrap();
         if !filters.is_empty() {
             world.set_filters(filters).unwrap();
         }
         let first = world.step().unwrap_or_else(|e| panic!("{what}: {e}"));
         let first = (first, world.events().unwrap().clone());
-        // Each body is placed at its first vertex rounded to f32 (CompoundWorld::from_compounds).
+        // Each body is placed at its first vertex rounded to f32 (World::from_bodies).
         let poses: Vec<Transform> = bodies
             .iter()
             .enumerate()

@@ -7,7 +7,7 @@ mod common;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use satgpu::geometry::MAX_PARTS;
-use satgpu::gpu::{self, CompoundWorld, ContactDetail, ContactOrder, WorldOptions};
+use satgpu::gpu::{self, ContactDetail, ContactOrder, World, WorldOptions};
 use satgpu::{reference, validate};
 
 use satgpu::scene::{generate, SceneKind};
@@ -235,11 +235,10 @@ fn concave_bodies_follow_their_transforms(gpu: &satgpu::gpu::Gpu) {
     let n = 1500;
     let body_shapes: Vec<u32> = (0..n).map(|_| rng.random_range(0..shapes.len() as u32)).collect();
     let options = WorldOptions::default().with_contact_detail(ContactDetail::Full);
-    let mut world = CompoundWorld::new(gpu, &shapes, &body_shapes, &options).unwrap();
+    let mut world = World::new(gpu, &shapes, &body_shapes, &options).unwrap();
     assert_eq!((world.len(), world.is_empty()), (n, false));
     // The same world with the deepest part pairs kept on the GPU (where it orders).
-    let mut on_gpu =
-        CompoundWorld::new(gpu, &shapes, &body_shapes, &options.clone().with_order(ContactOrder::Gpu)).unwrap();
+    let mut on_gpu = World::new(gpu, &shapes, &body_shapes, &options.clone().with_order(ContactOrder::Gpu)).unwrap();
     let side = (n as f64).sqrt() * 2.6;
     let mut total = 0;
     for frame in 0..3 {
@@ -285,10 +284,9 @@ fn compound_worlds_filter_every_part_and_refuse_bad_input_by_body() {
     let gpu = common::gpu();
     // Three L's overlapping in a row; the first and the last filtered out in turn.
     let bodies: Vec<Body> = (0..3).map(|i| ell(i as f64 * 3.0, 0.0)).collect();
-    let mut world = CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default()).unwrap();
-    let pairs = |world: &mut CompoundWorld| -> Vec<(u32, u32)> {
-        world.step().unwrap().contacts.iter().map(|c| (c.a, c.b)).collect()
-    };
+    let mut world = World::from_bodies(&gpu, &bodies, &WorldOptions::default()).unwrap();
+    let pairs =
+        |world: &mut World| -> Vec<(u32, u32)> { world.step().unwrap().contacts.iter().map(|c| (c.a, c.b)).collect() };
     assert_eq!(pairs(&mut world), [(0, 1), (1, 2)]);
     let mut filters = vec![Filter::DEFAULT; 3];
     filters[0].mask = 0;
@@ -319,14 +317,14 @@ fn compound_worlds_filter_every_part_and_refuse_bad_input_by_body() {
     ));
     world.reserve(0, 1000).unwrap();
     assert_eq!(pairs(&mut world), [(0, 1)], "a refused upload changed the frame");
-    match CompoundWorld::new(&gpu, &bodies, &[0, 3], &WorldOptions::default()) {
+    match World::new(&gpu, &bodies, &[0, 3], &WorldOptions::default()) {
         Err(Error::UnknownShape { body: 1, shape: 3, shapes: 3 }) => {}
         other => panic!("expected UnknownShape, got {:?}", other.map(|w| w.len())),
     }
     // Parts of one body never become candidates: the broad phase drops them.
     let overlapping =
         Body::new(vec![rect(0.0, 0.0, 2.0, 2.0), rect(1.0, 1.0, 3.0, 3.0), rect(0.5, 0.5, 1.5, 1.5)]).unwrap();
-    let mut one = CompoundWorld::from_compounds(
+    let mut one = World::from_bodies(
         &gpu,
         &[overlapping.clone(), Body::from(rect(2.5, 2.5, 4.0, 4.0))],
         &WorldOptions::default(),
@@ -337,7 +335,7 @@ fn compound_worlds_filter_every_part_and_refuse_bad_input_by_body() {
     assert_eq!(frame.stats.candidates, 1, "only the pair between the bodies is a candidate");
     one.set_filters(&[Filter::DEFAULT, Filter { group: 3, ..Filter::DEFAULT }]).unwrap();
     assert_eq!(one.step().unwrap().stats.candidates, 1, "new filters keep the parts apart");
-    let empty = CompoundWorld::from_compounds::<Body>(&gpu, &[], &WorldOptions::default()).unwrap();
+    let empty = World::from_bodies::<Body>(&gpu, &[], &WorldOptions::default()).unwrap();
     assert!(empty.is_empty());
 }
 
@@ -369,10 +367,67 @@ fn rooms_are_walls_pillars_and_agents_and_agree_on_the_gpu() {
     }
 }
 
+#[test]
+fn every_way_of_reading_a_world_of_bodies_names_bodies() {
+    let gpu = common::gpu();
+    let bodies = satgpu::scene::generate_bodies(SceneKind::Rooms, 3000, 5);
+    let f32_of = |records: &[gpu::GpuContact]| records.iter().map(|c| (c.a, c.b, c.depth)).collect::<Vec<_>>();
+    for order in [ContactOrder::Host, ContactOrder::Gpu] {
+        let options = WorldOptions::default().with_contact_detail(ContactDetail::Full).with_order(order);
+        let mut world = World::from_bodies(&gpu, &bodies, &options).unwrap();
+        assert_eq!(world.len(), 3000);
+        assert!(world.shape_count() > 3000, "{} shapes", world.shape_count());
+        let want = world.step().unwrap();
+        let n = want.contacts.len();
+        assert!(n > 100 && want.shapes.len() == n && want.manifolds.len() == n, "{order:?}: {n} pairs");
+        assert_eq!(want.stats.colliding as usize, n);
+        // Into a caller's vector: the shape pairs and manifolds beside it.
+        let mut contacts = vec![];
+        world.step_into(&mut contacts).unwrap();
+        assert_eq!(common::bits(&contacts), common::bits(&want.contacts), "{order:?}");
+        assert_eq!((world.shape_pairs(), world.manifolds()), (&want.shapes[..], &want.manifolds[..]));
+        // As f32 records, copied and lent: the same pairs of bodies.
+        let want_f32: Vec<_> = want.contacts.iter().map(|c| (c.a, c.b, c.depth as f32)).collect();
+        let mut records = vec![];
+        world.step_f32_into(&mut records).unwrap();
+        assert_eq!(f32_of(&records), want_f32, "{order:?}");
+        let view = world.step_view().unwrap();
+        assert!(!view.is_mapped(), "pairs of shapes are named by body on the host");
+        assert_eq!(
+            (f32_of(&view), view.shapes(), view.manifolds()),
+            (want_f32.clone(), &want.shapes[..], &want.manifolds[..])
+        );
+        drop(view);
+        // Filters are one per body; a rebuild on another device keeps them and the bodies.
+        let mut filters = vec![Filter::DEFAULT; 3000];
+        let first = want.contacts[0].a as usize;
+        filters[first].mask = 0;
+        world.set_filters(&filters).unwrap();
+        assert_eq!(world.filters(), filters.as_slice());
+        let filtered = world.step().unwrap();
+        assert!(filtered.contacts.iter().all(|c| c.a as usize != first && c.b as usize != first));
+        assert!(filtered.contacts.len() < n);
+        let mut again = world.rebuild_on(&gpu).unwrap();
+        let rebuilt = again.step().unwrap();
+        assert_eq!(common::bits(&rebuilt.contacts), common::bits(&filtered.contacts), "{order:?}");
+        assert_eq!((again.len(), again.filters()), (3000, filters.as_slice()));
+        assert_eq!(rebuilt.shapes, filtered.shapes);
+        // New polygons: every body one polygon, as a world made from them (the filters kept).
+        let polygons: Vec<Polygon> = bodies.iter().map(|b| b.shapes()[0].clone()).collect();
+        world.set_polygons(&polygons).unwrap();
+        assert_eq!((world.len(), world.shape_count(), world.filters()), (3000, 3000, filters.as_slice()));
+        let mut plain = World::from_polygons(&gpu, &polygons, &options).unwrap();
+        plain.set_filters(&filters).unwrap();
+        let (got, want) = (world.step().unwrap(), plain.step().unwrap());
+        assert_eq!(common::bits(&got.contacts), common::bits(&want.contacts), "{order:?}");
+        assert!(got.shapes.is_empty());
+    }
+}
+
 /// A compound world ordering its pairs as `order` says.
-fn ordered(gpu: &satgpu::gpu::Gpu, bodies: &[Body], order: ContactOrder, capacity: u32) -> CompoundWorld {
+fn ordered(gpu: &satgpu::gpu::Gpu, bodies: &[Body], order: ContactOrder, capacity: u32) -> World {
     let options = WorldOptions::default().with_order(order).with_candidate_capacity(capacity);
-    CompoundWorld::from_compounds(gpu, bodies, &options).unwrap()
+    World::from_bodies(gpu, bodies, &options).unwrap()
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 mod common;
 
-use satgpu::gpu::{CompoundWorld, ContactOrder, World, WorldOptions};
+use satgpu::gpu::{ContactOrder, World, WorldOptions};
 use satgpu::reference;
 use satgpu::reference::contact_events;
 use satgpu::scene::{generate, SceneKind};
@@ -232,7 +232,7 @@ fn events_on_the_host_with_the_host_ordering_and_bodies_of_several_shapes() {
         Body::concave(&[[x, 0.0], [x + 4.0, 0.0], [x + 4.0, 1.0], [x + 1.0, 1.0], [x + 1.0, 4.0], [x, 4.0]]).unwrap()
     };
     let bodies: Vec<Body> = (0..40).map(|i| if i % 3 == 0 { ell(0.0) } else { Body::from(square(0.0, 0.0)) }).collect();
-    let mut world = CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default().with_events(true)).unwrap();
+    let mut world = World::from_bodies(&gpu, &bodies, &WorldOptions::default().with_events(true)).unwrap();
     let mut previous: Vec<Contact> = vec![];
     let mut seen = (0, 0);
     for f in 0..5 {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use satgpu::gpu::{CompoundWorld, ContactDetail, World, WorldOptions};
+use satgpu::gpu::{ContactDetail, World, WorldOptions};
 use satgpu::reference;
 use satgpu::reference::signed_distance;
 use satgpu::scene::{generate, SceneKind};
@@ -301,7 +301,7 @@ fn closest_points_of_pairs_apart() {
     }
     // Compound bodies: each pair's manifold is its least separated part pair's.
     let bodies: Vec<Body> = generate(SceneKind::Shapes, 300, 3).into_iter().map(Body::from).collect();
-    let frame = CompoundWorld::from_compounds(&gpu, &bodies, &full).unwrap().step().unwrap();
+    let frame = World::from_bodies(&gpu, &bodies, &full).unwrap().step().unwrap();
     assert_eq!(frame.manifolds.len(), frame.contacts.len());
 }
 
@@ -313,7 +313,7 @@ fn closest_points_of_pairs_apart() {
 fn compound_bodies_within_a_margin() {
     let gpu = common::gpu();
     let bodies = satgpu::scene::generate_bodies(SceneKind::Rooms, 1500, 4);
-    let today = CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default()).unwrap().step().unwrap();
+    let today = World::from_bodies(&gpu, &bodies, &WorldOptions::default()).unwrap().step().unwrap();
     let zero = satgpu::gpu::detect(&gpu, &bodies, &DetectOptions::default()).unwrap();
     assert_eq!(common::bits(&zero.contacts), common::bits(&today.contacts));
     for margin in [0.05, 0.4] {
@@ -321,7 +321,7 @@ fn compound_bodies_within_a_margin() {
         assert!(want.iter().any(|c| c.depth < 0.0), "margin {margin}: no pair apart");
         for order in [satgpu::gpu::ContactOrder::Gpu, satgpu::gpu::ContactOrder::Host] {
             let options = WorldOptions::default().with_margin(margin).with_order(order);
-            let frame = CompoundWorld::from_compounds(&gpu, &bodies, &options).unwrap().step().unwrap();
+            let frame = World::from_bodies(&gpu, &bodies, &options).unwrap().step().unwrap();
             let report = satgpu::validate::compare(
                 &bodies,
                 &frame.contacts,

@@ -3,7 +3,7 @@
 //! starting inside, too short, queries with no result, filters) and against sampling on every
 //! scene kind. The GPU's come next and are judged by these.
 
-use satgpu::gpu::CompoundWorld;
+use satgpu::gpu::World;
 use satgpu::reference::{cast_rays, distance_to_shape, query_boxes, query_points};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::{Aabb, Body, BoxQuery, Filter, PointQuery, Polygon, Ray};
@@ -420,7 +420,7 @@ fn points_on_vertices_and_boxes_through_extreme_vertices() {
         let boxes_only: Vec<BoxQuery> = boxes.iter().map(|b| b.1).collect();
         let mut world = satgpu::gpu::World::from_polygons(&gpu, &polygons, &Default::default()).unwrap();
         let compounds: Vec<Body> = polygons.iter().map(|p| Body::new(vec![p.clone()]).unwrap()).collect();
-        let mut compound = CompoundWorld::from_compounds(&gpu, &compounds, &Default::default()).unwrap();
+        let mut compound = World::from_bodies(&gpu, &compounds, &Default::default()).unwrap();
         let want_points = query_points(&polygons, &[], &points);
         let want_boxes = query_boxes(&polygons, &[], &boxes_only);
         for (world, got_points, got_boxes) in [

@@ -373,7 +373,7 @@ fn compound_worlds_cast_rays_and_answer_region_queries() {
     let owner: Vec<u32> =
         bodies.iter().enumerate().flat_map(|(i, b)| std::iter::repeat_n(i as u32, b.shapes().len())).collect();
     assert!(parts.len() > bodies.len(), "some bodies have several parts");
-    let mut world = satgpu::gpu::CompoundWorld::from_compounds(&gpu, &bodies, &WorldOptions::default()).unwrap();
+    let mut world = satgpu::gpu::World::from_bodies(&gpu, &bodies, &WorldOptions::default()).unwrap();
     let rays = rays_over(&parts, 300);
     let got = world.cast_rays(&rays).unwrap();
     let mut filters = vec![Filter::DEFAULT; parts.len()];

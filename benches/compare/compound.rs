@@ -1,7 +1,7 @@
 //! Compound bodies (issue 25) against parry2d's `Compound` doing the same job: every colliding
 //! pair of bodies, each with the normal and depth of its deepest part pair, sorted.
 //!
-//! * **gpu cold**: `CompoundWorld::from_compounds` plus the first `step()`;
+//! * **gpu cold**: `World::from_bodies` plus the first `step()`;
 //! * **gpu step**: `set_transforms` (every body, 16 bytes each) plus `step()` on that world:
 //!   what a simulation pays per frame (pairs ordered and the deepest part pair per pair of
 //!   bodies kept where `ContactOrder::Auto` puts them: on the GPU on GPUs, on the host on CPU
@@ -25,7 +25,7 @@ use parry2d::math::{Pose, Vector};
 use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry2d::query::contact;
 use parry2d::shape::{Compound as ParryCompound, Shape, SharedShape};
-use satgpu::gpu::{CompoundWorld, ContactOrder, Gpu, WorldOptions};
+use satgpu::gpu::{ContactOrder, Gpu, World, WorldOptions};
 use satgpu::scene::{generate_bodies, SceneKind};
 use satgpu::{reference, validate, Body, Contact, Transform};
 
@@ -150,11 +150,11 @@ fn check_parry(bodies: &[Body], parry: &[(u32, u32)], want: &[Contact]) -> (usiz
 pub fn run(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> CompoundRow {
     let bodies = generate_bodies(kind, n, seed);
     let (gpu_cold_ms, (mut world, frame)) = measure(reps, || {
-        let mut world = CompoundWorld::from_compounds(gpu, &bodies, &WorldOptions::default()).expect("compound world");
-        let frame = world.step().expect("CompoundWorld::step failed");
+        let mut world = World::from_bodies(gpu, &bodies, &WorldOptions::default()).expect("compound world");
+        let frame = world.step().expect("World::step failed");
         (world, frame)
     });
-    // The transforms from_compounds placed the bodies by: each first vertex, rounded to f32.
+    // The transforms from_bodies placed the bodies by: each first vertex, rounded to f32.
     let anchors: Vec<Transform> = bodies
         .iter()
         .map(|b| {
@@ -164,15 +164,15 @@ pub fn run(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Comp
         .collect();
     let (gpu_step_ms, stepped) = measure(reps, || {
         world.set_transforms(&anchors).expect("set_transforms");
-        world.step().expect("CompoundWorld::step failed")
+        world.step().expect("World::step failed")
     });
     assert_eq!(stepped.contacts, frame.contacts, "a stepped frame differs from the first");
     drop(world);
     let options = WorldOptions::default().with_order(ContactOrder::Gpu);
-    let mut world = CompoundWorld::from_compounds(gpu, &bodies, &options).expect("compound world");
+    let mut world = World::from_bodies(gpu, &bodies, &options).expect("compound world");
     let (gpu_step_on_gpu_ms, on_gpu) = measure(reps, || {
         world.set_transforms(&anchors).expect("set_transforms");
-        world.step().expect("CompoundWorld::step failed")
+        world.step().expect("World::step failed")
     });
     assert_eq!(on_gpu.contacts, frame.contacts, "ordered on the GPU, a frame differs");
     let (reference_ms, want) = measure(reps, || reference::detect(&bodies, &DetectOptions::default()).contacts);
@@ -260,7 +260,7 @@ pub fn print(rows: &[CompoundRow]) -> Vec<String> {
         }
     }
     println!(
-        "gpu cold = CompoundWorld::from_compounds + step(); gpu step = set_transforms + step() (on gpu: ordered and \
+        "gpu cold = World::from_bodies + step(); gpu step = set_transforms + step() (on gpu: ordered and \
          reduced on the GPU); parry = Compound shapes, BVH, contact() per candidate, sort (all: on {} threads); \
          tolerated parry2d differences: {}",
         rows[0].threads,

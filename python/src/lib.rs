@@ -312,9 +312,14 @@ fn compound_dict<'py>(
     parts: &[[u32; 2]],
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = Columns { manifolds, ..Columns::of_contacts(contacts) }.into_dict(py)?;
-    let flat: Vec<u32> = parts.iter().flatten().copied().collect();
-    d.set_item("parts", PyArray1::from_vec(py, flat).reshape([parts.len(), 2])?)?;
+    add_parts(py, &d, parts)?;
     Ok(d)
+}
+
+/// Each pair's deepest part pair into the result dict as `parts` (n x 2 uint32).
+fn add_parts(py: Python<'_>, d: &Bound<'_, PyDict>, parts: &[[u32; 2]]) -> PyResult<()> {
+    let flat: Vec<u32> = parts.iter().flatten().copied().collect();
+    d.set_item("parts", PyArray1::from_vec(py, flat).reshape([parts.len(), 2])?)
 }
 
 /// Filters as Python passes them: `(category, mask, group)` arrays.
@@ -693,7 +698,7 @@ fn pose_slices<'a, T: numpy::Element + bytemuck::Pod>(
 /// Places every body from `xy` and `angle` (float64 or float32 arrays of one dtype), read where
 /// they lie: no copy is made. The GIL stays held, so that no Python thread writes the arrays
 /// while they are read (on every core).
-fn set_poses(world: &mut Inner, xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>) -> PyResult<()> {
+fn set_poses(world: &mut satgpu::gpu::World, xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>) -> PyResult<()> {
     use satgpu::gpu::PoseArrays;
     if let (Ok(p), Ok(a)) = (xy.extract::<PyReadonlyArray2<'_, f64>>(), angle.extract::<PyReadonlyArray1<'_, f64>>()) {
         let (xy, angle) = pose_slices(&p, &a)?;
@@ -706,51 +711,21 @@ fn set_poses(world: &mut Inner, xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>)
     Err(PyValueError::new_err("xy and angle must be NumPy arrays of one dtype, float64 or float32: xy n x 2, angle n"))
 }
 
-/// The Rust world behind a Python `World`: of convex shapes, or of compound bodies.
-enum Inner {
-    Plain(satgpu::gpu::World),
-    Compound(satgpu::gpu::CompoundWorld),
-}
-
-impl Inner {
-    fn set_pose_arrays<T: satgpu::gpu::PoseScalar>(
-        &mut self,
-        poses: satgpu::gpu::PoseArrays<'_, T>,
-    ) -> satgpu::Result<()> {
-        match self {
-            Inner::Plain(w) => w.set_pose_arrays(poses),
-            Inner::Compound(w) => w.set_pose_arrays(poses),
-        }
-    }
-
-    fn set_filters(&mut self, filters: &[Filter]) -> satgpu::Result<()> {
-        match self {
-            Inner::Plain(w) => w.set_filters(filters),
-            Inner::Compound(w) => w.set_filters(filters),
-        }
-    }
-
-    fn reserve(&mut self, entries: u64, candidates: u64) -> satgpu::Result<()> {
-        match self {
-            Inner::Plain(w) => w.reserve(entries, candidates),
-            Inner::Compound(w) => w.reserve(entries, candidates),
-        }
-    }
-}
-
 /// A persistent world: shapes uploaded once, bodies placed by transforms every frame.
 #[pyclass(module = "satgpu")]
 struct World {
-    inner: std::sync::Mutex<Inner>,
+    inner: std::sync::Mutex<satgpu::gpu::World>,
     bodies: usize,
     /// Frames compute manifolds (`contacts="full"`).
     full: bool,
+    /// The shapes were given as a list with a `Compound` among them: pairs name their parts.
+    compound: bool,
 }
 
 impl World {
     /// The world, once no other thread uses it. A thread waits with the GIL released: the
     /// thread that holds the world may need the GIL to finish (its step returns arrays).
-    fn lock(&self, py: Python<'_>) -> PyResult<std::sync::MutexGuard<'_, Inner>> {
+    fn lock(&self, py: Python<'_>) -> PyResult<std::sync::MutexGuard<'_, satgpu::gpu::World>> {
         use std::sync::TryLockError;
         loop {
             match self.inner.try_lock() {
@@ -783,7 +758,7 @@ impl World {
         margin: f64,
         events: bool,
     ) -> PyResult<World> {
-        use satgpu::gpu::{CompoundWorld, ContactDetail, ContactOrder, WorldOptions};
+        use satgpu::gpu::{ContactDetail, ContactOrder, WorldOptions};
         let bodies = body_list(shapes)?;
         let shapes = if bodies.is_some() { vec![] } else { shape_list(shapes)? };
         let body_shapes =
@@ -808,11 +783,12 @@ impl World {
         let g = &gpu.inner;
         let world = py
             .detach(|| match &bodies {
-                Some(bodies) => CompoundWorld::new(g, bodies, body_shapes, &options).map(Inner::Compound),
-                None => satgpu::gpu::World::new(g, &shapes, body_shapes, &options).map(Inner::Plain),
+                Some(bodies) => satgpu::gpu::World::new(g, bodies, body_shapes, &options),
+                None => satgpu::gpu::World::new(g, &shapes, body_shapes, &options),
             })
             .map_err(raise)?;
-        Ok(World { bodies: body_shapes.len(), inner: std::sync::Mutex::new(world), full })
+        let compound = bodies.is_some();
+        Ok(World { bodies: body_shapes.len(), inner: std::sync::Mutex::new(world), full, compound })
     }
 
     fn __len__(&self) -> usize {
@@ -850,21 +826,11 @@ impl World {
     /// (`colliding`, `candidates`, `frame_ms`, ...), with the GIL released meanwhile.
     fn step<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
         let mut world = self.lock(py)?;
-        let full = self.full;
-        let w = match &mut *world {
-            Inner::Plain(w) => w,
-            Inner::Compound(w) => {
-                let frame = py.detach(|| w.step()).map_err(raise)?;
-                let stats = stats_dict(py, &frame.stats)?;
-                let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
-                let options = DetectOptions::default().with_contact_detail(detail);
-                let pairs = pairs_dict(py, (frame.contacts, frame.manifolds, frame.shapes), &options, true)?;
-                return Ok((pairs, stats));
-            }
-        };
+        let w = &mut *world;
+        let (full, compound) = (self.full, self.compound);
         // The pairs are read from the frame's records where they lie (the mapped readback memory
         // when the GPU sorted them) straight into the arrays NumPy is given.
-        let (columns, frame) = py
+        let (columns, parts, frame) = py
             .detach(|| -> satgpu::Result<_> {
                 let view = w.step_view()?;
                 let mut columns = Columns::of(&view, |c| {
@@ -872,10 +838,19 @@ impl World {
                     (c.a, c.b, normal, f64::from(c.depth))
                 });
                 columns.manifolds = full.then(|| view.manifolds().to_vec());
-                Ok((columns, view.stats().clone()))
+                // Bodies of one part each name part 0.
+                let parts = compound.then(|| match view.shapes() {
+                    [] => vec![[0, 0]; view.len()],
+                    shapes => shapes.to_vec(),
+                });
+                Ok((columns, parts, view.stats().clone()))
             })
             .map_err(raise)?;
-        Ok((columns.into_dict(py)?, stats_dict(py, &frame)?))
+        let pairs = columns.into_dict(py)?;
+        if let Some(parts) = parts {
+            add_parts(py, &pairs, &parts)?;
+        }
+        Ok((pairs, stats_dict(py, &frame)?))
     }
 
     /// For each box (n x 4 float64: min_x, min_y, max_x, max_y), the bodies (uint32, sorted) that
@@ -908,10 +883,7 @@ impl World {
                         .zip(&filters)
                         .map(|(r, &filter)| satgpu::PointQuery { point: [r[0], r[1]], filter })
                         .collect();
-                    match world {
-                        Inner::Plain(w) => w.query_points(&q),
-                        Inner::Compound(w) => w.query_points(&q),
-                    }
+                    world.query_points(&q)
                 } else {
                     let q: Vec<_> = rows
                         .chunks(4)
@@ -921,10 +893,7 @@ impl World {
                             filter,
                         })
                         .collect();
-                    match world {
-                        Inner::Plain(w) => w.query_boxes(&q),
-                        Inner::Compound(w) => w.query_boxes(&q),
-                    }
+                    world.query_boxes(&q)
                 }
             })
             .map_err(raise)?;
@@ -948,10 +917,7 @@ impl World {
         let mut world = self.lock(py)?;
         let world = &mut *world;
         let hits = py
-            .detach(|| match world {
-                Inner::Plain(w) => w.cast_rays(&rays),
-                Inner::Compound(w) => w.cast_rays(&rays),
-            })
+            .detach(|| world.cast_rays(&rays))
             .map_err(raise)?;
         hit_arrays(py, &hits)
     }
@@ -961,11 +927,7 @@ impl World {
     #[allow(clippy::type_complexity)]
     fn events<'py>(&self, py: Python<'py>) -> PyResult<Option<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>)>> {
         let world = self.lock(py)?;
-        let events = match &*world {
-            Inner::Plain(w) => w.events(),
-            Inner::Compound(w) => w.events(),
-        };
-        let Some(e) = events else { return Ok(None) };
+        let Some(e) = world.events() else { return Ok(None) };
         let pairs = |p: &[[u32; 2]]| PyArray1::from_iter(py, p.iter().flatten().copied()).reshape([p.len(), 2]);
         Ok(Some((pairs(&e.began)?, pairs(&e.ended)?)))
     }

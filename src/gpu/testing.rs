@@ -8,7 +8,7 @@ use crate::gpu::kernels::pipelines::Tuning;
 use crate::gpu::primitives::radix::RadixSort;
 use crate::gpu::primitives::scan::Scan;
 use crate::gpu::stages::readback;
-use crate::gpu::{CompoundWorld, Gpu, GpuOptions, World};
+use crate::gpu::{Gpu, GpuOptions, World};
 
 /// Opens a device as [`Gpu::new`] does, with the kernels tuned as for `device_type` instead of
 /// the adapter's own type, so tests on a CPU adapter cover the GPU tuning too.
@@ -130,8 +130,12 @@ pub fn strip_grid(world: &World) -> Result<[f64; 7]> {
     Ok([f(0), f(1), w[2].into(), w[3].into(), f(4), f(5), w[6].into()])
 }
 
-/// A frame of a compound world's inner world: the part pairs the GPU kept (one per pair of
-/// bodies and batch), sorted by part pair, before the host names them by body.
-pub fn compound_part_pairs(world: &mut CompoundWorld) -> Result<Vec<crate::geometry::Contact>> {
-    Ok(world.inner_mut().step()?.contacts)
+/// A frame of a world of bodies of several shapes as the GPU left it: the shape pairs it kept
+/// (one per pair of bodies and batch), sorted by instance pair, before the host names them by
+/// body.
+pub fn compound_part_pairs(world: &mut World) -> Result<Vec<crate::geometry::Contact>> {
+    let map = world.map.take();
+    let frame = world.step();
+    world.map = map;
+    Ok(frame?.contacts)
 }

@@ -131,7 +131,7 @@ pub struct Scenario {
     pub moving: usize,
     /// Static compound bodies (concave walls): ranges of body indices, each the convex parts of
     /// one body. Parts of one body never collide, and a pair of bodies pushes along its deepest
-    /// part pair only, as [`CompoundWorld`](crate::gpu::CompoundWorld) reports it. Empty when
+    /// part pair only, as [`World::from_bodies`](crate::gpu::World::from_bodies) reports it. Empty when
     /// every body is one shape.
     pub compounds: Vec<std::ops::Range<usize>>,
 }

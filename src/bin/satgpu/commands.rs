@@ -81,7 +81,7 @@ fn run_compound(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64) -> Result<(), F
     println!("adapter    {}", gpu.describe());
     let t = Instant::now();
     let options = WorldOptions::default().with_timestamps(true);
-    let mut world = gpu::CompoundWorld::from_compounds(gpu, &bodies, &options)?;
+    let mut world = gpu::World::from_bodies(gpu, &bodies, &options)?;
     let upload_ms = ms(t);
     world.step()?;
     let t = Instant::now();
@@ -89,12 +89,10 @@ fn run_compound(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64) -> Result<(), F
     let step_ms = ms(t);
     println!("upload     {upload_ms:.2} ms (wall, buffers and bind groups)");
     println!(
-        "frame      {:.2} ms (wall, second frame, GPU passes + readback of the parts' pairs)",
+        "frame      {:.2} ms (wall, second frame, GPU passes + readback, the pairs named by body)",
         frame.stats.frame_ms
     );
-    println!(
-        "bodies     {step_ms:.2} ms (wall, the whole step: the frame, then each pair of bodies' deepest part pair)"
-    );
+    println!("bodies     {step_ms:.2} ms (wall, the whole step: the frame and the Frame handed over)");
     println!("candidates {} (pairs of parts)", frame.stats.candidates);
     println!("colliding  {} (pairs of bodies)", frame.contacts.len());
     let t = Instant::now();

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use satgpu::gpu::{CompoundWorld, Gpu, World, WorldOptions};
+use satgpu::gpu::{Gpu, World, WorldOptions};
 use satgpu::{reference, scene, Aabb, BoxQuery, Error, Filter, PointQuery, Polygon};
 
 use crate::{Backend, DeviceArgs, Failure};
@@ -141,30 +141,18 @@ impl Flat {
     }
 }
 
-/// A scene on the GPU: a world of its convex shapes, or of its compound bodies.
-pub(crate) enum Target {
-    Plain(World),
-    Compound(CompoundWorld),
-}
-
-impl Target {
-    pub fn open(gpu: &Gpu, scene: &scene::Scene) -> Result<Target, Failure> {
-        let options = WorldOptions::default();
-        let filtered = !scene.filters.is_empty();
-        Ok(if scene.compounds.is_empty() {
-            let mut world = World::from_polygons(gpu, &scene.polygons, &options)?;
-            if filtered {
-                world.set_filters(&scene.filters)?;
-            }
-            Target::Plain(world)
-        } else {
-            let mut world = CompoundWorld::from_compounds(gpu, &scene.compounds, &options)?;
-            if filtered {
-                world.set_filters(&scene.filters)?;
-            }
-            Target::Compound(world)
-        })
+/// A scene on the GPU: a world of its bodies (its convex shapes, or its compound bodies), with
+/// its filters.
+pub(crate) fn open_world(gpu: &Gpu, scene: &scene::Scene) -> Result<World, Failure> {
+    let options = WorldOptions::default();
+    let mut world = match scene.compounds.is_empty() {
+        true => World::from_polygons(gpu, &scene.polygons, &options)?,
+        false => World::from_bodies(gpu, &scene.compounds, &options)?,
+    };
+    if !scene.filters.is_empty() {
+        world.set_filters(&scene.filters)?;
     }
+    Ok(world)
 }
 
 pub(crate) fn query(
@@ -201,11 +189,9 @@ pub(crate) fn query(
             };
             parts.into_iter().map(|list| flat.bodies(list)).collect()
         }
-        Backend::Gpu => match (Target::open(&device.open()?, &scene)?, &regions) {
-            (Target::Plain(mut w), Regions::Boxes(q)) => w.query_boxes(q)?,
-            (Target::Plain(mut w), Regions::Points(q)) => w.query_points(q)?,
-            (Target::Compound(mut w), Regions::Boxes(q)) => w.query_boxes(q)?,
-            (Target::Compound(mut w), Regions::Points(q)) => w.query_points(q)?,
+        Backend::Gpu => match (open_world(&device.open()?, &scene)?, &regions) {
+            (mut w, Regions::Boxes(q)) => w.query_boxes(q)?,
+            (mut w, Regions::Points(q)) => w.query_points(q)?,
         },
     };
     let ms = t.elapsed().as_secs_f64() * 1e3;

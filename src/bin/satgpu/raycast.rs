@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use satgpu::{reference, scene, Error, Ray};
 
-use crate::query::{read_rows, Flat, Target};
+use crate::query::{open_world, read_rows, Flat};
 use crate::{Backend, DeviceArgs, Failure};
 
 /// The rays of a CSV: `x,y,dx,dy,length` (origin, direction, how far), each with the optional
@@ -40,10 +40,7 @@ pub(crate) fn raycast(
             }
             hits
         }
-        Backend::Gpu => match Target::open(&device.open()?, &scene)? {
-            Target::Plain(mut world) => world.cast_rays(&rays)?,
-            Target::Compound(mut world) => world.cast_rays(&rays)?,
-        },
+        Backend::Gpu => open_world(&device.open()?, &scene)?.cast_rays(&rays)?,
     };
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let hit = hits.iter().flatten().count();

@@ -32,7 +32,7 @@ pub enum Pass {
     /// The candidate count clamped to capacity, then SAT with the minimum translation vector per
     /// candidate pair.
     Sat,
-    /// In a compound world, first the deepest part pair kept per pair of bodies. Then the
+    /// With bodies of several shapes, first the deepest part pair kept per pair of bodies. Then the
     /// prefix sum of the collision flags; each colliding pair written at its offset (with
     /// [`ContactOrder::Gpu`](crate::gpu::ContactOrder::Gpu): its sort key and candidate index).
     Compact,
@@ -114,8 +114,8 @@ pub struct HostSpan {
     /// buffer), `copy_out` (out of mapped memory), `order` (the pairs sorted by (a, b) on the host,
     /// converted to the caller's records on the way), `widen` (pairs the GPU sorted converted to
     /// the caller's records), `events` (contact events from the sorted pairs, where the host
-    /// computes them) or, in a [`CompoundWorld`](crate::gpu::CompoundWorld), `bodies` (part pairs
-    /// named by body, ordered, each pair of bodies' deepest kept, and their events).
+    /// computes them) or, in a world of bodies of several shapes, `bodies` (shape pairs named by
+    /// body, ordered, each pair of bodies' deepest kept).
     pub name: &'static str,
     /// Milliseconds from the start of the frame's first span.
     pub start_ms: f64,

@@ -34,6 +34,10 @@ pub(crate) trait Record: Copy + Send + Sync {
     fn from_gpu(c: &GpuContact) -> Self;
     fn a(&self) -> u32;
     fn b(&self) -> u32;
+    /// The depth (or, under a margin, minus the distance), widened to f64.
+    fn depth(&self) -> f64;
+    /// The same record for the pair `(a, b)` (of bodies, where this one names shapes).
+    fn renamed(self, a: u32, b: u32) -> Self;
     /// Whether the record is wider than the GPU's (f64): its delivery is a conversion.
     const WIDENS: bool;
     /// `raw`, already sorted on the GPU, into `out` (cleared first, its memory reused); on
@@ -85,6 +89,12 @@ impl Record for Contact {
     fn b(&self) -> u32 {
         self.b
     }
+    fn depth(&self) -> f64 {
+        self.depth
+    }
+    fn renamed(self, a: u32, b: u32) -> Contact {
+        Contact { a, b, ..self }
+    }
     const WIDENS: bool = true;
 }
 
@@ -100,6 +110,12 @@ impl Record for GpuContact {
     }
     fn b(&self) -> u32 {
         self.b
+    }
+    fn depth(&self) -> f64 {
+        f64::from(self.depth)
+    }
+    fn renamed(self, a: u32, b: u32) -> GpuContact {
+        GpuContact { a, b, ..self }
     }
     const WIDENS: bool = false;
 }

@@ -38,12 +38,13 @@ pub(crate) struct Packed {
 
 impl Packed {
     /// Shared shapes, bodies at the identity transform.
-    pub fn from_shapes(shapes: &[Polygon], body_shapes: &[u32]) -> Result<Packed> {
+    pub fn from_shapes<P: Borrow<Polygon>>(shapes: &[P], body_shapes: &[u32]) -> Result<Packed> {
         let mut shape_start = Vec::with_capacity(shapes.len());
         let mut shape_height = Vec::with_capacity(shapes.len());
         let mut shape_bounds = Vec::with_capacity(shapes.len());
         let mut shape_data = vec![];
         for shape in shapes {
+            let shape = shape.borrow();
             let start = shape_data.len();
             shape_start.push(start as u32);
             let b = shape.aabb();
@@ -73,6 +74,7 @@ impl Packed {
                 shape: s as usize,
                 shapes: shapes.len(),
             })?;
+            let shape = shape.borrow();
             let bounds = &shape_bounds[s as usize];
             bodies.push(bounds.body(shape_start[s as usize], shape.vertices().len() as u32, shape.radius()));
             boxes.push(bounds.local_box());

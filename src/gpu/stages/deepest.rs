@@ -1,4 +1,4 @@
-//! Stage 7b, compound worlds only ([`CompoundWorld`](crate::gpu::CompoundWorld)): of the colliding
+//! Stage 7b, bodies of several shapes only ([`World::from_bodies`](crate::gpu::World::from_bodies)): of the colliding
 //! part pairs of each pair of bodies, the deepest is kept (of equal depths, the first by part
 //! index) and the others' collision flags cleared before the compaction (`deepest.wgsl`), so
 //! that the compaction writes one pair per pair of bodies. Four passes over the candidates: clear

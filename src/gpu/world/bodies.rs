@@ -2,12 +2,106 @@
 //! frame's arrays), numbered body by body and placed by its body's pose. This map takes the
 //! caller's bodies to instances (poses, filters, the broad phase's owners) and the GPU's answers
 //! about instances back to bodies (pairs, each pair of bodies' deepest; query hits; ray hits).
+//! A world whose bodies all have one shape has no map and runs exactly the plain frame.
+
+use std::borrow::Borrow;
 
 use crate::error::{Error, Result};
-use crate::geometry::{Contact, Filter};
-use crate::gpu::host::pack::PoseSource;
+use crate::geometry::{Filter, Manifold, Polygon, PolygonError, Transform};
+use crate::gpu::device::context::Gpu;
+use crate::gpu::host::order::Record;
+use crate::gpu::host::pack::{Packed, PoseSource};
 use crate::gpu::kernels::layout::GpuTransform;
-use crate::gpu::world::options::Frame;
+use crate::gpu::world::fits::check_memory;
+use crate::gpu::world::options::WorldOptions;
+use crate::gpu::world::World;
+
+impl World {
+    /// A world of `bodies` ([`Body`](crate::Body)s, or [`Polygon`]s: bodies of one shape)
+    /// placed as given. Each body is stored relative to its first vertex (rounded to f32) and
+    /// placed there by its transform, so that the GPU's f32 rounding scales with the body's
+    /// size, not its distance from the origin; a pair is a pair of bodies, with its deepest
+    /// shape pair's contact ([`Frame::shapes`](crate::gpu::Frame::shapes)). A body of no shapes
+    /// (possible only for a `B` other than [`Body`](crate::Body)) is
+    /// [`Error::InvalidPolygon`] with [`PolygonError::NoParts`].
+    pub fn from_bodies<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &WorldOptions) -> Result<World> {
+        let mut firsts = Vec::with_capacity(bodies.len());
+        for (i, body) in bodies.iter().enumerate() {
+            firsts.push(body.as_ref().first().ok_or(PolygonError::NoParts.at(i))?);
+        }
+        if bodies.iter().all(|b| b.as_ref().len() == 1) {
+            return World::from_borrowed(gpu, &firsts, options);
+        }
+        let mut local = Vec::with_capacity(bodies.len());
+        let mut anchors = Vec::with_capacity(bodies.len());
+        for (i, (body, first)) in bodies.iter().zip(&firsts).enumerate() {
+            // Rounded to f32, so that the translation uploads exactly.
+            let anchor = first.vertices()[0].map(|c| c as f32);
+            let shapes = body.as_ref().iter().map(|p| p.to_frame(anchor)).collect();
+            local.push(crate::geometry::Body::new(shapes).map_err(|e| e.at(i))?);
+            anchors.push(Transform { x: f64::from(anchor[0]), y: f64::from(anchor[1]), angle: 0.0 });
+        }
+        let body_shapes: Vec<u32> = (0..bodies.len() as u32).collect();
+        let mut world = World::new(gpu, &local, &body_shapes, options)?;
+        world.set_transforms(&anchors)?;
+        Ok(world)
+    }
+
+    /// [`World::new`] of `shapes` that are polygons or bodies of several shapes: one instance
+    /// per shape of each body, and the map between them; refused as [`World::new`] says.
+    pub(super) fn with_shapes<S: AsRef<[Polygon]>>(
+        gpu: &Gpu,
+        shapes: &[S],
+        body_shapes: &[u32],
+        options: &WorldOptions,
+    ) -> Result<World> {
+        for (i, shape) in shapes.iter().enumerate() {
+            if shape.as_ref().is_empty() {
+                return Err(PolygonError::NoParts.at(i));
+            }
+        }
+        if shapes.iter().all(|s| s.as_ref().len() == 1) {
+            let polygons: Vec<&Polygon> = shapes.iter().map(|s| &s.as_ref()[0]).collect();
+            return World::packed(gpu, &polygons, body_shapes, options, None);
+        }
+        let mut start = Vec::with_capacity(shapes.len() + 1);
+        start.push(0);
+        for s in shapes {
+            start.push(start[start.len() - 1] + s.as_ref().len());
+        }
+        let parts: Vec<&Polygon> = shapes.iter().flat_map(|s| s.as_ref()).collect();
+        let mut part_shapes = vec![];
+        for (body, &shape) in body_shapes.iter().enumerate() {
+            let s = shape as usize;
+            if s >= shapes.len() {
+                return Err(Error::UnknownShape { body, shape: s, shapes: shapes.len() });
+            }
+            part_shapes.extend((start[s]..start[s + 1]).map(|p| p as u32));
+        }
+        let map = BodyMap::new(body_shapes.iter().map(|&s| shapes[s as usize].as_ref().len()))?;
+        let map = (map.instances() > map.bodies()).then_some(map);
+        World::packed(gpu, &parts, &part_shapes, options, map)
+    }
+
+    /// The world of `shapes` placed as `body_shapes` says, after its memory is checked.
+    fn packed<P: Borrow<Polygon>>(
+        gpu: &Gpu,
+        shapes: &[P],
+        body_shapes: &[u32],
+        options: &WorldOptions,
+        map: Option<BodyMap>,
+    ) -> Result<World> {
+        let vertices = shapes.iter().map(|p| p.borrow().vertices().len()).sum();
+        check_memory(gpu, body_shapes.len(), vertices, options)?;
+        World::build(gpu, Packed::from_shapes(shapes, body_shapes)?, options, map)
+    }
+
+    /// The number of shapes of all bodies: the instances the GPU's arrays hold (equal to
+    /// [`len`](World::len) when every body has one shape).
+    pub fn shape_count(&self) -> usize {
+        self.packed.bodies.len()
+    }
+}
 
 /// Which body each instance belongs to, and back.
 #[derive(Debug, Clone, Default)]
@@ -19,13 +113,16 @@ pub(crate) struct BodyMap {
     first: Vec<usize>,
     /// Per instance: its body's pose (reused between frames).
     expanded: Vec<GpuTransform>,
+    /// Each body's filter as last set, empty while every body has the default.
+    filters: Vec<Filter>,
 }
 
 impl BodyMap {
     /// Bodies of `shapes` shapes each, in order. More instances than u32 numbers is
     /// [`Error::TooLarge`].
     pub fn new(shapes: impl ExactSizeIterator<Item = usize>) -> Result<BodyMap> {
-        let mut map = BodyMap { owner: vec![], first: Vec::with_capacity(shapes.len() + 1), expanded: vec![] };
+        let first = Vec::with_capacity(shapes.len() + 1);
+        let mut map = BodyMap { owner: vec![], first, expanded: vec![], filters: vec![] };
         for (body, count) in shapes.enumerate() {
             map.first.push(map.owner.len());
             map.owner.extend((0..count as u32).map(|k| (body as u32, k)));
@@ -82,12 +179,22 @@ impl BodyMap {
         Ok(&self.expanded)
     }
 
-    /// Each instance's filter, its body's (one per body).
-    pub fn filters(&self, per_body: &[Filter]) -> Result<Vec<Filter>> {
+    /// Each instance's filter, its body's (one per body), which [`body_filters`](BodyMap::body_filters)
+    /// then reports.
+    pub fn set_filters(&mut self, per_body: &[Filter]) -> Result<Vec<Filter>> {
         if per_body.len() != self.bodies() {
             return Err(Error::FilterCount { got: per_body.len(), expected: self.bodies() });
         }
+        self.filters.clear();
+        if per_body.iter().any(|f| *f != Filter::DEFAULT) {
+            self.filters.extend_from_slice(per_body);
+        }
         Ok(self.owner.iter().map(|&(body, _)| per_body[body as usize]).collect())
+    }
+
+    /// Each body's filter as last set, empty while every body has the default.
+    pub fn body_filters(&self) -> &[Filter] {
+        &self.filters
     }
 
     /// The body of `instance`.
@@ -107,30 +214,22 @@ impl BodyMap {
             .collect()
     }
 
-    /// A frame of instance pairs as the frame of body pairs: each pair of bodies' deepest pair
-    /// of instances, sorted by (a, b), with its shapes' indices within the bodies in
-    /// [`Frame::shapes`] (empty when every body has one shape), and its manifold.
-    pub fn frame(&self, frame: Frame) -> Frame {
-        let kept = self.deepest(&frame.contacts);
-        let mut out =
-            Frame { contacts: Vec::with_capacity(kept.len()), shapes: vec![], manifolds: vec![], stats: frame.stats };
-        let several = self.instances() > self.bodies();
-        if several {
-            out.shapes.reserve(kept.len());
+    /// A frame's instance pairs (sorted by (a, b)) as pairs of bodies, in place: each pair of
+    /// bodies' deepest pair of instances, sorted by (a, b), its manifold (when there are
+    /// manifolds) and in `shapes` its shapes' indices within the bodies.
+    pub fn reduce<T: Record>(&self, contacts: &mut Vec<T>, manifolds: &mut Vec<Manifold>, shapes: &mut Vec<[u32; 2]>) {
+        let kept = self.deepest(contacts);
+        shapes.clear();
+        shapes.extend(
+            kept.iter().map(|&i| [self.owner[contacts[i].a() as usize].1, self.owner[contacts[i].b() as usize].1]),
+        );
+        if !manifolds.is_empty() {
+            *manifolds = kept.iter().map(|&i| manifolds[i]).collect();
         }
-        for &i in &kept {
-            let c = frame.contacts[i];
-            let ((a, ka), (b, kb)) = (self.owner[c.a as usize], self.owner[c.b as usize]);
-            out.contacts.push(Contact { a, b, ..c });
-            if several {
-                out.shapes.push([ka, kb]);
-            }
-        }
-        if !frame.manifolds.is_empty() {
-            out.manifolds = kept.iter().map(|&i| frame.manifolds[i]).collect();
-        }
-        out.stats.colliding = out.contacts.len() as u64;
-        out
+        *contacts = kept
+            .iter()
+            .map(|&i| contacts[i].renamed(self.body_of(contacts[i].a()), self.body_of(contacts[i].b())))
+            .collect();
     }
 
     /// The index of each pair of bodies' deepest instance pair among `contacts` (pairs of
@@ -138,8 +237,8 @@ impl BodyMap {
     /// Where the GPU has kept one instance pair per pair of bodies already (per batch, when the
     /// candidates ran in batches), this orders them by body (a stable sort, fast on pairs already
     /// ordered by `a`) and merges the batches.
-    fn deepest(&self, contacts: &[Contact]) -> Vec<usize> {
-        let key = |j: usize| (self.body_of(contacts[j].a), self.body_of(contacts[j].b));
+    fn deepest<T: Record>(&self, contacts: &[T]) -> Vec<usize> {
+        let key = |j: usize| (self.body_of(contacts[j].a()), self.body_of(contacts[j].b()));
         let mut order: Vec<usize> = (0..contacts.len()).collect();
         // Stable: instance pairs of one pair of bodies stay in (a, b) order.
         order.sort_by_key(|&i| key(i));
@@ -147,7 +246,7 @@ impl BodyMap {
         for i in order {
             match kept.last_mut() {
                 Some(last) if key(*last) == key(i) => {
-                    if contacts[i].depth > contacts[*last].depth {
+                    if contacts[i].depth() > contacts[*last].depth() {
                         *last = i;
                     }
                 }
@@ -161,6 +260,8 @@ impl BodyMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::Contact;
+    use crate::gpu::kernels::layout::GpuContact;
 
     fn contact(a: u32, b: u32, depth: f64) -> Contact {
         Contact { a, b, normal: [1.0, 0.0], depth }
@@ -192,16 +293,24 @@ mod tests {
             contact(3, 6, 0.4),
             contact(4, 6, 0.05),
         ];
-        let frame = Frame { contacts: contacts.to_vec(), ..Frame::default() };
-        let out = map.frame(frame);
-        let pairs: Vec<_> = out.contacts.iter().map(|c| (c.a, c.b, c.depth)).collect();
+        let (mut out, mut shapes) = (contacts.to_vec(), vec![[9, 9]]);
+        let mut manifolds: Vec<Manifold> = (0..6).map(|i| Manifold::new(i == 1, i == 3, &[])).collect();
+        map.reduce(&mut out, &mut manifolds, &mut shapes);
+        let pairs: Vec<_> = out.iter().map(|c| (c.a, c.b, c.depth)).collect();
         assert_eq!(pairs, vec![(0, 1, 0.3), (1, 3, 0.4), (2, 3, 0.05)]);
-        assert_eq!(out.shapes, vec![[0, 1], [0, 0], [0, 1]]);
-        assert_eq!(out.stats.colliding, 3);
-        // One shape per body: the same pairs, no shape pairs to name.
-        let single = BodyMap::new([1, 1, 1].into_iter()).unwrap();
-        let out = single.frame(Frame { contacts: vec![contact(0, 2, 0.1)], ..Frame::default() });
-        assert_eq!((out.contacts.len(), out.shapes.len()), (1, 0));
-        assert!(map.frame(Frame::default()).contacts.is_empty());
+        assert_eq!(shapes, vec![[0, 1], [0, 0], [0, 1]]);
+        // The manifolds kept are those of the pairs kept: contacts 1, 3 and 5.
+        assert_eq!(
+            manifolds.iter().map(|m| (m.a_in_b, m.b_in_a)).collect::<Vec<_>>(),
+            [(true, false), (false, true), (false, false)]
+        );
+        // None, and the f32 records the same way.
+        let (mut none, mut shapes) = (Vec::<Contact>::new(), vec![[1, 1]]);
+        map.reduce(&mut none, &mut vec![], &mut shapes);
+        assert!(none.is_empty() && shapes.is_empty());
+        let gpu = |a, b, depth| GpuContact { a, b, normal_x: 1.0, normal_y: 0.0, depth, pad: 0 };
+        let mut records = vec![gpu(0, 1, 0.1), gpu(0, 2, 0.3), gpu(4, 6, 0.05)];
+        map.reduce(&mut records, &mut vec![], &mut vec![]);
+        assert_eq!(records.iter().map(|c| (c.a, c.b, c.depth)).collect::<Vec<_>>(), [(0, 1, 0.3), (2, 3, 0.05)]);
     }
 }

@@ -16,6 +16,7 @@ use crate::gpu::kernels::layout::{GpuContact, GpuManifold, GpuParams};
 use crate::gpu::resources::{BodyBuffers, Wiring};
 use crate::gpu::stages::readback::Readback;
 use crate::gpu::stages::transform::TransformStage;
+use crate::gpu::world::bodies::BodyMap;
 use crate::gpu::world::fits::{check_bindings, check_memory, entry_paging};
 use crate::gpu::world::options::{ContactDetail, ContactOrder, WorldOptions, STRIP_HEIGHT_FACTOR};
 use crate::gpu::world::plan::Plans;
@@ -41,22 +42,28 @@ impl World {
     ) -> Result<World> {
         let vertices = polygons.iter().map(|p| p.borrow().vertices().len()).sum();
         check_memory(gpu, polygons.len(), vertices, options)?;
-        World::build(gpu, Packed::from_polygons(polygons)?, options)
+        World::build(gpu, Packed::from_polygons(polygons)?, options, None)
     }
 
     /// Uploads `shapes` (in local coordinates, best centred near their own origin) and creates
     /// one body per entry of `body_shapes`, which names each body's shape. Every body starts at
-    /// the identity transform.
+    /// the identity transform. A shape is a [`Polygon`] or a [`Body`](crate::Body) of several
+    /// shapes (its pairs are then pairs of bodies, as [`from_bodies`](World::from_bodies) says).
+    /// A body naming a shape that does not exist is [`Error::UnknownShape`](crate::Error::UnknownShape).
     ///
     /// A world that would not fit in memory is [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), before anything is
     /// allocated (see [`memory`](crate::memory)).
-    pub fn new(gpu: &Gpu, shapes: &[Polygon], body_shapes: &[u32], options: &WorldOptions) -> Result<World> {
-        let vertices = shapes.iter().map(|p| p.vertices().len()).sum();
-        check_memory(gpu, body_shapes.len(), vertices, options)?;
-        World::build(gpu, Packed::from_shapes(shapes, body_shapes)?, options)
+    pub fn new<S: AsRef<[Polygon]>>(
+        gpu: &Gpu,
+        shapes: &[S],
+        body_shapes: &[u32],
+        options: &WorldOptions,
+    ) -> Result<World> {
+        World::with_shapes(gpu, shapes, body_shapes, options)
     }
 
-    pub(super) fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions) -> Result<World> {
+    /// The world of `packed`; with `map`, of bodies of several shapes (their instances packed).
+    pub(super) fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions, map: Option<BodyMap>) -> Result<World> {
         let margin = gpu_margin(options)?;
         // A margin measures the distance between apart shapes: the narrow phase's rounded variant.
         let (rounded, large) = (packed.rounded() || margin > 0.0, packed.large());
@@ -84,7 +91,7 @@ impl World {
             max_entries,
             max_candidates,
         };
-        gpu.scoped(|| {
+        let mut world = gpu.scoped(|| {
             use wgpu::BufferUsages as U;
             let device = gpu.device();
             let control = control::buffer(device, "satgpu.control", fold);
@@ -94,7 +101,10 @@ impl World {
             let transform = TransformStage::new(gpu, &params, &bodies, fold);
             let wiring = Wiring { params: &params, control: &control, bodies: &bodies, fold };
             let mut sized = Sized::new(gpu, &wiring, strips, capacity);
-            add_stages(gpu, options, &wiring, &mut sized, false);
+            // The GPU's events name instances: in a world of bodies of several shapes the host
+            // computes them from the pairs of bodies.
+            let events_on_host = map.is_some();
+            add_stages(gpu, options, &wiring, &mut sized, events_on_host);
             let mut world = World {
                 gpu: gpu.clone(),
                 options: options.clone(),
@@ -121,17 +131,27 @@ impl World {
                 margin,
                 manifolds: vec![],
                 contact_events: options.events.then(ContactEvents::default),
-                host_events: (options.events && options.order == ContactOrder::Host).then(HostEvents::default),
+                host_events: (options.events && (options.order == ContactOrder::Host || events_on_host))
+                    .then(HostEvents::default),
                 parity: AtomicUsize::new(0),
                 saved_parity: 0,
                 plans: Plans::default(),
                 spans: SpanLog::default(),
                 poison: false,
+                map: None,
+                shape_pairs: vec![],
             };
             world.replan();
             world.write_params(0);
             world
-        })
+        })?;
+        if let Some(map) = map {
+            // Shapes of one body never become candidates: the broad phase drops them with the
+            // filters' kernels, which a world of bodies of one shape does not run.
+            world.set_owners(map.owners().expect("bodies of several shapes"))?;
+            world.map = Some(map);
+        }
+        Ok(world)
     }
 }
 

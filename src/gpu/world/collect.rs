@@ -15,8 +15,8 @@ use crate::gpu::world::{InFlight, World};
 
 impl World {
     /// Collects the frame in flight (submitting one if none is) into `contacts`; or, with
-    /// `keep_mapped` and pairs the GPU sorted in one batch, hands back their mapped records and
-    /// leaves `contacts` alone.
+    /// `keep_mapped` and pairs of bodies of one shape the GPU sorted in one batch, hands back
+    /// their mapped records and leaves `contacts` alone.
     pub(super) fn collect_sink<T: order::Record>(
         &mut self,
         contacts: &mut Vec<T>,
@@ -26,6 +26,8 @@ impl World {
             self.submit()?;
         }
         let gpu = self.gpu.clone();
+        // Pairs of shapes are named by body on the host, from records copied out.
+        let keep_mapped = keep_mapped && self.map.is_none();
         let result = gpu.scoped(|| self.finish(contacts, keep_mapped)).and_then(|r| r);
         self.in_flight = None;
         if result.is_err() {
@@ -84,7 +86,12 @@ impl World {
                 None => vec![PassTime { name: "gpu_total", ms: gpu_ms, clock: "wall" }],
             };
             let read_start = Instant::now();
-            let (kept, colliding, batches) = self.deliver(contacts, totals, submission, keep_mapped)?;
+            let (kept, mut colliding, batches) = self.deliver(contacts, totals, submission, keep_mapped)?;
+            if let Some(map) = &self.map {
+                let (manifolds, shapes) = (&mut self.manifolds, &mut self.shape_pairs);
+                self.spans.time("bodies", || map.reduce(contacts, manifolds, shapes));
+                colliding = contacts.len() as u64;
+            }
             self.read_events(totals)?;
             if let Some(host) = self.host_events.as_mut() {
                 let events = match &kept {
@@ -177,7 +184,7 @@ impl World {
         let raw_records: &[GpuContact] = mapped.as_deref().unwrap_or(&raw);
         let mapped_manifolds = first_manifolds.as_ref().map(Mapped::records::<GpuManifold>);
         let manifolds: &[GpuManifold] = mapped_manifolds.as_deref().unwrap_or(&manifolds);
-        let (bodies, scratch, out_manifolds) = (self.len(), &mut self.order_scratch, &mut self.manifolds);
+        let (bodies, scratch, out_manifolds) = (self.shape_count(), &mut self.order_scratch, &mut self.manifolds);
         let ordered = self.spans.time("order", || match manifolds.is_empty() {
             true => order::sorted_contacts_into(raw_records, bodies, contacts, scratch),
             false => {

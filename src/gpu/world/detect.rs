@@ -3,7 +3,6 @@
 use crate::error::Result;
 use crate::geometry::Polygon;
 use crate::gpu::device::context::Gpu;
-use crate::gpu::world::compound::CompoundWorld;
 use crate::gpu::world::options::{Frame, WorldOptions};
 use crate::gpu::world::World;
 use crate::options::DetectOptions;
@@ -33,18 +32,9 @@ pub fn detect<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOpti
         .with_margin(options.margin)
         .with_contact_detail(options.contact_detail)
         .with_order(options.order);
-    let filters = &options.filters;
-    if bodies.iter().all(|b| b.as_ref().len() == 1) {
-        let polygons: Vec<&Polygon> = bodies.iter().map(|b| &b.as_ref()[0]).collect();
-        let mut world = World::from_borrowed(gpu, &polygons, &world_options)?;
-        if !filters.is_empty() {
-            world.set_filters(filters)?;
-        }
-        return world.step();
-    }
-    let mut world = CompoundWorld::from_compounds(gpu, bodies, &world_options)?;
-    if !filters.is_empty() {
-        world.set_filters(filters)?;
+    let mut world = World::from_bodies(gpu, bodies, &world_options)?;
+    if !options.filters.is_empty() {
+        world.set_filters(&options.filters)?;
     }
     world.step()
 }

@@ -15,7 +15,8 @@ use crate::memory::grouped;
 
 impl World {
     /// Replaces every polygon of a world made by [`from_polygons`](World::from_polygons), for a
-    /// one-shot scene that changes every frame. When the number of polygons and each one's vertex
+    /// one-shot scene that changes every frame (in a world of bodies of several shapes, every
+    /// body by one polygon each, with a rebuild). When the number of polygons and each one's vertex
     /// count are unchanged, only the vertex data (16 bytes per vertex and 48 per polygon) is
     /// uploaded into the existing buffers; otherwise the world is rebuilt, keeping its capacities.
     /// A rebuild that would not fit in memory is [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), and the world keeps
@@ -24,7 +25,7 @@ impl World {
         self.gpu.check_lost()?;
         let mut packed = std::mem::take(&mut self.spare);
         self.spans.time("pack", || packed.repack(polygons))?;
-        if packed.same_layout(&self.packed) {
+        if packed.same_layout(&self.packed) && self.map.is_none() {
             let (queue, bodies) = (self.gpu.queue(), &self.bodies);
             self.spans.time("staging_write", || bodies.write(queue, &packed));
             self.rounded = packed.rounded() || self.margin > 0.0;
@@ -41,9 +42,9 @@ impl World {
         };
         let generation = self.generation + 1;
         check_memory(&self.gpu, packed.bodies.len(), packed.shape_data.len(), &options)?;
-        let world = World::build(&self.gpu, packed, &options)?;
+        let world = World::build(&self.gpu, packed, &options, None)?;
         // A refused rebuild above leaves this world, its filters and its spans as they were.
-        let (filters, spans) = (std::mem::take(&mut self.filters), std::mem::take(&mut self.spans));
+        let (filters, spans) = (self.filters().to_vec(), std::mem::take(&mut self.spans));
         let old = std::mem::replace(self, world);
         (self.generation, self.spans) = (generation, spans);
         // The next frame's events compare against the old polygons' last pairs.
@@ -125,7 +126,7 @@ impl World {
     /// # use satgpu::gpu::{Gpu, GpuOptions, World};
     /// # fn frame(world: &mut World) -> satgpu::Result<()> { world.step().map(|_| ()) }
     /// # fn main() -> satgpu::Result<()> {
-    /// # let (shapes, body_shapes) = (vec![], vec![]);
+    /// # let (shapes, body_shapes): (Vec<satgpu::Polygon>, Vec<u32>) = (vec![], vec![]);
     /// let mut world = World::new(&Gpu::new(&GpuOptions::default())?, &shapes, &body_shapes, &Default::default())?;
     /// loop {
     ///     match frame(&mut world) {
@@ -147,12 +148,12 @@ impl World {
             entry_capacity: Some(c.entries),
             ..self.options.clone()
         };
-        check_memory(gpu, self.len(), self.packed.shape_data.len(), &options)?;
-        let mut world = World::build(gpu, self.packed.clone(), &options)?;
+        check_memory(gpu, self.shape_count(), self.packed.shape_data.len(), &options)?;
+        let mut world = World::build(gpu, self.packed.clone(), &options, self.map.clone())?;
         (world.strip_height, world.generation) = (self.strip_height, self.generation);
         world.write_params(0);
-        if !self.filters.is_empty() {
-            world.set_filters(&self.filters)?;
+        if !self.filters().is_empty() {
+            world.set_filters(self.filters())?;
         }
         Ok(world)
     }

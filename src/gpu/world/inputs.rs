@@ -14,9 +14,10 @@ impl World {
     ///
     /// Takes f64 [`Transform`](crate::Transform)s, f32 `[x, y, angle]`, or the GPU's own f32
     /// [`GpuTransform`](crate::gpu::GpuTransform) `(x, y, cos, sin)`, which are checked and
-    /// copied (see [`Pose`]); on every core, straight into wgpu's staging memory.
+    /// copied (see [`Pose`]); on every core, straight into wgpu's staging memory. A body of
+    /// several shapes places each of them (16 bytes per shape).
     pub fn set_transforms<P: Pose>(&mut self, transforms: &[P]) -> Result<()> {
-        self.upload_transforms(transforms)
+        self.place(transforms)
     }
 
     /// As [`set_transforms`](World::set_transforms), from translations and angles in separate
@@ -29,14 +30,26 @@ impl World {
         if poses.angle.len() != self.len() {
             return Err(Error::TransformCount { got: poses.angle.len(), expected: self.len() });
         }
-        self.upload_transforms(&poses)
+        self.place(&poses)
+    }
+
+    /// Every body placed by its pose from `poses`; with bodies of several shapes, each shape
+    /// by its body's pose (checked body by body).
+    fn place<S: PoseSource + ?Sized>(&mut self, poses: &S) -> Result<()> {
+        let Some(mut map) = self.map.take() else { return self.upload_transforms(poses) };
+        let placed = match map.expand(poses) {
+            Ok(expanded) => self.upload_transforms(expanded),
+            Err(e) => Err(e),
+        };
+        self.map = Some(map);
+        placed
     }
 
     /// Every body's pose from `transforms`, checked, packed and written to the staging memory.
     fn upload_transforms<S: PoseSource + ?Sized>(&mut self, transforms: &S) -> Result<()> {
         self.gpu.check_lost()?;
-        if transforms.len() != self.len() {
-            return Err(Error::TransformCount { got: transforms.len(), expected: self.len() });
+        if transforms.len() != self.shape_count() {
+            return Err(Error::TransformCount { got: transforms.len(), expected: self.shape_count() });
         }
         // Converted into the spare vector and, on the way, into wgpu's staging memory for the
         // transforms buffer, so that the upload costs no copy of its own. Kept on the host as
@@ -65,33 +78,47 @@ impl World {
         Ok(())
     }
 
-    /// Marks the bodies that are parts of one compound body: `owners[i]` is the first part of
-    /// part `i`'s body plus one, or 0 for a body of one part. The broad phase never pairs two
-    /// parts of one body (with the filters' kernels), and frames that order their pairs on the
-    /// GPU or stay there keep only the deepest part pair of each pair of bodies, on the GPU (see
-    /// [`CompoundWorld`](crate::gpu::CompoundWorld)). Kept by later
-    /// [`set_filters`](World::set_filters) calls.
+    /// Marks the instances that are shapes of one body: `owners[i]` is the first instance of
+    /// instance `i`'s body plus one, or 0 for a body of one shape. The broad phase never pairs
+    /// two shapes of one body (with the filters' kernels), and frames that order their pairs on
+    /// the GPU or stay there keep only the deepest shape pair of each pair of bodies, on the GPU
+    /// (see [`from_bodies`](World::from_bodies)). Kept by later
+    /// [`set_filters`](World::set_filters) calls. A world whose GPU computes its events (named
+    /// by instance) refuses it: one made of bodies computes them on the host.
     pub(crate) fn set_owners(&mut self, owners: Vec<u32>) -> Result<()> {
-        if self.options.events {
-            let detail = "not yet with compound bodies (their pairs on the GPU name parts, not bodies)".to_string();
+        if self.sized.events.is_some() {
+            let detail = "not with the GPU's events, whose pairs name shapes, not bodies".to_string();
             return Err(Error::InvalidSetting { what: "events", detail });
         }
         self.owners = owners;
         let (gpu, control, bodies, sized) = (&self.gpu, &self.control, &self.bodies, &mut self.sized);
         gpu.scoped(|| sized.add_deepest(gpu, control, bodies))?;
         self.replan();
-        let filters = if self.filters.is_empty() { vec![Filter::DEFAULT; self.len()] } else { self.filters.clone() };
-        self.set_filters(&filters)
+        let n = self.shape_count();
+        let filters = if self.filters.is_empty() { vec![Filter::DEFAULT; n] } else { self.filters.clone() };
+        self.set_instance_filters(&filters)
     }
 
     /// Sets every body's collision filter (see [`Filter`]) from the next frame on. Pairs that the
     /// filters exclude never become candidates. A world starts with [`Filter::DEFAULT`]
     /// everywhere, and while every filter is the default the broad phase does not read them. The
     /// filters survive [`set_polygons`](World::set_polygons) when the number of bodies stays.
+    /// A body's filter applies to all its shapes.
     pub fn set_filters(&mut self, filters: &[Filter]) -> Result<()> {
         self.gpu.check_lost()?;
-        if filters.len() != self.len() {
-            return Err(Error::FilterCount { got: filters.len(), expected: self.len() });
+        match self.map.as_mut() {
+            Some(map) => {
+                let per_shape = map.set_filters(filters)?;
+                self.set_instance_filters(&per_shape)
+            }
+            None => self.set_instance_filters(filters),
+        }
+    }
+
+    /// Sets every instance's filter (with its owner, where bodies have several shapes).
+    pub(super) fn set_instance_filters(&mut self, filters: &[Filter]) -> Result<()> {
+        if filters.len() != self.shape_count() {
+            return Err(Error::FilterCount { got: filters.len(), expected: self.shape_count() });
         }
         if filters.iter().all(|f| *f == Filter::DEFAULT) && self.owners.is_empty() {
             self.filters.clear();
@@ -106,9 +133,9 @@ impl World {
         Ok(())
     }
 
-    /// The collision filters, empty while every body has the default.
+    /// The collision filters, one per body, empty while every body has the default.
     pub fn filters(&self) -> &[Filter] {
-        &self.filters
+        self.map.as_ref().map_or(&self.filters, |m| m.body_filters())
     }
 
     /// Sets what each colliding pair reports from the next frame on (see [`ContactDetail`]).

@@ -35,7 +35,6 @@ mod bodies;
 pub(crate) mod broad;
 mod build;
 mod collect;
-mod compound;
 mod detect;
 mod fits;
 mod growth;
@@ -48,7 +47,6 @@ mod resident;
 pub(crate) mod sized;
 pub(crate) mod view;
 
-pub use compound::CompoundWorld;
 pub use detect::detect;
 pub use fits::check_fits;
 
@@ -59,7 +57,9 @@ struct InFlight {
     reruns: u32,
 }
 
-/// A persistent collision pipeline over bodies that share uploaded shapes.
+/// A persistent collision pipeline over bodies that share uploaded shapes: each body has one
+/// shape or several ([`Body`](crate::Body)), and a pair is a pair of bodies (see
+/// [`from_bodies`](World::from_bodies)).
 ///
 /// Create it once, then per frame call [`set_transforms`](World::set_transforms) (16 bytes per
 /// body) and [`step`](World::step). Pipelines are created once per [`Gpu`]; buffers and bind
@@ -121,6 +121,11 @@ pub struct World {
     spans: SpanLog,
     /// Test hook: the next frame records an invalid copy (see `testing`).
     pub(crate) poison: bool,
+    /// Where some body has several shapes: which body each instance (a shape on the GPU)
+    /// belongs to (see `bodies.rs`).
+    pub(crate) map: Option<bodies::BodyMap>,
+    /// The last frame's shape pairs, at the index of its pairs of bodies (empty without `map`).
+    shape_pairs: Vec<[u32; 2]>,
 }
 
 impl std::fmt::Debug for World {
@@ -137,7 +142,7 @@ impl std::fmt::Debug for World {
 impl World {
     /// Number of bodies.
     pub fn len(&self) -> usize {
-        self.packed.bodies.len()
+        self.map.as_ref().map_or(self.packed.bodies.len(), |m| m.bodies())
     }
 
     /// Whether the world has no bodies.
@@ -168,6 +173,13 @@ impl World {
 
     fn full(&self) -> bool {
         self.options.contact_detail == ContactDetail::Full
+    }
+
+    /// The shape pairs of the last frame collected with [`step_into`](World::step_into) or
+    /// [`collect_into`](World::collect_into), at the same index as its contacts (see
+    /// [`Frame::shapes`]); empty when every body has one shape.
+    pub fn shape_pairs(&self) -> &[[u32; 2]] {
+        &self.shape_pairs
     }
 
     /// The manifolds of the last frame collected with [`step_into`](World::step_into) or
@@ -213,7 +225,7 @@ impl World {
     fn write_params(&self, candidate_base: u32) {
         let c = self.sized.capacity;
         let params = GpuParams {
-            n_bodies: self.len() as u32,
+            n_bodies: self.shape_count() as u32,
             entry_capacity: c.entries,
             candidate_capacity: c.candidates,
             fold_width: self.fold,
@@ -281,7 +293,8 @@ impl World {
     pub fn step(&mut self) -> Result<Frame> {
         let mut contacts = Vec::new();
         let stats = self.step_into(&mut contacts)?;
-        Ok(Frame { contacts, shapes: vec![], manifolds: std::mem::take(&mut self.manifolds), stats })
+        let (shapes, manifolds) = (std::mem::take(&mut self.shape_pairs), std::mem::take(&mut self.manifolds));
+        Ok(Frame { contacts, shapes, manifolds, stats })
     }
 
     /// As [`step`](World::step), into `contacts` (cleared first), reusing its allocation.
@@ -307,8 +320,8 @@ impl World {
         let start = Instant::now();
         let submitted = gpu.scoped(|| {
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-            // A compound world's frame read back keeps its deepest part pairs where it orders:
-            // on the GPU with the ordering there, otherwise on the host after its ordering.
+            // A frame of bodies of several shapes keeps each pair of bodies' deepest shape pair
+            // on the GPU with the ordering there; the host names them by body (`collect.rs`).
             let events = self.sized.events.as_ref();
             self.record(&mut encoder, &self.plans.read_back);
             let capacity = u64::from(self.sized.capacity.candidates);

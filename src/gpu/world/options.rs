@@ -44,8 +44,8 @@ pub struct WorldOptions {
     /// from `a`'s closest point to `b`'s (see [`reference::detect`](crate::reference::detect)).
     /// Must be finite and at least 0 ([`Error::InvalidSetting`](crate::Error::InvalidSetting)
     /// otherwise). With [`ContactDetail::Full`], a pair apart gets the points midway between its
-    /// closest features (see [`ContactPoint`](crate::ContactPoint)). In a compound world, each
-    /// pair of bodies at most `d` apart, with its least separated part pair.
+    /// closest features (see [`ContactPoint`](crate::ContactPoint)). With bodies of several
+    /// shapes, each pair of bodies at most `d` apart, with its least separated part pair.
     pub margin: f64,
     /// Contact events (default off): after each frame read back,
     /// [`World::events`](crate::gpu::World::events) holds the pairs that began and ended since
@@ -54,7 +54,7 @@ pub struct WorldOptions {
     /// records them into [`World::events_buffer`](crate::gpu::World::events_buffer). Frames with
     /// events order their pairs on the GPU by default, also on CPU adapters, and each candidate
     /// costs 40 bytes more. With [`ContactOrder::Host`], and in worlds of bodies of several shapes
-    /// ([`CompoundWorld`](crate::gpu::CompoundWorld)), the host computes them instead from the
+    /// ([`World::from_bodies`](crate::gpu::World::from_bodies)), the host computes them instead from the
     /// pairs it read back, the same pairs with the same bits; frames left on the GPU then have
     /// none (their pairs are not sorted, or name shapes), and `events_buffer` is `None`. From
     /// the first frame in batches (more candidates than one binding holds) on, the host computes

@@ -75,7 +75,11 @@ impl World {
         for [q, body] in hits {
             out[q as usize].push(body);
         }
-        Ok(out)
+        // Shapes as their bodies, each body once.
+        Ok(match &self.map {
+            Some(map) => map.bodies_of(out),
+            None => out,
+        })
     }
 
     /// The `(query, body)` pairs of the sorted `records`, in body order: the transform pass and

@@ -48,6 +48,11 @@ impl World {
             }
             out.extend(rays.iter().zip(hits).map(|(ray, hit)| widen(ray, &hit)));
         }
+        // A shape's hit is its body's (of shapes hit at the same distance the first, so of
+        // bodies the lowest).
+        if let Some(map) = &self.map {
+            out.iter_mut().flatten().for_each(|hit| hit.body = map.body_of(hit.body));
+        }
         Ok(out)
     }
 

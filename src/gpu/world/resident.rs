@@ -13,7 +13,7 @@ impl World {
     /// [`entry_capacity`](World::entry_capacity) and [`candidate_capacity`](World::candidate_capacity).
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
         // Auto leaves a resident frame's pairs in sweep order: no caller of its own passes needs
-        // them sorted, and the sort would be most of a GPU frame. A compound world (the
+        // them sorted, and the sort would be most of a GPU frame. A world of bodies of several shapes (the
         // simulation's walls) keeps each pair of bodies' deepest part pair on the GPU, where
         // the caller's passes read it.
         self.record(encoder, &self.plans.resident);

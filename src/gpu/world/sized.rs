@@ -74,7 +74,7 @@ impl Sized {
 
     /// The compaction; with the GPU ordering and `ordered`, its scan and then the sort keys in
     /// place of its write (the sort itself is [`Ordering::encode`]).
-    /// With `reduce`, a compound world keeps the deepest part pair per pair of bodies first.
+    /// With `reduce`, a world of bodies of several shapes keeps the deepest part pair per pair of bodies first.
     pub fn encode_compact(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, ordered: bool, reduce: bool) {
         if let Some(deepest) = self.deepest.as_ref().filter(|_| reduce) {
             deepest.encode(k, pass);
@@ -94,7 +94,7 @@ impl Sized {
         self.order = Some(Ordering::new(gpu, control, &self.pairs, bodies, fold));
     }
 
-    /// Adds the reduction to the deepest part pair per pair of bodies (compound worlds), whose
+    /// Adds the reduction to the deepest part pair per pair of bodies (bodies of several shapes), whose
     /// parts name their body in the filter records of `bodies`.
     pub fn add_deepest(&mut self, gpu: &Gpu, control: &wgpu::Buffer, bodies: &BodyBuffers) {
         if self.deepest.is_none() {

@@ -18,6 +18,7 @@ use crate::gpu::world::World;
 pub struct ContactView<'w> {
     mapped: Option<Mapped>,
     host: &'w [GpuContact],
+    shapes: &'w [[u32; 2]],
     manifolds: &'w [Manifold],
     stats: FrameStats,
 }
@@ -32,6 +33,12 @@ impl ContactView<'_> {
     /// ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full); empty otherwise).
     pub fn manifolds(&self) -> &[Manifold] {
         self.manifolds
+    }
+
+    /// The frame's shape pairs, at the index of their pairs of bodies (see
+    /// [`Frame::shapes`](crate::gpu::Frame::shapes); empty when every body has one shape).
+    pub fn shapes(&self) -> &[[u32; 2]] {
+        self.shapes
     }
 
     /// Whether the records are the mapped readback memory (nothing copied on the host).
@@ -78,6 +85,6 @@ impl World {
             }
             kept => kept,
         };
-        Ok(ContactView { mapped, host: &self.view, manifolds: &self.manifolds, stats })
+        Ok(ContactView { mapped, host: &self.view, shapes: &self.shape_pairs, manifolds: &self.manifolds, stats })
     }
 }
