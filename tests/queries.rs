@@ -230,6 +230,50 @@ fn agree(polygons: &[Polygon], got: &[Vec<u32>], want: &[Vec<u32>], regions: &[(
 }
 
 #[test]
+fn gpu_region_queries_agree_with_the_reference_on_segments() {
+    let gpu = common::gpu();
+    // Walls among shapes (issue 42): every third shape from the 20th on becomes the segment of
+    // radius 0 along its first edge; points at their ends and middles, boxes across and beside them.
+    let polygons: Vec<Polygon> = generate(SceneKind::Shapes, 1500, 13)
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| match i >= 20 && i % 3 == 0 && p.vertices().len() > 1 {
+            true => Polygon::segment(p.vertices()[0], p.vertices()[1], 0.0).unwrap(),
+            false => p,
+        })
+        .collect();
+    let walls: Vec<&Polygon> = polygons.iter().filter(|p| p.kind() == satgpu::ShapeKind::Segment).collect();
+    let mut world = World::from_polygons(&gpu, &polygons, &Default::default()).unwrap();
+    let mut points = vec![];
+    let mut boxes = vec![];
+    for p in walls.iter().take(100) {
+        let [a, b] = [p.vertices()[0], p.vertices()[1]];
+        let m = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0];
+        points.extend([a, b, m].map(|point| PointQuery { point, filter: Filter::DEFAULT }));
+        let (lo, hi) = ([m[0] - 0.01, m[1] - 0.01], [m[0] + 0.01, m[1] + 0.01]);
+        boxes.push(BoxQuery { aabb: Aabb { min: lo, max: hi }, filter: Filter::DEFAULT });
+        let beside = [a[0].max(b[0]) + 0.5, a[1].max(b[1]) + 0.5];
+        boxes.push(BoxQuery {
+            aabb: Aabb { min: beside, max: [beside[0] + 0.01, beside[1] + 0.01] },
+            filter: Filter::DEFAULT,
+        });
+    }
+    let got = world.query_points(&points).unwrap();
+    let want = query_points(&polygons, &[], &points);
+    let regions: Vec<(Aabb, bool)> = points.iter().map(|p| (Aabb { min: p.point, max: p.point }, true)).collect();
+    agree(&polygons, &got, &want, &regions, "segment points");
+    // A segment's own end points are on it: found, exactly (they are its vertices).
+    let ends = (0..100)
+        .filter(|k| want[3 * k].contains(&(polygons.iter().position(|p| std::ptr::eq(p, walls[*k])).unwrap() as u32)));
+    assert_eq!(ends.count(), 100, "the reference finds every segment at its ends");
+    let got = world.query_boxes(&boxes).unwrap();
+    let want = query_boxes(&polygons, &[], &boxes);
+    let regions: Vec<(Aabb, bool)> = boxes.iter().map(|b| (b.aabb, false)).collect();
+    let found = agree(&polygons, &got, &want, &regions, "segment boxes");
+    assert!(found >= 100, "{found} bodies found");
+}
+
+#[test]
 fn gpu_region_queries_agree_with_the_reference_on_every_kind() {
     let gpu = common::gpu();
     for kind in SceneKind::ALL {

@@ -267,6 +267,43 @@ fn gpu_rays_agree_with_the_reference_on_every_kind() {
     }
 }
 
+/// Walls among shapes (issue 42): every third shape from the 20th on becomes the segment of
+/// radius 0 along its first edge.
+fn with_segments(polygons: Vec<Polygon>) -> Vec<Polygon> {
+    let wall = |p: &Polygon| Polygon::segment(p.vertices()[0], p.vertices()[1], 0.0).unwrap();
+    polygons
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| if i >= 20 && i % 3 == 0 && p.vertices().len() > 1 { wall(&p) } else { p })
+        .collect()
+}
+
+#[test]
+fn gpu_rays_agree_with_the_reference_on_segments() {
+    let gpu = common::gpu();
+    let polygons = with_segments(generate(SceneKind::Shapes, 1500, 17));
+    let walls: Vec<&Polygon> = polygons.iter().filter(|p| p.kind() == satgpu::ShapeKind::Segment).collect();
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    let mut rays = rays_over(&polygons, 400);
+    // At 50 segments' middles along their normals from a little away, and 20 along their own line
+    // from outside an end (grazing: either way within the band).
+    for p in walls.iter().take(50) {
+        let [a, b] = [p.vertices()[0], p.vertices()[1]];
+        let (m, d) = ([(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0], [b[0] - a[0], b[1] - a[1]]);
+        let n = unit([-d[1], d[0]]);
+        rays.push(Ray::new([m[0] + 0.01 * n[0], m[1] + 0.01 * n[1]], [-n[0], -n[1]], 0.05));
+    }
+    for p in walls.iter().skip(50).take(20) {
+        let [a, b] = [p.vertices()[0], p.vertices()[1]];
+        let d = [b[0] - a[0], b[1] - a[1]];
+        rays.push(Ray::new([a[0] - d[0], a[1] - d[1]], d, 3.0 * d[0].hypot(d[1])));
+    }
+    let got = world.cast_rays(&rays).unwrap();
+    let hits = agree(&polygons, &[], &rays, &got, "segments");
+    assert!(walls.len() > 300 && hits >= 150, "{} segments, {hits} hits", walls.len());
+    assert!(got[400..450].iter().all(Option::is_some), "a ray at a segment's middle missed");
+}
+
 #[test]
 fn gpu_rays_follow_transforms_and_grow_the_entries() {
     let gpu = common::gpu();

@@ -162,6 +162,22 @@ fn render_detect_draws_every_pair_the_gpu_finds() {
 }
 
 #[test]
+fn render_draws_a_segment_of_no_thickness_as_a_line() {
+    let square = r#"{"vertices": [[4, -1], [5, -1], [5, 1], [4, 1]]}"#;
+    let lines = |name: &str, entries: &str| {
+        let scene = write(&format!("{name}.json"), &format!(r#"{{"polygons": [{entries}]}}"#));
+        let svg_path = tmp(&format!("{name}.svg"));
+        ok(&["render", p(&scene), "--window", "-1,-2,6,2", "--out", p(&svg_path)]);
+        let svg = std::fs::read_to_string(&svg_path).unwrap();
+        check_svg(&svg);
+        svg.matches("<line ").count()
+    };
+    let with = lines("wall", &format!(r#"{square}, {{"segment": {{"a": [0, 0], "b": [4, 0]}}}}"#));
+    let without = lines("no-wall", square);
+    assert_eq!(with, without + 1, "the segment is one line");
+}
+
+#[test]
 fn render_crops_a_10k_crowd_and_says_which_view() {
     let scene = tmp("crowd10k.json");
     ok(&["gen", "--kind", "crowd", "--n", "10000", "--out", p(&scene)]);

@@ -7,7 +7,7 @@ checked against an f64 CPU reference.
     pairs = satgpu.detect(shapes, gpu=gpu)               # NumPy arrays, sorted by (a, b)
     print(len(pairs), pairs.a[:5], pairs.depth.max())
 
-Shapes come one by one (`polygon`, `circle`, `capsule`), in bulk from arrays (`circles`,
+Shapes come one by one (`polygon`, `circle`, `capsule`, `segment`), in bulk from arrays (`circles`,
 `polygons`), from the built-in generators (`generate`) or from scene files (`read_scene`): a
 million shapes are one `Shapes` object, not a million Python objects. Errors are `satgpu.Error`
 subclasses, one per kind (see `satgpu.errors`), carrying satgpu's own messages; bad arrays are
@@ -24,7 +24,7 @@ import numpy as np
 from os import PathLike
 
 from . import _satgpu, errors
-from ._satgpu import Compound, Gpu, Shape, Shapes, adapters, capsule, circle, compound, concave, polygon
+from ._satgpu import Compound, Gpu, Shape, Shapes, adapters, capsule, circle, compound, concave, polygon, segment
 from .errors import *  # noqa: F403  (one class per kind of satgpu::Error, see satgpu.errors)
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "World",
     "adapters",
     "capsule",
+    "segment",
     "circle",
     "circles",
     "compound",

@@ -162,6 +162,16 @@ fn capsule(a: Vec<f64>, b: Vec<f64>, r: f64) -> PyResult<Shape> {
         .map_err(|e| shape_error("capsule", None, e))
 }
 
+/// A segment from `a` to `b` grown by `r >= 0`: `r = 0` is the line segment itself (a wall with
+/// no thickness), above 0 a capsule.
+#[pyfunction]
+#[pyo3(signature = (a, b, r = 0.0))]
+fn segment(a: Vec<f64>, b: Vec<f64>, r: f64) -> PyResult<Shape> {
+    Polygon::segment(point("a", a)?, point("b", b)?, r)
+        .map(|inner| Shape { inner })
+        .map_err(|e| shape_error("segment", None, e))
+}
+
 /// Circles in bulk: `centers` (n x 2) and `radii` (n), float64.
 #[pyfunction]
 fn circles(centers: PyReadonlyArray2<'_, f64>, radii: PyReadonlyArray1<'_, f64>) -> PyResult<Shapes> {
@@ -1025,6 +1035,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(polygon, m)?,
         wrap_pyfunction!(circle, m)?,
         wrap_pyfunction!(capsule, m)?,
+        wrap_pyfunction!(segment, m)?,
         wrap_pyfunction!(circles, m)?,
         wrap_pyfunction!(polygons, m)?,
         wrap_pyfunction!(compound, m)?,

@@ -91,6 +91,26 @@ def test_mixed_shapes_one_by_one(gpu):
     assert [(int(a), int(b)) for a, b in zip(got.a, got.b)] == [(0, 1), (1, 2), (2, 3)]
 
 
+def test_segments_are_walls_of_no_thickness(gpu):
+    # A square touching the wall's end, a circle across it, a segment ending on its middle (a T)
+    # and crossing a capsule (a segment of radius 0.25); one far away.
+    shapes = [
+        satgpu.segment([0, 0], [4, 0]),
+        satgpu.polygon([[4, -1], [5, -1], [5, 1], [4, 1]]),
+        satgpu.circle([2, 0.5], 0.75),
+        satgpu.segment([1, 0], [1, 3]),
+        satgpu.segment([0, 2], [4, 2], 0.25),
+        satgpu.segment([10, 10], [11, 11]),
+    ]
+    got = satgpu.detect(shapes, gpu=gpu)
+    agree(shapes, got)
+    pairs = [(int(a), int(b)) for a, b in zip(got.a, got.b)]
+    assert pairs == [(0, 1), (0, 2), (0, 3), (3, 4)]
+    assert got.depth[0] == 0.0 and got.depth[2] == 0.0
+    with pytest.raises(satgpu.InvalidPolygonError, match="segment: is a segment of zero length"):
+        satgpu.segment([1, 1], [1, 1])
+
+
 def test_full_contacts_have_manifolds(gpu):
     # b overlaps a by 0.5 along x, its whole height inside a's: one normal, two points.
     shapes = [satgpu.polygon([[0, 0], [2, 0], [2, 2], [0, 2]]), satgpu.polygon([[1.5, 0.25], [3.5, 0.25], [3.5, 1.75], [1.5, 1.75]])]

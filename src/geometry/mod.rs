@@ -113,6 +113,8 @@ pub enum ShapeKind {
     Circle,
     /// A two-point core with a positive radius.
     Capsule,
+    /// A two-point core with radius 0: a line segment.
+    Segment,
     /// A convex polygon core with a positive radius.
     RoundedPolygon,
     /// A convex polygon with radius 0.

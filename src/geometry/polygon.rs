@@ -97,11 +97,12 @@ pub enum PolygonError {
         requirement: &'static str,
     },
     /// A scene entry gives none of `vertices`, `circle`, `capsule` and `parts`.
-    #[error("gives no shape: an entry needs one of \"vertices\", \"circle\", \"capsule\" or \"parts\"")]
+    #[error("gives no shape: an entry needs one of \"vertices\", \"circle\", \"capsule\", \"segment\" or \"parts\"")]
     MissingShape,
-    /// A scene entry gives more than one of `vertices`, `circle` and `capsule`, or a top-level
-    /// `radius` beside a circle or capsule (whose radius goes inside them).
-    #[error("gives more than one shape ({fields}); an entry needs exactly one of \"vertices\" (with an optional \"radius\"), \"circle\" or \"capsule\"")]
+    /// A scene entry gives more than one of `vertices`, `circle`, `capsule`, `segment` and
+    /// `parts`, or a top-level `radius` beside a circle, capsule or segment (whose radius goes
+    /// inside them).
+    #[error("gives more than one shape ({fields}); an entry needs exactly one of \"vertices\" (with an optional \"radius\"), \"circle\", \"capsule\", \"segment\" or \"parts\"")]
     ConflictingShapes {
         /// The fields given, comma separated.
         fields: String,
@@ -153,6 +154,14 @@ pub enum PolygonError {
         /// y of the repeated point.
         y: f64,
     },
+    /// A segment of zero length: its two end points are equal.
+    #[error("is a segment of zero length: both points are ({x}, {y})")]
+    DegenerateSegment {
+        /// x of the repeated point.
+        x: f64,
+        /// y of the repeated point.
+        y: f64,
+    },
 }
 
 /// A validated convex shape: a convex core plus a radius `r >= 0`, the shape being every point
@@ -187,7 +196,7 @@ fn check_radius(radius: f64, positive: bool) -> Result<(), PolygonError> {
     let requirement = if positive {
         "a circle or capsule needs a finite radius above 0 and at most 1e37"
     } else {
-        "a rounded polygon needs a finite radius of at least 0 and at most 1e37"
+        "a rounded polygon or a segment needs a finite radius of at least 0 and at most 1e37"
     };
     let ok = radius.is_finite() && radius <= MAX_COORDINATE && if positive { radius > 0.0 } else { radius >= 0.0 };
     if ok {
@@ -419,6 +428,26 @@ impl Polygon {
             return Err(PolygonError::DegenerateCapsule { x: a[0], y: a[1] });
         }
         check_radius(radius, true)?;
+        Polygon::two_point(a, b, radius)
+    }
+
+    /// A segment from `a` to `b` grown by `radius >= 0`: radius 0 is the line segment itself (a
+    /// wall with no thickness; it collides with what crosses or touches it), above 0 it is
+    /// [`Polygon::capsule`]. The points must differ ([`PolygonError::DegenerateSegment`]) and be
+    /// finite; `radius` finite, at least 0 and at most [`MAX_COORDINATE`]; a segment shorter than
+    /// [`MIN_SIZE`] (and thinner) is rejected as too small.
+    pub fn segment(a: [f64; 2], b: [f64; 2], radius: f64) -> Result<Polygon, PolygonError> {
+        check_point(0, a)?;
+        check_point(1, b)?;
+        if a == b {
+            return Err(PolygonError::DegenerateSegment { x: a[0], y: a[1] });
+        }
+        check_radius(radius, false)?;
+        Polygon::two_point(a, b, radius)
+    }
+
+    /// The shape of the segment core from `a` to `b` (distinct, finite) and `radius` (checked).
+    fn two_point(a: [f64; 2], b: [f64; 2], radius: f64) -> Result<Polygon, PolygonError> {
         let size = (a[0] - b[0]).abs().max((a[1] - b[1]).abs()).max(2.0 * radius);
         if size < MIN_SIZE {
             return Err(PolygonError::TooSmall { size, min: MIN_SIZE });
@@ -429,11 +458,12 @@ impl Polygon {
     }
 
     /// The shape with this core and radius: one point gives [`Polygon::circle`], two give
-    /// [`Polygon::capsule`], more give [`Polygon::rounded`]. `from_core(p.vertices().to_vec(),
+    /// [`Polygon::capsule`] ([`Polygon::segment`] with radius 0), more give [`Polygon::rounded`]. `from_core(p.vertices().to_vec(),
     /// p.radius())` rebuilds any shape `p`.
     pub fn from_core(core: Vec<[f64; 2]>, radius: f64) -> Result<Polygon, PolygonError> {
         match core.len() {
             1 => Polygon::circle(core[0], radius),
+            2 if radius == 0.0 => Polygon::segment(core[0], core[1], 0.0),
             2 => Polygon::capsule(core[0], core[1], radius),
             _ => Polygon::rounded(core, radius),
         }
@@ -448,7 +478,8 @@ impl Polygon {
     pub fn kind(&self) -> ShapeKind {
         match (self.vertices.len(), self.radius > 0.0) {
             (1, _) => ShapeKind::Circle,
-            (2, _) => ShapeKind::Capsule,
+            (2, true) => ShapeKind::Capsule,
+            (2, false) => ShapeKind::Segment,
             (_, true) => ShapeKind::RoundedPolygon,
             (_, false) => ShapeKind::Polygon,
         }

@@ -9,6 +9,7 @@
 //! {"vertices": [[x, y], ...], "radius": r}       a rounded polygon (r >= 0)
 //! {"circle": {"center": [x, y], "radius": r}}    a circle (r > 0)
 //! {"capsule": {"a": [x, y], "b": [x, y], "radius": r}}
+//! {"segment": {"a": [x, y], "b": [x, y], "radius": r}}   a segment; radius optional (>= 0, default 0)
 //! {"parts": [entry, ...]}                        a compound body: each part any entry above
 //! ```
 //!
@@ -91,6 +92,7 @@ struct ShapeFile {
     radius: Option<f64>,
     circle: Option<CircleFile>,
     capsule: Option<CapsuleFile>,
+    segment: Option<SegmentFile>,
     category: Option<u32>,
     mask: Option<u32>,
     group: Option<i32>,
@@ -102,6 +104,13 @@ struct ShapeFile {
 struct CircleFile {
     center: [f64; 2],
     radius: f64,
+}
+
+#[derive(Deserialize)]
+struct SegmentFile {
+    a: [f64; 2],
+    b: [f64; 2],
+    radius: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -136,6 +145,7 @@ impl ShapeFile {
             ("vertices", self.vertices.is_some()),
             ("circle", self.circle.is_some()),
             ("capsule", self.capsule.is_some()),
+            ("segment", self.segment.is_some()),
             ("parts", self.parts.is_some()),
             ("radius", self.radius.is_some() && self.vertices.is_none()),
         ]
@@ -164,10 +174,11 @@ impl ShapeFile {
             }
             return Body::new(all).map(Entry::Parts);
         }
-        match (self.vertices, self.circle, self.capsule) {
-            (Some(v), None, None) => Body::from_outline(v, self.radius.unwrap_or(0.0)).map(Entry::from),
-            (None, Some(c), None) => Polygon::circle(c.center, c.radius).map(Entry::Shape),
-            (None, None, Some(c)) => Polygon::capsule(c.a, c.b, c.radius).map(Entry::Shape),
+        match (self.vertices, self.circle, self.capsule, self.segment) {
+            (Some(v), None, None, None) => Body::from_outline(v, self.radius.unwrap_or(0.0)).map(Entry::from),
+            (None, Some(c), None, None) => Polygon::circle(c.center, c.radius).map(Entry::Shape),
+            (None, None, Some(c), None) => Polygon::capsule(c.a, c.b, c.radius).map(Entry::Shape),
+            (None, None, None, Some(s)) => Polygon::segment(s.a, s.b, s.radius.unwrap_or(0.0)).map(Entry::Shape),
             _ => Err(PolygonError::MissingShape),
         }
     }
@@ -290,6 +301,9 @@ fn shape_json(out: &mut String, p: &Polygon) {
             json(&v[1]),
             json(&p.radius())
         )),
+        ShapeKind::Segment => {
+            out.push_str(&format!("{{\"segment\": {{\"a\": {}, \"b\": {}}}", json(&v[0]), json(&v[1])))
+        }
         ShapeKind::RoundedPolygon => {
             out.push_str(&format!("{{\"vertices\": {}, \"radius\": {}", json(v), json(&p.radius())));
         }

@@ -106,7 +106,12 @@ pub(super) fn draw_shapes(
         if p.vertices().len() == 1 {
             d.circle(to_px(p.vertices()[0]), (p.radius() * px) as f32, paint, "shape");
         } else {
-            d.polygon(outline(p, px).into_iter().map(&to_px).collect(), paint, "shape");
+            let points: Vec<[f32; 2]> = outline(p, px).into_iter().map(&to_px).collect();
+            match points[..] {
+                // A segment thinner than a pixel (a wall of no thickness): its line.
+                [a, b] => d.line(a, b, dot_colour(paint), paint.width.max(1.5)),
+                _ => d.polygon(points, paint, "shape"),
+            }
         }
     }
     dots

@@ -1,0 +1,168 @@
+//! Issue 42, walls: segments (two points and a radius >= 0; radius 0 is the line segment
+//! itself, above 0 a capsule). Made and refused by name, read and written in scene files, and on
+//! the GPU the same pairs as the reference: at random among every kind of shape, exactly touching
+//! on a grid, on a vertex and across strips, at scales 1e-20 to 1e20, with a margin and with
+//! manifolds.
+
+mod common;
+
+use std::path::Path;
+
+use satgpu::gpu::{self, World, WorldOptions};
+use satgpu::scene::{generate, parse_scene, scene_to_json, SceneKind};
+use satgpu::{reference, validate, ContactDetail, DetectOptions, Error, Polygon, PolygonError, ShapeKind};
+
+fn segment(a: [f64; 2], b: [f64; 2]) -> Polygon {
+    Polygon::segment(a, b, 0.0).unwrap()
+}
+
+#[test]
+fn segments_are_made_and_refused_by_name() {
+    let s = segment([0.0, 0.0], [3.0, 4.0]);
+    assert_eq!((s.kind(), s.vertices().len(), s.radius()), (ShapeKind::Segment, 2, 0.0));
+    assert_eq!(Polygon::segment([0.0, 0.0], [3.0, 4.0], 0.5).unwrap().kind(), ShapeKind::Capsule);
+    assert_eq!(Polygon::from_core(vec![[0.0, 0.0], [3.0, 4.0]], 0.0).unwrap(), s);
+    assert_eq!(Polygon::segment([1.0, 2.0], [1.0, 2.0], 0.0), Err(PolygonError::DegenerateSegment { x: 1.0, y: 2.0 }));
+    assert!(matches!(Polygon::segment([0.0, f64::NAN], [1.0, 0.0], 0.0), Err(PolygonError::NonFinite { .. })));
+    assert!(matches!(Polygon::segment([0.0, 0.0], [1.0, 0.0], -1.0), Err(PolygonError::BadRadius { .. })));
+    assert!(matches!(Polygon::segment([0.0, 0.0], [1e-31, 0.0], 0.0), Err(PolygonError::TooSmall { .. })));
+    // A capsule still needs a radius above 0.
+    assert!(matches!(Polygon::capsule([0.0, 0.0], [1.0, 0.0], 0.0), Err(PolygonError::BadRadius { .. })));
+    // Scene files: radius optional (0), written back as segments; a bad one names its entry.
+    let text = r#"{"polygons": [{"vertices": [[0, 0], [1, 0], [0, 1]]},
+        {"segment": {"a": [0, 0], "b": [2, 0]}}, {"segment": {"a": [0, 1], "b": [2, 1], "radius": 0.25}}]}"#;
+    let scene = parse_scene(text, Path::new("walls.json")).unwrap();
+    let kinds: Vec<ShapeKind> = scene.polygons.iter().map(|p| p.kind()).collect();
+    assert_eq!(kinds, [ShapeKind::Polygon, ShapeKind::Segment, ShapeKind::Capsule]);
+    let again = parse_scene(&scene_to_json(&scene), Path::new("again.json")).unwrap();
+    assert_eq!(again, scene);
+    let bad = |entry: &str| {
+        let text = format!(r#"{{"polygons": [{{"segment": {{"a": [0, 0], "b": [1, 0]}}}}, {entry}]}}"#);
+        match parse_scene(&text, Path::new("walls.json")) {
+            Err(Error::InvalidPolygon { index: 1, reason }) => reason,
+            other => panic!("{entry}: expected an error naming entry 1, got {other:?}"),
+        }
+    };
+    assert_eq!(bad(r#"{"segment": {"a": [5, 5], "b": [5, 5]}}"#), PolygonError::DegenerateSegment { x: 5.0, y: 5.0 });
+    assert!(matches!(bad(r#"{"segment": {"a": [0, 0], "b": [1, 0], "radius": -2}}"#), PolygonError::BadRadius { .. }));
+    assert!(matches!(
+        bad(r#"{"segment": {"a": [0, 0], "b": [1, 0]}, "vertices": [[0, 0], [1, 0], [0, 1]]}"#),
+        PolygonError::ConflictingShapes { .. }
+    ));
+}
+
+/// `polygons` with every third shape from the 20th to the 10th last replaced by a segment along
+/// its first edge, and every capsule by its segment: walls among every kind of shape.
+fn with_segments(polygons: &[Polygon]) -> Vec<Polygon> {
+    let n = polygons.len();
+    polygons
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let v = p.vertices();
+            match (v.len(), i % 3 == 0 && (20..n - 10).contains(&i)) {
+                (2, _) => segment(v[0], v[1]),
+                (k, true) if k > 2 => segment(v[0], v[1]),
+                _ => p.clone(),
+            }
+        })
+        .collect()
+}
+
+/// `polygons` scaled by `s` about the origin.
+fn scaled(polygons: &[Polygon], s: f64) -> Vec<Polygon> {
+    polygons
+        .iter()
+        .map(|p| {
+            let v = p.vertices().iter().map(|v| [v[0] * s, v[1] * s]).collect();
+            Polygon::from_core(v, p.radius() * s).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn segments_agree_with_the_reference_among_every_kind_at_every_scale() {
+    let gpu = common::gpu();
+    for kind in [SceneKind::Shapes, SceneKind::Crowd, SceneKind::Mixed] {
+        let polygons = with_segments(&generate(kind, 3000, 5));
+        let walls = polygons.iter().filter(|p| p.kind() == ShapeKind::Segment).count();
+        assert!(walls > 500, "{kind:?}: {walls} segments");
+        for s in [1.0, 1e-20, 1e20] {
+            let what = format!("{kind:?} with segments at scale {s:e}");
+            let (pairs, _) = common::agree(&gpu, &scaled(&polygons, s), &what);
+            assert!(pairs > 100, "{what}: {pairs} pairs");
+        }
+        // A margin, and manifolds, judged as every other shape's.
+        for options in [
+            DetectOptions::default().with_margin(0.05),
+            DetectOptions::default().with_contact_detail(ContactDetail::Full),
+        ] {
+            let got = gpu::detect(&gpu, &polygons, &options).unwrap();
+            let want = reference::detect(&polygons, &options);
+            let report = validate::compare(&polygons, &got.contacts, &want.contacts, &options);
+            assert!(report.ok(), "{kind:?} {options:?}: {}", report.disagreements[0]);
+            if options.contact_detail == ContactDetail::Full {
+                let wrong = validate::compare_manifolds(&polygons, &got.contacts, &[], &got.manifolds, &options);
+                assert!(wrong.is_empty(), "{kind:?}: manifolds: {:?}", wrong[0]);
+            }
+        }
+    }
+}
+
+#[test]
+fn segments_touching_exactly_are_found_exactly() {
+    let gpu = common::gpu();
+    for s in [1.0, 2f64.powi(-66), 2f64.powi(66)] {
+        // A grid of unit segments, every one touching its neighbours at its ends only: each pair
+        // sharing an end point collides with depth 0. Then a box whose corner is a grid point
+        // and one whose edge holds a segment's end, a segment ending on another's middle (a T)
+        // and two collinear segments end to end; and a segment across many strips.
+        let mut polygons = vec![];
+        for i in 0..8 {
+            for j in 0..8 {
+                let (x, y) = (i as f64 * s, j as f64 * s);
+                polygons.push(segment([x, y], [x + s, y]));
+                polygons.push(segment([x, y], [x, y + s]));
+            }
+        }
+        let at = |x: f64, y: f64| [x * s, y * s];
+        polygons.push(Polygon::new(vec![at(9.0, 9.0), at(10.0, 9.0), at(10.0, 10.0), at(9.0, 10.0)]).unwrap());
+        polygons.push(segment(at(8.0, 8.0), at(9.0, 9.0)));
+        polygons.push(Polygon::new(vec![at(20.0, 0.0), at(21.0, 0.0), at(21.0, 2.0), at(20.0, 2.0)]).unwrap());
+        polygons.push(segment(at(21.0, 1.0), at(23.0, 1.0)));
+        polygons.push(segment(at(22.0, 1.0), at(22.0, 3.0)));
+        polygons.push(segment(at(23.0, 1.0), at(25.0, 1.0)));
+        polygons.push(segment(at(30.0, -50.0), at(30.0, 50.0)));
+        polygons.push(Polygon::circle(at(31.0, 40.0), s).unwrap());
+        let want = reference::detect(&polygons, &DetectOptions::default()).contacts;
+        let got = gpu::detect(&gpu, &polygons, &DetectOptions::default()).unwrap().contacts;
+        let pairs = |c: &[satgpu::Contact]| c.iter().map(|c| (c.a, c.b, c.depth)).collect::<Vec<_>>();
+        assert_eq!(pairs(&got), pairs(&want), "scale {s:e}");
+        // Each normal a minimum translation direction: at a T or a joint, never across it.
+        for (g, w) in got.iter().zip(&want) {
+            let (a, b) = (&polygons[g.a as usize], &polygons[g.b as usize]);
+            let along = reference::penetration_along(a, b, g.normal);
+            assert_eq!(
+                along, w.depth,
+                "scale {s:e}: ({}, {}) normal {:?}, reference {:?}",
+                g.a, g.b, g.normal, w.normal
+            );
+        }
+        let full = DetectOptions::default().with_contact_detail(ContactDetail::Full);
+        let frame = gpu::detect(&gpu, &polygons, &full).unwrap();
+        let wrong = validate::compare_manifolds(&polygons, &frame.contacts, &[], &frame.manifolds, &full);
+        assert!(wrong.is_empty(), "scale {s:e}: manifolds: {:?}", wrong[0]);
+        // The grid's 128 segments: 337 pairs of them share an end point.
+        let grid = want.iter().filter(|c| c.b < 128).count();
+        assert_eq!(grid, 337, "scale {s:e}: grid pairs");
+        assert!(want.iter().all(|c| c.depth == 0.0), "scale {s:e}: every touch has depth 0");
+        for pair in [(129, 128), (131, 130), (132, 131), (133, 131), (135, 134)] {
+            let (a, b) = (pair.0.min(pair.1), pair.0.max(pair.1));
+            assert!(want.iter().any(|c| (c.a, c.b) == (a, b)), "scale {s:e}: ({a}, {b}) not found");
+        }
+        // The same in a world whose bodies cross 1,000 strips.
+        let options = WorldOptions::default().with_strip_height(s / 10.0);
+        let mut world = World::from_polygons(&gpu, &polygons, &options).unwrap();
+        assert_eq!(pairs(&world.step().unwrap().contacts), pairs(&want), "scale {s:e}, thin strips");
+    }
+}
