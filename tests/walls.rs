@@ -1,16 +1,21 @@
 //! Issue 42, walls: segments (two points and a radius >= 0; radius 0 is the line segment
-//! itself, above 0 a capsule). Made and refused by name, read and written in scene files, and on
-//! the GPU the same pairs as the reference: at random among every kind of shape, exactly touching
-//! on a grid, on a vertex and across strips, at scales 1e-20 to 1e20, with a margin and with
-//! manifolds.
+//! itself, above 0 a capsule) and chains (one body of segments through a polyline, open or a
+//! loop). Made and refused by name, read and written in scene files, and on the GPU the same
+//! pairs as the reference: at random among every kind of shape, exactly touching on a grid, on a
+//! vertex and across strips, chains among agents as the first and last body, at scales 1e-20 to
+//! 1e20, with a margin, with manifolds and both orderings; a body pressed into a flat chain's
+//! joint is pushed off the wall, not along it.
 
 mod common;
 
 use std::path::Path;
 
+use satgpu::geometry::MAX_CHAIN_POINTS;
 use satgpu::gpu::{self, World, WorldOptions};
 use satgpu::scene::{generate, parse_scene, scene_to_json, SceneKind};
-use satgpu::{reference, validate, ContactDetail, DetectOptions, Error, Polygon, PolygonError, ShapeKind};
+use satgpu::{
+    reference, validate, Body, ContactDetail, ContactOrder, DetectOptions, Error, Polygon, PolygonError, ShapeKind,
+};
 
 fn segment(a: [f64; 2], b: [f64; 2]) -> Polygon {
     Polygon::segment(a, b, 0.0).unwrap()
@@ -164,5 +169,143 @@ fn segments_touching_exactly_are_found_exactly() {
         let options = WorldOptions::default().with_strip_height(s / 10.0);
         let mut world = World::from_polygons(&gpu, &polygons, &options).unwrap();
         assert_eq!(pairs(&world.step().unwrap().contacts), pairs(&want), "scale {s:e}, thin strips");
+    }
+}
+
+#[test]
+fn chains_are_made_and_refused_by_name() {
+    let points = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]];
+    let open = Body::chain(&points, false, 0.0).unwrap();
+    assert_eq!(open.shapes(), [segment(points[0], points[1]), segment(points[1], points[2])]);
+    let closed = Body::chain(&points, true, 0.25).unwrap();
+    assert_eq!(closed.shapes().len(), 3);
+    assert_eq!(closed.shapes()[2], Polygon::segment(points[2], points[0], 0.25).unwrap(), "the loop closes");
+    let count = |count: usize, closed: bool| Err(PolygonError::ChainPoints { count, closed, max: MAX_CHAIN_POINTS });
+    assert_eq!(Body::chain(&points[..1], false, 0.0), count(1, false));
+    assert_eq!(Body::chain(&points[..2], true, 0.0), count(2, true), "a loop of two");
+    assert_eq!(Body::chain(&[], false, 0.0), count(0, false));
+    let long = vec![[0.0, 0.0]; MAX_CHAIN_POINTS + 1];
+    assert_eq!(Body::chain(&long, false, 0.0), count(MAX_CHAIN_POINTS + 1, false));
+    // A repeated point is a segment of zero length, a NaN a bad vertex: each names its segment.
+    let part = |part: usize, reason: PolygonError| Err(PolygonError::InPart { part, reason: Box::new(reason) });
+    let repeated = [[0.0, 0.0], [1.0, 0.0], [1.0, 0.0], [2.0, 0.0]];
+    assert_eq!(Body::chain(&repeated, false, 0.0), part(1, PolygonError::DegenerateSegment { x: 1.0, y: 0.0 }));
+    let nan = [[0.0, 0.0], [1.0, 0.0], [2.0, f64::NAN]];
+    assert!(matches!(Body::chain(&nan, false, 0.0), Err(PolygonError::InPart { part: 1, .. })));
+    assert!(matches!(Body::chain(&points, false, -1.0), Err(PolygonError::InPart { part: 0, .. })));
+    // Scene files: one body; "loop" and "radius" optional; a bad chain names its entry.
+    let text = r#"{"polygons": [{"chain": {"points": [[0, 0], [1, 0], [1, 1]]}},
+        {"chain": {"points": [[0, 0], [1, 0], [1, 1]], "loop": true, "radius": 0.25}}]}"#;
+    let scene = parse_scene(text, Path::new("walls.json")).unwrap();
+    assert_eq!(scene.compounds, [open, closed]);
+    let again = parse_scene(&scene_to_json(&scene), Path::new("again.json")).unwrap();
+    assert_eq!(again, scene);
+    let bad = |entry: &str| {
+        let text = format!(r#"{{"polygons": [{{"segment": {{"a": [0, 0], "b": [1, 0]}}}}, {entry}]}}"#);
+        match parse_scene(&text, Path::new("walls.json")) {
+            Err(Error::InvalidPolygon { index: 1, reason }) => reason,
+            other => panic!("{entry}: expected an error naming entry 1, got {other:?}"),
+        }
+    };
+    assert_eq!(
+        bad(r#"{"chain": {"points": [[0, 0]]}}"#),
+        PolygonError::ChainPoints { count: 1, closed: false, max: MAX_CHAIN_POINTS }
+    );
+    assert_eq!(
+        bad(r#"{"chain": {"points": [[0, 0], [1, 1]], "loop": true}}"#),
+        PolygonError::ChainPoints { count: 2, closed: true, max: MAX_CHAIN_POINTS }
+    );
+    assert!(matches!(bad(r#"{"chain": {"points": [[0, 0], [0, 0]]}}"#), PolygonError::InPart { part: 0, .. }));
+}
+
+/// Agents among chains: a zigzag across the whole scene first, square loops around ten areas
+/// (one of radius 0.1), the agents, and a second zigzag last, all scaled by `s`.
+fn agents_among_chains(s: f64) -> Vec<Body> {
+    let agents = generate(SceneKind::Agents, 2000, 9);
+    let b = agents.iter().map(|p| p.aabb()).fold(agents[0].aabb(), |a, b| satgpu::Aabb {
+        min: [a.min[0].min(b.min[0]), a.min[1].min(b.min[1])],
+        max: [a.max[0].max(b.max[0]), a.max[1].max(b.max[1])],
+    });
+    let (w, h) = (b.max[0] - b.min[0], b.max[1] - b.min[1]);
+    let zigzag = |y: f64| {
+        let points: Vec<[f64; 2]> =
+            (0..=300).map(|k| [b.min[0] + w * k as f64 / 300.0, y + if k % 2 == 0 { 0.4 } else { -0.4 }]).collect();
+        Body::chain(&points, false, 0.0).unwrap()
+    };
+    let mut bodies = vec![zigzag(b.min[1] + h / 3.0)];
+    for k in 0..10 {
+        let (x, y) = (b.min[0] + w * (0.05 + 0.09 * k as f64), b.min[1] + h * (0.1 + 0.08 * k as f64));
+        let square = [[x, y], [x + 4.0, y], [x + 4.0, y + 4.0], [x, y + 4.0]];
+        bodies.push(Body::chain(&square, true, if k == 3 { 0.1 } else { 0.0 }).unwrap());
+    }
+    bodies.extend(agents.into_iter().map(Body::from));
+    bodies.push(zigzag(b.min[1] + 2.0 * h / 3.0));
+    let scaled = |p: &Polygon| {
+        let v = p.vertices().iter().map(|v| [v[0] * s, v[1] * s]).collect();
+        Polygon::from_core(v, p.radius() * s).unwrap()
+    };
+    bodies.iter().map(|body| Body::new(body.shapes().iter().map(scaled).collect()).unwrap()).collect()
+}
+
+#[test]
+fn chains_agree_with_the_reference_as_the_first_and_last_body() {
+    let gpu = common::gpu();
+    for s in [1.0, 1e-20, 1e20] {
+        let bodies = agents_among_chains(s);
+        let last = bodies.len() as u32 - 1;
+        for (options, order) in [
+            (DetectOptions::default(), ContactOrder::Host),
+            (DetectOptions::default(), ContactOrder::Gpu),
+            (DetectOptions::default().with_margin(0.05 * s), ContactOrder::Auto),
+            (DetectOptions::default().with_contact_detail(ContactDetail::Full), ContactOrder::Gpu),
+        ] {
+            let options = options.with_order(order);
+            let what = format!("scale {s:e}, {options:?}");
+            let got = gpu::detect(&gpu, &bodies, &options).unwrap();
+            let want = reference::detect(&bodies, &options);
+            let report = validate::compare(&bodies, &got.contacts, &want.contacts, &options);
+            assert!(report.ok(), "{what}: {}", report.disagreements[0]);
+            let first = got.contacts.iter().filter(|c| c.a == 0).count();
+            let on_last = got.contacts.iter().filter(|c| c.b == last).count();
+            let loops = got.contacts.iter().filter(|c| (1..=10).contains(&c.a)).count();
+            assert!(first > 10 && on_last > 10 && loops > 10, "{what}: {first}, {loops}, {on_last} pairs with chains");
+            if options.contact_detail == ContactDetail::Full {
+                let wrong = validate::compare_manifolds(&bodies, &got.contacts, &got.shapes, &got.manifolds, &options);
+                assert!(wrong.is_empty(), "{what}: manifolds: {:?}", wrong[0]);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_body_pressed_into_a_joint_is_pushed_off_the_wall_not_along_it() {
+    let gpu = common::gpu();
+    // A flat chain along y = 0 with joints at x = 1, 2, 3; boxes 0.5 wide pressed 0.125 into it
+    // from above and below, their corners before, on and past each joint. Each pair of the chain
+    // and a box takes its deepest segment's contact: the wall's normal, never one along the wall.
+    let chain = Body::chain(&[[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [3.0, 0.0], [4.0, 0.0]], false, 0.0).unwrap();
+    let mut bodies = vec![chain];
+    let mut want = vec![];
+    for joint in [1.0, 2.0, 3.0] {
+        for dx in [-0.375, -0.25, -0.0625, 0.0, 0.0625] {
+            for (y0, normal) in [(-0.125, [0.0, 1.0]), (-0.375, [0.0, -1.0])] {
+                let x0 = joint + dx;
+                let square =
+                    Polygon::new(vec![[x0, y0], [x0 + 0.5, y0], [x0 + 0.5, y0 + 0.5], [x0, y0 + 0.5]]).unwrap();
+                want.push((0, bodies.len() as u32, normal, 0.125));
+                bodies.push(Body::from(square));
+            }
+        }
+    }
+    for order in [ContactOrder::Host, ContactOrder::Gpu] {
+        let options = DetectOptions::default().with_order(order);
+        for (side, contacts) in [
+            ("reference", reference::detect(&bodies, &options).contacts),
+            ("gpu", gpu::detect(&gpu, &bodies, &options).unwrap().contacts),
+        ] {
+            // The boxes overlap each other too: the chain's pairs are the ones judged here.
+            let got: Vec<_> = contacts.iter().filter(|c| c.a == 0).map(|c| (c.a, c.b, c.normal, c.depth)).collect();
+            assert_eq!(got, want, "{side}, {order:?}");
+        }
     }
 }

@@ -24,7 +24,7 @@ import numpy as np
 from os import PathLike
 
 from . import _satgpu, errors
-from ._satgpu import Compound, Gpu, Shape, Shapes, adapters, capsule, circle, compound, concave, polygon, segment
+from ._satgpu import Compound, Gpu, Shape, Shapes, adapters, capsule, chain, circle, compound, concave, polygon, segment
 from .errors import *  # noqa: F403  (one class per kind of satgpu::Error, see satgpu.errors)
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "adapters",
     "capsule",
     "segment",
+    "chain",
     "circle",
     "circles",
     "compound",

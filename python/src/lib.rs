@@ -172,6 +172,14 @@ fn segment(a: Vec<f64>, b: Vec<f64>, r: f64) -> PyResult<Shape> {
         .map_err(|e| shape_error("segment", None, e))
 }
 
+/// A chain: the polyline through `points` (a list of [x, y] or an n x 2 array), open or with
+/// `loop=True` closed, grown by `radius >= 0`: one body (a `Compound`) of segments.
+#[pyfunction]
+#[pyo3(signature = (points, r#loop = false, radius = 0.0))]
+fn chain(points: Vec<[f64; 2]>, r#loop: bool, radius: f64) -> PyResult<Compound> {
+    satgpu::Body::chain(&points, r#loop, radius).map(|inner| Compound { inner }).map_err(|e| shape_error("chain", None, e))
+}
+
 /// Circles in bulk: `centers` (n x 2) and `radii` (n), float64.
 #[pyfunction]
 fn circles(centers: PyReadonlyArray2<'_, f64>, radii: PyReadonlyArray1<'_, f64>) -> PyResult<Shapes> {
@@ -1036,6 +1044,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(circle, m)?,
         wrap_pyfunction!(capsule, m)?,
         wrap_pyfunction!(segment, m)?,
+        wrap_pyfunction!(chain, m)?,
         wrap_pyfunction!(circles, m)?,
         wrap_pyfunction!(polygons, m)?,
         wrap_pyfunction!(compound, m)?,

@@ -111,6 +111,25 @@ def test_segments_are_walls_of_no_thickness(gpu):
         satgpu.segment([1, 1], [1, 1])
 
 
+def test_chains_are_one_body_of_segments(gpu):
+    # An open chain (an L) and a loop around a square area, with one circle against each.
+    shapes = [
+        satgpu.chain([[0, 0], [4, 0], [4, 4]]),
+        satgpu.chain([[10, 0], [14, 0], [14, 4], [10, 4]], loop=True),
+        satgpu.circle([4.5, 2], 0.75),
+        satgpu.circle([10, 2], 0.5),
+        satgpu.circle([12, 2], 0.5),
+    ]
+    assert len(shapes[0].parts) == 2 and len(shapes[1].parts) == 4
+    got = satgpu.detect(shapes, gpu=gpu)
+    agree(shapes, got)
+    # The loop is an outline, not a solid: the circle inside it touches nothing.
+    assert [(int(a), int(b)) for a, b in zip(got.a, got.b)] == [(0, 2), (1, 3)]
+    assert [tuple(int(k) for k in p) for p in got.parts] == [(1, 0), (3, 0)]
+    with pytest.raises(satgpu.InvalidPolygonError, match="chain: is a chain of 2 points"):
+        satgpu.chain([[0, 0], [1, 0]], loop=True)
+
+
 def test_full_contacts_have_manifolds(gpu):
     # b overlaps a by 0.5 along x, its whole height inside a's: one normal, two points.
     shapes = [satgpu.polygon([[0, 0], [2, 0], [2, 2], [0, 2]]), satgpu.polygon([[1.5, 0.25], [3.5, 0.25], [3.5, 1.75], [1.5, 1.75]])]

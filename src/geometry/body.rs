@@ -6,6 +6,9 @@ use super::{decompose, Aabb, Polygon, PolygonError, Transform, MAX_OUTLINE_VERTI
 /// Most shapes of one body: more than [`decompose`] makes of any outline it accepts.
 pub const MAX_PARTS: usize = 16_384;
 
+/// The most points a chain ([`Body::chain`]) takes.
+pub const MAX_CHAIN_POINTS: usize = 1_000_000;
+
 /// A body of one or more convex shapes, each placed in the body's own frame (as Box2D's body
 /// owns its shapes). Pairs are reported between bodies, not shapes: shapes of one body never
 /// collide with each other, and a colliding pair of bodies carries the normal and depth of its
@@ -36,6 +39,33 @@ impl Body {
     /// split into convex shapes by [`decompose`].
     pub fn concave(vertices: &[[f64; 2]]) -> Result<Body, PolygonError> {
         Ok(Body { shapes: decompose(vertices)? })
+    }
+
+    /// A chain, as Box2D's chain shapes and parry's polylines: the polyline through `points`,
+    /// open, or with `closed` a loop back to the first point (its outline, not a solid), grown
+    /// by `radius >= 0` (0: walls of no thickness). One body of segments
+    /// ([`Polygon::segment`]), one per pair of consecutive points, each its own entry in the
+    /// broad phase, so that a long wall never makes one large box; a pair of a chain and
+    /// another body is one pair, with its deepest segment's contact. Two-sided: a wall stops
+    /// bodies from either side.
+    ///
+    /// An open chain takes 2 to [`MAX_CHAIN_POINTS`] points, a loop 3 or more
+    /// ([`PolygonError::ChainPoints`]); two consecutive points that are equal are a segment of
+    /// zero length, named by its index ([`PolygonError::InPart`] with
+    /// [`PolygonError::DegenerateSegment`]), as is any other bad point.
+    pub fn chain(points: &[[f64; 2]], closed: bool, radius: f64) -> Result<Body, PolygonError> {
+        let n = points.len();
+        if n < 2 + usize::from(closed) || n > MAX_CHAIN_POINTS {
+            return Err(PolygonError::ChainPoints { count: n, closed, max: MAX_CHAIN_POINTS });
+        }
+        let segments = if closed { n } else { n - 1 };
+        let shapes = (0..segments)
+            .map(|i| {
+                let (a, b) = (points[i], points[(i + 1) % n]);
+                Polygon::segment(a, b, radius).map_err(|e| PolygonError::InPart { part: i, reason: Box::new(e) })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Body { shapes })
     }
 
     /// The shapes, in the body's frame.

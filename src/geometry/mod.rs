@@ -11,7 +11,7 @@ mod polygon;
 mod query;
 
 #[allow(deprecated)]
-pub use body::{Body, Compound, MAX_PARTS};
+pub use body::{Body, Compound, MAX_CHAIN_POINTS, MAX_PARTS};
 pub use decompose::{decompose, MAX_OUTLINE_VERTICES};
 pub use polygon::{Polygon, PolygonError};
 pub use query::{BoxQuery, PointQuery, Ray, RayHit};

@@ -97,12 +97,12 @@ pub enum PolygonError {
         requirement: &'static str,
     },
     /// A scene entry gives none of `vertices`, `circle`, `capsule` and `parts`.
-    #[error("gives no shape: an entry needs one of \"vertices\", \"circle\", \"capsule\", \"segment\" or \"parts\"")]
+    #[error("gives no shape: an entry needs one of \"vertices\", \"circle\", \"capsule\", \"segment\", \"chain\" or \"parts\"")]
     MissingShape,
     /// A scene entry gives more than one of `vertices`, `circle`, `capsule`, `segment` and
     /// `parts`, or a top-level `radius` beside a circle, capsule or segment (whose radius goes
     /// inside them).
-    #[error("gives more than one shape ({fields}); an entry needs exactly one of \"vertices\" (with an optional \"radius\"), \"circle\", \"capsule\", \"segment\" or \"parts\"")]
+    #[error("gives more than one shape ({fields}); an entry needs exactly one of \"vertices\" (with an optional \"radius\"), \"circle\", \"capsule\", \"segment\", \"chain\" or \"parts\"")]
     ConflictingShapes {
         /// The fields given, comma separated.
         fields: String,
@@ -153,6 +153,16 @@ pub enum PolygonError {
         x: f64,
         /// y of the repeated point.
         y: f64,
+    },
+    /// A chain of too few or too many points: an open chain needs 2 to `max`, a loop 3 to `max`.
+    #[error("is a chain of {count} points; an open chain needs 2 to {max}, a loop 3 to {max}")]
+    ChainPoints {
+        /// The points given.
+        count: usize,
+        /// Whether the chain is a loop.
+        closed: bool,
+        /// The most a chain takes.
+        max: usize,
     },
     /// A segment of zero length: its two end points are equal.
     #[error("is a segment of zero length: both points are ({x}, {y})")]
