@@ -21,6 +21,15 @@ fn segment(a: [f64; 2], b: [f64; 2]) -> Polygon {
     Polygon::segment(a, b, 0.0).unwrap()
 }
 
+/// Why a scene whose second entry is `entry` is refused: the error must name entry 1.
+fn refusal(entry: &str) -> PolygonError {
+    let text = format!(r#"{{"polygons": [{{"segment": {{"a": [0, 0], "b": [1, 0]}}}}, {entry}]}}"#);
+    match parse_scene(&text, Path::new("walls.json")) {
+        Err(Error::InvalidPolygon { index: 1, reason }) => reason,
+        other => panic!("{entry}: expected an error naming entry 1, got {other:?}"),
+    }
+}
+
 #[test]
 fn segments_are_made_and_refused_by_name() {
     let s = segment([0.0, 0.0], [3.0, 4.0]);
@@ -41,17 +50,16 @@ fn segments_are_made_and_refused_by_name() {
     assert_eq!(kinds, [ShapeKind::Polygon, ShapeKind::Segment, ShapeKind::Capsule]);
     let again = parse_scene(&scene_to_json(&scene), Path::new("again.json")).unwrap();
     assert_eq!(again, scene);
-    let bad = |entry: &str| {
-        let text = format!(r#"{{"polygons": [{{"segment": {{"a": [0, 0], "b": [1, 0]}}}}, {entry}]}}"#);
-        match parse_scene(&text, Path::new("walls.json")) {
-            Err(Error::InvalidPolygon { index: 1, reason }) => reason,
-            other => panic!("{entry}: expected an error naming entry 1, got {other:?}"),
-        }
-    };
-    assert_eq!(bad(r#"{"segment": {"a": [5, 5], "b": [5, 5]}}"#), PolygonError::DegenerateSegment { x: 5.0, y: 5.0 });
-    assert!(matches!(bad(r#"{"segment": {"a": [0, 0], "b": [1, 0], "radius": -2}}"#), PolygonError::BadRadius { .. }));
+    assert_eq!(
+        refusal(r#"{"segment": {"a": [5, 5], "b": [5, 5]}}"#),
+        PolygonError::DegenerateSegment { x: 5.0, y: 5.0 }
+    );
     assert!(matches!(
-        bad(r#"{"segment": {"a": [0, 0], "b": [1, 0]}, "vertices": [[0, 0], [1, 0], [0, 1]]}"#),
+        refusal(r#"{"segment": {"a": [0, 0], "b": [1, 0], "radius": -2}}"#),
+        PolygonError::BadRadius { .. }
+    ));
+    assert!(matches!(
+        refusal(r#"{"segment": {"a": [0, 0], "b": [1, 0]}, "vertices": [[0, 0], [1, 0], [0, 1]]}"#),
         PolygonError::ConflictingShapes { .. }
     ));
 }
@@ -200,22 +208,15 @@ fn chains_are_made_and_refused_by_name() {
     assert_eq!(scene.compounds, [open, closed]);
     let again = parse_scene(&scene_to_json(&scene), Path::new("again.json")).unwrap();
     assert_eq!(again, scene);
-    let bad = |entry: &str| {
-        let text = format!(r#"{{"polygons": [{{"segment": {{"a": [0, 0], "b": [1, 0]}}}}, {entry}]}}"#);
-        match parse_scene(&text, Path::new("walls.json")) {
-            Err(Error::InvalidPolygon { index: 1, reason }) => reason,
-            other => panic!("{entry}: expected an error naming entry 1, got {other:?}"),
-        }
-    };
     assert_eq!(
-        bad(r#"{"chain": {"points": [[0, 0]]}}"#),
+        refusal(r#"{"chain": {"points": [[0, 0]]}}"#),
         PolygonError::ChainPoints { count: 1, closed: false, max: MAX_CHAIN_POINTS }
     );
     assert_eq!(
-        bad(r#"{"chain": {"points": [[0, 0], [1, 1]], "loop": true}}"#),
+        refusal(r#"{"chain": {"points": [[0, 0], [1, 1]], "loop": true}}"#),
         PolygonError::ChainPoints { count: 2, closed: true, max: MAX_CHAIN_POINTS }
     );
-    assert!(matches!(bad(r#"{"chain": {"points": [[0, 0], [0, 0]]}}"#), PolygonError::InPart { part: 0, .. }));
+    assert!(matches!(refusal(r#"{"chain": {"points": [[0, 0], [0, 0]]}}"#), PolygonError::InPart { part: 0, .. }));
 }
 
 /// Agents among chains: a zigzag across the whole scene first, square loops around ten areas
@@ -308,4 +309,32 @@ fn a_body_pressed_into_a_joint_is_pushed_off_the_wall_not_along_it() {
             assert_eq!(got, want, "{side}, {order:?}");
         }
     }
+}
+
+#[test]
+fn a_chain_of_a_million_points_agrees_with_the_reference() {
+    let gpu = common::gpu();
+    // A zigzag of the most points a chain takes, 0.01 apart along x, and 2,000 circles along it:
+    // the even ones cross it, the odd ones lie above it.
+    let points: Vec<[f64; 2]> =
+        (0..MAX_CHAIN_POINTS).map(|k| [k as f64 * 0.01, if k % 2 == 0 { 0.0 } else { 0.005 }]).collect();
+    let mut bodies = vec![Body::chain(&points, false, 0.0).unwrap()];
+    for k in 0..2000 {
+        let (x, y) = (k as f64 * 5.0 + 0.123, if k % 2 == 0 { 0.03 } else { 0.2 });
+        bodies.push(Body::from(Polygon::circle([x, y], 0.05).unwrap()));
+    }
+    let options = DetectOptions::default();
+    let got = gpu::detect(&gpu, &bodies, &options).unwrap();
+    let want = reference::detect(&bodies, &options);
+    // The same pairs, each depth within the band of the chain and a circle (computed once:
+    // `validate::compare` measures every pair's bodies whole, a million shapes a pair).
+    let band = validate::body_band(bodies[0].shapes(), bodies[1].shapes());
+    let pairs = |c: &[satgpu::Contact]| c.iter().map(|c| (c.a, c.b)).collect::<Vec<_>>();
+    assert_eq!(pairs(&got.contacts), pairs(&want.contacts));
+    for (g, w) in got.contacts.iter().zip(&want.contacts) {
+        assert!((g.depth - w.depth).abs() <= band, "{g:?} against {w:?}, band {band}");
+        assert!(g.normal[0] * w.normal[0] + g.normal[1] * w.normal[1] > 0.99, "{g:?} against {w:?}");
+    }
+    assert_eq!(got.contacts.len(), 1000);
+    assert!(got.contacts.iter().all(|c| c.a == 0 && c.b % 2 == 1));
 }

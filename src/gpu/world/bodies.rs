@@ -34,11 +34,12 @@ impl World {
         }
         let mut local = Vec::with_capacity(bodies.len());
         let mut anchors = Vec::with_capacity(bodies.len());
-        for (i, (body, first)) in bodies.iter().zip(&firsts).enumerate() {
+        for (body, first) in bodies.iter().zip(&firsts) {
             // Rounded to f32, so that the translation uploads exactly.
             let anchor = first.vertices()[0].map(|c| c as f32);
-            let shapes = body.as_ref().iter().map(|p| p.to_frame(anchor)).collect();
-            local.push(crate::geometry::Body::new(shapes).map_err(|e| e.at(i))?);
+            // Already valid bodies: a chain may hold more shapes than `Body::new` takes.
+            let shapes: Vec<Polygon> = body.as_ref().iter().map(|p| p.to_frame(anchor)).collect();
+            local.push(shapes);
             anchors.push(Transform { x: f64::from(anchor[0]), y: f64::from(anchor[1]), angle: 0.0 });
         }
         let body_shapes: Vec<u32> = (0..bodies.len() as u32).collect();
