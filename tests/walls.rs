@@ -338,3 +338,57 @@ fn a_chain_of_a_million_points_agrees_with_the_reference() {
     assert_eq!(got.contacts.len(), 1000);
     assert!(got.contacts.iter().all(|c| c.a == 0 && c.b % 2 == 1));
 }
+
+#[test]
+fn chains_answer_rays_queries_and_events_as_one_body() {
+    use satgpu::{Aabb, BoxQuery, ContactEvents, Filter, PointQuery, Ray, Transform};
+    let gpu = common::gpu();
+    // A square loop (an outline: its inside is free), an open wall, and two circles, one inside
+    // the loop; each chain placed at its first point, each circle at its centre.
+    let bodies = vec![
+        Body::chain(&[[0.0, 0.0], [4.0, 0.0], [4.0, 4.0], [0.0, 4.0]], true, 0.0).unwrap(),
+        Body::chain(&[[10.0, 0.0], [10.0, 2.0], [12.0, 2.0]], false, 0.0).unwrap(),
+        Body::from(Polygon::circle([2.0, 2.0], 0.5).unwrap()),
+        Body::from(Polygon::circle([6.0, 1.0], 0.5).unwrap()),
+    ];
+    for order in [ContactOrder::Host, ContactOrder::Gpu] {
+        let options = WorldOptions::default().with_events(true).with_order(order);
+        let mut world = World::from_bodies(&gpu, &bodies, &options).unwrap();
+        // Rays from inside the loop out, at the wall, and at nothing: each hit names the chain.
+        let rays = [
+            Ray::new([3.0, 1.0], [1.0, 0.0], 10.0),
+            Ray::new([7.0, 1.5], [1.0, 0.0], 10.0),
+            Ray::new([20.0, 20.0], [1.0, 0.0], 1.0),
+        ];
+        let hits = world.cast_rays(&rays).unwrap();
+        let at = |k: usize| hits[k].map(|h| (h.body, (h.fraction * 1e6).round() / 1e6));
+        assert_eq!((at(0), at(1), at(2)), (Some((0, 0.1)), Some((1, 0.3)), None), "{order:?}");
+        // Points: inside the loop but on none of its segments, and on its edge; boxes across a
+        // side of the loop and a joint of the wall.
+        let point = |point| PointQuery { point, filter: Filter::DEFAULT };
+        let found = world.query_points(&[point([1.0, 1.0]), point([2.0, 0.0])]).unwrap();
+        assert_eq!(found, [vec![], vec![0]], "{order:?}");
+        let bx = |min, max| BoxQuery { aabb: Aabb { min, max }, filter: Filter::DEFAULT };
+        let found = world.query_boxes(&[bx([3.5, 1.0], [4.5, 1.5]), bx([9.5, 1.5], [10.5, 2.5])]).unwrap();
+        assert_eq!(found, [vec![0], vec![1]], "{order:?}");
+        // Events between bodies: nothing touches, then each circle crosses a chain, then not.
+        let place = |circles: [[f64; 2]; 2]| {
+            let mut t = vec![Transform { x: 0.0, y: 0.0, angle: 0.0 }, Transform { x: 10.0, y: 0.0, angle: 0.0 }];
+            t.extend(circles.map(|[x, y]| Transform { x, y, angle: 0.0 }));
+            t
+        };
+        let pairs = |e: &[[u32; 2]]| e.to_vec();
+        let frame = world.step().unwrap();
+        assert!(frame.contacts.is_empty(), "{order:?}: the circle inside the loop touches nothing");
+        world.set_transforms(&place([[4.0, 2.0], [10.0, 1.0]])).unwrap();
+        let frame = world.step().unwrap();
+        let got: Vec<_> = frame.contacts.iter().map(|c| (c.a, c.b)).collect();
+        assert_eq!((got, frame.shapes), (vec![(0, 2), (1, 3)], vec![[1, 0], [0, 0]]), "{order:?}");
+        let began = ContactEvents { began: pairs(&[[0, 2], [1, 3]]), ended: vec![] };
+        assert_eq!(world.events(), Some(&began), "{order:?}");
+        world.set_transforms(&place([[2.0, 2.0], [6.0, 1.0]])).unwrap();
+        world.step().unwrap();
+        let ended = ContactEvents { began: vec![], ended: pairs(&[[0, 2], [1, 3]]) };
+        assert_eq!(world.events(), Some(&ended), "{order:?}");
+    }
+}
