@@ -538,9 +538,9 @@ fn test(i: u32, small: bool) {
         // The normal: an edge's where a nearest point lies inside an edge; else the direction
         // between two vertices, unless they are too close for rounding to leave it accurate: then
         // the best face's normal, whose depth differs by at most d (far inside the band), or for
-        // two circles (no face) (1, 0) by convention. Cores that touch (d = 0: a segment's end on
-        // another's middle, a T) meet: the best face's normal, never the edge's other side.
-        if any(near.dir != vec2<f32>(0.0)) && near.d2 > 0.0 {
+        // two circles (no face) (1, 0) by convention. Where a point lies on an edge (a T), the
+        // cores touch and `near` has no edge normal: the best face's.
+        if any(near.dir != vec2<f32>(0.0)) {
             best_normal = near.dir;
         } else if d > NEAR_VERTICES {
             best_normal = (near.on_b - near.on_a) / d;

@@ -39,8 +39,12 @@ fn point_segment(p: vec2<f32>, u: vec2<f32>, v: vec2<f32>, reach: f32) -> Near {
         c = u + e * (t / ee);
         let x = e.x * w.y - e.y * w.x;
         within = x * x <= reach * reach * ee;
-        // The edge's normal on p's side (p is never on the edge: the cores do not meet here).
-        dir = select(vec2<f32>(e.y, -e.x), vec2<f32>(-e.y, e.x), x > 0.0) / sqrt(ee);
+        // The edge's normal on p's side. Where p lies on the edge (x = 0: an end of a segment on
+        // another's middle, a T) the cores touch and p has no side: none, so that the caller
+        // takes the best face's normal rather than one across the edge.
+        if x != 0.0 {
+            dir = select(vec2<f32>(e.y, -e.x), vec2<f32>(-e.y, e.x), x > 0.0) / sqrt(ee);
+        }
     }
     let d = p - c;
     return Near(dot(d, d), c, p, within, dir);

@@ -432,13 +432,10 @@ impl Polygon {
     /// differ and `radius` must be finite, above 0 and at most [`MAX_COORDINATE`]; a capsule
     /// smaller than [`MIN_SIZE`] (its segment and its diameter both) is rejected as too small.
     pub fn capsule(a: [f64; 2], b: [f64; 2], radius: f64) -> Result<Polygon, PolygonError> {
-        check_point(0, a)?;
-        check_point(1, b)?;
-        if a == b {
-            return Err(PolygonError::DegenerateCapsule { x: a[0], y: a[1] });
-        }
-        check_radius(radius, true)?;
-        Polygon::two_point(a, b, radius)
+        Polygon::two_point(a, b, radius, true).map_err(|e| match e {
+            PolygonError::DegenerateSegment { x, y } => PolygonError::DegenerateCapsule { x, y },
+            e => e,
+        })
     }
 
     /// A segment from `a` to `b` grown by `radius >= 0`: radius 0 is the line segment itself (a
@@ -447,17 +444,18 @@ impl Polygon {
     /// finite; `radius` finite, at least 0 and at most [`MAX_COORDINATE`]; a segment shorter than
     /// [`MIN_SIZE`] (and thinner) is rejected as too small.
     pub fn segment(a: [f64; 2], b: [f64; 2], radius: f64) -> Result<Polygon, PolygonError> {
+        Polygon::two_point(a, b, radius, false)
+    }
+
+    /// The shape of the segment core from `a` to `b` and `radius` (above 0 where `positive`),
+    /// checked in that order: the points finite, distinct, the radius, the size.
+    fn two_point(a: [f64; 2], b: [f64; 2], radius: f64, positive: bool) -> Result<Polygon, PolygonError> {
         check_point(0, a)?;
         check_point(1, b)?;
         if a == b {
             return Err(PolygonError::DegenerateSegment { x: a[0], y: a[1] });
         }
-        check_radius(radius, false)?;
-        Polygon::two_point(a, b, radius)
-    }
-
-    /// The shape of the segment core from `a` to `b` (distinct, finite) and `radius` (checked).
-    fn two_point(a: [f64; 2], b: [f64; 2], radius: f64) -> Result<Polygon, PolygonError> {
+        check_radius(radius, positive)?;
         let size = (a[0] - b[0]).abs().max((a[1] - b[1]).abs()).max(2.0 * radius);
         if size < MIN_SIZE {
             return Err(PolygonError::TooSmall { size, min: MIN_SIZE });

@@ -48,9 +48,18 @@ impl World {
         Ok(world)
     }
 
-    /// [`World::new`] of `shapes` that are polygons or bodies of several shapes: one instance
-    /// per shape of each body, and the map between them; refused as [`World::new`] says.
-    pub(super) fn with_shapes<S: AsRef<[Polygon]>>(
+    /// Uploads `shapes` (in local coordinates, best centred near their own origin) and creates
+    /// one body per entry of `body_shapes`, which names each body's shape. Every body starts at
+    /// the identity transform. A shape is a [`Polygon`] or a [`Body`](crate::Body) of several
+    /// shapes (its pairs are then pairs of bodies, as [`from_bodies`](World::from_bodies) says).
+    /// A body naming a shape that does not exist is [`Error::UnknownShape`](crate::Error::UnknownShape).
+    ///
+    /// A world that would not fit in memory is [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), before anything is
+    /// allocated (see [`memory`](crate::memory)).
+    ///
+    /// Bodies of several shapes are one instance per shape on the GPU, with the map between
+    /// them (`world/bodies.rs`).
+    pub fn new<S: AsRef<[Polygon]>>(
         gpu: &Gpu,
         shapes: &[S],
         body_shapes: &[u32],

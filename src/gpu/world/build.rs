@@ -45,23 +45,6 @@ impl World {
         World::build(gpu, Packed::from_polygons(polygons)?, options, None)
     }
 
-    /// Uploads `shapes` (in local coordinates, best centred near their own origin) and creates
-    /// one body per entry of `body_shapes`, which names each body's shape. Every body starts at
-    /// the identity transform. A shape is a [`Polygon`] or a [`Body`](crate::Body) of several
-    /// shapes (its pairs are then pairs of bodies, as [`from_bodies`](World::from_bodies) says).
-    /// A body naming a shape that does not exist is [`Error::UnknownShape`](crate::Error::UnknownShape).
-    ///
-    /// A world that would not fit in memory is [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), before anything is
-    /// allocated (see [`memory`](crate::memory)).
-    pub fn new<S: AsRef<[Polygon]>>(
-        gpu: &Gpu,
-        shapes: &[S],
-        body_shapes: &[u32],
-        options: &WorldOptions,
-    ) -> Result<World> {
-        World::with_shapes(gpu, shapes, body_shapes, options)
-    }
-
     /// The world of `packed`; with `map`, of bodies of several shapes (their instances packed).
     pub(super) fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions, map: Option<BodyMap>) -> Result<World> {
         let margin = gpu_margin(options)?;

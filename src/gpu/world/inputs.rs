@@ -37,10 +37,7 @@ impl World {
     /// by its body's pose (checked body by body).
     fn place<S: PoseSource + ?Sized>(&mut self, poses: &S) -> Result<()> {
         let Some(mut map) = self.map.take() else { return self.upload_transforms(poses) };
-        let placed = match map.expand(poses) {
-            Ok(expanded) => self.upload_transforms(expanded),
-            Err(e) => Err(e),
-        };
+        let placed = map.expand(poses).and_then(|expanded| self.upload_transforms(expanded));
         self.map = Some(map);
         placed
     }
