@@ -9,7 +9,10 @@
 #   bash scripts/gpu_figures.sh 570     # every step, most wanted first, within 570 s
 #
 # A step that no longer fits in what is left of the budget is skipped and says so; a second call
-# on the same (still warm) machine runs the steps the first did not. Logs and JSON go to
+# on the same (still warm) machine runs the steps the first did not. ONLY="name name ..." runs
+# just those steps (a call on a fresh machine after a first one that ran the rest);
+# AB_KINDS the kinds of the A/B step (default crowd,mixed); QUERIES sets how many box and point queries queries_1m runs (default 250,000: at 1,000,000
+# parry2d on one core alone takes 93 s). Logs and JSON go to
 # /tmp/res, packed into $OUT/res.tgz after every step, so a run cut short still brings back what
 # it measured.
 set -u
@@ -28,6 +31,7 @@ pack() { tar czf "$out/res.tgz" -C /tmp res; }
 step() {
     local name=$1 est=$2 cmd=$3 l rc t0
     [ -e "$res/$name.done" ] && return
+    if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
     l=$(left)
     if [ "$l" -lt "$est" ]; then
         echo "SKIP $name: $l s left, needs about $est" | tee -a "$res/summary.txt"
@@ -83,33 +87,38 @@ step warmup 15 "satgpu bench --kind crowd --n 1000000 --frames 20"
 # A/B: where the pack holds a base binary (gpu_pack.sh's BASE_BIN), it and this commit's run
 # crowd 1M one after the other, twice, in one step.
 if [ -x /tmp/sg/bin/satgpu_base ]; then
-    ab="for i in 1 2; do for b in satgpu_base satgpu; do \$b bench --kind crowd,mixed --n 1000000 --frames 10 --json $res/ab_\${b}_\$i.json; done; done"
+    ab="for i in 1 2; do for b in satgpu_base satgpu; do \$b bench --kind ${AB_KINDS:-crowd,mixed} --n 1000000 --frames 10 --json $res/ab_\${b}_\$i.json; done; done"
     step ab_1m 80 "$ab"
 fi
 # The headline: crowd 1M whole, simulation and resident frames, host spans, a trace.
 step bench_crowd1m 25 "satgpu bench --kind crowd --n 1000000 --frames 10 --json $res/bench_crowd1m.json --trace $res/trace_crowd1m.json"
 # The whole test suite on the GPU, four binaries at a time, each into its own log.
 tests="mkdir -p $res/tests; ls /tmp/sg/tests | xargs -P 4 -I{} bash -c 'timeout 150 /tmp/sg/tests/{} --test-threads 8 >$res/tests/{}.log 2>&1; echo \"{} rc \$?\"'; grep -h '^test result' $res/tests/*.log | sort | uniq -c"
-step tests 200 "$tests"
-step rays_1m 40 "$(compare rays_1m crowd 1000000 SATGPU_BENCH_RAYS=0)"
-step queries_1m 40 "$(compare queries_1m crowd 1000000 SATGPU_BENCH_QUERIES=1000000)"
-step margin_1m 40 "$(compare margin_1m crowd 1000000 SATGPU_BENCH_MARGIN=0.5)"
-step events_1m 40 "$(compare events_1m crowd 1000000 SATGPU_BENCH_EVENTS=3)"
-step bench_crowd10m 90 "satgpu bench --kind crowd --n 10000000 --frames 3 --json $res/bench_crowd10m.json"
-# round's f64 reference takes over a minute at 1M (up to 1,024 vertices a body), pile's 14M pairs
-# about as long: last.
-step bench_1m 150 "satgpu bench --kind crowd,dense,mixed,clustered,grid,scales,outliers,agents,shapes --n 1000000 --frames 5 --json $res/bench_1m.json"
-for k in dense clustered grid outliers agents shapes crowd mixed; do
+step tests 150 "$tests"
+# The crowd simulation: every iteration a fresh detection, and one detection reused.
+step sim_1m 15 "satgpu sim --kind agents --n 1000000 --frames 30 --json $res/sim_1m.json"
+step sim_10m 25 "satgpu sim --kind agents --n 10000000 --frames 10 --json $res/sim_10m.json"
+step sim_1m_reuse 15 "satgpu sim --kind agents --n 1000000 --frames 30 --resolve reuse --json $res/sim_1m_reuse.json"
+step sim_10m_reuse 25 "satgpu sim --kind agents --n 10000000 --frames 10 --resolve reuse --json $res/sim_10m_reuse.json"
+wheel="python3 -m pip install -q --upgrade --no-index --no-deps --no-compile --target /tmp/site /tmp/sg/*.whl"
+step python 20 "$wheel && PYTHONPATH=/tmp/site python3 examples/python/bench.py --n 100000,1000000 --frames 5"
+step rays_1m 25 "$(compare rays_1m crowd 1000000 SATGPU_BENCH_RAYS=0)"
+step queries_1m 60 "$(compare queries_1m crowd 1000000 SATGPU_BENCH_QUERIES=${QUERIES:-250000})"
+for k in crowd mixed agents shapes outliers grid clustered dense; do
     step "compare_1m_$k" 40 "$(compare compare_1m_$k $k 1000000)"
 done
+step margin_1m 40 "$(compare margin_1m crowd 1000000 SATGPU_BENCH_MARGIN=0.5)"
+step events_1m 30 "$(compare events_1m crowd 1000000 SATGPU_BENCH_EVENTS=3)"
+# round's f64 reference takes over a minute at 1M (up to 1,024 vertices a body), pile's 14M pairs
+# about as long: last.
+step bench_1m 100 "satgpu bench --kind crowd,dense,mixed,clustered,grid,outliers,agents,shapes --n 1000000 --frames 5 --json $res/bench_1m.json"
+step bench_crowd10m 110 "satgpu bench --kind crowd --n 10000000 --frames 3 --json $res/bench_crowd10m.json"
+# scales: each frame's sweep takes over a second (BENCHMARKS.md): on its own.
+step bench_scales1m 60 "satgpu bench --kind scales --n 1000000 --frames 3 --json $res/bench_scales1m.json"
 step bench_100k 40 "satgpu bench --kind $kinds --n 100000 --frames 5 --json $res/bench_100k.json"
 for k in crowd dense mixed clustered grid outliers agents shapes pile; do
     step "compare_100k_$k" 15 "$(compare compare_100k_$k $k 100000)"
 done
-step sim_1m 20 "satgpu sim --kind agents --n 1000000 --frames 30 --json $res/sim_1m.json"
-step sim_10m 40 "satgpu sim --kind agents --n 10000000 --frames 10 --json $res/sim_10m.json"
-wheel="python3 -m pip install -q --upgrade --no-index --no-deps --no-compile --target /tmp/site /tmp/sg/*.whl"
-step python 30 "$wheel && PYTHONPATH=/tmp/site python3 examples/python/bench.py --n 100000,1000000 --frames 5"
 step pytest 30 "$wheel; PYTHONPATH=/tmp/site python3 -m pytest -q python/tests"
 step run_100k 60 "for k in ${kinds//,/ } rooms; do satgpu run --kind \$k --n 100000 2>&1 | tail -4; echo \"rc \${PIPESTATUS[0]}\"; done"
 step compare_100k_round 45 "$(compare compare_100k_round round 100000)"

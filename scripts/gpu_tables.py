@@ -20,10 +20,15 @@ def f(x, digits=1):
 
 def bench_rows(res):
     rows = []
-    for name in ["bench_100k", "bench_1m", "bench_crowd10m", "bench_pile1m"]:
+    seen = set()
+    for name in ["bench_100k", "bench_1m", "bench_crowd1m", "bench_crowd10m", "bench_scales1m", "bench_pile1m"]:
         path = res / f"{name}.json"
         if path.exists():
-            rows += json.loads(path.read_text())
+            for r in json.loads(path.read_text()):
+                # bench_1m and bench_crowd1m both hold crowd 1M: the first one read is shown.
+                if (r["scene"], r["n"]) not in seen:
+                    seen.add((r["scene"], r["n"]))
+                    rows.append(r)
     rows.sort(key=lambda r: (r["n"], r["scene"]))
     return rows
 
@@ -81,15 +86,32 @@ def print_compare(rows):
 
 
 def print_sim(res):
-    print("| agents | frames | frame median, ms | colliding first -> last | largest penetration last |")
-    print("|---:|---:|---:|---|---:|")
-    for name in ["sim_1m", "sim_10m"]:
+    print("| agents | contacts | frames | frame median, ms | colliding first -> last | largest penetration last |")
+    print("|---:|---|---:|---:|---|---:|")
+    for name in ["sim_1m", "sim_1m_reuse", "sim_10m", "sim_10m_reuse"]:
         path = res / f"{name}.json"
         if path.exists():
             d = json.loads(path.read_text())
-            print(f"| {d['n']:,} | {d['frames']} | {f(d['frame_ms_median'], 2)} | "
+            resolve = "reused" if name.endswith("reuse") else "fresh"
+            print(f"| {d['n']:,} | {resolve} | {d['frames']} | {f(d['frame_ms_median'], 2)} | "
                   f"{d['colliding'][0]:,} -> {d['colliding'][-1]:,} | "
                   f"{d['max_depth'][-1] / d['body_radius']:.2%} of a radius |")
+
+
+def print_ab(res):
+    """The A/B step's runs in the order they ran: frame and host spans per binary and round."""
+    print("| binary, round | scene | frame | pack | staging_write | wait | sim frame | resident |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for i in (1, 2):
+        for b in ("satgpu_base", "satgpu"):
+            path = res / f"ab_{b}_{i}.json"
+            if not path.exists():
+                continue
+            for r in json.loads(path.read_text()):
+                h = r["host_spans"]
+                print(f"| {b} {i} | {r['scene']} | {f(r['frame_ms_median'], 2)} | {f(h.get('pack'), 2)} | "
+                      f"{f(h.get('staging_write'), 2)} | {f(h.get('wait'), 2)} | {f(r['sim_frame_ms_median'], 2)} | "
+                      f"{f(r['resident_frame_ms_median'], 2)} |")
 
 
 def main():
@@ -101,6 +123,9 @@ def main():
     print_passes(rows)
     print("\n### Beside parry2d\n")
     print_compare(compare_rows(res))
+    if list(res.glob("ab_*.json")):
+        print("\n### A/B\n")
+        print_ab(res)
     print("\n### satgpu sim\n")
     print_sim(res)
     python = res / "python.log"

@@ -12,6 +12,10 @@ use crate::gpu::device::adapter::{
 use crate::gpu::kernels::pipelines::{Kernels, Tuning};
 use crate::gpu::kernels::shaders::Paging;
 
+/// The device memory blocks wgpu suballocates from; its host blocks, where writes are staged,
+/// are half as large (see [`Gpu::open`]).
+const STAGING_BLOCK: std::ops::Range<u64> = 512 << 20..512 << 20;
+
 /// Which adapter to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AdapterChoice {
@@ -152,7 +156,12 @@ impl Gpu {
             label: Some("satgpu"),
             required_features: features,
             required_limits: satgpu_limits(&adapter.limits()),
-            memory_hints: wgpu::MemoryHints::Performance,
+            // Host memory blocks of 256 MiB (half the device size asked for here): wgpu stages
+            // every write_buffer_with in host memory from these blocks, and a write larger than
+            // a block gets a block of its own, allocated and freed every frame (the vertex data of
+            // a million crowd polygons is about 90 MB). The last block is kept, so a frame's writes
+            // that fit in one reuse memory already mapped.
+            memory_hints: wgpu::MemoryHints::Manual { suballocated_device_memory_block_size: STAGING_BLOCK },
             ..Default::default()
         }))
         .map_err(|e| Error::Device(format!("request_device on {}: {e}", info.name)))?;
