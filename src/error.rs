@@ -112,6 +112,24 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
+    /// Text that is not the one WKT `POLYGON` a walkable area is read from
+    /// ([`parse_wkt_polygon`](crate::scene::parse_wkt_polygon)).
+    #[error("invalid WKT at column {column}: {message}")]
+    Wkt {
+        /// 1-based column (in characters) where reading stopped.
+        column: usize,
+        /// What was expected there.
+        message: String,
+    },
+    /// A scene file's `"walls"` cannot be read ([`Error::Wkt`]) or are not valid walls
+    /// ([`PolygonError::InRing`]).
+    #[error("{path}: \"walls\": {}", walls_reason(reason))]
+    InvalidWalls {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: Box<Error>,
+    },
     /// No usable GPU adapter was found.
     #[error("no GPU adapter found{detail}. Install a driver; for a software adapter on Debian/Ubuntu: `apt-get install mesa-vulkan-drivers libvulkan1`")]
     NoAdapter {
@@ -197,5 +215,13 @@ impl PolygonError {
     /// This error as [`Error::InvalidPolygon`] for the polygon at `index` of the caller's input.
     pub fn at(self, index: usize) -> Error {
         Error::InvalidPolygon { index, reason: self }
+    }
+}
+
+/// [`Error::InvalidWalls`]'s reason, a ring's error without the word "polygon" in front.
+fn walls_reason(reason: &Error) -> String {
+    match reason {
+        Error::Polygon(e) => e.to_string(),
+        other => other.to_string(),
     }
 }

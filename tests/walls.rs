@@ -392,3 +392,127 @@ fn chains_answer_rays_queries_and_events_as_one_body() {
         assert_eq!(world.events(), Some(&ended), "{order:?}");
     }
 }
+
+#[test]
+fn walkable_areas_are_read_from_wkt_and_refused_by_column() {
+    use satgpu::scene::parse_wkt_polygon;
+    let area = parse_wkt_polygon(" polygon((0 0, 10 0, 10 10, 0 10, 0 0),(4 4,6 4,6 6,4 4) , (1e-3 -2.5E1, 3 1, 2 2))")
+        .unwrap();
+    assert_eq!(area.exterior, vec![[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0], [0.0, 0.0]]);
+    assert_eq!(
+        area.holes,
+        vec![vec![[4.0, 4.0], [6.0, 4.0], [6.0, 6.0], [4.0, 4.0]], vec![[1e-3, -25.0], [3.0, 1.0], [2.0, 2.0]]]
+    );
+    // One closed chain per ring; the closing point repeated by WKT is dropped, an open ring kept.
+    let walls = area.walls(0.0).unwrap();
+    assert_eq!(walls.iter().map(|b| b.shapes().len()).collect::<Vec<_>>(), vec![4, 3, 3]);
+    assert_eq!(walls[1].shapes()[2].vertices(), &[[6.0, 6.0], [4.0, 4.0]]);
+    for (text, column, says) in [
+        ("POLYGON EMPTY", 14, "has no walls"),
+        ("POLYGON Z ((0 0 0, 1 0 0, 1 1 0, 0 0 0))", 10, "2D"),
+        ("MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)))", 1, "MULTIPOLYGON"),
+        ("", 1, "found nothing"),
+        ("POLYGON ((0 0, 1 0, 1 1 1, 0 0))", 25, "2D"),
+        ("POLYGON ((0 0, 1 x, 1 1, 0 0))", 18, "\"x\""),
+        ("POLYGON ((0 0, 1 0, 1 1, 0 0)) extra", 32, "after the polygon"),
+        ("POLYGON ((0 0, 1 0, 1 1, 0 0)", 30, "expected ')'"),
+        ("POLYGON (0 0, 1 0, 1 1, 0 0)", 10, "expected '('"),
+    ] {
+        match parse_wkt_polygon(text) {
+            Err(e @ Error::Wkt { column: c, .. }) if c == column && e.to_string().contains(says) => {}
+            other => panic!("{text:?}: expected a WKT error at column {column} saying {says:?}, got {other:?}"),
+        }
+    }
+    // Bad rings name the ring, then the segment inside it.
+    for (text, says) in [
+        ("POLYGON ((0 0, 1 0, 0 0))", "ring 0 (the exterior) is a chain of 2 points"),
+        (
+            "POLYGON ((0 0, 9 0, 9 9, 0 0), (1 1, 2 1, 2 2, 2 2, 1 1))",
+            "ring 1 (a hole) part 2 is a segment of zero length",
+        ),
+        ("POLYGON ((0 0, 9 0, 9 nan, 0 0))", "ring 0 (the exterior) part 1 vertex 1 has a non-finite coordinate"),
+    ] {
+        let text = format!(r#"{{"polygons": [], "walls": {{"wkt": "{text}"}}}}"#);
+        match parse_scene(&text, Path::new("area.json")) {
+            Err(e @ Error::InvalidWalls { .. }) => {
+                let message = e.to_string();
+                assert!(message.starts_with("area.json: \"walls\": ") && message.contains(says), "{message}");
+            }
+            other => panic!("{text}: expected InvalidWalls saying {says:?}, got {other:?}"),
+        }
+    }
+}
+
+/// Agents in a walkable area given as WKT in a scene file at scale `s` (a power of two, so that
+/// touching stays exact): a 60 x 40 room with a square, a triangular and a concave hole, then
+/// agents (circles of radius 0.25) spread over it, the last four touching a wall, a hole's side,
+/// the room's corner and a hole's vertex exactly; the walls last, one body per ring.
+fn walkable_area(s: f64) -> Vec<Body> {
+    let wkt = format!(
+        "POLYGON (({0} {0}, {1} {0}, {1} {2}, {0} {2}, {0} {0}), ({3} {3}, {4} {3}, {4} {4}, {3} {4}, {3} {3}), \
+         ({5} {3}, {6} {3}, {5} {4}, {5} {3}), ({7} {3}, {8} {3}, {8} {9}, {10} {9}, {10} {4}, {7} {4}, {7} {3}))",
+        0.0,
+        60.0 * s,
+        40.0 * s,
+        10.0 * s,
+        20.0 * s,
+        30.0 * s,
+        40.0 * s,
+        45.0 * s,
+        55.0 * s,
+        15.0 * s,
+        50.0 * s,
+    );
+    // One filtered entry, so that the scene holds a filter list the walls must extend.
+    let text = format!(
+        r#"{{"polygons": [{{"circle": {{"center": [-5, -5], "radius": 1}}, "category": 2}}], "walls": {{"wkt": "{wkt}"}}}}"#
+    );
+    let scene = parse_scene(&text, Path::new("walkable.json")).unwrap();
+    assert_eq!((scene.len(), scene.filters.len()), (5, 5));
+    assert_eq!(scene.filters[1..], [satgpu::Filter::DEFAULT; 4]);
+    let circle = |x: f64, y: f64| Body::from(Polygon::circle([x * s, y * s], 0.25 * s).unwrap());
+    // The generated crowd stretched over the room, [1, 59] x [1, 39].
+    let centres: Vec<[f64; 2]> = generate(SceneKind::Agents, 1500, 4).iter().map(|p| p.vertices()[0]).collect();
+    let (lo, hi) = centres.iter().fold(([f64::MAX; 2], [f64::MIN; 2]), |(lo, hi), c| {
+        ([lo[0].min(c[0]), lo[1].min(c[1])], [hi[0].max(c[0]), hi[1].max(c[1])])
+    });
+    let mut bodies: Vec<Body> = centres
+        .iter()
+        .map(|c| circle(1.0 + 58.0 * (c[0] - lo[0]) / (hi[0] - lo[0]), 1.0 + 38.0 * (c[1] - lo[1]) / (hi[1] - lo[1])))
+        .collect();
+    bodies.extend([[30.0, 0.25], [9.75, 12.0], [0.25, 0.25], [20.25, 20.0]].map(|[x, y]| circle(x, y)));
+    bodies.extend(scene.compounds[1..].iter().cloned());
+    bodies
+}
+
+#[test]
+fn a_walkable_area_from_wkt_agrees_with_the_reference() {
+    let gpu = common::gpu();
+    for s in [1.0, 2f64.powi(-66), 2f64.powi(66)] {
+        let bodies = walkable_area(s);
+        assert_eq!(bodies.len(), 1508);
+        assert_eq!((bodies[1504].shapes().len(), bodies[1507].shapes().len()), (4, 6));
+        for options in [
+            DetectOptions::default(),
+            DetectOptions::default().with_contact_detail(ContactDetail::Full).with_order(ContactOrder::Gpu),
+            DetectOptions::default().with_margin(0.1 * s),
+        ] {
+            let what = format!("scale {s:e}, {options:?}");
+            let got = gpu::detect(&gpu, &bodies, &options).unwrap();
+            let want = reference::detect(&bodies, &options);
+            let report = validate::compare(&bodies, &got.contacts, &want.contacts, &options);
+            assert!(report.ok(), "{what}: {}", report.disagreements[0]);
+            for wall in 1504..1508 {
+                assert!(got.contacts.iter().any(|c| c.b == wall), "{what}: nothing meets ring {}", wall - 1504);
+            }
+            // The four agents placed touching a wall exactly: found, at depth 0 (or the margin).
+            for agent in 1500..1504 {
+                let touching = got.contacts.iter().find(|c| c.a == agent && c.b >= 1504);
+                assert!(
+                    touching.is_some_and(|c| c.depth == 0.0 || options.margin > 0.0),
+                    "{what}: agent {agent}: {touching:?}"
+                );
+            }
+        }
+    }
+}

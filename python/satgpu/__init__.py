@@ -53,6 +53,7 @@ __all__ = [
     "polygons",
     "read_scene",
     "reference",
+    "walls",
     "write_scene",
 ] + errors.__all__
 
@@ -126,6 +127,35 @@ def polygons(vertices, offsets, radii=None) -> Shapes:
     if radii is not None:
         radii = _array("radii", radii, np.float64, 1)
     return _satgpu.polygons(vertices, offsets, radii)
+
+
+def _ring(name: str, points) -> list:
+    """A ring of a walkable area as a list of [x, y]: a sequence of points or an n x 2 array."""
+    ring = np.asarray(points, dtype=np.float64)
+    if ring.ndim != 2 or ring.shape[1] != 2:
+        raise ValueError(f"{name} must be an n x 2 array of x, y (walls take 2D coordinates), got shape {ring.shape}")
+    return ring.tolist()
+
+
+def walls(exterior, holes=(), radius: float = 0.0) -> list:
+    """The walls of a walkable area, as JuPedSim describes a scene: one closed `chain` per ring
+    of its boundary, the exterior's first, then each hole's (a list of `Compound`s).
+
+    `exterior` is the outer ring (an n x 2 array or a list of [x, y]) with `holes` its holes; or
+    a shapely `Polygon` (its exterior and interiors; then `holes` stays empty); or a WKT
+    `POLYGON` string, JuPedSim's geometry format. A ring may repeat its first point at the end,
+    as WKT and shapely do. Bad rings are `InvalidPolygonError`s naming the ring, text that is no
+    WKT POLYGON a `WktError`."""
+    if isinstance(exterior, str):
+        if len(holes):
+            raise ValueError("holes come from the WKT polygon: pass holes=() with a WKT string")
+        exterior, holes = _satgpu.wkt_polygon(exterior)
+    elif hasattr(exterior, "exterior") and hasattr(exterior, "interiors"):
+        if len(holes):
+            raise ValueError("holes come from the shapely Polygon: pass holes=() with a Polygon")
+        exterior, holes = exterior.exterior.coords, [ring.coords for ring in exterior.interiors]
+    rings = [_ring("exterior", exterior)] + [_ring(f"holes[{i}]", h) for i, h in enumerate(holes)]
+    return _satgpu.walls(rings[0], rings[1:], radius)
 
 
 def _rays(origins, directions, lengths) -> np.ndarray:

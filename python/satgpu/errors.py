@@ -14,10 +14,12 @@ Kinds of the same family share a base, so that one `except` catches the family:
     │   ├── TransformCountError
     │   └── FilterCountError
     ├── InvalidSettingError       (ValueError)  an option out of its range
+    ├── WktError                  (ValueError)  not one WKT POLYGON: the column where reading stopped
     ├── SceneError                              a scene file cannot be read or written
     │   ├── SceneFileError        (OSError)       the file itself: missing, unreadable
     │   ├── SceneJsonError        (ValueError)    not JSON, or not a scene: line and column
-    │   └── MissingPolygonsError  (ValueError)    no "polygons" array
+    │   ├── MissingPolygonsError  (ValueError)    no "polygons" array
+    │   └── InvalidWallsError     (ValueError)    "walls" that are no WKT POLYGON or not valid rings
     ├── NoAdapterError                          no adapter satgpu can use
     │   └── UnsuitableAdapterError                the one asked for cannot run satgpu
     ├── TooLargeError                           the work does not fit
@@ -47,6 +49,7 @@ __all__ = [
     "InvalidPolygonError",
     "InvalidSettingError",
     "InvalidTransformError",
+    "InvalidWallsError",
     "MissingPolygonsError",
     "NoAdapterError",
     "NonFiniteTransformError",
@@ -60,6 +63,7 @@ __all__ = [
     "TransformOutOfRangeError",
     "UnknownShapeError",
     "UnsuitableAdapterError",
+    "WktError",
 ]
 
 
@@ -70,6 +74,11 @@ class Error(Exception):
 class InvalidPolygonError(Error, ValueError):
     """A shape failed validation (too few or too many vertices, not convex, not finite, out of
     range, too small, a bad radius); the message names the shape."""
+
+
+class WktError(Error, ValueError):
+    """Text that is not one WKT `POLYGON` (a walkable area for `satgpu.walls`); the message names
+    the column where reading stopped."""
 
 
 class UnknownShapeError(Error, ValueError):
@@ -122,6 +131,11 @@ class SceneJsonError(SceneError, ValueError):
 
 class MissingPolygonsError(SceneError, ValueError):
     """The file has no top-level "polygons" array."""
+
+
+class InvalidWallsError(SceneError, ValueError):
+    """A scene file's "walls" are no WKT POLYGON or have a ring that is not a valid loop; the
+    message names the file, then the column or the ring."""
 
 
 class NoAdapterError(Error):

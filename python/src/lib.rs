@@ -35,6 +35,8 @@ fn raise(e: satgpu::Error) -> PyErr {
         E::Io { .. } => "SceneFileError",
         E::Json { .. } => "SceneJsonError",
         E::MissingPolygons { .. } => "MissingPolygonsError",
+        E::Wkt { .. } => "WktError",
+        E::InvalidWalls { .. } => "InvalidWallsError",
         E::NoAdapter { .. } => "NoAdapterError",
         E::UnsuitableAdapter { .. } => "UnsuitableAdapterError",
         E::TooLarge { .. } => "BufferTooLargeError",
@@ -178,6 +180,25 @@ fn segment(a: Vec<f64>, b: Vec<f64>, r: f64) -> PyResult<Shape> {
 #[pyo3(signature = (points, r#loop = false, radius = 0.0))]
 fn chain(points: Vec<[f64; 2]>, r#loop: bool, radius: f64) -> PyResult<Compound> {
     satgpu::Body::chain(&points, r#loop, radius).map(|inner| Compound { inner }).map_err(|e| shape_error("chain", None, e))
+}
+
+/// The walls of a walkable area: one closed chain per ring, the exterior's first, then each
+/// hole's (`satgpu.walls` in Python takes arrays, a shapely Polygon or WKT and calls this).
+#[pyfunction]
+#[pyo3(signature = (exterior, holes, radius = 0.0))]
+fn walls(exterior: Vec<[f64; 2]>, holes: Vec<Vec<[f64; 2]>>, radius: f64) -> PyResult<Vec<Compound>> {
+    let bodies = satgpu::Body::walls(&exterior, &holes, radius).map_err(|e| shape_error("walls", None, e))?;
+    Ok(bodies.into_iter().map(|inner| Compound { inner }).collect())
+}
+
+/// A ring: its points.
+type Ring = Vec<[f64; 2]>;
+
+/// The rings of one WKT `POLYGON`: (exterior, holes), each ring a list of [x, y].
+#[pyfunction]
+fn wkt_polygon(text: &str) -> PyResult<(Ring, Vec<Ring>)> {
+    let area = satgpu::scene::parse_wkt_polygon(text).map_err(raise)?;
+    Ok((area.exterior, area.holes))
 }
 
 /// Circles in bulk: `centers` (n x 2) and `radii` (n), float64.
@@ -1045,6 +1066,8 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(capsule, m)?,
         wrap_pyfunction!(segment, m)?,
         wrap_pyfunction!(chain, m)?,
+        wrap_pyfunction!(walls, m)?,
+        wrap_pyfunction!(wkt_polygon, m)?,
         wrap_pyfunction!(circles, m)?,
         wrap_pyfunction!(polygons, m)?,
         wrap_pyfunction!(compound, m)?,

@@ -130,6 +130,51 @@ def test_chains_are_one_body_of_segments(gpu):
         satgpu.chain([[0, 0], [1, 0]], loop=True)
 
 
+def test_walls_of_a_walkable_area(gpu, tmp_path):
+    # JuPedSim's geometry: a room with a square hole, as arrays, as WKT and as a shapely-like
+    # Polygon (anything with .exterior.coords and .interiors), each ring closed as WKT closes it.
+    exterior = [[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]
+    hole = np.array([[4, 4], [6, 4], [6, 6], [4, 6], [4, 4]], dtype=np.float64)
+    wkt = "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0), (4 4, 6 4, 6 6, 4 6, 4 4))"
+
+    class Ring:
+        def __init__(self, coords):
+            self.coords = coords
+
+    class Area:
+        def __init__(self, exterior, holes):
+            self.exterior, self.interiors = Ring(exterior), [Ring(h) for h in holes]
+
+    for walls in [satgpu.walls(exterior, [hole]), satgpu.walls(wkt), satgpu.walls(Area(exterior, [hole]))]:
+        assert [len(w.parts) for w in walls] == [4, 4]
+        # Agents: one touching the outer wall, one inside the hole's ring (an outline: free),
+        # one against the hole's corner, one free.
+        shapes = [satgpu.circle([0.5, 5], 0.5), satgpu.circle([5, 5], 0.5), satgpu.circle([6.3, 6.3], 0.5), satgpu.circle([2, 2], 0.5)] + walls
+        got = satgpu.detect(shapes, gpu=gpu)
+        agree(shapes, got)
+        assert [(int(a), int(b)) for a, b in zip(got.a, got.b)] == [(0, 4), (2, 5)]
+        assert got.depth[0] == 0.0
+    assert [len(w.parts) for w in satgpu.walls(exterior, radius=0.1)] == [4]
+    with pytest.raises(satgpu.InvalidPolygonError, match=r"walls: ring 1 \(a hole\) is a chain of 2 points"):
+        satgpu.walls(exterior, [[[1, 1], [2, 2], [1, 1]]])
+    with pytest.raises(satgpu.InvalidPolygonError, match=r"ring 0 \(the exterior\) part 1 vertex 1 has a non-finite"):
+        satgpu.walls([[0, 0], [1, 0], [1, float("nan")]])
+    with pytest.raises(satgpu.WktError, match="column 1: expected POLYGON"):
+        satgpu.walls("MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)))")
+    with pytest.raises(ValueError, match="n x 2"):
+        satgpu.walls([[0, 0, 0], [1, 0, 0], [1, 1, 0]])
+    with pytest.raises(ValueError, match="holes come from the WKT"):
+        satgpu.walls(wkt, [hole])
+    # A scene file's "walls": one body per ring after the entries.
+    scene = tmp_path / "area.json"
+    scene.write_text('{"polygons": [{"circle": {"center": [0.5, 5], "radius": 0.5}}], "walls": {"wkt": "%s"}}' % wkt)
+    bodies = satgpu.read_scene(scene).shapes
+    assert [len(b.parts) for b in bodies] == [1, 4, 4]
+    scene.write_text('{"polygons": [], "walls": {"wkt": "POLYGON ((0 0, 1 0))"}}')
+    with pytest.raises(satgpu.InvalidWallsError, match='area.json: "walls": ring 0 \\(the exterior\\) is a chain of 2 points'):
+        satgpu.read_scene(scene)
+
+
 def test_full_contacts_have_manifolds(gpu):
     # b overlaps a by 0.5 along x, its whole height inside a's: one normal, two points.
     shapes = [satgpu.polygon([[0, 0], [2, 0], [2, 2], [0, 2]]), satgpu.polygon([[1.5, 0.25], [3.5, 0.25], [3.5, 1.75], [1.5, 1.75]])]

@@ -68,6 +68,30 @@ impl Body {
         Ok(Body { shapes })
     }
 
+    /// The walls of a walkable area, as JuPedSim describes a scene: the polygon `exterior` with
+    /// `holes` (obstacles), each ring one closed [`chain`](Body::chain) of radius `radius`: the
+    /// exterior's loop first, then one per hole in order. A ring may repeat its first point at
+    /// the end (WKT and shapely do): that point is dropped. Whether the rings nest or cross is
+    /// not checked: they are walls wherever they run. A ring that is not a valid loop is
+    /// [`PolygonError::InRing`] naming it, with the chain's reason inside.
+    pub fn walls<R: AsRef<[[f64; 2]]>>(
+        exterior: &[[f64; 2]],
+        holes: &[R],
+        radius: f64,
+    ) -> Result<Vec<Body>, PolygonError> {
+        std::iter::once(exterior)
+            .chain(holes.iter().map(AsRef::as_ref))
+            .enumerate()
+            .map(|(ring, points)| {
+                let open = match points {
+                    [first, .., last] if first == last && points.len() > 2 => &points[..points.len() - 1],
+                    _ => points,
+                };
+                Body::chain(open, true, radius).map_err(|e| PolygonError::InRing { ring, reason: Box::new(e) })
+            })
+            .collect()
+    }
+
     /// The shapes, in the body's frame.
     pub fn shapes(&self) -> &[Polygon] {
         &self.shapes

@@ -154,6 +154,15 @@ pub enum PolygonError {
         /// y of the repeated point.
         y: f64,
     },
+    /// A ring of a walkable area's boundary ([`Body::walls`](crate::Body::walls)) is not a valid
+    /// loop; `reason` says why (its segments numbered from its first point).
+    #[error("ring {ring} ({}) {reason}", if *ring == 0 { "the exterior" } else { "a hole" })]
+    InRing {
+        /// 0 for the exterior, then the holes in order from 1.
+        ring: usize,
+        /// What is wrong with it.
+        reason: Box<PolygonError>,
+    },
     /// A chain of too few or too many points: an open chain needs 2 to `max`, a loop 3 to `max`.
     #[error("is a chain of {count} points; an open chain needs 2 to {max}, a loop 3 to {max}")]
     ChainPoints {

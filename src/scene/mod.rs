@@ -35,8 +35,10 @@ use entry::{Entry, ShapeFile};
 mod entry;
 #[cfg(feature = "generate")]
 mod generate;
+mod wkt;
 #[cfg(feature = "generate")]
 pub use generate::{generate, generate_bodies, SceneKind};
+pub use wkt::{parse_wkt_polygon, Area};
 
 /// A set of shapes to test against each other; the index of a shape is its identity in every
 /// reported pair.
@@ -85,6 +87,23 @@ impl Scene {
 #[derive(Deserialize)]
 struct SceneFile {
     polygons: Option<Vec<ShapeFile>>,
+    walls: Option<WallsFile>,
+}
+
+/// A walkable area's boundary as walls: `{"wkt": "POLYGON ((x y, ...), ...)", "radius": r}`.
+#[derive(Deserialize)]
+struct WallsFile {
+    wkt: String,
+    radius: Option<f64>,
+}
+
+impl WallsFile {
+    /// One closed chain per ring ([`Area::walls`]); errors name `path`.
+    fn bodies(&self, path: &Path) -> Result<Vec<Body>> {
+        let invalid = |reason: Error| Error::InvalidWalls { path: path.to_path_buf(), reason: Box::new(reason) };
+        let area = parse_wkt_polygon(&self.wkt).map_err(invalid)?;
+        area.walls(self.radius.unwrap_or(0.0)).map_err(|e| invalid(Error::Polygon(e)))
+    }
 }
 
 /// Turns a serde_json error into [`Error::Json`] with its 1-based position.
@@ -134,6 +153,16 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
                 .get_or_insert_with(|| std::mem::take(&mut polygons).into_iter().map(Body::from).collect())
                 .push(c),
         }
+    }
+    if let Some(walls) = file.walls {
+        // The walls follow the entries, one body per ring, with the default filter.
+        let bodies = walls.bodies(path)?;
+        if let Some(list) = filters.as_mut() {
+            list.resize(list.len() + bodies.len(), Filter::DEFAULT);
+        }
+        compounds
+            .get_or_insert_with(|| std::mem::take(&mut polygons).into_iter().map(Body::from).collect())
+            .extend(bodies);
     }
     Ok(Scene { polygons, filters: filters.unwrap_or_default(), compounds: compounds.unwrap_or_default() })
 }
