@@ -1,5 +1,6 @@
-//! Issue 41: every option of a detection with every other. For {one shape, several shapes per
-//! body} x {margin 0, > 0} x {basic, full contacts} x {events off, on} x {GPU, host ordering} x
+//! Issue 41: every option of a detection with every other, walls among the shapes (issue 42:
+//! every tenth shape a segment, the last body a chain where bodies have several). For {one
+//! shape, several shapes per body} x {margin 0, > 0} x {basic, full contacts} x {events off, on} x {GPU, host ordering} x
 //! {filters on the first and the last body, none} x {one batch, several}, the GPU equals the
 //! reference with the same options under the numerics contract: the same pairs outside the band,
 //! depths and normals within it, manifolds that pass the contract's checks, and no pair the
@@ -12,13 +13,19 @@ use satgpu::gpu::{self, Frame, Gpu, World, WorldOptions};
 use satgpu::reference::contact_events;
 use satgpu::scene::{generate, SceneKind};
 use satgpu::{
-    reference, validate, Body, ContactDetail, ContactEvents, ContactOrder, DetectOptions, Filter, Polygon, Transform,
+    reference, validate, Body, ContactDetail, ContactEvents, ContactOrder, DetectOptions, Filter, Polygon, ShapeKind,
+    Transform,
 };
 
 /// `n` shapes of every kind: spread out (about 6 candidates per shape), or piled into one spot,
-/// where every pair is a candidate (past what one binding of the small device holds).
+/// where every pair is a candidate (past what one binding of the small device holds). Every
+/// tenth shape, and the last, is a wall: a segment of radius 0 across its box.
 fn shapes(n: usize, piled: bool) -> Vec<Polygon> {
-    let spread = generate(SceneKind::Shapes, n, 11);
+    let mut spread = generate(SceneKind::Shapes, n, 11);
+    for i in (0..n).step_by(10).chain([n - 1]) {
+        let b = spread[i].aabb();
+        spread[i] = Polygon::segment(b.min, b.max, 0.0).unwrap();
+    }
     if !piled {
         return spread;
     }
@@ -35,7 +42,8 @@ fn shapes(n: usize, piled: bool) -> Vec<Polygon> {
         .collect()
 }
 
-/// The shapes grouped into bodies of 1 to 3 consecutive shapes.
+/// The shapes grouped into bodies of 1 to 3 consecutive shapes, then a chain (an open zigzag of
+/// 41 points) across the middle of their box as the last body.
 fn grouped(shapes: &[Polygon]) -> Vec<Body> {
     let mut out = vec![];
     let mut rest = shapes;
@@ -46,6 +54,16 @@ fn grouped(shapes: &[Polygon]) -> Vec<Body> {
         rest = &rest[take..];
         k += 1;
     }
+    let b = shapes.iter().map(Polygon::aabb).reduce(|a, b| satgpu::Aabb {
+        min: [a.min[0].min(b.min[0]), a.min[1].min(b.min[1])],
+        max: [a.max[0].max(b.max[0]), a.max[1].max(b.max[1])],
+    });
+    let b = b.expect("shapes");
+    let (mid, h) = ((b.min[1] + b.max[1]) / 2.0, (b.max[1] - b.min[1]) / 8.0);
+    let points: Vec<[f64; 2]> = (0..=40)
+        .map(|k| [b.min[0] + (b.max[0] - b.min[0]) * k as f64 / 40.0, mid + if k % 2 == 0 { h } else { -h }])
+        .collect();
+    out.push(Body::chain(&points, false, 0.0).unwrap());
     out
 }
 
@@ -64,6 +82,10 @@ fn cell<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOptions, w
     assert!(!want.contacts.is_empty(), "{what}: the scene has pairs");
     let report = validate::compare(bodies, &frame.contacts, &want.contacts, options);
     assert!(report.ok(), "{what}: {} disagreements, first {}", report.disagreements.len(), report.disagreements[0]);
+    // The last body is a wall (a segment, or a chain where bodies have several shapes).
+    let last = bodies.len() as u32 - 1;
+    assert!(bodies[last as usize].as_ref().iter().all(|p| p.kind() == ShapeKind::Segment), "{what}: a wall last");
+    assert!(frame.contacts.iter().any(|c| c.b == last), "{what}: the last body, a wall, meets nothing");
     let several = bodies.iter().any(|b| b.as_ref().len() > 1);
     assert_eq!(frame.shapes.len(), if several { frame.contacts.len() } else { 0 }, "{what}: shape pairs");
     match options.contact_detail {
@@ -76,7 +98,6 @@ fn cell<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOptions, w
     }
     if let Some(filter) = options.filters.first() {
         // The first and the last body share a negative group: never a pair, with each other.
-        let last = bodies.len() as u32 - 1;
         assert_eq!(filter.group, -7);
         assert!(!frame.contacts.iter().any(|c| (c.a, c.b) == (0, last)), "{what}: a filtered pair");
         assert!(!want.contacts.iter().any(|c| (c.a, c.b) == (0, last)), "{what}: the reference's filtered pair");
