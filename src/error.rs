@@ -121,7 +121,8 @@ pub enum Error {
         /// What was expected there.
         message: String,
     },
-    /// A scene file's `"walls"` cannot be read ([`Error::Wkt`]) or are not valid walls
+    /// A scene file's `"walls"`, or a walls file ([`read_walls`](crate::scene::read_walls)),
+    /// cannot be read ([`Error::Wkt`]) or are not valid walls
     /// ([`PolygonError::InRing`]).
     #[error("{path}: \"walls\": {}", walls_reason(reason))]
     InvalidWalls {

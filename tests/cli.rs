@@ -688,3 +688,51 @@ fn raycast_finds_the_nearest_body_of_each_ray() {
     let no_header = write("raycast_nohead.csv", "x,y\n1,2\n");
     expect_bad_input(&["raycast", p(&scene), p(&no_header)], &["line 1", "x,y,dx,dy,length"]);
 }
+
+#[test]
+fn walls_from_a_wkt_file_or_the_scene_are_the_same_bodies() {
+    // Agents, and the walkable area as a WKT file (--walls) or inside the scene ("walls").
+    let wkt = "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0), (4 4, 6 4, 6 6, 4 6, 4 4))";
+    let agents = r#"{"circle": {"center": [0.5, 5], "radius": 0.5}}, {"circle": {"center": [6.25, 5], "radius": 0.5}}, {"circle": {"center": [2, 2], "radius": 0.5}}"#;
+    let scene = write("walls_agents.json", &format!(r#"{{"polygons": [{agents}]}}"#));
+    let with_walls = write("walls_scene.json", &format!(r#"{{"polygons": [{agents}], "walls": {{"wkt": "{wkt}"}}}}"#));
+    let area = write("walls_area.wkt", wkt);
+    let mut csvs = vec![];
+    for (args, name) in [
+        (vec![scene.to_str().unwrap(), "--walls", area.to_str().unwrap()], "walls_flag.csv"),
+        (vec![with_walls.to_str().unwrap()], "walls_key.csv"),
+        (vec![with_walls.to_str().unwrap(), "--backend", "cpu"], "walls_cpu.csv"),
+    ] {
+        let out = tmp(name);
+        let mut all = vec!["detect"];
+        all.extend(args);
+        all.extend(["--out", out.to_str().unwrap()]);
+        let o = satgpu(&all);
+        assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&out).unwrap();
+        // Bodies 3 and 4 are the exterior's and the hole's chains: agent 0 touches the first,
+        // agent 1 the second; agent 2 is free.
+        let pairs: Vec<String> =
+            text.lines().skip(1).map(|l| l.split(',').take(2).collect::<Vec<_>>().join(",")).collect();
+        assert_eq!(pairs, ["0,3", "1,4"], "{all:?}: {text}");
+        csvs.push(text);
+    }
+    assert_eq!(csvs[0], csvs[1], "--walls and \"walls\" give the same bytes");
+    let bad = write("walls_bad.wkt", "POLYGON ((0 0, 10 0))");
+    expect_bad_input(
+        &["detect", scene.to_str().unwrap(), "--walls", bad.to_str().unwrap()],
+        &["walls_bad.wkt", "ring 0 (the exterior) is a chain of 2 points"],
+    );
+    let multi = write("walls_multi.wkt", "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)))");
+    expect_bad_input(
+        &[
+            "render",
+            scene.to_str().unwrap(),
+            "--walls",
+            multi.to_str().unwrap(),
+            "--out",
+            tmp("w.svg").to_str().unwrap(),
+        ],
+        &["invalid WKT at column 1"],
+    );
+}

@@ -65,6 +65,21 @@ impl Scene {
         Scene { polygons: vec![], filters: vec![], compounds: bodies }
     }
 
+    /// Adds `walls` (bodies, as [`Area::walls`] gives them) after the scene's bodies, with the
+    /// default filter; the scene's bodies are then in `compounds`.
+    pub fn add_walls(&mut self, walls: Vec<Body>) {
+        if walls.is_empty() {
+            return;
+        }
+        if !self.filters.is_empty() {
+            self.filters.resize(self.filters.len() + walls.len(), Filter::DEFAULT);
+        }
+        if self.compounds.is_empty() {
+            self.compounds = std::mem::take(&mut self.polygons).into_iter().map(Body::from).collect();
+        }
+        self.compounds.extend(walls);
+    }
+
     /// Whether the bodies are in `compounds` (some entry has parts).
     pub fn is_compound(&self) -> bool {
         !self.compounds.is_empty()
@@ -95,15 +110,6 @@ struct SceneFile {
 struct WallsFile {
     wkt: String,
     radius: Option<f64>,
-}
-
-impl WallsFile {
-    /// One closed chain per ring ([`Area::walls`]); errors name `path`.
-    fn bodies(&self, path: &Path) -> Result<Vec<Body>> {
-        let invalid = |reason: Error| Error::InvalidWalls { path: path.to_path_buf(), reason: Box::new(reason) };
-        let area = parse_wkt_polygon(&self.wkt).map_err(invalid)?;
-        area.walls(self.radius.unwrap_or(0.0)).map_err(|e| invalid(Error::Polygon(e)))
-    }
 }
 
 /// Turns a serde_json error into [`Error::Json`] with its 1-based position.
@@ -154,17 +160,27 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
                 .push(c),
         }
     }
+    let mut scene = Scene { polygons, filters: filters.unwrap_or_default(), compounds: compounds.unwrap_or_default() };
     if let Some(walls) = file.walls {
-        // The walls follow the entries, one body per ring, with the default filter.
-        let bodies = walls.bodies(path)?;
-        if let Some(list) = filters.as_mut() {
-            list.resize(list.len() + bodies.len(), Filter::DEFAULT);
-        }
-        compounds
-            .get_or_insert_with(|| std::mem::take(&mut polygons).into_iter().map(Body::from).collect())
-            .extend(bodies);
+        // The walls follow the entries, one body per ring.
+        scene.add_walls(area_walls(&walls.wkt, walls.radius.unwrap_or(0.0), path)?);
     }
-    Ok(Scene { polygons, filters: filters.unwrap_or_default(), compounds: compounds.unwrap_or_default() })
+    Ok(scene)
+}
+
+/// The walls of the walkable area in `wkt` (one closed chain per ring, of radius `radius`);
+/// errors are [`Error::InvalidWalls`] naming `path`.
+fn area_walls(wkt: &str, radius: f64, path: &Path) -> Result<Vec<Body>> {
+    let invalid = |reason: Error| Error::InvalidWalls { path: path.to_path_buf(), reason: Box::new(reason) };
+    let area = parse_wkt_polygon(wkt).map_err(invalid)?;
+    area.walls(radius).map_err(|e| invalid(Error::Polygon(e)))
+}
+
+/// Reads a file holding one WKT `POLYGON`, a walkable area (JuPedSim's geometry), as walls: one
+/// closed chain of radius 0 per ring ([`Area::walls`]); I/O and parse errors name the file.
+pub fn read_walls(path: &Path) -> Result<Vec<Body>> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    area_walls(&text, 0.0, path)
 }
 
 /// Reads and validates a scene file; I/O and parse errors name the file.

@@ -102,7 +102,7 @@ fn run_compound(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64) -> Result<(), F
 }
 
 pub(crate) fn detect(
-    path: &Path,
+    source: &SceneArgs,
     backend: Backend,
     out: Option<&Path>,
     (full, margin): (bool, f64),
@@ -118,7 +118,7 @@ pub(crate) fn detect(
         Some((_, Some("csv"))) => false,
         Some((out, _)) => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
     };
-    let scene::Scene { polygons, filters, compounds } = scene::read_scene(path)?;
+    let scene::Scene { polygons, filters, compounds } = source.read()?;
     // Opening the device (and compiling every pipeline) is timed apart from the detection.
     let t = Instant::now();
     let gpu = if backend == Backend::Gpu { Some(device.open()?) } else { None };

@@ -176,8 +176,8 @@ enum Command {
     },
     /// Detects the colliding pairs of a scene file.
     Detect {
-        /// Scene JSON: {"polygons": [{"vertices": [[x, y], ...]}, ...]}.
-        scene: PathBuf,
+        #[command(flatten)]
+        scene: SceneArgs,
         /// Where to detect.
         #[arg(long, value_enum, default_value = "gpu")]
         backend: Backend,
@@ -197,8 +197,8 @@ enum Command {
     },
     /// Region queries: the bodies of a scene each box of a CSV meets, or each point lies in.
     Query {
-        /// Scene JSON, as for detect.
-        scene: PathBuf,
+        #[command(flatten)]
+        scene: SceneArgs,
         /// Queries CSV: a header `min_x,min_y,max_x,max_y` (boxes) or `x,y` (points), optionally
         /// `category,mask,group` (each query's filter), then one query a line.
         regions: PathBuf,
@@ -214,8 +214,8 @@ enum Command {
     },
     /// Ray casts: the nearest body of a scene each ray of a CSV meets.
     Raycast {
-        /// Scene JSON, as for detect.
-        scene: PathBuf,
+        #[command(flatten)]
+        scene: SceneArgs,
         /// Rays CSV: a header `x,y,dx,dy,length` (origin, direction, how far), optionally
         /// `category,mask,group` (each ray's filter), then one ray a line.
         rays: PathBuf,
@@ -332,8 +332,8 @@ enum Command {
     /// pair's minimum translation vector as an arrow, a legend and axes in world units. Above
     /// 2000 shapes it shows a crop of about 1000 around the densest area and an overview map.
     Render {
-        /// Scene JSON.
-        scene: PathBuf,
+        #[command(flatten)]
+        scene: SceneArgs,
         /// Pairs to draw: a CSV from `detect --out` (a,b,normal_x,normal_y,depth, more columns
         /// allowed). Without it or --detect, only the shapes.
         #[arg(long, conflicts_with = "detect")]
@@ -362,6 +362,29 @@ enum Command {
 
 /// A failure with its exit code.
 struct Failure(u8, String);
+
+/// A scene file, and the walls of a walkable area to add to it.
+#[derive(clap::Args, Debug)]
+struct SceneArgs {
+    /// Scene JSON: {"polygons": [{"vertices": [[x, y], ...]}, ...]} (see docs/file-formats.md).
+    scene: PathBuf,
+    /// A file holding one WKT POLYGON, a walkable area (JuPedSim's geometry): its boundary
+    /// becomes walls, one closed chain per ring, after the scene's bodies (as a scene file's
+    /// "walls").
+    #[arg(long, value_name = "FILE.wkt")]
+    walls: Option<PathBuf>,
+}
+
+impl SceneArgs {
+    /// The scene, with the walls added.
+    fn read(&self) -> Result<scene::Scene, Failure> {
+        let mut read = scene::read_scene(&self.scene)?;
+        if let Some(walls) = &self.walls {
+            read.add_walls(scene::read_walls(walls)?);
+        }
+        Ok(read)
+    }
+}
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Failure {

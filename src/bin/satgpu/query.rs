@@ -7,7 +7,7 @@ use std::time::Instant;
 use satgpu::gpu::{Gpu, World, WorldOptions};
 use satgpu::{reference, scene, Aabb, BoxQuery, Error, Filter, PointQuery, Polygon};
 
-use crate::{Backend, DeviceArgs, Failure};
+use crate::{Backend, DeviceArgs, Failure, SceneArgs};
 
 /// The queries of a CSV: boxes (`min_x,min_y,max_x,max_y`) or points (`x,y`), each with the
 /// optional columns `category,mask,group` (default: the default filter). Errors name the file
@@ -156,14 +156,14 @@ pub(crate) fn open_world(gpu: &Gpu, scene: &scene::Scene) -> Result<World, Failu
 }
 
 pub(crate) fn query(
-    path: &Path,
+    source: &SceneArgs,
     regions_path: &Path,
     backend: Backend,
     out: Option<&Path>,
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let regions = read_regions(regions_path)?;
-    let scene = scene::read_scene(path)?;
+    let scene = source.read()?;
     let t = Instant::now();
     let answers = match backend {
         Backend::Cpu => {

@@ -6,7 +6,7 @@ use std::time::Instant;
 use satgpu::{reference, scene, Error, Ray};
 
 use crate::query::{open_world, read_rows, Flat};
-use crate::{Backend, DeviceArgs, Failure};
+use crate::{Backend, DeviceArgs, Failure, SceneArgs};
 
 /// The rays of a CSV: `x,y,dx,dy,length` (origin, direction, how far), each with the optional
 /// columns `category,mask,group`. Errors name the file and the line.
@@ -22,14 +22,14 @@ fn read_rays(path: &Path) -> Result<Vec<Ray>, Failure> {
 }
 
 pub(crate) fn raycast(
-    path: &Path,
+    source: &SceneArgs,
     rays_path: &Path,
     backend: Backend,
     out: Option<&Path>,
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let rays = read_rays(rays_path)?;
-    let scene = scene::read_scene(path)?;
+    let scene = source.read()?;
     let t = Instant::now();
     let hits = match backend {
         Backend::Cpu => {

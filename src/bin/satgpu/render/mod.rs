@@ -22,7 +22,7 @@ use satgpu::scene;
 use satgpu::{Aabb, Contact, DetectOptions, Error, Polygon};
 
 use crate::draw::{self, fit, line_height, text_width, ticks, Anchor, Color, Drawing, Format, Paint, Rect};
-use crate::{DeviceArgs, Failure};
+use crate::{DeviceArgs, Failure, SceneArgs};
 use parts::*;
 pub use window::auto_window;
 use window::*;
@@ -132,7 +132,7 @@ pub enum PairSource<'a> {
 
 /// `satgpu render`: reads the scene and the pairs, draws, writes `out`, prints what it wrote.
 pub fn command(
-    scene_path: &Path,
+    input: &SceneArgs,
     pairs: PairSource<'_>,
     out: &Path,
     width: u32,
@@ -152,7 +152,7 @@ pub fn command(
         }
         _ => return Err(Failure(2, "--window takes X0,Y0,X1,Y1 with X0 < X1 and Y0 < Y1".into())),
     };
-    let scene::Scene { polygons, filters, compounds } = scene::read_scene(scene_path)?;
+    let scene::Scene { polygons, filters, compounds } = input.read()?;
     // Compound bodies are drawn part by part; a pair of bodies marks its deepest part pair
     // (pairs read from a file, whose parts are not known, the bodies' first parts).
     let first: Vec<u32> = compounds
@@ -198,7 +198,7 @@ pub fn command(
             (frame.contacts, "detected on the GPU".to_string())
         }
     };
-    let options = Options { width, view, title: file_name(scene_path), contacts_source: source };
+    let options = Options { width, view, title: file_name(&input.scene), contacts_source: source };
     let owners: Vec<u32> =
         compounds.iter().enumerate().flat_map(|(b, c)| std::iter::repeat_n(b as u32, c.shapes().len())).collect();
     let picture = draw_bodies(
