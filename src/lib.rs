@@ -5,6 +5,7 @@ pub mod error;
 pub mod geometry;
 pub mod gpu;
 pub mod memory;
+pub mod neighbours;
 mod options;
 pub mod reference;
 pub mod scene;

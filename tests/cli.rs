@@ -736,3 +736,44 @@ fn walls_from_a_wkt_file_or_the_scene_are_the_same_bodies() {
         &["invalid WKT at column 1"],
     );
 }
+
+#[test]
+fn neighbours_writes_each_bodys_nearest_on_gpu_and_cpu() {
+    let scene = tmp("neighbours_agents.json");
+    let o = satgpu(&["gen", "--kind", "agents", "--n", "2000", "--seed", "3", "--out", scene.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut tables = vec![];
+    for backend in ["gpu", "cpu"] {
+        let out = tmp(&format!("neighbours_{backend}.csv"));
+        let args = ["neighbours", scene.to_str().unwrap(), "--radius", "0.5", "--k", "4", "--backend", backend];
+        let o = satgpu(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.starts_with("body,neighbour,distance,normal_x,normal_y\n"), "{text:.80}");
+        // (body, neighbour) and the distance rounded to 1e-4: the same rows on both sides.
+        let rows: Vec<(u32, u32, i64)> = text
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[0].parse().unwrap(), f[1].parse().unwrap(), (f[2].parse::<f64>().unwrap() * 1e4).round() as i64)
+            })
+            .collect();
+        assert!(rows.len() > 2000, "{backend}: {} rows", rows.len());
+        // At most 4 a body, sorted by body then distance.
+        for w in rows.windows(5) {
+            assert!(w[0].0 != w[4].0, "{backend}: body {} has more than 4 rows", w[0].0);
+        }
+        tables.push(rows);
+    }
+    assert_eq!(tables[0].len(), tables[1].len());
+    let same = tables[0].iter().zip(&tables[1]).filter(|(g, c)| g == c).count();
+    assert!(same * 100 >= tables[0].len() * 99, "{same} of {} rows the same", tables[0].len());
+    let s = scene.to_str().unwrap();
+    expect_bad_input(&["neighbours", s, "--radius", "1", "--k", "0"], &["--k 0"]);
+    expect_bad_input(&["neighbours", s, "--radius", "nan"], &["--radius NaN"]);
+    expect_bad_input(
+        &["neighbours", s, "--radius", "1", "--out", tmp("n.json").to_str().unwrap()],
+        &["must end in .csv"],
+    );
+}

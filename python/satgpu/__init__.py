@@ -31,6 +31,7 @@ __all__ = [
     "Compound",
     "Contacts",
     "Gpu",
+    "Neighbours",
     "RayHits",
     "SCENE_KINDS",
     "Scene",
@@ -49,6 +50,7 @@ __all__ = [
     "detect",
     "errors",
     "generate",
+    "neighbours",
     "polygon",
     "polygons",
     "read_scene",
@@ -96,6 +98,26 @@ class RayHits:
 
     def __len__(self) -> int:
         return len(self.body)
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """Each body's neighbours, nearest first: body i's are rows `offsets[i]:offsets[i + 1]` of
+    `neighbour` (uint32), `distance` (float64, the signed distance: negative where they overlap)
+    and `normal` (m x 2, the unit direction from the body toward the neighbour), sorted by
+    distance, then by neighbour. `offsets` (uint64) has one entry more than there are bodies."""
+
+    offsets: np.ndarray
+    neighbour: np.ndarray
+    distance: np.ndarray
+    normal: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def of(self, i: int) -> np.ndarray:
+        """Body `i`'s neighbours, nearest first."""
+        return self.neighbour[self.offsets[i] : self.offsets[i + 1]]
 
 
 def _array(name: str, value, dtype, ndim: int, columns: Optional[int] = None) -> np.ndarray:
@@ -242,6 +264,17 @@ def detect(
     (negative). The GIL is released while the GPU works."""
     result = _satgpu.detect(gpu or default_gpu(), shapes, _filters(filters), contacts, margin)
     return Contacts(**result)
+
+
+def neighbours(
+    shapes: ShapesLike, radius: float, k: Optional[int] = None, filters: FiltersLike = None, gpu: Optional[Gpu] = None
+) -> Neighbours:
+    """Each body's neighbours at signed distance at most `radius` (negative where they overlap),
+    nearest first and ties by index, the `k` nearest where `k` is given, on the GPU: what a crowd
+    model asks of its neighbour search (JuPedSim's models: every neighbour within a cutoff; RVO2:
+    the k nearest). Each pair appears for both of its bodies; pairs the `filters` exclude are no
+    neighbours. The GIL is released while the GPU works."""
+    return Neighbours(*_satgpu.neighbours(gpu or default_gpu(), shapes, radius, k, _filters(filters)))
 
 
 def _transform_array(name: str, value, ndim: int) -> np.ndarray:

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-from . import Contacts, FiltersLike, RayHits, ShapesLike, _filters, _rays, _satgpu
+from typing import Optional
 
-__all__ = ["cast_rays", "detect", "disagreements"]
+from . import Contacts, FiltersLike, Neighbours, RayHits, ShapesLike, _filters, _rays, _satgpu
+
+__all__ = ["cast_rays", "detect", "disagreements", "neighbours"]
 
 
 def detect(shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic", margin: float = 0.0) -> Contacts:
     """The colliding pairs of `shapes` from the f64 reference, as `satgpu.detect` returns them
     (with `margin`, also the pairs apart by at most that distance, depth minus their distance)."""
     return Contacts(**_satgpu.reference_detect(shapes, _filters(filters), contacts, margin))
+
+
+def neighbours(shapes: ShapesLike, radius: float, k: Optional[int] = None, filters: FiltersLike = None) -> Neighbours:
+    """Each body's neighbours within `radius` (the `k` nearest) from the f64 reference, as
+    `satgpu.neighbours` returns them."""
+    return Neighbours(*_satgpu.neighbours(None, shapes, radius, k, _filters(filters)))
 
 
 def cast_rays(

@@ -652,6 +652,56 @@ fn reference_cast_rays<'py>(
     hit_arrays(py, &hits)
 }
 
+/// Each body's neighbours as NumPy arrays: offsets (n + 1, uint64), neighbour (uint32),
+/// distance (float64) and normal (m x 2 float64).
+type NeighbourArrays<'py> =
+    (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>);
+
+fn neighbour_arrays(py: Python<'_>, n: satgpu::neighbours::Neighbours) -> PyResult<NeighbourArrays<'_>> {
+    let rows = n.neighbour.len();
+    let offsets = PyArray1::from_iter(py, n.offsets.iter().map(|&o| o as u64));
+    let normal = PyArray1::from_iter(py, n.normal.iter().flatten().copied()).reshape([rows, 2])?;
+    Ok((offsets, PyArray1::from_vec(py, n.neighbour), PyArray1::from_vec(py, n.distance), normal))
+}
+
+/// Each body's neighbours within `radius` (the `k` nearest), on the GPU (`gpu` given) or from
+/// the f64 reference; the GIL is released meanwhile.
+#[pyfunction]
+#[pyo3(signature = (gpu, shapes, radius, k = None, filters = None))]
+fn neighbours<'py>(
+    py: Python<'py>,
+    gpu: Option<&Gpu>,
+    shapes: &Bound<'py, PyAny>,
+    radius: f64,
+    k: Option<usize>,
+    filters: Option<FilterArrays<'_>>,
+) -> PyResult<NeighbourArrays<'py>> {
+    if !(radius >= 0.0 && radius.is_finite()) {
+        return Err(error_of("InvalidSettingError", format!("invalid radius: {radius}: must be finite and at least 0")));
+    }
+    if k == Some(0) {
+        return Err(error_of("InvalidSettingError", "invalid k: 0: must be at least 1 (None: every neighbour)".into()));
+    }
+    let found = match body_list(shapes)? {
+        Some(bodies) => {
+            let filters = filter_list(filters, bodies.len())?;
+            match gpu {
+                Some(g) => py.detach(|| satgpu::gpu::neighbours(&g.inner, &bodies, radius, k, &filters)).map_err(raise)?,
+                None => py.detach(|| satgpu::reference::neighbours(&bodies, radius, k, &filters)),
+            }
+        }
+        None => {
+            let polygons = shape_list(shapes)?;
+            let filters = filter_list(filters, polygons.len())?;
+            match gpu {
+                Some(g) => py.detach(|| satgpu::gpu::neighbours(&g.inner, &polygons, radius, k, &filters)).map_err(raise)?,
+                None => py.detach(|| satgpu::reference::neighbours(&polygons, radius, k, &filters)),
+            }
+        }
+    };
+    neighbour_arrays(py, found)
+}
+
 /// The same pairs from the f64 CPU reference (one thread), to validate against.
 #[pyfunction]
 #[pyo3(signature = (shapes, filters = None, contacts = "basic", margin = 0.0))]
@@ -1067,6 +1117,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(segment, m)?,
         wrap_pyfunction!(chain, m)?,
         wrap_pyfunction!(walls, m)?,
+        wrap_pyfunction!(neighbours, m)?,
         wrap_pyfunction!(wkt_polygon, m)?,
         wrap_pyfunction!(circles, m)?,
         wrap_pyfunction!(polygons, m)?,

@@ -437,3 +437,39 @@ def test_ray_casts_agree_with_the_reference(gpu):
     assert hits.body.tolist() == [0, 1] and np.allclose(hits.fraction, [0.05, 0.2])
     with pytest.raises(satgpu.errors.InvalidSettingError):
         reference.cast_rays(shapes, [[0, 0]], [[0, 0]], [1.0])
+
+
+def test_neighbours_are_the_k_nearest_of_a_kd_tree(gpu):
+    # Circles of one radius: the k nearest by centre distance (scipy's cKDTree), within a radius.
+    from scipy.spatial import cKDTree
+
+    rng = np.random.default_rng(5)
+    centres = rng.random((3000, 2)) * 60
+    r, cutoff, k = 0.3, 1.5, 6
+    shapes = satgpu.circles(centres, np.full(3000, r))
+    got = satgpu.neighbours(shapes, cutoff, k=k, gpu=gpu)
+    want = satgpu.reference.neighbours(shapes, cutoff, k=k)
+    assert len(got) == 3000 and got.offsets.dtype == np.uint64 and got.normal.shape == (len(got.neighbour), 2)
+    distance, index = cKDTree(centres).query(centres, k=k + 2, distance_upper_bound=cutoff + 2 * r)
+    decided = 0
+    for i in range(3000):
+        # The tree's own point first, then the others nearest first (inf past the bound).
+        tree = [(d - 2 * r, j) for d, j in zip(distance[i][1:], index[i][1:]) if d - 2 * r <= cutoff]
+        mine = got.of(i)
+        assert list(mine) == list(want.of(i)) or len(tree) > k, i
+        dist = got.distance[got.offsets[i] : got.offsets[i + 1]]
+        assert np.all(np.diff(dist) >= 0)
+        assert len(mine) == min(k, len(tree)), (i, mine, tree)
+        assert np.allclose(dist, [d for d, _ in tree[: len(mine)]], atol=1e-5)
+        if len(tree) <= k or tree[k][0] - tree[k - 1][0] > 1e-5:
+            assert sorted(mine) == sorted(j for _, j in tree[:k]), i
+            decided += 1
+    assert decided > 2900
+    # All within the cutoff without k; each pair for both of its bodies, normals turned round.
+    every = satgpu.neighbours(shapes, cutoff, gpu=gpu)
+    rows = {(b, int(n)): tuple(every.normal[j]) for b in range(3000) for j, n in zip(range(every.offsets[b], every.offsets[b + 1]), every.of(b))}
+    assert all((n, b) in rows and np.allclose(rows[(n, b)], [-x for x in v]) for (b, n), v in rows.items())
+    with pytest.raises(satgpu.InvalidSettingError, match="radius"):
+        satgpu.neighbours(shapes, -1.0, gpu=gpu)
+    with pytest.raises(satgpu.InvalidSettingError, match="k"):
+        satgpu.neighbours(shapes, 1.0, k=0, gpu=gpu)

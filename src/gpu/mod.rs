@@ -36,4 +36,4 @@ pub(crate) use stages::readback::read_as;
 pub use world::broad::{BroadPhase, ALL_PAIRS_MAX};
 pub use world::options::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
 pub use world::view::ContactView;
-pub use world::{check_fits, detect, World};
+pub use world::{check_fits, detect, neighbours, World};

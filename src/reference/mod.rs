@@ -23,6 +23,7 @@
 mod detect;
 mod events;
 mod manifold;
+mod neighbours;
 mod proximity;
 mod queries;
 
@@ -32,6 +33,7 @@ pub use manifold::{
     contained, contained_with_slack, distance_to_shape, manifold, manifold_alternatives, manifold_alternatives_within,
     manifold_within, ALIGNED,
 };
+pub use neighbours::neighbours;
 pub use proximity::signed_distance;
 pub use queries::{cast_rays, query_boxes, query_points, ray_shape};
 

@@ -322,6 +322,27 @@ pub fn write_contacts_csv(w: impl Write, contacts: &[Contact], path: &Path) -> R
     w.flush().map_err(io)
 }
 
+/// Writes each body's neighbours as CSV: header `body,neighbour,distance,normal_x,normal_y`, one
+/// row per (body, neighbour) in the lists' order (by body, then distance, then neighbour), f64
+/// in their shortest round-trip form. `path` only names the destination in errors.
+pub fn write_neighbours_csv(w: impl Write, neighbours: &crate::neighbours::Neighbours, path: &Path) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let mut w = std::io::BufWriter::new(w);
+    w.write_all(b"body,neighbour,distance,normal_x,normal_y\n").map_err(io)?;
+    let mut f = ryu::Buffer::new();
+    for body in 0..neighbours.len() {
+        let (n, d, normal) = neighbours.of(body);
+        for j in 0..n.len() {
+            write!(w, "{body},{},", n[j]).map_err(io)?;
+            for (k, x) in [d[j], normal[j][0], normal[j][1]].into_iter().enumerate() {
+                w.write_all(f.format(x).as_bytes()).map_err(io)?;
+                w.write_all(if k == 2 { b"\n" } else { b"," }).map_err(io)?;
+            }
+        }
+    }
+    w.flush().map_err(io)
+}
+
 /// Writes contacts as `{"pairs": [{"a":..,"b":..,"normal_x":..,"normal_y":..,"depth":..}, ...]}`,
 /// one pair per line.
 ///

@@ -101,6 +101,57 @@ fn run_compound(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64) -> Result<(), F
     verdict(&validate::compare(&bodies, &frame.contacts, &expected, &DetectOptions::default()))
 }
 
+/// `satgpu neighbours`: each body's neighbours within `radius` (the `k` nearest), on the GPU or
+/// the reference, written as CSV or summed up.
+pub(crate) fn neighbours(
+    source: &SceneArgs,
+    (radius, k): (f64, Option<usize>),
+    backend: Backend,
+    out: Option<&Path>,
+    device: &DeviceArgs,
+) -> Result<(), Failure> {
+    if !(radius >= 0.0 && radius.is_finite()) {
+        return Err(Failure(2, format!("--radius {radius}: must be finite and at least 0")));
+    }
+    if k == Some(0) {
+        return Err(Failure(2, "--k 0: must be at least 1 (leave it out for every neighbour)".into()));
+    }
+    if let Some(out) = out.filter(|o| o.extension().and_then(|e| e.to_str()) != Some("csv")) {
+        return Err(Failure(2, format!("{}: --out must end in .csv", out.display())));
+    }
+    let scene::Scene { polygons, filters, compounds } = source.read()?;
+    let t = Instant::now();
+    let found = match (backend, compounds.is_empty()) {
+        (Backend::Gpu, true) => gpu::neighbours(&device.open()?, &polygons, radius, k, &filters)?,
+        (Backend::Gpu, false) => gpu::neighbours(&device.open()?, &compounds, radius, k, &filters)?,
+        (Backend::Cpu, true) => reference::neighbours(&polygons, radius, k, &filters),
+        (Backend::Cpu, false) => reference::neighbours(&compounds, radius, k, &filters),
+    };
+    let said = format!(
+        "{} bodies, {} neighbour rows within {radius} ({} backend, {:.1} ms)",
+        found.len(),
+        found.neighbour.len(),
+        if backend == Backend::Gpu { "gpu" } else { "cpu" },
+        ms(t)
+    );
+    match out {
+        Some(out) => {
+            scene::write_atomically(out, |w| scene::write_neighbours_csv(w, &found, out))?;
+            println!("wrote {}: {said}", out.display());
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{said}");
+            for body in (0..found.len()).filter(|&b| !found.of(b).0.is_empty()).take(10) {
+                let (n, d, _) = found.of(body);
+                let list: Vec<String> = n.iter().zip(d).map(|(n, d)| format!("{n} at {d:.6}")).collect();
+                let _ = writeln!(stdout, "  {body}: {}", list.join(", "));
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn detect(
     source: &SceneArgs,
     backend: Backend,

@@ -212,6 +212,27 @@ enum Command {
         #[command(flatten)]
         device: DeviceArgs,
     },
+    /// Neighbours within a radius: for each body of a scene, the others at signed distance at
+    /// most R (negative where they overlap), nearest first, the K nearest where K is given.
+    Neighbours {
+        #[command(flatten)]
+        scene: SceneArgs,
+        /// The radius (world units, at least 0): neighbours at signed distance at most R.
+        #[arg(long)]
+        radius: f64,
+        /// Keep each body's K nearest (ties by index); without it, every neighbour within R.
+        #[arg(long)]
+        k: Option<usize>,
+        /// Where to search.
+        #[arg(long, value_enum, default_value = "gpu")]
+        backend: Backend,
+        /// Write `body,neighbour,distance,normal_x,normal_y` rows (by body, then distance, then
+        /// neighbour; each pair for both of its bodies) to FILE.csv; without it, print a summary.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
     /// Ray casts: the nearest body of a scene each ray of a CSV meets.
     Raycast {
         #[command(flatten)]
@@ -480,6 +501,9 @@ fn dispatch(cli: Cli) -> ExitCode {
         }
         Command::Query { scene, regions, backend, out, device } => {
             query::query(&scene, &regions, backend, out.as_deref(), &device)
+        }
+        Command::Neighbours { scene, radius, k, backend, out, device } => {
+            commands::neighbours(&scene, (radius, k), backend, out.as_deref(), &device)
         }
         Command::Raycast { scene, rays, backend, out, device } => {
             raycast::raycast(&scene, &rays, backend, out.as_deref(), &device)

@@ -1,10 +1,11 @@
 //! The one-shot call: a world made, stepped once and dropped.
 
 use crate::error::Result;
-use crate::geometry::Polygon;
+use crate::geometry::{Filter, Polygon};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::world::options::{Frame, WorldOptions};
 use crate::gpu::world::World;
+use crate::neighbours::Neighbours;
 use crate::options::DetectOptions;
 
 /// Every pair of `bodies` that collide (or, under a margin, lie at most the margin apart), as
@@ -37,4 +38,26 @@ pub fn detect<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOpti
         world.set_filters(&options.filters)?;
     }
     world.step()
+}
+
+/// Each body's neighbours at signed distance at most `radius` (negative where they overlap),
+/// nearest first and ties by index, the nearest `k` where `k` is given, on the GPU: the pairs of
+/// a frame with `radius` as its margin ([`detect`]), gathered for both of their bodies on the host
+/// ([`Neighbours::from_contacts`]). Pairs that `filters` (empty, or one per body) exclude are no
+/// neighbours. The GPU's [`reference::neighbours`](crate::reference::neighbours); a world that
+/// steps every frame gets the same from its frames with `Neighbours::from_contacts`.
+pub fn neighbours<B: AsRef<[Polygon]>>(
+    gpu: &Gpu,
+    bodies: &[B],
+    radius: f64,
+    k: Option<usize>,
+    filters: &[Filter],
+) -> Result<Neighbours> {
+    if !(radius >= 0.0 && radius.is_finite()) {
+        let detail = format!("{radius}: must be finite and at least 0");
+        return Err(crate::Error::InvalidSetting { what: "radius", detail });
+    }
+    let options = DetectOptions::default().with_margin(radius).with_filters(filters.to_vec());
+    let frame = detect(gpu, bodies, &options)?;
+    Ok(Neighbours::from_contacts(bodies.len(), &frame.contacts, k))
 }

@@ -47,7 +47,7 @@ mod resident;
 pub(crate) mod sized;
 pub(crate) mod view;
 
-pub use detect::detect;
+pub use detect::{detect, neighbours};
 pub use fits::check_fits;
 
 /// A frame submitted by [`World::submit`] and not yet collected.
