@@ -119,6 +119,13 @@ class Neighbours:
         """Body `i`'s neighbours, nearest first."""
         return self.neighbour[self.offsets[i] : self.offsets[i + 1]]
 
+    @classmethod
+    def from_contacts(cls, bodies: int, contacts: "Contacts", k: Optional[int] = None) -> "Neighbours":
+        """Each of `bodies` bodies' neighbours from the pairs of a frame with a margin (a
+        `World(..., margin=radius)`'s `step()`), the `k` nearest where given: `satgpu.neighbours`
+        for a world that steps every frame."""
+        return cls(*_satgpu.neighbours_from_pairs(bodies, contacts.a, contacts.b, contacts.normal, contacts.depth, k))
+
 
 def _array(name: str, value, dtype, ndim: int, columns: Optional[int] = None) -> np.ndarray:
     """`value` as a C-contiguous array of `dtype`: lists are converted, arrays must already be of

@@ -702,6 +702,39 @@ fn neighbours<'py>(
     neighbour_arrays(py, found)
 }
 
+/// Each of `bodies` bodies' neighbours from a frame's pairs within its margin (columns a, b,
+/// normal, depth as `World.step` gives them), the `k` nearest where given.
+#[pyfunction]
+#[pyo3(signature = (bodies, a, b, normal, depth, k = None))]
+fn neighbours_from_pairs<'py>(
+    py: Python<'py>,
+    bodies: usize,
+    a: PyReadonlyArray1<'_, u32>,
+    b: PyReadonlyArray1<'_, u32>,
+    normal: PyReadonlyArray2<'_, f64>,
+    depth: PyReadonlyArray1<'_, f64>,
+    k: Option<usize>,
+) -> PyResult<NeighbourArrays<'py>> {
+    if k == Some(0) {
+        return Err(error_of("InvalidSettingError", "invalid k: 0: must be at least 1 (None: every neighbour)".into()));
+    }
+    let contiguous = |name: &str| PyValueError::new_err(format!("{name} must be C-contiguous"));
+    let (a, b) = (a.as_slice().map_err(|_| contiguous("a"))?, b.as_slice().map_err(|_| contiguous("b"))?);
+    let (normal, depth) = (xy("normal", &normal)?, depth.as_slice().map_err(|_| contiguous("depth"))?);
+    let n = a.len();
+    if b.len() != n || normal.len() != 2 * n || depth.len() != n {
+        return Err(PyValueError::new_err("a, b, normal and depth must have one row per pair"));
+    }
+    if let Some(i) = (0..n).find(|&i| a[i] >= b[i] || b[i] as usize >= bodies) {
+        let message = format!("pair {i} ({}, {}): a pair needs a < b < bodies ({bodies})", a[i], b[i]);
+        return Err(PyValueError::new_err(message));
+    }
+    let contacts: Vec<Contact> =
+        (0..n).map(|i| Contact { a: a[i], b: b[i], normal: [normal[2 * i], normal[2 * i + 1]], depth: depth[i] }).collect();
+    let found = py.detach(|| satgpu::neighbours::Neighbours::from_contacts(bodies, &contacts, k));
+    neighbour_arrays(py, found)
+}
+
 /// The same pairs from the f64 CPU reference (one thread), to validate against.
 #[pyfunction]
 #[pyo3(signature = (shapes, filters = None, contacts = "basic", margin = 0.0))]
@@ -1118,6 +1151,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(chain, m)?,
         wrap_pyfunction!(walls, m)?,
         wrap_pyfunction!(neighbours, m)?,
+        wrap_pyfunction!(neighbours_from_pairs, m)?,
         wrap_pyfunction!(wkt_polygon, m)?,
         wrap_pyfunction!(circles, m)?,
         wrap_pyfunction!(polygons, m)?,

@@ -473,3 +473,11 @@ def test_neighbours_are_the_k_nearest_of_a_kd_tree(gpu):
         satgpu.neighbours(shapes, -1.0, gpu=gpu)
     with pytest.raises(satgpu.InvalidSettingError, match="k"):
         satgpu.neighbours(shapes, 1.0, k=0, gpu=gpu)
+    # A world with the radius as its margin, stepped: the same lists from its frame.
+    world = satgpu.World(shapes, np.arange(3000, dtype=np.uint32), gpu=gpu, margin=cutoff)
+    stepped = satgpu.Neighbours.from_contacts(3000, world.step(), k=k)
+    # Its shapes are placed otherwise (at the identity, not each at its first vertex): the same
+    # distances to f32 rounding, so near ties may swap.
+    assert np.array_equal(stepped.offsets, got.offsets)
+    assert np.allclose(stepped.distance, got.distance, atol=1e-5)
+    assert sum(set(stepped.of(i)) != set(got.of(i)) for i in range(3000)) <= 5
