@@ -32,18 +32,18 @@ impl Neighbours {
     pub fn from_contacts(bodies: usize, contacts: &[Contact], k: Option<usize>) -> Neighbours {
         use rayon::prelude::*;
         // Rows per body, both ends of every pair, then each body's rows written at its offset.
-        let mut count = vec![0usize; bodies + 1];
+        let mut count = vec![0usize; bodies];
         for c in contacts {
             count[c.a as usize] += 1;
             count[c.b as usize] += 1;
         }
-        let mut offsets = Vec::with_capacity(bodies + 1);
-        let mut total = 0;
-        for n in &count[..bodies] {
-            offsets.push(total);
-            total += n;
-        }
-        offsets.push(total);
+        let offsets: Vec<usize> = std::iter::once(0)
+            .chain(count.iter().scan(0, |total, n| {
+                *total += n;
+                Some(*total)
+            }))
+            .collect();
+        let total = offsets[bodies];
         let mut rows = vec![(0u32, 0.0f64, [0.0f64; 2]); total];
         let mut next = offsets.clone();
         for c in contacts {

@@ -48,9 +48,10 @@ pub struct Scene {
     pub polygons: Vec<Polygon>,
     /// One collision filter per shape, or empty when every shape has [`Filter::DEFAULT`].
     pub filters: Vec<Filter>,
-    /// The bodies, when any entry is a compound one (`"parts"`, or an outline split at the
-    /// door): one per entry, a single shape as one part, and `polygons` is then empty. Empty
-    /// when every entry is one convex shape (they are in `polygons`).
+    /// The bodies, when any entry is a compound one (`"parts"`, a chain, or an outline split at
+    /// the door) or the scene has walls ([`Scene::add_walls`]): one per entry, then one per
+    /// ring of the walls, a single shape as one part, and `polygons` is then empty. Empty when
+    /// every entry is one convex shape (they are in `polygons`).
     pub compounds: Vec<Body>,
 }
 
