@@ -180,6 +180,15 @@ pub enum Error {
         /// Bytes needed.
         needed: u64,
     },
+    /// A crowd's input is refused ([`crowd`](crate::crowd)): its walkable area, its exit, an
+    /// agent or a parameter, named in `what`.
+    #[error("{what} {detail}")]
+    Crowd {
+        /// What is refused, for example "agent 12 at (1, 2)".
+        what: String,
+        /// Why, for example "is outside the walkable area".
+        detail: String,
+    },
     /// A setting is out of its range (simulation options, say).
     #[error("invalid {what}: {detail}")]
     InvalidSetting {

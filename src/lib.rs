@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod crowd;
 pub mod error;
 pub mod geometry;
 pub mod gpu;

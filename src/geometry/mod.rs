@@ -13,6 +13,7 @@ mod query;
 #[allow(deprecated)]
 pub use body::{Body, Compound, MAX_CHAIN_POINTS, MAX_PARTS};
 pub use decompose::{decompose, MAX_OUTLINE_VERTICES};
+pub(crate) use polygon::{orient, segments_meet};
 pub use polygon::{Polygon, PolygonError};
 pub use query::{BoxQuery, PointQuery, Ray, RayHit};
 

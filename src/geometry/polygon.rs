@@ -246,7 +246,7 @@ pub(super) fn cross(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
 /// The turn `o -> a -> b` decided exactly (Shewchuk's adaptive-precision predicate, as the
 /// `robust` crate implements it): positive when it turns left, negative right, zero exactly
 /// when the three points lie on one line. Its magnitude approximates [`cross`].
-pub(super) fn orient(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+pub(crate) fn orient(o: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
     let c = |p: [f64; 2]| robust::Coord { x: p[0], y: p[1] };
     robust::orient2d(c(o), c(a), c(b))
 }
@@ -274,7 +274,7 @@ fn first_crossing(v: &[[f64; 2]]) -> Option<(usize, usize)> {
 }
 
 /// Whether two closed segments share a point, decided exactly.
-pub(super) fn segments_meet((a, b): ([f64; 2], [f64; 2]), (c, d): ([f64; 2], [f64; 2])) -> bool {
+pub(crate) fn segments_meet((a, b): ([f64; 2], [f64; 2]), (c, d): ([f64; 2], [f64; 2])) -> bool {
     let (d1, d2, d3, d4) = (orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b));
     let opposite = |x: f64, y: f64| (x > 0.0 && y < 0.0) || (x < 0.0 && y > 0.0);
     if opposite(d1, d2) && opposite(d3, d4) {

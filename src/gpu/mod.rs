@@ -29,6 +29,7 @@ pub use device::adapter::{describe_adapter, list_adapters, unsuitable_reason, Ad
 pub use device::context::{AdapterChoice, Gpu, GpuOptions};
 pub use device::pass::{HostSpan, Pass, PassTime};
 pub use host::pack::{Pose, PoseArrays, PoseScalar, ROTATION_TOLERANCE};
+pub(crate) use kernels::buffers::init as init_buffer;
 pub use kernels::layout;
 pub use kernels::layout::{GpuContact, GpuManifold, GpuTransform};
 pub use kernels::shaders::{shader_sources, RECORDS_WGSL};

@@ -20,6 +20,7 @@
 //! a disagreement with the GPU points at the GPU. The only speed concession is the sort-and-sweep
 //! broad phase, which keeps 100,000 polygons well under a second.
 
+pub mod cfsm;
 mod detect;
 mod events;
 mod manifold;

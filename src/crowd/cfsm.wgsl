@@ -1,0 +1,319 @@
+// The collision-free speed model's step (src/crowd/mod.rs has the rules), one invocation per
+// agent, all from the state before the step. Each step: clear the cell counts, bin the walking
+// agents into cells the size of the cutoff, scan the counts, scatter the agents into their
+// cells, sort each cell by agent index (so that every sum below runs in one fixed order, and
+// the result does not depend on the order the atomics ran), step every agent, tick the clock.
+
+struct Params {
+    n: u32,              // agents
+    cells: u32,          // gx * gy
+    gx: u32,
+    gy: u32,
+    origin: vec2<f32>,   // the grid's lower corner
+    cell: f32,           // cell side, at least the cutoff
+    cutoff: f32,
+    a_ped: f32,
+    d_ped: f32,
+    a_wall: f32,
+    d_wall: f32,
+    exit: vec4<f32>,     // x0, y0, x1, y1
+    goal: vec2<f32>,
+    dt: f32,
+    pad: f32,
+    segments: u32,       // walls
+    waypoints: u32,
+    list_off: u32,       // ground: where the cells' wall lists start
+    seg_off: u32,        // ground: where the walls start (4 words each)
+    way_off: u32,        // ground: where the waypoints start (x, y, to_exit or -1, 0)
+    agents_off: u32,     // grid: the agents by cell
+    slot_off: u32,       // grid: each agent's slot in its cell (0xffffffff once it left)
+    exited_off: u32,     // grid: the step after which each agent left (0 while it walks)
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> state_in: array<vec4<f32>>;        // x, y, direction
+@group(0) @binding(2) var<storage, read_write> state_out: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> agents: array<vec4<f32>>;          // v0, radius, time gap, 0
+// [0] steps run, [1] agents walking at the last binning, then one count per cell.
+@group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
+// cell starts (cells + 1), agents by cell (n), slots (n), exited (n).
+@group(0) @binding(5) var<storage, read_write> grid: array<u32>;
+// wall list starts (cells + 1), wall lists, walls (4 words each), waypoints (4 words each).
+@group(0) @binding(6) var<storage, read> ground: array<u32>;
+
+const WG: u32 = 64u;
+const SCAN_WG: u32 = 256u;
+const GONE: u32 = 0xffffffffu;
+// exp's argument is capped here (its value below 1.1e13), so that no sum overflows f32.
+const MAX_EXPONENT: f32 = 30.0;
+
+fn index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return gid.x + gid.y * nwg.x * WG;
+}
+
+fn cell_xy(p: vec2<f32>) -> vec2<i32> {
+    let c = floor((p - params.origin) / params.cell);
+    let hi = vec2<f32>(f32(params.gx - 1u), f32(params.gy - 1u));
+    return vec2<i32>(clamp(c, vec2<f32>(0.0), hi));
+}
+
+fn cell_of(p: vec2<f32>) -> u32 {
+    let c = cell_xy(p);
+    return u32(c.y) * params.gx + u32(c.x);
+}
+
+@compute @workgroup_size(64)
+fn bin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = index(gid, nwg);
+    if i >= params.n {
+        return;
+    }
+    if grid[params.exited_off + i] != 0u {
+        grid[params.slot_off + i] = GONE;
+        return;
+    }
+    grid[params.slot_off + i] = atomicAdd(&counts[2u + cell_of(state_in[i].xy)], 1u);
+    atomicAdd(&counts[1], 1u);
+}
+
+var<workgroup> sums: array<u32, SCAN_WG>;
+
+// One workgroup: each invocation sums a run of cells, the workgroup scans the runs, and each
+// invocation writes its run's starts.
+@compute @workgroup_size(256)
+fn scan(@builtin(local_invocation_id) lid: vec3<u32>) {
+    let t = lid.x;
+    let run = (params.cells + SCAN_WG - 1u) / SCAN_WG;
+    let first = min(t * run, params.cells);
+    let end = min(first + run, params.cells);
+    var total = 0u;
+    for (var c = first; c < end; c++) {
+        total += atomicLoad(&counts[2u + c]);
+    }
+    sums[t] = total;
+    workgroupBarrier();
+    for (var step = 1u; step < SCAN_WG; step *= 2u) {
+        var v = 0u;
+        if t >= step {
+            v = sums[t - step];
+        }
+        workgroupBarrier();
+        sums[t] += v;
+        workgroupBarrier();
+    }
+    var start = sums[t] - total;
+    for (var c = first; c < end; c++) {
+        grid[c] = start;
+        start += atomicLoad(&counts[2u + c]);
+    }
+    if t == SCAN_WG - 1u {
+        grid[params.cells] = sums[t];
+    }
+}
+
+@compute @workgroup_size(64)
+fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = index(gid, nwg);
+    if i >= params.n {
+        return;
+    }
+    let slot = grid[params.slot_off + i];
+    if slot != GONE {
+        grid[params.agents_off + grid[cell_of(state_in[i].xy)] + slot] = i;
+    }
+}
+
+// Each cell's agents in index order (insertion sort: cells hold tens of agents).
+@compute @workgroup_size(64)
+fn sort(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = index(gid, nwg);
+    if c >= params.cells {
+        return;
+    }
+    let first = params.agents_off + grid[c];
+    let end = params.agents_off + grid[c + 1u];
+    for (var k = first + 1u; k < end; k++) {
+        let v = grid[k];
+        var m = k;
+        while m > first && grid[m - 1u] > v {
+            grid[m] = grid[m - 1u];
+            m--;
+        }
+        grid[m] = v;
+    }
+}
+
+fn cross2(a: vec2<f32>, b: vec2<f32>) -> f32 {
+    return a.x * b.y - a.y * b.x;
+}
+
+fn within(p: vec2<f32>, q: vec2<f32>, r: vec2<f32>) -> bool {
+    return all(r >= min(p, q)) && all(r <= max(p, q));
+}
+
+fn opposite(x: f32, y: f32) -> bool {
+    return (x > 0.0 && y < 0.0) || (x < 0.0 && y > 0.0);
+}
+
+// Whether segments p-q and a-b meet (touching counts).
+fn meets(p: vec2<f32>, q: vec2<f32>, a: vec2<f32>, b: vec2<f32>) -> bool {
+    let d1 = cross2(q - p, a - p);
+    let d2 = cross2(q - p, b - p);
+    let d3 = cross2(b - a, p - a);
+    let d4 = cross2(b - a, q - a);
+    if opposite(d1, d2) && opposite(d3, d4) {
+        return true;
+    }
+    return (d1 == 0.0 && within(p, q, a)) || (d2 == 0.0 && within(p, q, b))
+        || (d3 == 0.0 && within(a, b, p)) || (d4 == 0.0 && within(a, b, q));
+}
+
+fn wall(k: u32) -> vec4<f32> {
+    let at = params.seg_off + 4u * k;
+    return bitcast<vec4<f32>>(vec4<u32>(ground[at], ground[at + 1u], ground[at + 2u], ground[at + 3u]));
+}
+
+// Whether no wall meets p-q: every wall (for the way out), or the cell's list (for neighbours,
+// whose sight lines lie within the cutoff of p, as every wall on the list does).
+fn sees_all(p: vec2<f32>, q: vec2<f32>) -> bool {
+    for (var k = 0u; k < params.segments; k++) {
+        let w = wall(k);
+        if meets(p, q, w.xy, w.zw) {
+            return false;
+        }
+    }
+    return true;
+}
+
+fn sees_listed(p: vec2<f32>, q: vec2<f32>, first: u32, end: u32) -> bool {
+    for (var k = first; k < end; k++) {
+        let w = wall(ground[k]);
+        if meets(p, q, w.xy, w.zw) {
+            return false;
+        }
+    }
+    return true;
+}
+
+fn unit(v: vec2<f32>) -> vec2<f32> {
+    let len = length(v);
+    if len > 0.0 {
+        return v / len;
+    }
+    return vec2<f32>(0.0);
+}
+
+// The exit's centre when p sees it, else the first waypoint of the shortest way; p itself when
+// no way leads out.
+fn destination(p: vec2<f32>) -> vec2<f32> {
+    if sees_all(p, params.goal) {
+        return params.goal;
+    }
+    var best = p;
+    var best_length = 3.4e38;
+    for (var k = 0u; k < params.waypoints; k++) {
+        let at = params.way_off + 4u * k;
+        let w = bitcast<vec4<f32>>(vec4<u32>(ground[at], ground[at + 1u], ground[at + 2u], ground[at + 3u]));
+        if w.z < 0.0 {
+            continue;
+        }
+        let length_via = distance(p, w.xy) + w.z;
+        if length_via < best_length && sees_all(p, w.xy) {
+            best = w.xy;
+            best_length = length_via;
+        }
+    }
+    return best;
+}
+
+fn closest_on(a: vec2<f32>, b: vec2<f32>, p: vec2<f32>) -> vec2<f32> {
+    let ab = b - a;
+    let len2 = dot(ab, ab);
+    var t = 0.0;
+    if len2 > 0.0 {
+        t = clamp(dot(p - a, ab) / len2, 0.0, 1.0);
+    }
+    return a + t * ab;
+}
+
+@compute @workgroup_size(64)
+fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = index(gid, nwg);
+    if i >= params.n {
+        return;
+    }
+    let s = state_in[i];
+    if grid[params.slot_off + i] == GONE {
+        state_out[i] = s;
+        return;
+    }
+    let p = s.xy;
+    let me = agents[i];
+    let home = cell_of(p);
+    let walls_first = params.list_off + ground[home];
+    let walls_end = params.list_off + ground[home + 1u];
+    let c = cell_xy(p);
+    let lo = max(c - vec2<i32>(1), vec2<i32>(0));
+    let hi = min(c + vec2<i32>(1), vec2<i32>(i32(params.gx) - 1, i32(params.gy) - 1));
+    var push = vec2<f32>(0.0);
+    for (var y = lo.y; y <= hi.y; y++) {
+        for (var x = lo.x; x <= hi.x; x++) {
+            let cell = u32(y) * params.gx + u32(x);
+            for (var k = grid[cell]; k < grid[cell + 1u]; k++) {
+                let j = grid[params.agents_off + k];
+                let q = state_in[j].xy;
+                let d = distance(p, q);
+                if j == i || d > params.cutoff || !sees_listed(p, q, walls_first, walls_end) {
+                    continue;
+                }
+                let exponent = min((me.y + agents[j].y - d) / params.d_ped, MAX_EXPONENT);
+                push -= unit(q - p) * params.a_ped * exp(exponent);
+            }
+        }
+    }
+    for (var k = walls_first; k < walls_end; k++) {
+        let w = wall(ground[k]);
+        let closest = closest_on(w.xy, w.zw, p);
+        let d = distance(p, closest);
+        if d <= params.cutoff {
+            let exponent = min((me.y - d) / params.d_wall, MAX_EXPONENT);
+            push -= unit(closest - p) * params.a_wall * exp(exponent);
+        }
+    }
+    let e0 = unit(destination(p) - p);
+    var direction = unit(e0 + push);
+    if all(direction == vec2<f32>(0.0)) {
+        direction = s.zw;
+    }
+    let side = vec2<f32>(-direction.y, direction.x);
+    var spacing = 3.4e38;
+    for (var y = lo.y; y <= hi.y; y++) {
+        for (var x = lo.x; x <= hi.x; x++) {
+            let cell = u32(y) * params.gx + u32(x);
+            for (var k = grid[cell]; k < grid[cell + 1u]; k++) {
+                let j = grid[params.agents_off + k];
+                let q = state_in[j].xy;
+                let d = q - p;
+                let reach = me.y + agents[j].y;
+                if j == i || length(d) > params.cutoff || dot(direction, d) < 0.0 || abs(dot(side, d)) > reach {
+                    continue;
+                }
+                if sees_listed(p, q, walls_first, walls_end) {
+                    spacing = min(spacing, length(d) - reach);
+                }
+            }
+        }
+    }
+    let speed = min(max(spacing / me.z, 0.0), me.x);
+    let moved = p + direction * speed * params.dt;
+    state_out[i] = vec4<f32>(moved, direction);
+    let e = params.exit;
+    if all(moved >= e.xy) && all(moved <= e.zw) {
+        grid[params.exited_off + i] = atomicLoad(&counts[0]) + 1u;
+    }
+}
+
+@compute @workgroup_size(1)
+fn tick() {
+    atomicAdd(&counts[0], 1u);
+}

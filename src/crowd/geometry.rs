@@ -1,0 +1,249 @@
+//! The ground a crowd walks on: the walkable area's walls, its exit, and the way to the exit.
+//!
+//! Everything here is decided in f64 with exact predicates ([`orient`](crate::geometry)), once,
+//! on the host: which points lie in the area, which sight lines a wall blocks, and the
+//! waypoints of the shortest way out.
+
+use crate::error::{Error, Result};
+use crate::geometry::{orient, segments_meet};
+use crate::scene::Area;
+
+/// How far the waypoints at inner corners stand off the corner, along its bisector (m): as
+/// JuPedSim narrows each portal of its navigation mesh by 0.2 m at both ends.
+pub const CORNER_OFFSET: f64 = 0.2;
+
+/// A point of the way out: an inner corner of the area, stood off it by [`CORNER_OFFSET`], and
+/// the length of the shortest way from it to the exit's centre.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Waypoint {
+    /// Where it stands.
+    pub at: [f64; 2],
+    /// The length of the shortest way on to the exit's centre (m).
+    pub to_exit: f64,
+}
+
+/// A walkable area (a polygon with holes) and an axis-aligned exit box inside it: the walls as
+/// line segments, and the waypoints of the shortest way from anywhere in it to the exit.
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    area: Area,
+    segments: Vec<[[f64; 2]; 2]>,
+    exit: [f64; 4],
+    waypoints: Vec<Waypoint>,
+}
+
+fn crowd_error(what: impl Into<String>, detail: impl Into<String>) -> Error {
+    Error::Crowd { what: what.into(), detail: detail.into() }
+}
+
+/// A ring without the repeated closing point, turned so that the walkable side is on its left
+/// (the exterior counterclockwise, holes clockwise).
+fn ring(points: &[[f64; 2]], hole: bool) -> Vec<[f64; 2]> {
+    let mut ring = match points {
+        [first, .., last] if first == last && points.len() > 2 => points[..points.len() - 1].to_vec(),
+        _ => points.to_vec(),
+    };
+    let twice_area: f64 = (0..ring.len())
+        .map(|i| {
+            let (a, b) = (ring[i], ring[(i + 1) % ring.len()]);
+            a[0] * b[1] - a[1] * b[0]
+        })
+        .sum();
+    if (twice_area < 0.0) != hole {
+        ring.reverse();
+    }
+    ring
+}
+
+impl Geometry {
+    /// The area's boundary as walls and `exit = [x0, y0, x1, y1]` as the exit (x0 < x1, y0 < y1,
+    /// its corners in the area and no wall through it). A ring that is not a loop of distinct
+    /// points is [`Error::Polygon`] naming the ring; a ring that crosses itself, a bad exit or
+    /// an exit no way reaches is [`Error::Crowd`].
+    pub fn new(area: Area, exit: [f64; 4]) -> Result<Geometry> {
+        area.walls(0.0)?;
+        let rings: Vec<Vec<[f64; 2]>> =
+            std::iter::once(ring(&area.exterior, false)).chain(area.holes.iter().map(|h| ring(h, true))).collect();
+        let mut segments = vec![];
+        for (r, points) in rings.iter().enumerate() {
+            let n = points.len();
+            let edges: Vec<_> = (0..n).map(|i| [points[i], points[(i + 1) % n]]).collect();
+            for i in 0..n {
+                for j in i + 2..n {
+                    if (i == 0 && j == n - 1) || !segments_meet((edges[i][0], edges[i][1]), (edges[j][0], edges[j][1]))
+                    {
+                        continue;
+                    }
+                    return Err(crowd_error(
+                        format!("ring {r} of the walkable area"),
+                        format!("crosses itself (edges {i} and {j})"),
+                    ));
+                }
+            }
+            segments.extend(edges);
+        }
+        let [x0, y0, x1, y1] = exit;
+        let exit_name = || format!("exit ({x0}, {y0}, {x1}, {y1})");
+        if !exit.iter().all(|v| v.is_finite()) || x0 >= x1 || y0 >= y1 {
+            return Err(crowd_error(exit_name(), "is not a box x0 < x1, y0 < y1 of finite numbers"));
+        }
+        let mut geometry = Geometry { area, segments, exit, waypoints: vec![] };
+        let corners = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
+        if let Some(c) = corners.iter().find(|&&c| !geometry.contains(c)) {
+            return Err(crowd_error(
+                exit_name(),
+                format!("is not inside the walkable area (its corner ({}, {}))", c[0], c[1]),
+            ));
+        }
+        if geometry.segments.iter().flatten().any(|p| p[0] > x0 && p[0] < x1 && p[1] > y0 && p[1] < y1) {
+            return Err(crowd_error(exit_name(), "has a wall through it"));
+        }
+        geometry.waypoints = geometry.route(&rings);
+        Ok(geometry)
+    }
+
+    /// Reads the area as WKT ([`parse_wkt_polygon`](crate::scene::parse_wkt_polygon)), then
+    /// [`Geometry::new`].
+    pub fn from_wkt(text: &str, exit: [f64; 4]) -> Result<Geometry> {
+        Geometry::new(crate::scene::parse_wkt_polygon(text)?, exit)
+    }
+
+    /// The walkable area as given.
+    pub fn area(&self) -> &Area {
+        &self.area
+    }
+
+    /// Every wall as a segment: the exterior's edges, then each hole's.
+    pub fn segments(&self) -> &[[[f64; 2]; 2]] {
+        &self.segments
+    }
+
+    /// The exit box, `[x0, y0, x1, y1]`.
+    pub fn exit(&self) -> [f64; 4] {
+        self.exit
+    }
+
+    /// Where every agent heads for: the exit's centre.
+    pub fn target(&self) -> [f64; 2] {
+        let [x0, y0, x1, y1] = self.exit;
+        [(x0 + x1) / 2.0, (y0 + y1) / 2.0]
+    }
+
+    /// The waypoints of the way out (inner corners, stood off).
+    pub fn waypoints(&self) -> &[Waypoint] {
+        &self.waypoints
+    }
+
+    /// Whether `p` is in the exit box (its boundary included).
+    pub fn in_exit(&self, p: [f64; 2]) -> bool {
+        let [x0, y0, x1, y1] = self.exit;
+        p[0] >= x0 && p[0] <= x1 && p[1] >= y0 && p[1] <= y1
+    }
+
+    /// Whether `p` is in the walkable area, its walls included (decided exactly).
+    pub fn contains(&self, p: [f64; 2]) -> bool {
+        let mut inside = false;
+        for &[a, b] in &self.segments {
+            if orient(a, b, p) == 0.0
+                && p[0] >= a[0].min(b[0])
+                && p[0] <= a[0].max(b[0])
+                && p[1] >= a[1].min(b[1])
+                && p[1] <= a[1].max(b[1])
+            {
+                return true;
+            }
+            // Crossings of the ray from p toward +x (half-open in y, so a vertex counts once).
+            if (a[1] > p[1]) != (b[1] > p[1]) {
+                let (lo, hi) = if a[1] < b[1] { (a, b) } else { (b, a) };
+                if orient(lo, hi, p) > 0.0 {
+                    inside = !inside;
+                }
+            }
+        }
+        inside
+    }
+
+    /// The distance from `p` to the nearest wall.
+    pub fn wall_distance(&self, p: [f64; 2]) -> f64 {
+        self.segments.iter().map(|&[a, b]| distance(p, closest_on_segment(a, b, p))).fold(f64::INFINITY, f64::min)
+    }
+
+    /// Whether the segment from `p` to `q` meets no wall (touching one blocks it).
+    pub fn sees(&self, p: [f64; 2], q: [f64; 2]) -> bool {
+        !self.segments.iter().any(|&[a, b]| segments_meet((p, q), (a, b)))
+    }
+
+    /// Where an agent at `p` walks to now: the exit's centre when it sees it, else the first
+    /// waypoint of the shortest way; `None` when no way leads out from `p`.
+    pub fn destination(&self, p: [f64; 2]) -> Option<[f64; 2]> {
+        let target = self.target();
+        if self.sees(p, target) {
+            return Some(target);
+        }
+        self.waypoints
+            .iter()
+            .filter(|w| w.to_exit.is_finite() && self.sees(p, w.at))
+            .map(|w| (distance(p, w.at) + w.to_exit, w.at))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, at)| at)
+    }
+
+    /// The inner corners stood off into the area, each with its shortest way to the exit
+    /// (Dijkstra from the exit's centre over the lines of sight between them).
+    fn route(&self, rings: &[Vec<[f64; 2]>]) -> Vec<Waypoint> {
+        let mut points = vec![];
+        for ring in rings {
+            let n = ring.len();
+            for i in 0..n {
+                let (prev, at, next) = (ring[(i + n - 1) % n], ring[i], ring[(i + 1) % n]);
+                if orient(prev, at, next) >= 0.0 {
+                    continue; // a convex or straight corner: nobody walks around it
+                }
+                let normal = |a: [f64; 2], b: [f64; 2]| {
+                    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+                    let len = dx.hypot(dy);
+                    [-dy / len, dx / len]
+                };
+                let (n1, n2) = (normal(prev, at), normal(at, next));
+                let (bx, by) = (n1[0] + n2[0], n1[1] + n2[1]);
+                let len = bx.hypot(by);
+                if len == 0.0 {
+                    continue;
+                }
+                let p = [at[0] + bx / len * CORNER_OFFSET, at[1] + by / len * CORNER_OFFSET];
+                if self.contains(p) {
+                    points.push(p);
+                }
+            }
+        }
+        let target = self.target();
+        let mut to_exit: Vec<f64> =
+            points.iter().map(|&p| if self.sees(p, target) { distance(p, target) } else { f64::INFINITY }).collect();
+        let mut done = vec![false; points.len()];
+        while let Some(k) = (0..points.len())
+            .filter(|&k| !done[k] && to_exit[k].is_finite())
+            .min_by(|&a, &b| to_exit[a].total_cmp(&to_exit[b]))
+        {
+            done[k] = true;
+            for j in 0..points.len() {
+                let via = to_exit[k] + distance(points[k], points[j]);
+                if !done[j] && via < to_exit[j] && self.sees(points[j], points[k]) {
+                    to_exit[j] = via;
+                }
+            }
+        }
+        points.into_iter().zip(to_exit).map(|(at, to_exit)| Waypoint { at, to_exit }).collect()
+    }
+}
+
+pub(crate) fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// The point of the segment `a`–`b` nearest to `p`.
+pub(crate) fn closest_on_segment(a: [f64; 2], b: [f64; 2], p: [f64; 2]) -> [f64; 2] {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 > 0.0 { (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
+    [a[0] + t * dx, a[1] + t * dy]
+}

@@ -1,0 +1,402 @@
+//! The collision-free speed model on the GPU: buffers, pipelines and batches of steps
+//! (`cfsm.wgsl` has the passes).
+
+use std::time::Instant;
+
+use crate::crowd::{check, Agent, Evacuation, Geometry, Model};
+use crate::error::{Error, Result};
+use crate::gpu::{init_buffer as init, Gpu};
+
+const SHADER: &str = include_str!("cfsm.wgsl");
+/// The most cells the grid has: a larger area gets larger cells.
+const MAX_CELLS: f64 = (1u64 << 22) as f64;
+/// Steps recorded into one submission.
+const BATCH: u64 = 100;
+
+/// `Params` in cfsm.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    n: u32,
+    cells: u32,
+    gx: u32,
+    gy: u32,
+    origin: [f32; 2],
+    cell: f32,
+    cutoff: f32,
+    a_ped: f32,
+    d_ped: f32,
+    a_wall: f32,
+    d_wall: f32,
+    exit: [f32; 4],
+    target: [f32; 2],
+    dt: f32,
+    pad: f32,
+    segments: u32,
+    waypoints: u32,
+    list_off: u32,
+    seg_off: u32,
+    way_off: u32,
+    agents_off: u32,
+    slot_off: u32,
+    exited_off: u32,
+}
+
+struct Pipelines {
+    bin: wgpu::ComputePipeline,
+    scan: wgpu::ComputePipeline,
+    scatter: wgpu::ComputePipeline,
+    sort: wgpu::ComputePipeline,
+    step: wgpu::ComputePipeline,
+    tick: wgpu::ComputePipeline,
+}
+
+/// A crowd walking out on the GPU (see [`crowd`](crate::crowd)): f32 positions, every step on
+/// the GPU, nothing read back but a count per batch of steps.
+pub struct Crowd {
+    gpu: Gpu,
+    n: usize,
+    dt: f64,
+    params: Params,
+    pipelines: Pipelines,
+    /// Bind groups reading state 0 and writing state 1, and the other way round.
+    groups: [wgpu::BindGroup; 2],
+    states: [wgpu::Buffer; 2],
+    counts: wgpu::Buffer,
+    grid: wgpu::Buffer,
+    /// Which state holds the current positions.
+    current: usize,
+    steps: u64,
+    step_ms: Vec<f64>,
+}
+
+/// The cells' wall lists (CSR): every wall whose box, grown by `reach`, overlaps the cell.
+fn wall_lists(
+    geometry: &Geometry,
+    origin: [f64; 2],
+    cell: f64,
+    (gx, gy): (u32, u32),
+    reach: f64,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut lists: Vec<Vec<u32>> = vec![vec![]; (gx * gy) as usize];
+    let to_cell = |v: f64, o: f64, g: u32| (((v - o) / cell).floor().max(0.0) as u32).min(g - 1);
+    for (k, &[a, b]) in geometry.segments().iter().enumerate() {
+        let (x0, x1) = (to_cell(a[0].min(b[0]) - reach, origin[0], gx), to_cell(a[0].max(b[0]) + reach, origin[0], gx));
+        let (y0, y1) = (to_cell(a[1].min(b[1]) - reach, origin[1], gy), to_cell(a[1].max(b[1]) + reach, origin[1], gy));
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                lists[(y * gx + x) as usize].push(k as u32);
+            }
+        }
+    }
+    let mut starts = Vec::with_capacity(lists.len() + 1);
+    let mut flat = vec![];
+    for list in lists {
+        starts.push(flat.len() as u32);
+        flat.extend(list);
+    }
+    starts.push(flat.len() as u32);
+    (starts, flat)
+}
+
+impl Crowd {
+    /// A crowd of `agents` on `geometry`, stepped by `dt` seconds with `model`; refused as
+    /// [`check`] says, or [`Error::TooLarge`] past the adapter's buffers.
+    pub fn new(gpu: &Gpu, geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> Result<Crowd> {
+        check(geometry, model, agents, dt)?;
+        let n = agents.len();
+        // The grid covers the area's walls (agents stay inside them; one that strays is binned
+        // in the nearest cell).
+        let points = geometry.segments().iter().flatten();
+        let lo = points.clone().fold([f64::INFINITY; 2], |m, p| [m[0].min(p[0]), m[1].min(p[1])]);
+        let hi = points.fold([f64::NEG_INFINITY; 2], |m, p| [m[0].max(p[0]), m[1].max(p[1])]);
+        let cell = model.cutoff.max(((hi[0] - lo[0]) * (hi[1] - lo[1]) / MAX_CELLS).sqrt());
+        let dims = |span: f64| ((span / cell).floor() as u32 + 1).max(1);
+        let (gx, gy) = (dims(hi[0] - lo[0]), dims(hi[1] - lo[1]));
+        let cells = gx * gy;
+        let (starts, lists) = wall_lists(geometry, lo, cell, (gx, gy), model.cutoff * 1.01 + 1e-6);
+        let mut ground: Vec<u32> = starts;
+        let list_off = ground.len() as u32;
+        ground.extend(lists);
+        let seg_off = ground.len() as u32;
+        ground.extend(geometry.segments().iter().flatten().flatten().map(|&v| (v as f32).to_bits()));
+        let way_off = ground.len() as u32;
+        for w in geometry.waypoints() {
+            let to_exit = if w.to_exit.is_finite() { w.to_exit as f32 } else { -1.0 };
+            ground.extend([w.at[0] as f32, w.at[1] as f32, to_exit, 0.0].map(f32::to_bits));
+        }
+        let grid_words = cells as u64 + 1 + 3 * n as u64;
+        let limits = gpu.device().limits();
+        let limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        for (what, words) in [("the crowd's grid", grid_words), ("the crowd's state", 4 * n as u64)] {
+            if 4 * words > limit {
+                return Err(Error::TooLarge { what, needed: 4 * words, limit });
+            }
+        }
+        let [x0, y0, x1, y1] = geometry.exit();
+        let target = geometry.target();
+        let params = Params {
+            n: n as u32,
+            cells,
+            gx,
+            gy,
+            origin: [lo[0] as f32, lo[1] as f32],
+            cell: cell as f32,
+            cutoff: model.cutoff as f32,
+            a_ped: model.neighbour_strength as f32,
+            d_ped: model.neighbour_range as f32,
+            a_wall: model.wall_strength as f32,
+            d_wall: model.wall_range as f32,
+            exit: [x0 as f32, y0 as f32, x1 as f32, y1 as f32],
+            target: [target[0] as f32, target[1] as f32],
+            dt: dt as f32,
+            pad: 0.0,
+            segments: geometry.segments().len() as u32,
+            waypoints: geometry.waypoints().len() as u32,
+            list_off,
+            seg_off,
+            way_off,
+            agents_off: cells + 1,
+            slot_off: cells + 1 + n as u32,
+            exited_off: cells + 1 + 2 * n as u32,
+        };
+        let state: Vec<[f32; 4]> =
+            agents.iter().map(|a| [a.position[0] as f32, a.position[1] as f32, 0.0, 0.0]).collect();
+        let own: Vec<[f32; 4]> =
+            agents.iter().map(|a| [a.desired_speed as f32, a.radius as f32, a.time_gap as f32, 0.0]).collect();
+        let device = gpu.device();
+        use wgpu::BufferUsages as U;
+        let (pipelines, layout, buffers) = gpu.scoped(|| {
+            let (pipelines, layout) = pipelines(device);
+            let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
+            let buffers = (
+                init(device, "satgpu.crowd.params", bytemuck::bytes_of(&params), U::UNIFORM),
+                [
+                    init(device, "satgpu.crowd.state0", bytemuck::cast_slice(&state), storage),
+                    init(device, "satgpu.crowd.state1", bytemuck::cast_slice(&state), storage),
+                ],
+                init(device, "satgpu.crowd.agents", bytemuck::cast_slice(&own), U::STORAGE),
+                init(device, "satgpu.crowd.counts", &vec![0u8; 4 * (cells as usize + 2)], storage),
+                init(device, "satgpu.crowd.grid", &vec![0u8; 4 * grid_words as usize], storage),
+                init(device, "satgpu.crowd.ground", bytemuck::cast_slice(&ground), U::STORAGE),
+            );
+            (pipelines, layout, buffers)
+        })?;
+        let (params_buffer, states, own, counts, grid, ground) = buffers;
+        let group = |from: usize| {
+            let buffers = [&params_buffer, &states[from], &states[1 - from], &own, &counts, &grid, &ground];
+            let entries: Vec<_> = buffers
+                .iter()
+                .enumerate()
+                .map(|(k, b)| wgpu::BindGroupEntry { binding: k as u32, resource: b.as_entire_binding() })
+                .collect();
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("satgpu.crowd"),
+                layout: &layout,
+                entries: &entries,
+            })
+        };
+        let groups = gpu.scoped(|| [group(0), group(1)])?;
+        Ok(Crowd {
+            gpu: gpu.clone(),
+            n,
+            dt,
+            params,
+            pipelines,
+            groups,
+            states,
+            counts,
+            grid,
+            current: 0,
+            steps: 0,
+            step_ms: vec![],
+        })
+    }
+
+    /// Agents, walking or gone.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the crowd has no agents.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Steps run so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Seconds simulated so far.
+    pub fn time(&self) -> f64 {
+        self.steps as f64 * self.dt
+    }
+
+    /// Records the binning of the walking agents (clear, bin, scan, scatter, sort), then, with
+    /// `step`, one step and the clock's tick.
+    fn encode(&self, encoder: &mut wgpu::CommandEncoder, from: usize, step: bool) {
+        encoder.clear_buffer(&self.counts, 4, None);
+        let p = &self.pipelines;
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_bind_group(0, &self.groups[from], &[]);
+        let (n, cells) = (self.params.n, self.params.cells);
+        let passes = [(&p.bin, n), (&p.scan, 0), (&p.scatter, n), (&p.sort, cells), (&p.step, n), (&p.tick, 0)];
+        for (pipeline, items) in &passes[..if step { 6 } else { 4 }] {
+            pass.set_pipeline(pipeline);
+            // Items 0: one workgroup.
+            let groups = items.div_ceil(64).max(1);
+            pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
+        }
+    }
+
+    /// Runs `steps` steps on the GPU (batches of 100 in one submission each) and returns the
+    /// agents still walking after them. Stops early, at the end of a batch, once none walks.
+    pub fn iterate(&mut self, steps: u64) -> Result<usize> {
+        let mut walking = self.n;
+        let mut left = steps;
+        while left > 0 && walking > 0 {
+            let batch = left.min(BATCH);
+            let started = Instant::now();
+            let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+            for _ in 0..batch {
+                self.encode(&mut encoder, self.current, true);
+                self.current = 1 - self.current;
+            }
+            // Bin once more, so that the count says who walks now.
+            self.encode(&mut encoder, self.current, false);
+            let counts = self.read_words(&mut encoder, &self.counts, 2)?;
+            self.step_ms.push(started.elapsed().as_secs_f64() * 1e3 / batch as f64);
+            self.steps += batch;
+            left -= batch;
+            walking = counts[1] as usize;
+        }
+        Ok(walking)
+    }
+
+    /// Steps until every agent has left or `max_time` seconds have passed.
+    pub fn run(&mut self, max_time: f64) -> Result<Evacuation> {
+        let last = (max_time / self.dt).ceil() as u64;
+        self.iterate(last.saturating_sub(self.steps))?;
+        Ok(Evacuation {
+            exit_times: self.exit_steps()?.iter().map(|&e| (e > 0).then_some(e as f64 * self.dt)).collect(),
+            steps: self.steps,
+            time: self.time(),
+            step_ms: self.step_ms.clone(),
+        })
+    }
+
+    /// Moves every agent to `positions` (and back to walking), unchecked but for their count: to
+    /// step from any state a run has reached, as the tests do with the reference's.
+    pub fn set_positions(&mut self, positions: &[[f64; 2]]) -> Result<()> {
+        if positions.len() != self.n {
+            let detail = format!("are {} for {} agents", positions.len(), self.n);
+            return Err(Error::Crowd { what: "the positions".into(), detail });
+        }
+        let state: Vec<[f32; 4]> = positions.iter().map(|p| [p[0] as f32, p[1] as f32, 0.0, 0.0]).collect();
+        let queue = self.gpu.queue();
+        queue.write_buffer(&self.states[self.current], 0, bytemuck::cast_slice(&state));
+        let exited = 4 * u64::from(self.params.exited_off);
+        queue.write_buffer(&self.grid, exited, bytemuck::cast_slice(&vec![0u32; self.n]));
+        Ok(())
+    }
+
+    /// Per agent, the step after which it left (0 while it walks).
+    pub fn exit_steps(&self) -> Result<Vec<u32>> {
+        let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+        let offset = 4 * u64::from(self.params.exited_off);
+        let words = self.read_range(&mut encoder, &self.grid, offset, self.n as u64)?;
+        Ok(words)
+    }
+
+    /// Every agent's position (those that left stay where they left).
+    pub fn positions(&self) -> Result<Vec<[f32; 2]>> {
+        let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+        let words = self.read_range(&mut encoder, &self.states[self.current], 0, 4 * self.n as u64)?;
+        Ok(words.chunks_exact(4).map(|s| [f32::from_bits(s[0]), f32::from_bits(s[1])]).collect())
+    }
+
+    fn read_words(&self, encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer, words: u64) -> Result<Vec<u32>> {
+        self.read_range(encoder, buffer, 0, words)
+    }
+
+    /// Submits `encoder` with a copy of `words` words of `buffer` from `offset`, and reads them.
+    fn read_range(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        words: u64,
+    ) -> Result<Vec<u32>> {
+        let gpu = &self.gpu;
+        let size = (4 * words).max(4);
+        let read = gpu.scoped(|| {
+            gpu.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("satgpu.crowd.read"),
+                size: size.next_multiple_of(4),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
+        if words > 0 {
+            encoder.copy_buffer_to_buffer(buffer, offset, &read, 0, 4 * words);
+        }
+        let encoder = std::mem::replace(encoder, gpu.device().create_command_encoder(&Default::default()));
+        let submission = gpu.queue().submit([encoder.finish()]);
+        let mut out: Vec<u32> = crate::gpu::read_as(gpu, &read, size, submission, "the crowd's step")?;
+        out.truncate(words as usize);
+        Ok(out)
+    }
+}
+
+fn pipelines(device: &wgpu::Device) -> (Pipelines, wgpu::BindGroupLayout) {
+    use wgpu::{BindingType, BufferBindingType};
+    let storage = |read_only| BindingType::Buffer {
+        ty: BufferBindingType::Storage { read_only },
+        has_dynamic_offset: false,
+        min_binding_size: None,
+    };
+    let uniform =
+        BindingType::Buffer { ty: BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None };
+    let types = [uniform, storage(true), storage(false), storage(true), storage(false), storage(false), storage(true)];
+    let entries: Vec<_> = types
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| wgpu::BindGroupLayoutEntry {
+            binding: i as u32,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: *ty,
+            count: None,
+        })
+        .collect();
+    let layout = device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("satgpu.crowd"), entries: &entries });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("satgpu.crowd"),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("satgpu.crowd"),
+        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+    });
+    let pipeline = |entry: &str| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&format!("satgpu.crowd.{entry}")),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    let pipelines = Pipelines {
+        bin: pipeline("bin"),
+        scan: pipeline("scan"),
+        scatter: pipeline("scatter"),
+        sort: pipeline("sort"),
+        step: pipeline("step"),
+        tick: pipeline("tick"),
+    };
+    (pipelines, layout)
+}

@@ -1,0 +1,192 @@
+//! Pedestrians walking out of a walkable area: JuPedSim's collision-free speed model (Tordeux,
+//! Chraibi and Seyfried, 2016) on the GPU ([`Crowd`]), with the f64 reference beside it
+//! ([`reference::cfsm`](crate::reference::cfsm)).
+//!
+//! A step, for every agent still walking, all from the state before the step (Jacobi):
+//!
+//! 1. its neighbours: the agents within [`Model::cutoff`] of its centre whose centre it sees
+//!    (no wall meets the segment between the centres; touching one blocks it);
+//! 2. repulsion from each neighbour, `-e * a * exp((r_i + r_j - d) / D)` along the unit vector
+//!    `e` toward it ([`Model::neighbour_strength`], [`Model::neighbour_range`]), and from each
+//!    wall within the cutoff, `-e * a_w * exp((r_i - d) / D_w)` toward its closest point;
+//! 3. its direction: the unit vector toward its destination (the exit's centre, or the next
+//!    waypoint of the shortest way there, [`Geometry::destination`]) plus both repulsions,
+//!    normalised (its last direction when the sum is zero);
+//! 4. its speed: `min(max(s / T, 0), v0)` with `s` the spacing to the nearest neighbour ahead
+//!    (in front, `e . d >= 0`, and within the corridor `|e_perp . d| <= r_i + r_j`): `|d| - r_i - r_j`;
+//! 5. it moves by direction x speed x dt; an agent that ends the step in the exit box leaves,
+//!    and its exit time is the end of that step.
+//!
+//! These are JuPedSim 1.4's rules (libsimulator's `CollisionFreeSpeedModel`) with its defaults,
+//! and two choices of ours: walls count within the cutoff (JuPedSim sums a superset of them,
+//! all of whose extra terms are below 1e-60 of the nearest), and the way out stands off inner
+//! corners along their bisector (JuPedSim narrows its navigation mesh's portals).
+
+mod geometry;
+mod gpu;
+
+pub use geometry::{Geometry, Waypoint, CORNER_OFFSET};
+pub use gpu::Crowd;
+
+use crate::error::{Error, Result};
+pub(crate) use geometry::{closest_on_segment, distance};
+
+/// The model's constants, shared by every agent (JuPedSim's `CollisionFreeSpeedModel`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Model {
+    /// Strength of the repulsion between agents (JuPedSim's `strengthNeighborRepulsion`).
+    pub neighbour_strength: f64,
+    /// Range of the repulsion between agents, m (`rangeNeighborRepulsion`).
+    pub neighbour_range: f64,
+    /// Strength of the repulsion from walls (`strengthGeometryRepulsion`).
+    pub wall_strength: f64,
+    /// Range of the repulsion from walls, m (`rangeGeometryRepulsion`).
+    pub wall_range: f64,
+    /// How far an agent looks for neighbours (and walls), centre to centre, m.
+    pub cutoff: f64,
+}
+
+impl Default for Model {
+    /// JuPedSim 1.4's defaults: 8, 0.1 m, 5, 0.02 m, and neighbours within 3 m.
+    fn default() -> Model {
+        Model { neighbour_strength: 8.0, neighbour_range: 0.1, wall_strength: 5.0, wall_range: 0.02, cutoff: 3.0 }
+    }
+}
+
+/// One pedestrian: where it starts and its own parameters (JuPedSim's
+/// `CollisionFreeSpeedModelAgentParameters`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Agent {
+    /// Where it starts, m.
+    pub position: [f64; 2],
+    /// The speed it walks at when nothing is ahead, m/s (`v0`, 0 to 10).
+    pub desired_speed: f64,
+    /// Its radius, m (above 0, at most 2).
+    pub radius: f64,
+    /// The time gap it keeps to the agent ahead, s (`T`, 0.1 to 10).
+    pub time_gap: f64,
+}
+
+impl Agent {
+    /// An agent at `(x, y)` with JuPedSim's defaults: 1.2 m/s, 0.2 m, 1 s.
+    pub fn at(x: f64, y: f64) -> Agent {
+        Agent { position: [x, y], desired_speed: 1.2, radius: 0.2, time_gap: 1.0 }
+    }
+}
+
+/// How an evacuation went: when each agent left, and how long the steps took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evacuation {
+    /// Per agent, in the order given: the time it left (s), `None` if it had not.
+    pub exit_times: Vec<Option<f64>>,
+    /// Steps run.
+    pub steps: u64,
+    /// Seconds simulated (steps x dt).
+    pub time: f64,
+    /// Wall-clock milliseconds per step, one figure per batch of steps run together.
+    pub step_ms: Vec<f64>,
+}
+
+impl Evacuation {
+    /// The time the last agent left, `None` while any remains.
+    pub fn evacuation_time(&self) -> Option<f64> {
+        self.exit_times.iter().try_fold(0.0f64, |last, t| t.map(|t| last.max(t)))
+    }
+
+    /// The exit times of the agents that left, sorted.
+    pub fn sorted_exit_times(&self) -> Vec<f64> {
+        let mut times: Vec<f64> = self.exit_times.iter().flatten().copied().collect();
+        times.sort_by(f64::total_cmp);
+        times
+    }
+
+    /// Agents per second through the exit over the middle 80 % of exits (from the 10th to the
+    /// 90th percentile of the sorted exit times); `None` with fewer than 10 exits.
+    pub fn flow(&self) -> Option<f64> {
+        flow(&self.sorted_exit_times())
+    }
+}
+
+/// Agents per second over the middle 80 % of `sorted` exit times; `None` with fewer than 10.
+pub fn flow(sorted: &[f64]) -> Option<f64> {
+    let n = sorted.len();
+    if n < 10 {
+        return None;
+    }
+    let (first, last) = (n / 10, n - 1 - n / 10);
+    let span = sorted[last] - sorted[first];
+    (span > 0.0).then(|| (last - first) as f64 / span)
+}
+
+fn refuse(what: impl Into<String>, detail: impl Into<String>) -> Error {
+    Error::Crowd { what: what.into(), detail: detail.into() }
+}
+
+/// Checks what a crowd starts from, as JuPedSim does when agents are added: the model's
+/// constants and `dt` positive and finite; each agent's parameters in range, its centre in the
+/// area, farther than its radius from every wall, apart from every other agent (centres
+/// farther than the sum of the radii) and with a way out. The first fault is
+/// [`Error::Crowd`] naming it.
+pub fn check(geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> Result<()> {
+    let constants = [
+        ("neighbour_strength", model.neighbour_strength),
+        ("neighbour_range", model.neighbour_range),
+        ("wall_strength", model.wall_strength),
+        ("wall_range", model.wall_range),
+        ("cutoff", model.cutoff),
+        ("dt", dt),
+    ];
+    for (name, value) in constants {
+        if !(value.is_finite() && value > 0.0) {
+            return Err(refuse(format!("the model's {name} {value}"), "must be finite and above 0"));
+        }
+    }
+    for (i, a) in agents.iter().enumerate() {
+        let [x, y] = a.position;
+        let name = |what: &str| format!("agent {i}'s {what}");
+        let ranges = [
+            ("radius", a.radius, 0.0, 2.0, false),
+            ("desired_speed", a.desired_speed, 0.0, 10.0, true),
+            ("time_gap", a.time_gap, 0.1, 10.0, true),
+        ];
+        for (what, v, lo, hi, closed) in ranges {
+            let above = if closed { v >= lo } else { v > lo };
+            if !(above && v <= hi) {
+                let low = if closed { "[" } else { "(" };
+                return Err(refuse(format!("{} {v}", name(what)), format!("is outside {low}{lo}, {hi}]")));
+            }
+        }
+        let at = || format!("agent {i} at ({x}, {y})");
+        if !(x.is_finite() && y.is_finite() && geometry.contains(a.position)) {
+            return Err(refuse(at(), "is outside the walkable area"));
+        }
+        let wall = geometry.wall_distance(a.position);
+        if wall <= a.radius {
+            return Err(refuse(at(), format!("is {wall} from a wall, within its radius {}", a.radius)));
+        }
+        if geometry.destination(a.position).is_none() {
+            return Err(refuse(at(), "has no way to the exit"));
+        }
+    }
+    // Overlaps: a sweep along x over agents sorted by their left edge.
+    let mut order: Vec<usize> = (0..agents.len()).collect();
+    let left = |i: usize| agents[i].position[0] - agents[i].radius;
+    order.sort_by(|&a, &b| left(a).total_cmp(&left(b)).then(a.cmp(&b)));
+    for (k, &i) in order.iter().enumerate() {
+        let a = &agents[i];
+        for &j in &order[k + 1..] {
+            if left(j) > a.position[0] + a.radius {
+                break;
+            }
+            let b = &agents[j];
+            if distance(a.position, b.position) <= a.radius + b.radius {
+                let (i, j) = (i.min(j), i.max(j));
+                return Err(refuse(
+                    format!("agents {i} and {j}"),
+                    "overlap (their centres are no farther apart than their radii)",
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! The collision-free speed model in f64 on one core, written straight from the rules in
+//! [`crowd`](crate::crowd)'s docs, to judge the GPU's [`Crowd`](crate::crowd::Crowd).
+//!
+//! Neighbours come from a grid of cells the size of the cutoff (every agent in the 3 x 3 cells
+//! around, then the exact distance); sight lines and walls are tested against every wall.
+
+use std::collections::HashMap;
+
+use crate::crowd::{check, closest_on_segment, distance, Agent, Evacuation, Geometry, Model};
+use crate::error::Result;
+
+/// A crowd stepped in f64 on the CPU.
+#[derive(Debug, Clone)]
+pub struct Crowd {
+    geometry: Geometry,
+    model: Model,
+    agents: Vec<Agent>,
+    dt: f64,
+    positions: Vec<[f64; 2]>,
+    directions: Vec<[f64; 2]>,
+    /// Per agent, the step after which it left (0 while it walks).
+    exited: Vec<u64>,
+    steps: u64,
+}
+
+fn unit(v: [f64; 2]) -> [f64; 2] {
+    let len = v[0].hypot(v[1]);
+    if len > 0.0 {
+        [v[0] / len, v[1] / len]
+    } else {
+        [0.0, 0.0]
+    }
+}
+
+impl Crowd {
+    /// A crowd of `agents` on `geometry`, stepped by `dt` seconds; refused as [`check`] says.
+    pub fn new(geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> Result<Crowd> {
+        check(geometry, model, agents, dt)?;
+        Ok(Crowd {
+            geometry: geometry.clone(),
+            model: *model,
+            agents: agents.to_vec(),
+            dt,
+            positions: agents.iter().map(|a| a.position).collect(),
+            directions: vec![[0.0, 0.0]; agents.len()],
+            exited: vec![0; agents.len()],
+            steps: 0,
+        })
+    }
+
+    /// Every agent's position (those that left stay where they left).
+    pub fn positions(&self) -> &[[f64; 2]] {
+        &self.positions
+    }
+
+    /// Moves every agent to `positions` (and back to walking), unchecked: to step from any state
+    /// a run has reached, as the tests do with the GPU's.
+    pub fn set_positions(&mut self, positions: &[[f64; 2]]) {
+        self.positions.copy_from_slice(positions);
+        self.exited.fill(0);
+    }
+
+    /// Per agent, the step after which it left (0 while it walks).
+    pub fn exit_steps(&self) -> &[u64] {
+        &self.exited
+    }
+
+    /// Agents still walking.
+    pub fn walking(&self) -> usize {
+        self.exited.iter().filter(|&&e| e == 0).count()
+    }
+
+    /// Steps run so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// One step of every walking agent (see [`crowd`](crate::crowd)).
+    pub fn step(&mut self) {
+        let cutoff = self.model.cutoff;
+        let cell = |p: [f64; 2]| ((p[0] / cutoff).floor() as i64, (p[1] / cutoff).floor() as i64);
+        let mut grid: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
+        for i in (0..self.agents.len()).filter(|&i| self.exited[i] == 0) {
+            grid.entry(cell(self.positions[i])).or_default().push(i);
+        }
+        let updates: Vec<(usize, [f64; 2], [f64; 2])> = (0..self.agents.len())
+            .filter(|&i| self.exited[i] == 0)
+            .map(|i| {
+                let (cx, cy) = cell(self.positions[i]);
+                let mut near: Vec<usize> = (-1..=1)
+                    .flat_map(|dy| (-1..=1).map(move |dx| (cx + dx, cy + dy)))
+                    .filter_map(|c| grid.get(&c))
+                    .flatten()
+                    .copied()
+                    .filter(|&j| j != i && distance(self.positions[i], self.positions[j]) <= cutoff)
+                    .filter(|&j| self.geometry.sees(self.positions[i], self.positions[j]))
+                    .collect();
+                near.sort_unstable();
+                let (position, direction) = self.update(i, &near);
+                (i, position, direction)
+            })
+            .collect();
+        self.steps += 1;
+        for (i, position, direction) in updates {
+            self.positions[i] = position;
+            self.directions[i] = direction;
+            if self.geometry.in_exit(position) {
+                self.exited[i] = self.steps;
+            }
+        }
+    }
+
+    /// Agent `i`'s next position and direction, given its neighbours.
+    fn update(&self, i: usize, neighbours: &[usize]) -> ([f64; 2], [f64; 2]) {
+        let m = &self.model;
+        let (me, p) = (&self.agents[i], self.positions[i]);
+        let mut push = [0.0, 0.0];
+        for &j in neighbours {
+            let q = self.positions[j];
+            let d = distance(p, q);
+            let e = unit([q[0] - p[0], q[1] - p[1]]);
+            let size = -m.neighbour_strength * ((me.radius + self.agents[j].radius - d) / m.neighbour_range).exp();
+            push = [push[0] + e[0] * size, push[1] + e[1] * size];
+        }
+        for &[a, b] in self.geometry.segments() {
+            let c = closest_on_segment(a, b, p);
+            let d = distance(p, c);
+            if d <= m.cutoff {
+                let e = unit([c[0] - p[0], c[1] - p[1]]);
+                let size = -m.wall_strength * ((me.radius - d) / m.wall_range).exp();
+                push = [push[0] + e[0] * size, push[1] + e[1] * size];
+            }
+        }
+        let to = self.geometry.destination(p).unwrap_or(p);
+        let e0 = unit([to[0] - p[0], to[1] - p[1]]);
+        let mut direction = unit([e0[0] + push[0], e0[1] + push[1]]);
+        if direction == [0.0, 0.0] {
+            direction = self.directions[i];
+        }
+        let side = [-direction[1], direction[0]];
+        let spacing = neighbours
+            .iter()
+            .filter_map(|&j| {
+                let q = self.positions[j];
+                let d = [q[0] - p[0], q[1] - p[1]];
+                let reach = me.radius + self.agents[j].radius;
+                let ahead = direction[0] * d[0] + direction[1] * d[1] >= 0.0;
+                let beside = (side[0] * d[0] + side[1] * d[1]).abs() <= reach;
+                (ahead && beside).then(|| d[0].hypot(d[1]) - reach)
+            })
+            .fold(f64::MAX, f64::min);
+        let speed = (spacing / me.time_gap).max(0.0).min(me.desired_speed);
+        ([p[0] + direction[0] * speed * self.dt, p[1] + direction[1] * speed * self.dt], direction)
+    }
+
+    /// Steps until every agent has left or `max_time` seconds have passed.
+    pub fn run(&mut self, max_time: f64) -> Evacuation {
+        let last = (max_time / self.dt).ceil() as u64;
+        while self.steps < last && self.walking() > 0 {
+            self.step();
+        }
+        Evacuation {
+            exit_times: self.exited.iter().map(|&e| (e > 0).then_some(e as f64 * self.dt)).collect(),
+            steps: self.steps,
+            time: self.steps as f64 * self.dt,
+            step_ms: vec![],
+        }
+    }
+}
