@@ -777,3 +777,55 @@ fn neighbours_writes_each_bodys_nearest_on_gpu_and_cpu() {
         &["must end in .csv"],
     );
 }
+
+/// Issue 43: `satgpu sim --model cfsm` empties a 2 m bottleneck on the GPU and on the f64
+/// reference, writes the JSON the issue names, and refuses bad input by name.
+#[test]
+fn sim_cfsm_evacuates_a_bottleneck() {
+    let area = write("cfsm_area.wkt", "POLYGON ((0 0, 10 0, 10 4, 12 4, 12 6, 10 6, 10 10, 0 10, 0 0))\n");
+    let rows: String =
+        (0..40).map(|k| format!("{},{},1.3\n", 1.0 + 0.6 * (k / 10) as f64, 2.0 + 0.6 * (k % 10) as f64)).collect();
+    let agents = write("cfsm_agents.csv", &format!("x,y,desired_speed\n{rows}"));
+    let mut evacuations = vec![];
+    for backend in ["gpu", "cpu"] {
+        let json = tmp(&format!("cfsm_{backend}.json"));
+        let args = ["sim", "--model", "cfsm", "--geometry", p(&area), "--exit", "11.5,4,12,6", "--agents", p(&agents)];
+        let o = satgpu(&[&args[..], &["--backend", backend, "--json", p(&json)]].concat());
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("evacuated  all in"), "{backend}");
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!((v["model"].as_str(), v["agents"].as_u64(), v["dt"].as_f64()), (Some("cfsm"), Some(40), Some(0.01)));
+        let times: Vec<f64> = v["exit_times"].as_array().unwrap().iter().map(|t| t.as_f64().unwrap()).collect();
+        assert_eq!(times.len(), 40);
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{backend}: exit times not sorted");
+        assert_eq!(v["evacuation_time"].as_f64(), times.last().copied());
+        assert!(v["frame_ms_median"].as_f64().unwrap() > 0.0 && v["flow"].as_f64().unwrap() > 0.0);
+        evacuations.push(times[39]);
+    }
+    let (gpu, cpu) = (evacuations[0], evacuations[1]);
+    assert!((gpu / cpu - 1.0).abs() < 0.05, "evacuation: GPU {gpu} s, reference {cpu} s");
+    let base = ["sim", "--model", "cfsm", "--geometry", p(&area), "--agents", p(&agents)];
+    expect_bad_input(
+        &[&base[..], &["--exit", "11.5,4,12.5,6"]].concat(),
+        &["exit (11.5, 4, 12.5, 6) is not inside the walkable area"],
+    );
+    expect_bad_input(&[&base[..], &["--exit", "11.5,4,12"]].concat(), &["--exit \"11.5,4,12\": expected four numbers"]);
+    expect_bad_input(
+        &[&base[..], &["--exit", "11.5,4,12,6", "--dt", "0"]].concat(),
+        &["the model's dt 0 must be finite and above 0"],
+    );
+    let outside = write("cfsm_outside.csv", "x,y\n1,1\n11,3\n");
+    let bad_row = write("cfsm_bad_row.csv", "y,x\n1,1\n2,two\n");
+    fn with<'a>(area: &'a str, file: &'a str) -> Vec<&'a str> {
+        vec!["sim", "--model", "cfsm", "--geometry", area, "--agents", file, "--exit", "11.5,4,12,6"]
+    }
+    expect_bad_input(&with(p(&area), p(&outside)), &["agent 1 at (11, 3) is outside the walkable area"]);
+    expect_bad_input(&with(p(&area), p(&bad_row)), &["the agents' CSV line 3, column x", "\"two\" is not a number"]);
+    let broken = write("cfsm_broken.wkt", "POLYGON ((0 0, 10 0, 10 10)");
+    expect_bad_input(
+        &["sim", "--model", "cfsm", "--geometry", p(&broken), "--agents", p(&agents), "--exit", "1,1,2,2"],
+        &["cfsm_broken.wkt"],
+    );
+    expect_bad_input(&["sim", "--model", "cfsm", "--geometry", p(&area)], &["--model cfsm needs"]);
+    expect_bad_input(&["sim", "--geometry", p(&area)], &["read by --model cfsm only"]);
+}

@@ -22,9 +22,11 @@
 //! all of whose extra terms are below 1e-60 of the nearest), and the way out stands off inner
 //! corners along their bisector (JuPedSim narrows its navigation mesh's portals).
 
+mod agents;
 mod geometry;
 mod gpu;
 
+pub use agents::{parse_agents_csv, read_agents_csv};
 pub use geometry::{Geometry, Waypoint, CORNER_OFFSET};
 pub use gpu::Crowd;
 

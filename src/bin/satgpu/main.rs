@@ -4,6 +4,7 @@
 //! 3 no adapter, device failure or input too large for the device.
 
 mod bench;
+mod cfsm;
 mod commands;
 mod draw;
 mod plot;
@@ -74,6 +75,14 @@ pub enum ScenarioArg {
     Crossing,
     /// One crowd walking through a doorway in concave walls (compound static bodies).
     Doorway,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ModelArg {
+    /// The built-in crowds, overlaps pushed apart.
+    Push,
+    /// JuPedSim's collision-free speed model.
+    Cfsm,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -304,11 +313,35 @@ enum Command {
         #[command(flatten)]
         device: DeviceArgs,
     },
-    /// Runs the built-in crowd on the GPU: two crowds crossing in a corridor with walls and
-    /// pillars, or one crowd through a doorway in concave walls. Each frame integrates, detects and pushes
-    /// overlapping bodies apart, all on the GPU; prints frames per second and the penetration
-    /// left at the first and last frame.
+    /// Runs a crowd on the GPU. `--model push` (the default): the built-in crowds, two crossing
+    /// in a corridor with walls and pillars or one through a doorway in concave walls; each
+    /// frame integrates, detects and pushes overlapping bodies apart, all on the GPU; prints
+    /// frames per second and the penetration left at the first and last frame. `--model cfsm`:
+    /// JuPedSim's collision-free speed model, agents from --agents walking out of the area in
+    /// --geometry through --exit; prints the evacuation time and the flow (the push model's
+    /// options are not read).
     Sim {
+        /// push: the built-in crowds pushed apart; cfsm: the collision-free speed model.
+        #[arg(long, value_enum, default_value = "push")]
+        model: ModelArg,
+        /// cfsm: the walkable area, a file holding one WKT POLYGON (holes allowed).
+        #[arg(long, value_name = "AREA.wkt")]
+        geometry: Option<PathBuf>,
+        /// cfsm: the exit, an axis-aligned box inside the area: X0,Y0,X1,Y1.
+        #[arg(long, value_name = "X0,Y0,X1,Y1", allow_hyphen_values = true)]
+        exit: Option<String>,
+        /// cfsm: the agents, CSV with header x,y and optionally desired_speed, radius, time_gap.
+        #[arg(long, value_name = "AGENTS.csv")]
+        agents: Option<PathBuf>,
+        /// cfsm: seconds per step.
+        #[arg(long, default_value_t = 0.01)]
+        dt: f64,
+        /// cfsm: stop after this many seconds if agents remain.
+        #[arg(long, default_value_t = 600.0)]
+        max_time: f64,
+        /// cfsm: gpu, or the f64 reference on one core (cpu).
+        #[arg(long, value_enum, default_value = "gpu")]
+        backend: Backend,
         /// crossing: two crowds, straight walls and pillars; doorway: one crowd through concave
         /// walls whose jambs leave a door a third of the corridor wide.
         #[arg(long, value_enum, default_value = "crossing")]
@@ -333,8 +366,9 @@ enum Command {
         /// iterations update its contacts' separations.
         #[arg(long, value_enum, default_value = "fresh")]
         resolve: ResolveArg,
-        /// Also write the figures as JSON (n, frames, iterations, frame_ms_median, max_depth and
-        /// total_depth per frame, state_hash).
+        /// Also write the figures as JSON. push: n, frames, iterations, frame_ms_median,
+        /// max_depth and total_depth per frame, state_hash; cfsm: model, agents, dt,
+        /// evacuation_time, exit_times, flow, frame_ms_median.
         #[arg(long)]
         json: Option<PathBuf>,
         /// Write PNG frames (frame_00000.png, ...) into DIR.
@@ -520,6 +554,22 @@ fn dispatch(cli: Cli) -> ExitCode {
             let scenes = Scenes { file: scene.as_deref(), kinds: &kind, sizes: &n, seed };
             bench(scenes, frames, (json.as_deref(), plot.as_deref(), trace.as_deref()), &options, &device)
         }
+        Command::Sim { model: ModelArg::Cfsm, geometry, exit, agents, dt, max_time, backend, json, device, .. } => {
+            match (geometry, exit, agents) {
+                (Some(geometry), Some(exit), Some(agents)) => {
+                    cfsm::run(&cfsm::CfsmArgs { geometry, exit, agents, dt, max_time, backend, json }, &device)
+                }
+                _ => Err(Failure(
+                    2,
+                    "--model cfsm needs --geometry AREA.wkt, --exit X0,Y0,X1,Y1 and --agents AGENTS.csv".into(),
+                )),
+            }
+        }
+        Command::Sim { geometry: Some(_), .. }
+        | Command::Sim { exit: Some(_), .. }
+        | Command::Sim { agents: Some(_), .. } => {
+            Err(Failure(2, "--geometry, --exit and --agents are read by --model cfsm only".into()))
+        }
         Command::Sim {
             scenario,
             kind,
@@ -533,6 +583,7 @@ fn dispatch(cli: Cli) -> ExitCode {
             every,
             size,
             device,
+            ..
         } => {
             let resolve = match resolve {
                 ResolveArg::Fresh => satgpu::sim::Resolve::Fresh,

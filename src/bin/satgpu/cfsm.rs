@@ -1,0 +1,130 @@
+//! `satgpu sim --model cfsm`: JuPedSim's collision-free speed model on a walkable area read
+//! from WKT, agents from CSV, until everyone has left or the time is up.
+
+use std::path::{Path, PathBuf};
+
+use satgpu::crowd::{read_agents_csv, Crowd, Evacuation, Geometry, Model};
+use satgpu::{reference, Error};
+
+use crate::bench::median;
+use crate::{Backend, DeviceArgs, Failure};
+
+/// What `satgpu sim --model cfsm` was asked to do.
+pub struct CfsmArgs {
+    pub geometry: PathBuf,
+    pub exit: String,
+    pub agents: PathBuf,
+    pub dt: f64,
+    pub max_time: f64,
+    pub backend: Backend,
+    pub json: Option<PathBuf>,
+}
+
+/// What `--json` writes.
+#[derive(serde::Serialize)]
+struct CfsmJson {
+    model: &'static str,
+    backend: &'static str,
+    adapter: String,
+    agents: usize,
+    dt: f64,
+    max_time: f64,
+    steps: u64,
+    /// Seconds until the last agent left; null while some remain at `max_time`.
+    evacuation_time: Option<f64>,
+    /// The times the agents that left left, sorted (s).
+    exit_times: Vec<f64>,
+    /// Agents still inside at the end.
+    remaining: usize,
+    /// Agents per second over the middle 80 % of exits; null with fewer than 10.
+    flow: Option<f64>,
+    /// Wall-clock milliseconds per step, the median over batches of steps.
+    frame_ms_median: f64,
+}
+
+/// `X0,Y0,X1,Y1` as four numbers.
+fn parse_exit(text: &str) -> Result<[f64; 4], Failure> {
+    let numbers: Vec<f64> =
+        text.split(',').map(|v| v.trim().parse()).collect::<Result<_, _>>().map_err(|_| bad_exit(text))?;
+    numbers.try_into().map_err(|_| bad_exit(text))
+}
+
+fn bad_exit(text: &str) -> Failure {
+    Failure(2, format!("--exit {text:?}: expected four numbers X0,Y0,X1,Y1"))
+}
+
+pub fn run(args: &CfsmArgs, device: &DeviceArgs) -> Result<(), Failure> {
+    let exit = parse_exit(&args.exit)?;
+    if !(args.max_time.is_finite() && args.max_time > 0.0) {
+        return Err(Failure(2, format!("--max-time {}: must be a number of seconds above 0", args.max_time)));
+    }
+    let wkt =
+        std::fs::read_to_string(&args.geometry).map_err(|source| Error::Io { path: args.geometry.clone(), source })?;
+    let geometry = Geometry::from_wkt(&wkt, exit).map_err(|e| in_file(&args.geometry, e))?;
+    let agents = read_agents_csv(&args.agents)?;
+    let model = Model::default();
+    if let Some(path) = &args.json {
+        let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !folder.is_dir() {
+            let source = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder");
+            return Err(Error::Io { path: path.clone(), source }.into());
+        }
+    }
+    let (evacuation, adapter, backend) = match args.backend {
+        Backend::Gpu => {
+            let gpu = device.open()?;
+            let mut crowd = Crowd::new(&gpu, &geometry, &model, &agents, args.dt)?;
+            println!("adapter    {}", gpu.describe());
+            (crowd.run(args.max_time)?, gpu.describe(), "gpu")
+        }
+        Backend::Cpu => {
+            let mut crowd = reference::cfsm::Crowd::new(&geometry, &model, &agents, args.dt)?;
+            let started = std::time::Instant::now();
+            let mut evacuation = crowd.run(args.max_time);
+            evacuation.step_ms = vec![started.elapsed().as_secs_f64() * 1e3 / evacuation.steps.max(1) as f64];
+            (evacuation, "CPU f64 reference (one core)".to_string(), "cpu")
+        }
+    };
+    report(args, &evacuation, adapter, backend)
+}
+
+/// A geometry error with the file it came from.
+fn in_file(path: &Path, e: Error) -> Failure {
+    let failure = Failure::from(e);
+    Failure(failure.0, format!("{}: {}", path.display(), failure.1))
+}
+
+fn report(args: &CfsmArgs, evacuation: &Evacuation, adapter: String, backend: &'static str) -> Result<(), Failure> {
+    let exit_times = evacuation.sorted_exit_times();
+    let remaining = evacuation.exit_times.len() - exit_times.len();
+    let frame_ms_median = median(evacuation.step_ms.clone());
+    let n = evacuation.exit_times.len();
+    println!("agents     {n}, dt {} s, {} steps ({:.2} s)", args.dt, evacuation.steps, evacuation.time);
+    match evacuation.evacuation_time() {
+        Some(t) => println!("evacuated  all in {t:.2} s"),
+        None => println!("evacuated  {} of {n}; {remaining} remain at {:.2} s", exit_times.len(), evacuation.time),
+    }
+    if let Some(flow) = evacuation.flow() {
+        println!("flow       {flow:.3} agents/s (middle 80 % of exits)");
+    }
+    println!("step       {frame_ms_median:.3} ms (median, wall clock)");
+    if let Some(path) = &args.json {
+        let json = CfsmJson {
+            model: "cfsm",
+            backend,
+            adapter,
+            agents: n,
+            dt: args.dt,
+            max_time: args.max_time,
+            steps: evacuation.steps,
+            evacuation_time: evacuation.evacuation_time(),
+            flow: evacuation.flow(),
+            exit_times,
+            remaining,
+            frame_ms_median,
+        };
+        let text = serde_json::to_string_pretty(&json).map_err(|e| Failure(1, format!("JSON: {e}")))?;
+        std::fs::write(path, text + "\n").map_err(|source| Error::Io { path: path.clone(), source })?;
+    }
+    Ok(())
+}

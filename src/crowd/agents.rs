@@ -1,0 +1,72 @@
+//! Agents from CSV: a header naming `x` and `y`, and optionally `desired_speed`, `radius` and
+//! `time_gap` (any order); one agent per row, with JuPedSim's defaults where a column is absent.
+
+use std::path::Path;
+
+use crate::crowd::Agent;
+use crate::error::{Error, Result};
+
+const COLUMNS: [&str; 5] = ["x", "y", "desired_speed", "radius", "time_gap"];
+
+/// Reads agents from CSV text (see the module docs). A missing `x` or `y` column, an unknown
+/// column, a row of another length or a field that is not a number is [`Error::Crowd`] naming
+/// the line (from 1) and the column; whether the values are in range is [`check`](super::check)'s
+/// to say.
+pub fn parse_agents_csv(text: &str) -> Result<Vec<Agent>> {
+    let refuse = |what: String, detail: String| Error::Crowd { what, detail };
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let Some((_, header)) = lines.next() else {
+        return Err(refuse("the agents' CSV".into(), "is empty: its first line must name the columns x,y".into()));
+    };
+    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    let mut at = [None; 5];
+    for (k, name) in names.iter().enumerate() {
+        let Some(c) = COLUMNS.iter().position(|c| c == name) else {
+            return Err(refuse(
+                format!("the agents' CSV column {name:?}"),
+                format!("is not one of {}", COLUMNS.join(", ")),
+            ));
+        };
+        if at[c].replace(k).is_some() {
+            return Err(refuse(format!("the agents' CSV column {name:?}"), "appears twice".into()));
+        }
+    }
+    if at[0].is_none() || at[1].is_none() {
+        return Err(refuse("the agents' CSV header".into(), format!("{header:?} has no x and y columns")));
+    }
+    let mut agents = vec![];
+    for (line, row) in lines {
+        let fields: Vec<&str> = row.split(',').map(str::trim).collect();
+        if fields.len() != names.len() {
+            return Err(refuse(
+                format!("the agents' CSV line {}", line + 1),
+                format!("has {} fields, the header {}", fields.len(), names.len()),
+            ));
+        }
+        let mut values = [f64::NAN; 5];
+        for (c, k) in at.iter().enumerate() {
+            if let Some(k) = *k {
+                values[c] = fields[k].parse().map_err(|_| {
+                    refuse(
+                        format!("the agents' CSV line {}, column {}", line + 1, COLUMNS[c]),
+                        format!("{:?} is not a number", fields[k]),
+                    )
+                })?;
+            }
+        }
+        let mut agent = Agent::at(values[0], values[1]);
+        for (c, field) in [(2, &mut agent.desired_speed), (3, &mut agent.radius), (4, &mut agent.time_gap)] {
+            if at[c].is_some() {
+                *field = values[c];
+            }
+        }
+        agents.push(agent);
+    }
+    Ok(agents)
+}
+
+/// [`parse_agents_csv`] of the file at `path` ([`Error::Io`] naming it when it cannot be read).
+pub fn read_agents_csv(path: &Path) -> Result<Vec<Agent>> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    parse_agents_csv(&text)
+}
