@@ -30,6 +30,8 @@ from .errors import *  # noqa: F403  (one class per kind of satgpu::Error, see s
 __all__ = [
     "Compound",
     "Contacts",
+    "Crowd",
+    "Evacuation",
     "Gpu",
     "Neighbours",
     "RayHits",
@@ -377,3 +379,4 @@ class World:
 
 
 from . import reference  # noqa: E402  (uses the names above)
+from .crowd import Crowd, Evacuation  # noqa: E402  (uses default_gpu)

@@ -15,6 +15,7 @@ Kinds of the same family share a base, so that one `except` catches the family:
     │   └── FilterCountError
     ├── InvalidSettingError       (ValueError)  an option out of its range
     ├── WktError                  (ValueError)  not one WKT POLYGON: the column where reading stopped
+    ├── InvalidCrowdError         (ValueError)  a crowd's area, exit, agent or parameter: names it
     ├── SceneError                              a scene file cannot be read or written
     │   ├── SceneFileError        (OSError)       the file itself: missing, unreadable
     │   ├── SceneJsonError        (ValueError)    not JSON, or not a scene: line and column
@@ -46,6 +47,7 @@ __all__ = [
     "Error",
     "FilterCountError",
     "HostMemoryError",
+    "InvalidCrowdError",
     "InvalidPolygonError",
     "InvalidSettingError",
     "InvalidTransformError",
@@ -79,6 +81,12 @@ class InvalidPolygonError(Error, ValueError):
 class WktError(Error, ValueError):
     """Text that is not one WKT `POLYGON` (a walkable area for `satgpu.walls`); the message names
     the column where reading stopped."""
+
+
+class InvalidCrowdError(Error, ValueError):
+    """A crowd (`satgpu.Crowd`) refused: an area ring that crosses itself, an exit not inside the
+    area, an agent outside it, at a wall, overlapping another or with a parameter out of range,
+    a bad `dt`; the message names which."""
 
 
 class UnknownShapeError(Error, ValueError):

@@ -8,6 +8,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use satgpu::{Contact, ContactDetail, DetectOptions, Filter, Manifold, Polygon};
 
+mod crowd;
+
 /// The class of `satgpu.errors` named `name`, raised with `message` (the classes live in Python,
 /// so that input errors can also be `ValueError`s and file errors `OSError`s).
 fn error_of(name: &str, message: String) -> PyErr {
@@ -21,7 +23,7 @@ fn error_of(name: &str, message: String) -> PyErr {
 }
 
 /// The Python exception for a satgpu error: the class of its kind, with the Rust message.
-fn raise(e: satgpu::Error) -> PyErr {
+pub(crate) fn raise(e: satgpu::Error) -> PyErr {
     use satgpu::Error as E;
     let class = match &e {
         E::InvalidPolygon { .. } | E::Polygon(_) => "InvalidPolygonError",
@@ -36,6 +38,7 @@ fn raise(e: satgpu::Error) -> PyErr {
         E::Json { .. } => "SceneJsonError",
         E::MissingPolygons { .. } => "MissingPolygonsError",
         E::Wkt { .. } => "WktError",
+        E::Crowd { .. } => "InvalidCrowdError",
         E::InvalidWalls { .. } => "InvalidWallsError",
         E::NoAdapter { .. } => "NoAdapterError",
         E::UnsuitableAdapter { .. } => "UnsuitableAdapterError",
@@ -460,8 +463,8 @@ fn full(contacts: &str) -> PyResult<bool> {
 
 /// An open device: the adapter, its queue and satgpu's compiled pipelines.
 #[pyclass(frozen, module = "satgpu")]
-struct Gpu {
-    inner: satgpu::gpu::Gpu,
+pub(crate) struct Gpu {
+    pub(crate) inner: satgpu::gpu::Gpu,
 }
 
 #[pymethods]
@@ -1142,6 +1145,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Shapes>()?;
     m.add_class::<World>()?;
     m.add_class::<Compound>()?;
+    m.add_class::<crowd::Crowd>()?;
     for f in [
         wrap_pyfunction!(adapters, m)?,
         wrap_pyfunction!(polygon, m)?,

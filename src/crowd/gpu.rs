@@ -66,6 +66,8 @@ pub struct Crowd {
     grid: wgpu::Buffer,
     /// Which state holds the current positions.
     current: usize,
+    /// Agents walking after the last batch.
+    walking: usize,
     steps: u64,
     step_ms: Vec<f64>,
 }
@@ -208,6 +210,7 @@ impl Crowd {
             counts,
             grid,
             current: 0,
+            walking: n,
             steps: 0,
             step_ms: vec![],
         })
@@ -226,6 +229,11 @@ impl Crowd {
     /// Steps run so far.
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// Wall-clock milliseconds per step, one figure per batch of steps run so far.
+    pub fn step_ms(&self) -> &[f64] {
+        &self.step_ms
     }
 
     /// Seconds simulated so far.
@@ -253,9 +261,8 @@ impl Crowd {
     /// Runs `steps` steps on the GPU (batches of 100 in one submission each) and returns the
     /// agents still walking after them. Stops early, at the end of a batch, once none walks.
     pub fn iterate(&mut self, steps: u64) -> Result<usize> {
-        let mut walking = self.n;
         let mut left = steps;
-        while left > 0 && walking > 0 {
+        while left > 0 && self.walking > 0 {
             let batch = left.min(BATCH);
             let started = Instant::now();
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
@@ -269,9 +276,9 @@ impl Crowd {
             self.step_ms.push(started.elapsed().as_secs_f64() * 1e3 / batch as f64);
             self.steps += batch;
             left -= batch;
-            walking = counts[1] as usize;
+            self.walking = counts[1] as usize;
         }
-        Ok(walking)
+        Ok(self.walking)
     }
 
     /// Steps until every agent has left or `max_time` seconds have passed.
@@ -298,6 +305,7 @@ impl Crowd {
         queue.write_buffer(&self.states[self.current], 0, bytemuck::cast_slice(&state));
         let exited = 4 * u64::from(self.params.exited_off);
         queue.write_buffer(&self.grid, exited, bytemuck::cast_slice(&vec![0u32; self.n]));
+        self.walking = self.n;
         Ok(())
     }
 

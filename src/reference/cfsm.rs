@@ -153,12 +153,21 @@ impl Crowd {
         ([p[0] + direction[0] * speed * self.dt, p[1] + direction[1] * speed * self.dt], direction)
     }
 
+    /// Runs `steps` steps (fewer once no agent walks) and returns the agents still walking.
+    pub fn iterate(&mut self, steps: u64) -> usize {
+        for _ in 0..steps {
+            if self.walking() == 0 {
+                break;
+            }
+            self.step();
+        }
+        self.walking()
+    }
+
     /// Steps until every agent has left or `max_time` seconds have passed.
     pub fn run(&mut self, max_time: f64) -> Evacuation {
         let last = (max_time / self.dt).ceil() as u64;
-        while self.steps < last && self.walking() > 0 {
-            self.step();
-        }
+        self.iterate(last.saturating_sub(self.steps));
         Evacuation {
             exit_times: self.exited.iter().map(|&e| (e > 0).then_some(e as f64 * self.dt)).collect(),
             steps: self.steps,

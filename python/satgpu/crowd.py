@@ -1,0 +1,179 @@
+"""Pedestrians walking out of a walkable area: JuPedSim's collision-free speed model (Tordeux,
+Chraibi and Seyfried, 2016, as JuPedSim 1.4 implements it, with its defaults), every step on the
+GPU, or on satgpu's f64 reference with `backend="cpu"`.
+
+    crowd = satgpu.Crowd("POLYGON ((0 0, 10 0, 10 4, 12 4, 12 6, 10 6, 10 10, 0 10, 0 0))",
+                         exit=(11.5, 4, 12, 6), positions=xy)      # xy: n x 2
+    while crowd.iterate(100):                                      # agents still walking
+        frames.append(crowd.positions())
+    print(crowd.evacuation().evacuation_time)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from . import _satgpu
+
+
+@dataclass(frozen=True)
+class Evacuation:
+    """How a crowd left: `exit_times` (sorted, s) of the agents that left, `evacuation_time`
+    (the last of them, None while any remains), `remaining`, `flow` (agents per second over the
+    middle 80 % of exits, None with fewer than 10) and `step_ms` (wall-clock ms per step, one
+    figure per batch of steps the GPU ran)."""
+
+    exit_times: np.ndarray
+    evacuation_time: Optional[float]
+    remaining: int
+    flow: Optional[float]
+    step_ms: List[float]
+
+
+def flow(sorted_exit_times: Sequence[float]) -> Optional[float]:
+    """Agents per second over the middle 80 % of sorted exit times (from the 10th to the 90th
+    percentile's exit); None with fewer than 10."""
+    t = np.asarray(sorted_exit_times, dtype=np.float64)
+    n = len(t)
+    if n < 10:
+        return None
+    first, last = n // 10, n - 1 - n // 10
+    span = t[last] - t[first]
+    return float((last - first) / span) if span > 0 else None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A walkable area (`geometry`, WKT), its `exit` box and the agents' starting `positions`
+    (n x 2): what `Crowd` and JuPedSim both take."""
+
+    geometry: str
+    exit: tuple
+    positions: np.ndarray
+
+    def rings(self) -> list:
+        """The area's rings as n x 2 arrays, the exterior first, then the holes (to draw it)."""
+        exterior, holes = _satgpu.wkt_polygon(self.geometry)
+        return [np.asarray(r, dtype=np.float64) for r in [exterior, *holes]]
+
+
+def _grid(n: int, rows: int, x0: float, y0: float, seed: int) -> np.ndarray:
+    """n points on a 0.5 m grid of `rows` rows from (x0, y0), column by column, each moved by up
+    to 4 cm at random (so that no two agents start in a line)."""
+    k = np.arange(n)
+    xy = np.stack([x0 + 0.5 * (k // rows), y0 + 0.5 * (k % rows)], axis=1).astype(np.float64)
+    return xy + np.random.default_rng(seed).uniform(-0.04, 0.04, size=(n, 2))
+
+
+def bottleneck(width: float = 1.0, n: int = 100, seed: int = 1) -> Scenario:
+    """A room 10 m high with a corridor `width` wide and 2 m long off the middle of its right
+    wall, the exit the corridor's last half metre; `n` agents from the room's left wall on a
+    jittered 0.5 m grid (18 rows; the room is 10 m long, or longer where the agents need it)."""
+    length = max(10.0, 0.5 * -(-n // 18) + 1.0)
+    lo, hi = 5.0 - width / 2, 5.0 + width / 2
+    wkt = f"POLYGON ((0 0, {length} 0, {length} {lo}, {length + 2} {lo}, {length + 2} {hi}, {length} {hi}, {length} 10, 0 10, 0 0))"
+    return Scenario(wkt, (length + 1.5, lo, length + 2, hi), _grid(n, 18, 0.5, 0.75, seed))
+
+
+def room(n: int = 1000, seed: int = 1) -> Scenario:
+    """A square room just large enough for `n` agents on a jittered 0.5 m grid (4 per square
+    metre), its exit a 2 m wide, 0.5 m deep box against the middle of its right wall."""
+    side = int(np.ceil(np.sqrt(n)))
+    size = 0.5 * side + 1.5
+    wkt = f"POLYGON ((0 0, {size} 0, {size} {size}, 0 {size}, 0 0))"
+    return Scenario(wkt, (size - 0.5, size / 2 - 1, size, size / 2 + 1), _grid(n, side, 0.75, 0.75, seed))
+
+
+class Crowd:
+    """A crowd walking to an exit (see the module docs).
+
+    `geometry`: the walkable area, a WKT `POLYGON` string (holes allowed) or a shapely
+    `Polygon`; `exit`: the exit box `(x0, y0, x1, y1)`, inside the area; an agent that ends a
+    step in it leaves. `positions`: n x 2 starting points; `desired_speed` (m/s), `radius` (m)
+    and `time_gap` (s): one number for all or one per agent (JuPedSim's defaults 1.2, 0.2 and
+    1.0). `dt`: seconds per step. Bad input is an `InvalidCrowdError` (or `WktError`,
+    `InvalidPolygonError`) naming what is wrong."""
+
+    def __init__(
+        self,
+        geometry,
+        exit: Sequence[float],
+        positions,
+        desired_speed=1.2,
+        radius=0.2,
+        time_gap=1.0,
+        dt: float = 0.01,
+        backend: str = "gpu",
+        gpu=None,
+    ):
+        from . import default_gpu
+
+        area = geometry if isinstance(geometry, str) else getattr(geometry, "wkt", None)
+        if not isinstance(area, str):
+            raise ValueError("geometry must be a WKT POLYGON string or a shapely Polygon")
+        xy = np.asarray(positions, dtype=np.float64)
+        if xy.ndim != 2 or xy.shape[1] != 2:
+            raise ValueError(f"positions must be an n x 2 array of x, y, got shape {xy.shape}")
+        n = len(xy)
+        columns = [xy[:, 0], xy[:, 1]]
+        for name, value in (("desired_speed", desired_speed), ("radius", radius), ("time_gap", time_gap)):
+            column = np.asarray(value, dtype=np.float64)
+            if column.ndim > 1 or (column.ndim == 1 and len(column) != n):
+                raise ValueError(f"{name} must be one number or one per agent ({n}), got shape {column.shape}")
+            columns.append(np.broadcast_to(column, (n,)))
+        exit = tuple(float(v) for v in exit)
+        if len(exit) != 4:
+            raise ValueError(f"exit must be (x0, y0, x1, y1), got {len(exit)} numbers")
+        agents = np.ascontiguousarray(np.stack(columns, axis=1).reshape(n, 5))
+        device = (gpu or default_gpu()) if backend == "gpu" else None
+        self._crowd = _satgpu.Crowd(device, area, exit, agents, float(dt), backend)
+        self._walking = n
+
+    def iterate(self, steps: int = 1) -> int:
+        """Runs `steps` steps (fewer once nobody walks); returns the agents still walking. The
+        GIL is released while they run."""
+        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
+            raise ValueError(f"steps must be a non-negative integer, got {steps!r}")
+        self._walking = self._crowd.iterate(int(steps))
+        return self._walking
+
+    def agent_count(self) -> int:
+        """Agents still walking (as of the last `iterate`)."""
+        return self._walking
+
+    @property
+    def steps(self) -> int:
+        """Steps run so far."""
+        return self._crowd.steps
+
+    @property
+    def elapsed_time(self) -> float:
+        """Seconds simulated so far."""
+        return self._crowd.steps * self._crowd.dt
+
+    def positions(self) -> np.ndarray:
+        """Every agent's position, n x 2 float64, in the order given (those that left stay where
+        they left)."""
+        return self._crowd.positions()
+
+    def exit_times(self) -> np.ndarray:
+        """Per agent, the time it left (s), NaN while it walks."""
+        steps = self._crowd.exit_steps()
+        return np.where(steps > 0, steps * self._crowd.dt, np.nan)
+
+    def evacuation(self) -> Evacuation:
+        """The exits so far (see `Evacuation`)."""
+        times = self.exit_times()
+        left = np.sort(times[~np.isnan(times)])
+        remaining = len(times) - len(left)
+        last = float(left[-1]) if remaining == 0 and len(left) else None
+        return Evacuation(left, last if len(times) else 0.0, remaining, flow(left), self._crowd.step_ms())
+
+    def run(self, max_time: float) -> Evacuation:
+        """Steps until everyone has left or `max_time` seconds have passed; the `evacuation`."""
+        last = int(np.ceil(max_time / self._crowd.dt))
+        self.iterate(max(0, last - self._crowd.steps))
+        return self.evacuation()

@@ -1,0 +1,121 @@
+//! `satgpu.Crowd`'s engine: JuPedSim's collision-free speed model on the GPU or on the f64
+//! reference (`satgpu::crowd`), agents in and positions and exit times out as NumPy arrays.
+
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use satgpu::crowd::{Agent, Geometry, Model};
+
+use crate::{raise, Gpu};
+
+enum Engine {
+    Gpu(satgpu::crowd::Crowd),
+    Cpu(satgpu::reference::cfsm::Crowd),
+}
+
+/// A crowd walking out of a walkable area (the Python package's `satgpu.Crowd` wraps it).
+#[pyclass(module = "satgpu")]
+pub(crate) struct Crowd {
+    engine: std::sync::Mutex<Engine>,
+    dt: f64,
+}
+
+impl Crowd {
+    fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Engine) -> T + Send) -> PyResult<T> {
+        py.detach(|| {
+            let mut engine = self.engine.lock().map_err(|_| PyValueError::new_err("the crowd was poisoned by a panic"))?;
+            Ok(f(&mut engine))
+        })
+    }
+}
+
+#[pymethods]
+impl Crowd {
+    /// `area`: WKT POLYGON; `exit`: (x0, y0, x1, y1); `agents`: n x 5 float64 rows of x, y,
+    /// desired speed, radius and time gap; `backend`: "gpu" (with `gpu`) or "cpu".
+    #[new]
+    #[pyo3(signature = (gpu, area, exit, agents, dt, backend))]
+    fn new(
+        py: Python<'_>,
+        gpu: Option<&Gpu>,
+        area: &str,
+        exit: [f64; 4],
+        agents: PyReadonlyArray2<'_, f64>,
+        dt: f64,
+        backend: &str,
+    ) -> PyResult<Crowd> {
+        if agents.ndim() != 2 || agents.shape()[1] != 5 {
+            return Err(PyValueError::new_err("agents must be an n x 5 array (x, y, desired_speed, radius, time_gap)"));
+        }
+        let rows = agents.as_slice().map_err(|_| PyValueError::new_err("agents must be C-contiguous"))?;
+        let agents: Vec<Agent> = rows
+            .chunks_exact(5)
+            .map(|r| Agent { position: [r[0], r[1]], desired_speed: r[2], radius: r[3], time_gap: r[4] })
+            .collect();
+        let geometry = Geometry::from_wkt(area, exit).map_err(raise)?;
+        let model = Model::default();
+        let engine = match (backend, gpu) {
+            ("gpu", Some(gpu)) => {
+                let g = &gpu.inner;
+                Engine::Gpu(py.detach(|| satgpu::crowd::Crowd::new(g, &geometry, &model, &agents, dt)).map_err(raise)?)
+            }
+            ("cpu", _) => Engine::Cpu(
+                py.detach(|| satgpu::reference::cfsm::Crowd::new(&geometry, &model, &agents, dt)).map_err(raise)?,
+            ),
+            (other, _) => return Err(PyValueError::new_err(format!("backend must be \"gpu\" or \"cpu\", got {other:?}"))),
+        };
+        Ok(Crowd { engine: std::sync::Mutex::new(engine), dt })
+    }
+
+    /// Runs `steps` steps (fewer once nobody walks); returns the agents still walking.
+    fn iterate(&self, py: Python<'_>, steps: u64) -> PyResult<usize> {
+        self.with(py, |engine| match engine {
+            Engine::Gpu(crowd) => crowd.iterate(steps).map_err(raise),
+            Engine::Cpu(crowd) => Ok(crowd.iterate(steps)),
+        })?
+    }
+
+    /// Steps run so far.
+    #[getter]
+    fn steps(&self, py: Python<'_>) -> PyResult<u64> {
+        self.with(py, |engine| match engine {
+            Engine::Gpu(crowd) => crowd.steps(),
+            Engine::Cpu(crowd) => crowd.steps(),
+        })
+    }
+
+    /// Seconds per step.
+    #[getter]
+    fn dt(&self) -> f64 {
+        self.dt
+    }
+
+    /// Every agent's position, n x 2 float64 (those that left stay where they left).
+    fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let rows: Vec<f64> = self.with(py, |engine| match engine {
+            Engine::Gpu(crowd) => {
+                crowd.positions().map(|p| p.iter().flat_map(|p| [f64::from(p[0]), f64::from(p[1])]).collect()).map_err(raise)
+            }
+            Engine::Cpu(crowd) => Ok(crowd.positions().iter().flatten().copied().collect()),
+        })??;
+        let n = rows.len() / 2;
+        PyArray1::from_vec(py, rows).reshape([n, 2])
+    }
+
+    /// Per agent, the step after which it left (0 while it walks), uint64.
+    fn exit_steps<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let steps: Vec<u64> = self.with(py, |engine| match engine {
+            Engine::Gpu(crowd) => crowd.exit_steps().map(|s| s.into_iter().map(u64::from).collect()).map_err(raise),
+            Engine::Cpu(crowd) => Ok(crowd.exit_steps().to_vec()),
+        })??;
+        Ok(PyArray1::from_vec(py, steps))
+    }
+
+    /// Wall-clock milliseconds per step, one figure per batch the GPU ran (empty on "cpu").
+    fn step_ms(&self, py: Python<'_>) -> PyResult<Vec<f64>> {
+        self.with(py, |engine| match engine {
+            Engine::Gpu(crowd) => crowd.step_ms().to_vec(),
+            Engine::Cpu(_) => vec![],
+        })
+    }
+}

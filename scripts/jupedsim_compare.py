@@ -1,0 +1,147 @@
+"""satgpu's collision-free speed model beside JuPedSim 1.4.2's, in one run on one machine.
+
+    python scripts/jupedsim_compare.py agreement [--seeds 5] [--n 150] [--json OUT.json]
+    python scripts/jupedsim_compare.py timing [--sizes 1000,10000,100000,1000000] [--steps 20]
+
+`agreement`: the bottleneck of `satgpu.crowd.bottleneck` at 1.0, 1.2 and 2.0 m, and the room of
+`satgpu.crowd.room`, over several seeds: the same area, starting positions and parameters
+(JuPedSim's defaults) in both; evacuation time and flow (agents per second over the middle 80 %
+of exits) of each, and their ratio. `timing`: milliseconds per step of the room from 1,000 to
+1,000,000 agents, JuPedSim and satgpu in turns; JuPedSim stops where one step takes over a minute.
+Needs `pip install jupedsim` beside satgpu (and shapely, which JuPedSim installs)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import satgpu
+from satgpu.crowd import bottleneck, flow, room
+
+
+def jupedsim_run(scenario, max_time: float, dt: float = 0.01, steps: int | None = None) -> dict:
+    """JuPedSim's CollisionFreeSpeedModel (its defaults) on `scenario`: the exit box an exit
+    stage, every agent's journey to it. Returns sorted `exit_times` (s), the agents
+    `remaining`, and `step_ms` (wall clock per iteration). With `steps`, runs that many
+    iterations only."""
+    import jupedsim as jps
+    import shapely
+
+    sim = jps.Simulation(model=jps.CollisionFreeSpeedModel(), geometry=shapely.from_wkt(scenario.geometry), dt=dt)
+    exit_id = sim.add_exit_stage(shapely.box(*scenario.exit))
+    journey = sim.add_journey(jps.JourneyDescription([exit_id]))
+    for x, y in scenario.positions:
+        sim.add_agent(
+            jps.CollisionFreeSpeedModelAgentParameters(journey_id=journey, stage_id=exit_id, position=(float(x), float(y)))
+        )
+    present = sim.agent_count()
+    times = []
+    started = time.perf_counter()
+    iterations = 0
+    while sim.agent_count() > 0 and sim.elapsed_time() < max_time and (steps is None or iterations < steps):
+        sim.iterate()
+        iterations += 1
+        now = sim.agent_count()
+        # JuPedSim removes an agent the iteration after the one that found it in the exit.
+        times.extend([sim.elapsed_time()] * (present - now))
+        present = now
+    ms = (time.perf_counter() - started) * 1e3 / max(iterations, 1)
+    return {"exit_times": sorted(times), "remaining": sim.agent_count(), "step_ms": ms}
+
+
+def satgpu_run(scenario, max_time: float, dt: float = 0.01, backend: str = "gpu", steps: int | None = None) -> dict:
+    crowd = satgpu.Crowd(scenario.geometry, scenario.exit, scenario.positions, dt=dt, backend=backend)
+    started = time.perf_counter()
+    if steps is None:
+        out = crowd.run(max_time)
+    else:
+        crowd.iterate(steps)
+        out = crowd.evacuation()
+    ms = (time.perf_counter() - started) * 1e3 / max(crowd.steps, 1)
+    return {"exit_times": list(map(float, out.exit_times)), "remaining": out.remaining, "step_ms": ms}
+
+
+def summary(run: dict) -> dict:
+    t = run["exit_times"]
+    return {
+        "evacuation_time": t[-1] if t and run["remaining"] == 0 else None,
+        "flow": flow(t),
+        "remaining": run["remaining"],
+        "step_ms": run["step_ms"],
+    }
+
+
+def agreement(args) -> list:
+    rows = []
+    scenes = [(f"bottleneck {w} m", lambda s, w=w: bottleneck(w, args.n, s)) for w in (1.0, 1.2, 2.0)]
+    scenes.append((f"room, {args.room} agents", lambda s: room(args.room, s)))
+    for name, make in scenes:
+        for seed in range(1, args.seeds + 1):
+            scene = make(seed)
+            j = summary(jupedsim_run(scene, args.max_time))
+            g = summary(satgpu_run(scene, args.max_time))
+            rows.append({"scene": name, "seed": seed, "jupedsim": j, "satgpu": g})
+            print(
+                f"{name:<22} seed {seed}: evacuation {j['evacuation_time']} / {g['evacuation_time']} s, "
+                f"flow {j['flow'] and round(j['flow'], 3)} / {g['flow'] and round(g['flow'], 3)} per s "
+                f"(JuPedSim / satgpu), remaining {j['remaining']} / {g['remaining']}",
+                flush=True,
+            )
+    print("\nscene                  evacuation JuPedSim  satgpu  ratio | flow JuPedSim  satgpu  ratio | jammed runs")
+    for name, _ in scenes:
+        mine = [r for r in rows if r["scene"] == name]
+        done = [r for r in mine if r["jupedsim"]["evacuation_time"] and r["satgpu"]["evacuation_time"]]
+        jammed = (sum(r["jupedsim"]["remaining"] > 0 for r in mine), sum(r["satgpu"]["remaining"] > 0 for r in mine))
+        mean = lambda side, key, rs: statistics.mean(r[side][key] for r in rs) if rs else float("nan")  # noqa: E731
+        te, tg = mean("jupedsim", "evacuation_time", done), mean("satgpu", "evacuation_time", done)
+        fe, fg = mean("jupedsim", "flow", mine), mean("satgpu", "flow", mine)
+        print(
+            f"{name:<22} {te:>13.2f} {tg:>7.2f} {tg / te:>6.3f} | {fe:>13.3f} {fg:>7.3f} {fg / fe:>6.3f} | "
+            f"{jammed[0]} / {jammed[1]} of {len(mine)}"
+        )
+    return rows
+
+
+def timing(args) -> list:
+    rows = []
+    jupedsim_on = True
+    for n in [int(v) for v in args.sizes.split(",")]:
+        scene = room(n, 1)
+        row = {"n": n}
+        row["satgpu_ms"] = satgpu_run(scene, 1e9, steps=args.steps)["step_ms"]
+        if jupedsim_on:
+            row["jupedsim_ms"] = jupedsim_run(scene, 1e9, steps=args.steps)["step_ms"]
+            jupedsim_on = row["jupedsim_ms"] < 60_000
+        rows.append(row)
+        j = row.get("jupedsim_ms")
+        print(f"{n:>9} agents: JuPedSim {j and round(j, 2)} ms/step, satgpu {row['satgpu_ms']:.2f} ms/step", flush=True)
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=["agreement", "timing"])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--n", type=int, default=150, help="agents in the bottleneck")
+    parser.add_argument("--room", type=int, default=400, help="agents in the room")
+    parser.add_argument("--max-time", type=float, default=400.0)
+    parser.add_argument("--sizes", default="1000,10000,100000,1000000")
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    import jupedsim
+
+    print(f"JuPedSim {jupedsim.__version__}; satgpu on {satgpu.default_gpu().adapter}; {platform.processor() or platform.machine()}")
+    rows = agreement(args) if args.what == "agreement" else timing(args)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
