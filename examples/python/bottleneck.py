@@ -49,7 +49,7 @@ def main() -> None:
     ax.set_aspect("equal")
     ax.set_title(f"{args.n} agents through {args.width} m: trajectories, coloured by exit time ({flow})")
     ax.legend(loc="upper left")
-    fig.savefig(args.out, dpi=120, bbox_inches="tight")
+    fig.savefig(args.out, dpi=80, bbox_inches="tight")
     print(f"wrote {args.out}")
 
 
