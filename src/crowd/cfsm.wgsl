@@ -46,6 +46,7 @@ const SCAN_WG: u32 = 256u;
 const GONE: u32 = 0xffffffffu;
 // exp's argument is capped here (its value below 1.1e13), so that no sum overflows f32.
 const MAX_EXPONENT: f32 = 30.0;
+const NEAR_MAX: u32 = 48u;
 
 fn index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return gid.x + gid.y * nwg.x * WG;
@@ -256,6 +257,12 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let lo = max(c - vec2<i32>(1), vec2<i32>(0));
     let hi = min(c + vec2<i32>(1), vec2<i32>(i32(params.gx) - 1, i32(params.gy) - 1));
     var push = vec2<f32>(0.0);
+    // The neighbours near enough to slow the agent down: a spacing s of more than v0 * T gives
+    // v0 whichever neighbour it is (the margin covers f32's rounding of s / T), so the speed
+    // below needs only these. Past NEAR_MAX of them, it looks at every neighbour again.
+    var near: array<vec3<f32>, NEAR_MAX>;
+    var near_count = 0u;
+    let slow = me.x * me.z * 1.001 + 1e-6;
     for (var y = lo.y; y <= hi.y; y++) {
         for (var x = lo.x; x <= hi.x; x++) {
             let cell = u32(y) * params.gx + u32(x);
@@ -266,8 +273,15 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 if j == i || d > params.cutoff || !sees_listed(p, q, walls_first, walls_end) {
                     continue;
                 }
-                let exponent = min((me.y + agents[j].y - d) / params.d_ped, MAX_EXPONENT);
+                let reach = me.y + agents[j].y;
+                let exponent = min((reach - d) / params.d_ped, MAX_EXPONENT);
                 push -= unit(q - p) * params.a_ped * exp(exponent);
+                if d - reach <= slow {
+                    if near_count < NEAR_MAX {
+                        near[near_count] = vec3<f32>(q - p, reach);
+                    }
+                    near_count++;
+                }
             }
         }
     }
@@ -287,15 +301,25 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let side = vec2<f32>(-direction.y, direction.x);
     var spacing = 3.4e38;
-    for (var y = lo.y; y <= hi.y; y++) {
+    for (var k = 0u; k < min(near_count, NEAR_MAX); k++) {
+        let d = near[k].xy;
+        if dot(direction, d) >= 0.0 && abs(dot(side, d)) <= near[k].z {
+            spacing = min(spacing, length(d) - near[k].z);
+        }
+    }
+    for (var y = lo.y; y <= hi.y && near_count > NEAR_MAX; y++) {
         for (var x = lo.x; x <= hi.x; x++) {
             let cell = u32(y) * params.gx + u32(x);
             for (var k = grid[cell]; k < grid[cell + 1u]; k++) {
                 let j = grid[params.agents_off + k];
                 let q = state_in[j].xy;
                 let d = q - p;
+                // The cheap tests first: most candidates are behind or beside the corridor ahead.
+                if j == i || dot(direction, d) < 0.0 {
+                    continue;
+                }
                 let reach = me.y + agents[j].y;
-                if j == i || length(d) > params.cutoff || dot(direction, d) < 0.0 || abs(dot(side, d)) > reach {
+                if abs(dot(side, d)) > reach || length(d) > params.cutoff {
                     continue;
                 }
                 if sees_listed(p, q, walls_first, walls_end) {
