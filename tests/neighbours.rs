@@ -210,3 +210,44 @@ fn the_k_nearest_circles_of_one_radius_are_the_nearest_centres() {
     }
     assert!(decided > centres.len() / 2, "{decided} of {} circles decided", centres.len());
 }
+
+/// The gather on the GPU (each body's rows ranked there, the kept ones read back) gives, bit for
+/// bit, what the host's gather gives from the same frame's pairs: every kind, compound bodies
+/// with filters, k = 1, 3 and all, a radius that makes the first frame outgrow the world's
+/// buffers, and no bodies.
+#[test]
+fn the_gather_on_the_gpu_equals_the_hosts() {
+    let g = common::gpu();
+    let same = |got: &Neighbours, want: &Neighbours, what: &str| {
+        assert_eq!((&got.offsets, &got.neighbour), (&want.offsets, &want.neighbour), "{what}");
+        let bits = |n: &Neighbours| -> Vec<u64> {
+            n.distance.iter().chain(n.normal.iter().flatten()).map(|v| v.to_bits()).collect()
+        };
+        let (g, w) = (bits(got), bits(want));
+        if let Some(at) = (0..g.len()).find(|&i| g[i] != w[i]) {
+            let (gd, wd) = (f64::from_bits(g[at]), f64::from_bits(w[at]));
+            panic!("{what}: value {at} of {} (distances, then normals): GPU {gd:?}, host {wd:?}", g.len());
+        }
+    };
+    for kind in SceneKind::ALL.into_iter().filter(|&k| k != SceneKind::Round && k != SceneKind::Scales) {
+        let polygons = generate(kind, 1200, 9);
+        let w = typical_width(&polygons);
+        for (r, k) in [(0.5 * w, None), (0.5 * w, Some(1)), (6.0 * w, Some(3)), (3.0 * w, None)] {
+            let what = format!("{kind}, r {r}, k {k:?}");
+            let got = gpu::neighbours(&g, &polygons, r, k, &[]).unwrap();
+            let frame = gpu::detect(&g, &polygons, &satgpu::DetectOptions::default().with_margin(r)).unwrap();
+            same(&got, &Neighbours::from_contacts(polygons.len(), &frame.contacts, k), &what);
+        }
+    }
+    let bodies = generate_bodies(SceneKind::Rooms, 600, 4);
+    let filters: Vec<Filter> =
+        (0..bodies.len()).map(|i| Filter { group: -((i % 3) as i32), ..Filter::default() }).collect();
+    for k in [None, Some(2)] {
+        let got = gpu::neighbours(&g, &bodies, 0.3, k, &filters).unwrap();
+        let options = satgpu::DetectOptions::default().with_margin(0.3).with_filters(filters.clone());
+        let frame = gpu::detect(&g, &bodies, &options).unwrap();
+        same(&got, &Neighbours::from_contacts(bodies.len(), &frame.contacts, k), &format!("rooms, k {k:?}"));
+    }
+    let none: Vec<Polygon> = vec![];
+    assert_eq!(gpu::neighbours(&g, &none, 1.0, None, &[]).unwrap().offsets, [0]);
+}

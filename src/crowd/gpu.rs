@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::crowd::{check, Agent, Evacuation, Geometry, Model};
 use crate::error::{Error, Result};
-use crate::gpu::{init_buffer as init, Gpu};
+use crate::gpu::{init_buffer as init, Gpu, Program, Slot};
 
 const SHADER: &str = include_str!("cfsm.wgsl");
 /// The most cells the grid has: a larger area gets larger cells.
@@ -42,14 +42,8 @@ struct Params {
     exited_off: u32,
 }
 
-struct Pipelines {
-    bin: wgpu::ComputePipeline,
-    scan: wgpu::ComputePipeline,
-    scatter: wgpu::ComputePipeline,
-    sort: wgpu::ComputePipeline,
-    step: wgpu::ComputePipeline,
-    tick: wgpu::ComputePipeline,
-}
+/// cfsm.wgsl's passes, in the order a step runs them.
+const ENTRIES: [&str; 6] = ["bin", "scan", "scatter", "sort", "step", "tick"];
 
 /// A crowd walking out on the GPU (see [`crowd`](crate::crowd)): f32 positions, every step on
 /// the GPU, nothing read back but a count per batch of steps.
@@ -58,7 +52,7 @@ pub struct Crowd {
     n: usize,
     dt: f64,
     params: Params,
-    pipelines: Pipelines,
+    program: Program,
     /// Bind groups reading state 0 and writing state 1, and the other way round.
     groups: [wgpu::BindGroup; 2],
     states: [wgpu::Buffer; 2],
@@ -168,8 +162,10 @@ impl Crowd {
             agents.iter().map(|a| [a.desired_speed as f32, a.radius as f32, a.time_gap as f32, 0.0]).collect();
         let device = gpu.device();
         use wgpu::BufferUsages as U;
-        let (pipelines, layout, buffers) = gpu.scoped(|| {
-            let (pipelines, layout) = pipelines(device);
+        let (program, buffers) = gpu.scoped(|| {
+            use Slot::{Read, ReadWrite, Uniform};
+            let slots = [Uniform, Read, ReadWrite, Read, ReadWrite, ReadWrite, Read];
+            let program = Program::new(device, "satgpu.crowd", SHADER, &slots, &ENTRIES);
             let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
             let buffers = (
                 init(device, "satgpu.crowd.params", bytemuck::bytes_of(&params), U::UNIFORM),
@@ -182,21 +178,11 @@ impl Crowd {
                 init(device, "satgpu.crowd.grid", &vec![0u8; 4 * grid_words as usize], storage),
                 init(device, "satgpu.crowd.ground", bytemuck::cast_slice(&ground), U::STORAGE),
             );
-            (pipelines, layout, buffers)
+            (program, buffers)
         })?;
         let (params_buffer, states, own, counts, grid, ground) = buffers;
         let group = |from: usize| {
-            let buffers = [&params_buffer, &states[from], &states[1 - from], &own, &counts, &grid, &ground];
-            let entries: Vec<_> = buffers
-                .iter()
-                .enumerate()
-                .map(|(k, b)| wgpu::BindGroupEntry { binding: k as u32, resource: b.as_entire_binding() })
-                .collect();
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("satgpu.crowd"),
-                layout: &layout,
-                entries: &entries,
-            })
+            program.bind(device, &[&params_buffer, &states[from], &states[1 - from], &own, &counts, &grid, &ground])
         };
         let groups = gpu.scoped(|| [group(0), group(1)])?;
         Ok(Crowd {
@@ -204,7 +190,7 @@ impl Crowd {
             n,
             dt,
             params,
-            pipelines,
+            program,
             groups,
             states,
             counts,
@@ -245,11 +231,11 @@ impl Crowd {
     /// `step`, one step and the clock's tick.
     fn encode(&self, encoder: &mut wgpu::CommandEncoder, from: usize, step: bool) {
         encoder.clear_buffer(&self.counts, 4, None);
-        let p = &self.pipelines;
+        let p = &self.program.pipelines;
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_bind_group(0, &self.groups[from], &[]);
         let (n, cells) = (self.params.n, self.params.cells);
-        let passes = [(&p.bin, n), (&p.scan, 0), (&p.scatter, n), (&p.sort, cells), (&p.step, n), (&p.tick, 0)];
+        let passes = [(&p[0], n), (&p[1], 0), (&p[2], n), (&p[3], cells), (&p[4], n), (&p[5], 0)];
         for (pipeline, items) in &passes[..if step { 6 } else { 4 }] {
             pass.set_pipeline(pipeline);
             // Items 0: one workgroup.
@@ -355,56 +341,4 @@ impl Crowd {
         out.truncate(words as usize);
         Ok(out)
     }
-}
-
-fn pipelines(device: &wgpu::Device) -> (Pipelines, wgpu::BindGroupLayout) {
-    use wgpu::{BindingType, BufferBindingType};
-    let storage = |read_only| BindingType::Buffer {
-        ty: BufferBindingType::Storage { read_only },
-        has_dynamic_offset: false,
-        min_binding_size: None,
-    };
-    let uniform =
-        BindingType::Buffer { ty: BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None };
-    let types = [uniform, storage(true), storage(false), storage(true), storage(false), storage(false), storage(true)];
-    let entries: Vec<_> = types
-        .iter()
-        .enumerate()
-        .map(|(i, ty)| wgpu::BindGroupLayoutEntry {
-            binding: i as u32,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: *ty,
-            count: None,
-        })
-        .collect();
-    let layout = device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("satgpu.crowd"), entries: &entries });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("satgpu.crowd"),
-        bind_group_layouts: &[Some(&layout)],
-        immediate_size: 0,
-    });
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("satgpu.crowd"),
-        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-    });
-    let pipeline = |entry: &str| {
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(&format!("satgpu.crowd.{entry}")),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        })
-    };
-    let pipelines = Pipelines {
-        bin: pipeline("bin"),
-        scan: pipeline("scan"),
-        scatter: pipeline("scatter"),
-        sort: pipeline("sort"),
-        step: pipeline("step"),
-        tick: pipeline("tick"),
-    };
-    (pipelines, layout)
 }

@@ -15,6 +15,7 @@
 //! 6. `world/`: the recipe of a frame: wiring the stages to the buffers, growth, batches, collection.
 
 mod device;
+mod gather;
 mod host;
 mod kernels;
 mod primitives;
@@ -32,6 +33,7 @@ pub use host::pack::{Pose, PoseArrays, PoseScalar, ROTATION_TOLERANCE};
 pub(crate) use kernels::buffers::init as init_buffer;
 pub use kernels::layout;
 pub use kernels::layout::{GpuContact, GpuManifold, GpuTransform};
+pub(crate) use kernels::pipelines::{Program, Slot};
 pub use kernels::shaders::{shader_sources, RECORDS_WGSL};
 pub(crate) use stages::readback::read_as;
 pub use world::broad::{BroadPhase, ALL_PAIRS_MAX};

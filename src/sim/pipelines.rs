@@ -1,6 +1,7 @@
 //! The simulation's side of the GPU: its uniform block, its per-body record (both laid out as in
 //! crowd.wgsl) and the pipelines of crowd.wgsl's entry points.
 
+use crate::gpu::{Program, Slot};
 use crate::sim::shader;
 
 /// The simulation's uniform block (`Params` in crowd.wgsl).
@@ -46,66 +47,21 @@ pub(super) struct Pipelines {
 
 impl Pipelines {
     pub(super) fn new(device: &wgpu::Device) -> Pipelines {
-        use wgpu::{BindingType, BufferBindingType};
-        let storage = |read_only| BindingType::Buffer {
-            ty: BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        };
-        let uniform =
-            BindingType::Buffer { ty: BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None };
-        let types = [
-            uniform,
-            storage(false),
-            storage(false),
-            storage(false),
-            storage(false),
-            storage(true),
-            storage(true),
-            storage(false),
-        ];
-        let entries: Vec<_> = types
-            .iter()
-            .enumerate()
-            .map(|(i, ty)| wgpu::BindGroupLayoutEntry {
-                binding: i as u32,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: *ty,
-                count: None,
-            })
-            .collect();
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("satgpu.sim"),
-            entries: &entries,
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("satgpu.sim"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("satgpu.sim"),
-            source: wgpu::ShaderSource::Wgsl(shader().into()),
-        });
-        let pipeline = |entry: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&format!("satgpu.sim.{entry}")),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        use Slot::{Read, ReadWrite, Uniform};
+        let slots = [Uniform, ReadWrite, ReadWrite, ReadWrite, ReadWrite, Read, Read, ReadWrite];
+        let entries = ["integrate", "anchor", "push", "apply", "finish", "guard", "measure"];
+        let program = Program::new(device, "satgpu.sim", &shader(), &slots, &entries);
+        let mut pipelines = program.pipelines.into_iter();
+        let mut next = || pipelines.next().expect("one pipeline per entry point");
         Pipelines {
-            integrate: pipeline("integrate"),
-            anchor: pipeline("anchor"),
-            push: pipeline("push"),
-            apply: pipeline("apply"),
-            finish: pipeline("finish"),
-            guard: pipeline("guard"),
-            measure: pipeline("measure"),
-            layout,
+            integrate: next(),
+            anchor: next(),
+            push: next(),
+            apply: next(),
+            finish: next(),
+            guard: next(),
+            measure: next(),
+            layout: program.layout,
         }
     }
 }

@@ -69,6 +69,58 @@ fn layout(device: &wgpu::Device, label: &str, slots: &[Slot], paging: Paging) ->
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries: &entries })
 }
 
+/// A shader of several entry points over one bind group layout, slot `i` at binding `i` (no
+/// paging): the passes that run beside a frame (the simulations', the neighbours' gather), one
+/// pipeline per entry point.
+pub(crate) struct Program {
+    pub layout: wgpu::BindGroupLayout,
+    /// One per entry point, in the order asked for.
+    pub pipelines: Vec<wgpu::ComputePipeline>,
+    label: String,
+}
+
+impl Program {
+    pub fn new(device: &wgpu::Device, label: &str, source: &str, slots: &[Slot], entries: &[&str]) -> Program {
+        let layout = layout(device, label, slots, Paging::ONE);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(label),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipelines = entries
+            .iter()
+            .map(|entry| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&format!("{label}.{entry}")),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            })
+            .collect();
+        Program { layout, pipelines, label: label.to_string() }
+    }
+
+    /// A bind group of whole `buffers`, in slot order.
+    pub fn bind(&self, device: &wgpu::Device, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        let entries: Vec<_> = (0u32..)
+            .zip(buffers)
+            .map(|(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&self.label),
+            layout: &self.layout,
+            entries: &entries,
+        })
+    }
+}
+
 /// One compute pipeline and its bind group layout.
 pub(crate) struct Kernel {
     pub pipeline: wgpu::ComputePipeline,

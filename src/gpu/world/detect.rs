@@ -42,10 +42,13 @@ pub fn detect<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOpti
 
 /// Each body's neighbours at signed distance at most `radius` (negative where they overlap),
 /// nearest first and ties by index, the nearest `k` where `k` is given, on the GPU: the pairs of
-/// a frame with `radius` as its margin ([`detect`]), gathered for both of their bodies on the host
-/// ([`Neighbours::from_contacts`]). Pairs that `filters` (empty, or one per body) exclude are no
-/// neighbours. The GPU's [`reference::neighbours`](crate::reference::neighbours); a world that
-/// steps every frame gets the same from its frames with `Neighbours::from_contacts`.
+/// a frame with `radius` as its margin, each body's rows ranked by (distance, neighbour) on the
+/// GPU and only the kept rows read back; bit for bit what [`Neighbours::from_contacts`] makes
+/// of the same frame's pairs on the host (which gathers instead when a frame needs more
+/// candidate pairs than one binding holds, or a body has more than 4,096 neighbours). Pairs
+/// that `filters` (empty, or one per body) exclude are no neighbours. The GPU's
+/// [`reference::neighbours`](crate::reference::neighbours); a world that steps every frame gets
+/// the same from its frames with `Neighbours::from_contacts`.
 pub fn neighbours<B: AsRef<[Polygon]>>(
     gpu: &Gpu,
     bodies: &[B],
@@ -56,6 +59,9 @@ pub fn neighbours<B: AsRef<[Polygon]>>(
     if !(radius >= 0.0 && radius.is_finite()) {
         let detail = format!("{radius}: must be finite and at least 0");
         return Err(crate::Error::InvalidSetting { what: "radius", detail });
+    }
+    if let Some(found) = crate::gpu::gather::neighbours(gpu, bodies, radius, k, filters)? {
+        return Ok(found);
     }
     let options = DetectOptions::default().with_margin(radius).with_filters(filters.to_vec());
     let frame = detect(gpu, bodies, &options)?;
