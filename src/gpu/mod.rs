@@ -15,7 +15,6 @@
 //! 6. `world/`: the recipe of a frame: wiring the stages to the buffers, growth, batches, collection.
 
 mod device;
-mod gather;
 mod host;
 mod kernels;
 mod primitives;

@@ -37,6 +37,7 @@ mod build;
 mod collect;
 mod detect;
 mod fits;
+mod gather;
 mod growth;
 mod inputs;
 pub(crate) mod options;

@@ -3,7 +3,13 @@
 
 use crate::error::Result;
 use crate::geometry::{Filter, Polygon};
-use crate::gpu::{init_buffer, read_as, Gpu, Program, Slot, World, WorldOptions, RECORDS_WGSL};
+use crate::gpu::device::context::Gpu;
+use crate::gpu::kernels::buffers::init as init_buffer;
+use crate::gpu::kernels::pipelines::{Program, Slot};
+use crate::gpu::kernels::shaders::RECORDS_WGSL;
+use crate::gpu::stages::readback::read_as;
+use crate::gpu::world::options::WorldOptions;
+use crate::gpu::world::World;
 use crate::neighbours::Neighbours;
 
 const SHADER: &str = include_str!("gather.wgsl");
