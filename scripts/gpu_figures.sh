@@ -102,6 +102,8 @@ step sim_1m_reuse 15 "satgpu sim --kind agents --n 1000000 --frames 30 --resolve
 step sim_10m_reuse 25 "satgpu sim --kind agents --n 10000000 --frames 10 --resolve reuse --json $res/sim_10m_reuse.json"
 wheel="python3 -m pip install -q --upgrade --no-index --no-deps --no-compile --target /tmp/site /tmp/sg/*.whl"
 step python 20 "$wheel && PYTHONPATH=/tmp/site python3 examples/python/bench.py --n 100000,1000000 --frames 5"
+# JuPedSim's collision-free speed model (issue 43): time per step of the room, 1k to 10M agents.
+step cfsm 90 "$wheel && PYTHONPATH=/tmp/site python3 scripts/jupedsim_compare.py timing --satgpu-only --sizes 1000,10000,100000,1000000,10000000 --steps 20 --json $res/cfsm.json"
 step rays_1m 25 "$(compare rays_1m crowd 1000000 SATGPU_BENCH_RAYS=0)"
 step queries_1m 60 "$(compare queries_1m crowd 1000000 SATGPU_BENCH_QUERIES=${QUERIES:-250000})"
 for k in crowd mixed agents shapes outliers grid clustered dense; do

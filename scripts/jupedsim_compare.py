@@ -1,7 +1,7 @@
 """satgpu's collision-free speed model beside JuPedSim 1.4.2's, in one run on one machine.
 
     python scripts/jupedsim_compare.py agreement [--seeds 5] [--n 150] [--json OUT.json]
-    python scripts/jupedsim_compare.py timing [--sizes 1000,10000,100000,1000000] [--steps 20]
+    python scripts/jupedsim_compare.py timing [--sizes 1000,10000,100000,1000000] [--steps 20] [--satgpu-only]
 
 `agreement`: the bottleneck of `satgpu.crowd.bottleneck` at 1.0, 1.2 and 2.0 m, and the room of
 `satgpu.crowd.room`, over several seeds: the same area, starting positions and parameters
@@ -114,7 +114,7 @@ def timing(args) -> list:
         scene = room(n, 1)
         row = {"n": n}
         row["satgpu_ms"] = satgpu_run(scene, 1e9, steps=args.steps)["step_ms"]
-        if jupedsim_on:
+        if jupedsim_on and not args.satgpu_only:
             row["jupedsim_ms"] = jupedsim_run(scene, 1e9, steps=args.steps)["step_ms"]
             jupedsim_on = row["jupedsim_ms"] < 60_000
         rows.append(row)
@@ -132,11 +132,15 @@ def main():
     parser.add_argument("--max-time", type=float, default=400.0)
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--satgpu-only", action="store_true", help="timing without JuPedSim (a machine without it)")
     parser.add_argument("--json")
     args = parser.parse_args()
-    import jupedsim
+    version = "not run"
+    if not args.satgpu_only:
+        import jupedsim
 
-    print(f"JuPedSim {jupedsim.__version__}; satgpu on {satgpu.default_gpu().adapter}; {platform.processor() or platform.machine()}")
+        version = jupedsim.__version__
+    print(f"JuPedSim {version}; satgpu on {satgpu.default_gpu().adapter}; {platform.processor() or platform.machine()}")
     rows = agreement(args) if args.what == "agreement" else timing(args)
     if args.json:
         with open(args.json, "w") as f:
