@@ -161,3 +161,29 @@ fn a_bottleneck_empties_as_the_reference_says() {
     let again = Crowd::new(&g, &geometry, &model, &start, 0.01).unwrap().run(200.0).unwrap();
     assert_eq!(again.exit_times, got.exit_times);
 }
+
+/// Agents that every neighbour within the cutoff can slow (v0 T of 100 m): more than the 48 the
+/// step keeps from its first walk, so it walks the cells again for the speed; one GPU step
+/// against one reference step, as above.
+#[test]
+fn a_step_past_the_kept_neighbours_agrees_with_the_reference() {
+    let geometry = bottleneck(2.0);
+    let model = Model::default();
+    let start: Vec<Agent> =
+        agents(300, 11).into_iter().map(|a| Agent { desired_speed: 10.0, time_gap: 10.0, ..a }).collect();
+    let mut one = reference::cfsm::Crowd::new(&geometry, &model, &start, 0.01).unwrap();
+    one.step();
+    let g = common::gpu();
+    let mut gpu = Crowd::new(&g, &geometry, &model, &start, 0.01).unwrap();
+    gpu.iterate(1).unwrap();
+    let got = gpu.positions().unwrap();
+    let mut off = 0;
+    for (i, (g, w)) in got.iter().zip(one.positions()).enumerate() {
+        let err = (f64::from(g[0]) - w[0]).hypot(f64::from(g[1]) - w[1]);
+        assert!(err < 0.1001, "agent {i}: GPU {g:?}, reference {w:?}");
+        off += usize::from(err > 1e-4);
+    }
+    assert!(off * 100 <= got.len(), "{off} of {} agents off by more than 1e-4", got.len());
+    // Some agent did move (the speeds are not all zero), so the spacing was taken.
+    assert!(got.iter().zip(&start).any(|(g, a)| (f64::from(g[0]) - a.position[0]).abs() > 1e-3));
+}
