@@ -534,6 +534,12 @@ impl Polygon {
         Polygon { vertices, normals, radius: self.radius }
     }
 
+    /// The same core with its radius grown by `by >= 0`: the points within `by` of the shape
+    /// (for shape casts, which sweep one shape's core against the other grown by its radius).
+    pub(crate) fn grown(&self, by: f64) -> Polygon {
+        Polygon { vertices: self.vertices.clone(), normals: self.normals.clone(), radius: self.radius + by }
+    }
+
     /// The polygon moved by `-anchor`, each coordinate rounded as [`frame::to_frame`] rounds it
     /// (its f32 rounding is the f32 nearest the exact difference); normals and radius kept.
     pub(crate) fn to_frame(&self, anchor: [f32; 2]) -> Polygon {

@@ -1,4 +1,5 @@
-//! Questions asked of a scene rather than of its pairs (issue 26): rays, boxes and points, each
+//! Questions asked of a scene rather than of its pairs (issue 26): rays, shape casts (issue 44),
+//! boxes and points, each
 //! with a collision filter as Box2D's `b2QueryFilter` (a body is seen when
 //! `filter.should_collide(body's filter)`).
 
@@ -18,7 +19,26 @@ pub struct Ray {
     pub filter: Filter,
 }
 
-/// The nearest body a [`Ray`] hits.
+/// A shape swept along a straight line (issue 44): `shapes[shape]` of the list the cast is asked
+/// with (in its own frame) turned by `angle` and placed at `origin`, then moved along `direction`
+/// for at most `max_length` world units. A ray is the cast of a point.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ShapeCast {
+    /// Which shape of the list moves.
+    pub shape: u32,
+    /// Where its frame starts (world coordinates).
+    pub origin: [f64; 2],
+    /// Its rotation (radians, counter-clockwise), kept all the way.
+    pub angle: f64,
+    /// Which way it moves: any finite nonzero vector.
+    pub direction: [f64; 2],
+    /// How far it moves (world units, finite, at least 0).
+    pub max_length: f64,
+    /// Which bodies it sees.
+    pub filter: Filter,
+}
+
+/// The nearest body a [`Ray`] or a [`ShapeCast`] hits.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RayHit {
     /// The body hit.
@@ -26,9 +46,12 @@ pub struct RayHit {
     /// Where along the ray, as a fraction of its `max_length`: 0 for a ray that starts inside
     /// (or on) the body.
     pub fraction: f64,
-    /// The point hit: `origin + fraction * max_length * unit direction`.
+    /// The point hit: for a ray `origin + fraction * max_length * unit direction`; for a shape
+    /// cast the point of the body's boundary that the shape first touches (the cast's `origin`
+    /// where it starts touching).
     pub point: [f64; 2],
-    /// The body's outward unit normal there; `[0, 0]` for a ray that starts inside the body.
+    /// The body's outward unit normal there (toward the ray or the shape); `[0, 0]` at
+    /// fraction 0, for a ray that starts inside the body or a shape that starts touching it.
     pub normal: [f64; 2],
 }
 
@@ -72,5 +95,37 @@ impl Ray {
             return Ok(());
         };
         Err(crate::Error::InvalidSetting { what: "ray", detail: format!("ray {index}: {why}") })
+    }
+}
+
+impl ShapeCast {
+    /// The cast of shape `shape`, unturned, with the default filter.
+    pub fn new(shape: u32, origin: [f64; 2], direction: [f64; 2], max_length: f64) -> ShapeCast {
+        ShapeCast { shape, origin, angle: 0.0, direction, max_length, filter: Filter::DEFAULT }
+    }
+
+    /// Whether the cast can be made among `shapes` shapes: its shape one of them, its angle
+    /// finite, and the rest as [`Ray::check`] asks; otherwise
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it as cast `index`.
+    pub fn check(&self, index: usize, shapes: usize) -> crate::Result<()> {
+        let why = if self.shape as usize >= shapes {
+            format!("its shape {} is not one of the {shapes} shapes cast", self.shape)
+        } else if !self.angle.is_finite() {
+            format!("its angle {} must be finite", self.angle)
+        } else {
+            let ray = Ray {
+                origin: self.origin,
+                direction: self.direction,
+                max_length: self.max_length,
+                filter: self.filter,
+            };
+            return ray.check(index).map_err(|e| match e {
+                crate::Error::InvalidSetting { detail, .. } => {
+                    crate::Error::InvalidSetting { what: "cast", detail: detail.replacen("ray", "cast", 1) }
+                }
+                e => e,
+            });
+        };
+        Err(crate::Error::InvalidSetting { what: "cast", detail: format!("cast {index}: {why}") })
     }
 }

@@ -36,7 +36,7 @@ pub use manifold::{
 };
 pub use neighbours::neighbours;
 pub use proximity::signed_distance;
-pub use queries::{cast_rays, query_boxes, query_points, ray_shape};
+pub use queries::{cast_rays, cast_shapes, query_boxes, query_points, ray_shape};
 
 use crate::geometry::{Aabb, Polygon};
 

@@ -1,5 +1,5 @@
-//! Ray casts and region queries from the definitions (issue 26), by brute force over every body:
-//! obviously right, and the judge of the GPU's.
+//! Ray casts, shape casts and region queries from the definitions (issues 26 and 44), by brute
+//! force over every body: obviously right, and the judge of the GPU's.
 //!
 //! A shape is its core (a point, a segment or a convex polygon) grown by its radius: the points
 //! within `radius` of the core. A ray from outside the shape first meets it on one of the core's
@@ -7,9 +7,16 @@
 //! such meeting is the hit. A box overlaps a shape when they share a point (the box as a
 //! polygon against the shape, by [`colliding`]); a point lies in a shape when it is within the
 //! radius of the core.
+//!
+//! A shape cast is rays too. Shape `a` moved by `t d` first touches shape `b` when the distance
+//! between their cores first reaches `r_a + r_b`. The closest points of two convex cores always
+//! include a vertex of one of them, so that moment is the nearest of: a ray from a vertex of
+//! `a`'s core along `d` against `b`'s core grown by `r_a + r_b`, and a ray from a vertex of `b`'s
+//! core along `-d` against `a`'s core grown by `r_a + r_b`. Shapes that touch at the start (by
+//! [`colliding`]) hit at 0.
 
 use super::{colliding, cross, dot, sub};
-use crate::geometry::{BoxQuery, Filter, PointQuery, Polygon, Ray, RayHit};
+use crate::geometry::{BoxQuery, Filter, PointQuery, Polygon, Ray, RayHit, ShapeCast, Transform};
 
 /// Whether a query's `filter` sees body `i` (`filters` empty: every body has the default).
 fn sees(filter: &Filter, filters: &[Filter], i: usize) -> bool {
@@ -124,6 +131,86 @@ pub fn cast_rays(polygons: &[Polygon], filters: &[Filter], rays: &[Ray]) -> Vec<
                 if best.is_none_or(|(b, _)| t < b) {
                     let fraction = if ray.max_length > 0.0 { t / ray.max_length } else { 0.0 };
                     let point = [ray.origin[0] + t * d[0], ray.origin[1] + t * d[1]];
+                    best = Some((t, RayHit { body: i as u32, fraction, point, normal }));
+                }
+            }
+            best.map(|(_, hit)| hit)
+        })
+        .collect()
+}
+
+/// The first touch of shape `a` (placed in the world) moved along the unit direction `d` for at
+/// most `max_length` with shape `b`: the distance moved, `b`'s outward unit normal there and the
+/// point of `b`'s boundary touched; `(0, [0, 0], None)` where they touch from the start.
+fn cast_shape(a: &Polygon, d: [f64; 2], max_length: f64, b: &Polygon) -> Option<(f64, [f64; 2], Option<[f64; 2]>)> {
+    let (ra, rb) = (a.radius(), b.radius());
+    let along = |o: [f64; 2], t: f64| [o[0] + t * d[0], o[1] + t * d[1]];
+    let mut best: Option<(f64, [f64; 2], Option<[f64; 2]>)> = None;
+    let mut consider = |t: f64, normal: [f64; 2], point: [f64; 2]| {
+        if best.is_none_or(|(b, _, _)| t < b) {
+            best = Some(if t == 0.0 { (0.0, [0.0, 0.0], None) } else { (t, normal, Some(point)) });
+        }
+    };
+    if let [c] = a.vertices() {
+        // A circle: its centre's ray against `b` grown by its radius (the start test included).
+        if let Some((t, n)) = ray_shape(&b.grown(ra), *c, d, max_length) {
+            let q = along(*c, t);
+            consider(t, n, [q[0] - ra * n[0], q[1] - ra * n[1]]);
+        }
+        return best;
+    }
+    if colliding(a, b) {
+        return Some((0.0, [0.0, 0.0], None));
+    }
+    let grown_b = b.grown(ra);
+    for &v in a.vertices() {
+        if let Some((t, n)) = ray_shape(&grown_b, v, d, max_length) {
+            let q = along(v, t);
+            consider(t, n, [q[0] - ra * n[0], q[1] - ra * n[1]]);
+        }
+    }
+    let grown_a = a.grown(rb);
+    for &c in b.vertices() {
+        if let Some((t, n)) = ray_shape(&grown_a, c, [-d[0], -d[1]], max_length) {
+            consider(t, [-n[0], -n[1]], [c[0] - rb * n[0], c[1] - rb * n[1]]);
+        }
+    }
+    best
+}
+
+/// The nearest hit of each cast among `polygons` (`filters` as [`cast_rays`]), casting
+/// `shapes[cast.shape]`, or `None`. Of hits at the same distance, the lowest body index wins.
+///
+/// # Panics
+///
+/// If a cast fails [`ShapeCast::check`], or `filters` is neither empty nor one per polygon.
+pub fn cast_shapes(
+    polygons: &[Polygon],
+    filters: &[Filter],
+    shapes: &[Polygon],
+    casts: &[ShapeCast],
+) -> Vec<Option<RayHit>> {
+    assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
+    casts
+        .iter()
+        .enumerate()
+        .map(|(k, cast)| {
+            if let Err(e) = cast.check(k, shapes.len()) {
+                panic!("{e}");
+            }
+            let len = cast.direction[0].hypot(cast.direction[1]);
+            let d = [cast.direction[0] / len, cast.direction[1] / len];
+            let place = Transform { x: cast.origin[0], y: cast.origin[1], angle: cast.angle };
+            let a = shapes[cast.shape as usize].transformed(&place);
+            let mut best: Option<(f64, RayHit)> = None;
+            for (i, p) in polygons.iter().enumerate() {
+                if !sees(&cast.filter, filters, i) {
+                    continue;
+                }
+                let Some((t, normal, point)) = cast_shape(&a, d, cast.max_length, p) else { continue };
+                if best.is_none_or(|(b, _)| t < b) {
+                    let fraction = if cast.max_length > 0.0 { t / cast.max_length } else { 0.0 };
+                    let point = point.unwrap_or(cast.origin);
                     best = Some((t, RayHit { body: i as u32, fraction, point, normal }));
                 }
             }
