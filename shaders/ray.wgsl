@@ -1,4 +1,5 @@
-// Ray casts (src/gpu/stages/ray.rs): the nearest body each ray meets, through the frame's own
+// Ray and shape casts (src/gpu/stages/ray.rs): the nearest body each ray, or each shape moved
+// along a line, meets, through the frame's own
 // sorted strip entries (the transform, entry and sort passes run first, and the grid and the
 // entry count are copied into `rp`). Two steps (RAY_STEP, a pipeline constant):
 //
@@ -18,6 +19,12 @@
 // (those the ray meets from outside) and the circles of that radius around its vertices. Of
 // equal distances the lowest body wins, whatever order the bodies are visited in.
 //
+// A shape cast is a ray from the shape's anchor that sees every body grown by the shape's extent
+// (how far its points reach from the anchor). Its exact test is a ray too: from the anchor
+// against the Minkowski difference of the two cores (the body's core plus the shape's core
+// reflected) grown by both radii, whose edges are walked once, merged by angle (cast_shape). A
+// circle's is the ray from its centre against the body grown by its radius.
+//
 // Eight storage buffers at most (WebGPU's default): the strips' widths, the rays and their
 // answers share one (`io`), and the grid travels in the uniform.
 
@@ -29,6 +36,7 @@
 #import strips
 #import local_shape
 
+// A ray, or a shape cast (`count` above 0). Twin of GpuRay in src/gpu/stages/ray.rs.
 struct Ray {
     origin: vec2<f32>,
     dir: vec2<f32>, // unit
@@ -36,6 +44,12 @@ struct Ray {
     category: u32,
     mask: u32,
     group: i32,
+    start: u32,     // the word in `io` of the cast shape's first vertex
+    count: u32,     // the cast shape's core vertices; 0 for a ray
+    radius: f32,    // the cast shape's radius around its core
+    extent: f32,    // how far the cast shape's points reach from the origin (0 for a ray)
+    turn: vec2<f32>, // the cast shape's rotation (cos, sin)
+    pad: vec2<u32>,
 }
 
 struct RayParams {
@@ -44,7 +58,7 @@ struct RayParams {
     filtered: u32, // the bodies' filters differ from the default
     strips: u32,   // the world sorts strip entries (else: every body is tested)
     two: u32,      // 2, for `loops_cut`
-    pad0: u32,
+    rays_at: u32,  // the word in `io` of the first ray
     pad1: u32,
     pad2: u32,
     grid: Grid,    // copied from the control buffer after the sort
@@ -62,12 +76,14 @@ struct RayParams {
 #paged shapes 5 read shapes vec4<f32> // (vertex.xy, unit normal.xy), local
 #paged bodies 6 read transforms vec4<f32> // (x, y, cos, sin)
 #paged bodies 7 read filters vec4<u32>
-// MAX_STRIPS widths (f32 bits), MAX_STRIPS + 1 strip starts (the last: the end), then from
-// RAYS_AT 8 words per ray, over whose first 4 its answer is written: (body, t, normal) bits.
+// MAX_STRIPS widths (f32 bits), MAX_STRIPS + 1 strip starts (the last: the end), from SHAPES_AT
+// the cast shapes' vertices, 4 words each (vertex.xy, unit normal.xy, local), then from
+// `rp.rays_at` 16 words per ray, over whose first 6 its answer is written: (body, t, normal,
+// point) bits.
 @group(0) @binding(8) var<storage, read_write> io: array<u32>;
 
 // Twin of HEADER_WORDS in src/gpu/stages/ray.rs.
-const RAYS_AT: u32 = 2u * MAX_STRIPS + 4u;
+const SHAPES_AT: u32 = 2u * MAX_STRIPS + 4u;
 
 override RAY_STEP: u32 = 0u;
 
@@ -79,18 +95,46 @@ const BIG: f32 = 3.0e38;
 // (beside the rounding of the world coordinates): a few f32 roundings of the shape's own.
 const ON_EDGE: f32 = 4e-7;
 
-// Body b's vertex k in its frame scaled by `inv` (a power of two: exact).
-fn vertex_in(b: Body, inv: f32, k: u32) -> vec2<f32> {
-    return local_vertex(b, k) * inv;
+// A convex core in a body's frame, scaled by `inv` (a power of two: exact): the body's own
+// (`of_cast` 0; `start` its first vertex in `shapes`), or a cast shape's (`of_cast` 1; `start` its
+// first vertex's word in `io`, turned by `turn` into the body's frame).
+struct Core {
+    of_cast: u32,
+    start: u32,
+    count: u32,
+    inv: f32,
+    turn: vec2<f32>,
 }
 
-// Whether the local point `o` (scaled by `inv`) lies in the shape: within its radius `r`
-// (scaled) of the core, or `edge` (scaled) outside.
-fn inside(b: Body, inv: f32, r: f32, edge: f32, o: vec2<f32>) -> bool {
+fn body_core(b: Body, inv: f32) -> Core {
+    return Core(0u, b.shape_start, b.count, inv, vec2<f32>(1.0, 0.0));
+}
+
+// The core's vertex k (scaled).
+fn vertex_in(c: Core, k: u32) -> vec2<f32> {
+    if c.of_cast != 0u {
+        let at = c.start + 4u * k;
+        return rotate(c.turn, bitcast<vec2<f32>>(vec2<u32>(io[at], io[at + 1u]))) * c.inv;
+    }
+    return shapes_at(c.start + k).xy * c.inv;
+}
+
+// The unit outward normal of the core's edge from vertex k.
+fn normal_in(c: Core, k: u32) -> vec2<f32> {
+    if c.of_cast != 0u {
+        let at = c.start + 4u * k + 2u;
+        return rotate(c.turn, bitcast<vec2<f32>>(vec2<u32>(io[at], io[at + 1u])));
+    }
+    return shapes_at(c.start + k).zw;
+}
+
+// Whether the point `o` (scaled) lies in the shape: within `r` (scaled) of the core, or `edge`
+// (scaled) outside.
+fn inside(b: Core, r: f32, edge: f32, o: vec2<f32>) -> bool {
     if b.count >= 3u {
         var sep = -BIG;
         for (var e = 0u; e < b.count; e++) {
-            sep = max(sep, dot(o - vertex_in(b, inv, e), shapes_at(b.shape_start + e).zw));
+            sep = max(sep, dot(o - vertex_in(b, e), normal_in(b, e)));
         }
         if sep <= edge {
             return true;
@@ -101,21 +145,21 @@ fn inside(b: Body, inv: f32, r: f32, edge: f32, o: vec2<f32>) -> bool {
     }
     var d2 = BIG;
     if b.count == 1u {
-        let x = o - vertex_in(b, inv, 0u);
+        let x = o - vertex_in(b, 0u);
         d2 = dot(x, x);
     } else {
         let sides = select(b.count, 1u, b.count == 2u);
         for (var e = 0u; e < sides; e++) {
-            let x = closest_on(o, vertex_in(b, inv, e), vertex_in(b, inv, (e + 1u) % b.count)) - o;
+            let x = closest_on(o, vertex_in(b, e), vertex_in(b, (e + 1u) % b.count)) - o;
             d2 = min(d2, dot(x, x));
         }
     }
     return d2 <= (r + edge) * (r + edge);
 }
 
-// The nearest hit of the local ray `o + t d` (t in [0, limit]; all scaled by `inv`, as the
-// radius `r`) on the shape from outside it: (t, local normal), or t < 0 for none.
-fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32) -> vec3<f32> {
+// The nearest hit of the ray `o + t d` (t in [0, limit]; all scaled, as the radius `r`) on the
+// core grown by `r` from outside it: (t, normal), or t < 0 for none.
+fn cast_local(b: Core, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32) -> vec3<f32> {
     var best = vec3<f32>(-1.0, 0.0, 0.0);
     if r <= 0.0 && b.count >= 3u {
         // Cyrus-Beck: the ray's part inside every edge's half plane.
@@ -123,8 +167,8 @@ fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32)
         var leave = limit;
         var normal = vec2<f32>(0.0);
         for (var e = 0u; e < b.count; e++) {
-            let n = shapes_at(b.shape_start + e).zw;
-            let gap = dot(vertex_in(b, inv, e) - o, n); // < 0: o outside this edge
+            let n = normal_in(b, e);
+            let gap = dot(vertex_in(b, e) - o, n); // < 0: o outside this edge
             let along = dot(d, n);
             if along < 0.0 {
                 let t = gap / along;
@@ -148,9 +192,9 @@ fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32)
     // the ray meets them from outside.
     if b.count >= 2u {
         for (var e = 0u; e < b.count; e++) {
-            let u = vertex_in(b, inv, e);
-            let w = vertex_in(b, inv, (e + 1u) % b.count);
-            let n = shapes_at(b.shape_start + e).zw;
+            let u = vertex_in(b, e);
+            let w = vertex_in(b, (e + 1u) % b.count);
+            let n = normal_in(b, e);
             let along = dot(d, n);
             if along >= 0.0 {
                 continue;
@@ -162,7 +206,10 @@ fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32)
             let p = o + d * t - u;
             let edge = w - u;
             let s = dot(p, edge);
-            if s >= 0.0 && s <= dot(edge, edge) {
+            // (An edge rounded to nothing, of a body far smaller than a cast shape, is left to
+            // the circles around its ends.)
+            let ee = dot(edge, edge);
+            if s >= 0.0 && s <= ee && ee > 0.0 {
                 near = t;
                 best = vec3<f32>(t, n);
             }
@@ -170,7 +217,7 @@ fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32)
     }
     if r > 0.0 {
         for (var k = 0u; k < b.count; k++) {
-            let c = vertex_in(b, inv, k);
+            let c = vertex_in(b, k);
             let oc = o - c;
             let along = dot(oc, d);
             // The squared distance of the circle's centre from the ray's line, without the
@@ -193,53 +240,235 @@ fn cast_local(b: Body, inv: f32, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32)
     return best;
 }
 
-// The ray `r` against body `i`: (t, world normal) of its nearest hit within `limit`, t < 0 for
-// none.
-fn cast_body(i: u32, r: Ray, limit: f32) -> vec3<f32> {
+// Whether the edge of outward normal `n` points within the first half turn from +x (its
+// angle in [0, pi)).
+fn first_half(n: vec2<f32>) -> bool {
+    return n.x > 0.0 || (n.x == 0.0 && n.y < 0.0);
+}
+
+// The edge of a core (its normals times `sign`) from its lowest vertex: the first whose
+// direction lies in the first half turn after one that does not; ordered by the unit normals,
+// which a core far smaller than the frame's unit keeps where its vertices round together.
+fn first_edge(c: Core, sign: f32) -> u32 {
+    for (var k = 0u; k < c.count; k++) {
+        let before = normal_in(c, (k + c.count - 1u) % c.count) * sign;
+        if first_half(normal_in(c, k) * sign) && !first_half(before) {
+            return k;
+        }
+    }
+    return 0u;
+}
+
+// The shape cast `shape` (its anchor at `o`, moved along `d`) against the body's core `body`:
+// the ray from `o` against their Minkowski difference M = body core + (-shape core) grown by
+// `grown` (both radii): a point p of M grown lies within both radii of the body's core exactly
+// when the shape's core moved to p does. M's edges are the two cores' edges merged by the angle
+// of their normals (from each core's lowest vertex), walked once: O(n + m). (t, body's outward normal, point of
+// the body touched, scaled, in its frame); t < 0 for none, t = 0 where they touch at the start
+// (`start`: check).
+fn cast_shape(body: Core, shape: Core, round: f32, own: f32, edge: f32, o: vec2<f32>, d: vec2<f32>, limit: f32, start: bool) -> Hit {
+    let grown = round + own;
+    let np = body.count;
+    let nq = shape.count;
+    let ip = first_edge(body, 1.0);
+    let iq = first_edge(shape, -1.0);
+    // M has an area unless both cores are segments along one line (then it is a segment, and
+    // only its sides and ends bound it).
+    let np0 = normal_in(body, 0u);
+    let nq0 = normal_in(shape, 0u);
+    let solid = np >= 3u || nq >= 3u || np0.x * nq0.y - np0.y * nq0.x != 0.0;
+    let clip = grown <= 0.0 && solid;
+    var sep = -BIG;
+    var d2 = BIG;
+    var enter = 0.0;
+    var leave = limit;
+    var near = limit;
+    var best = Hit(-1.0, vec2<f32>(0.0), vec2<f32>(0.0));
+    var i = 0u;
+    var j = 0u;
+    loop {
+        if i >= np && j >= nq {
+            break;
+        }
+        let pi = vertex_in(body, (ip + i) % np);
+        let qj = -vertex_in(shape, (iq + j) % nq);
+        let ep = vertex_in(body, (ip + i + 1u) % np) - pi;
+        let eq = -vertex_in(shape, (iq + j + 1u) % nq) - qj;
+        let np_i = normal_in(body, (ip + i) % np);
+        let nq_j = -normal_in(shape, (iq + j) % nq);
+        let c = np_i.x * nq_j.y - np_i.y * nq_j.x;
+        // The body's edge first where its angle is smaller (or the same: both at once); of
+        // opposite edges, the one in the first half turn.
+        let same = c == 0.0 && dot(np_i, nq_j) > 0.0;
+        let take_p = j >= nq || (i < np && (c > 0.0 || same || (c == 0.0 && first_half(np_i))));
+        let both = take_p && j < nq && same;
+        // The edge from u along e (e from the cores' own edges: where one core is far smaller
+        // than the other, w - u would round its edges away).
+        let u = pi + qj;
+        var e = eq;
+        var n = nq_j;
+        if take_p {
+            e = select(ep, ep + eq, both);
+            n = np_i;
+        }
+        let w = u + e;
+        let gap = dot(o - u, n);
+        sep = max(sep, gap);
+        if start {
+            let x = closest_on(o, u, w) - o;
+            d2 = min(d2, dot(x, x));
+        }
+        let along = dot(d, n);
+        if clip {
+            // Cyrus-Beck, as cast_local.
+            if along < 0.0 {
+                let t = -gap / along;
+                if t > enter || best.normal.x == 0.0 && best.normal.y == 0.0 && t >= enter {
+                    enter = max(t, enter);
+                    best.normal = n;
+                    best.point = select(pi, closest_on(o + d * t - qj, pi, pi + ep), take_p);
+                }
+            } else if along > 0.0 {
+                leave = min(leave, -gap / along);
+            } else if gap > 0.0 {
+                leave = -1.0;
+            }
+        } else {
+            if along < 0.0 {
+                let t = dot(u + n * grown - o, n) / along;
+                let p = o + d * t - u;
+                let s = dot(p, e);
+                let ee = dot(e, e);
+                if t >= 0.0 && t <= near && s >= 0.0 && s <= ee && ee > 0.0 {
+                    near = t;
+                    // (Of parallel edges, the point of the body's edge nearest.)
+                    let on_p = closest_on(o + d * t - qj - n * grown, pi, pi + ep) + n * round;
+                    best = Hit(t, n, select(pi + n * round, on_p, take_p));
+                }
+            }
+            if grown > 0.0 {
+                // The circle around M's vertex u: the body's vertex pi against the shape's qj.
+                let ou = o - u;
+                let a = dot(ou, d);
+                let h = ou - d * a;
+                let disc = grown * grown - dot(h, h);
+                if disc >= 0.0 {
+                    let t = -a - sqrt(disc);
+                    if t >= 0.0 && t <= near {
+                        near = t;
+                        let at = ou + d * t;
+                        let len = length(at);
+                        let nn = select(vec2<f32>(0.0), at / len, len > 0.0);
+                        best = Hit(t, nn, pi + nn * round);
+                    }
+                }
+            }
+        }
+        if take_p {
+            i++;
+        }
+        if !take_p || both {
+            j++;
+        }
+    }
+    if start && ((solid && sep <= edge) || (sep <= grown + edge && d2 <= (grown + edge) * (grown + edge))) {
+        return Hit(0.0, vec2<f32>(0.0), vec2<f32>(0.0));
+    }
+    if clip {
+        if enter <= leave && (best.normal.x != 0.0 || best.normal.y != 0.0) {
+            best.t = enter;
+        } else {
+            best.t = -1.0;
+        }
+    }
+    return best;
+}
+
+// A hit on one body: t < 0 for none; the body's outward normal and (shape casts) the point of
+// its boundary touched, in the world.
+struct Hit {
+    t: f32,
+    normal: vec2<f32>,
+    point: vec2<f32>,
+}
+
+// The ray or cast `r` against body `i`: its nearest hit within `limit`.
+fn cast_body(i: u32, r: Ray, limit: f32) -> Hit {
+    let miss = Hit(-1.0, vec2<f32>(0.0), vec2<f32>(0.0));
     let b = bodies_at(i);
     let t = transforms_at(i);
     let back = vec2<f32>(t.z, -t.w);
     let start = rotate(back, r.origin - t.xy);
     let d = rotate(back, r.dir);
-    // Every point of the shape lies within `size` of the body's anchor: a ray whose line passes
-    // farther misses it, and one from farther away starts afresh nearer, at most 2 sizes before
-    // its closest approach (so that, scaled below, no coordinate is large).
+    // Every point of the shape lies within `size` of the body's anchor, and every point of a
+    // cast shape within its extent of the cast's origin: a ray whose line passes farther misses
+    // it, and one from farther away starts afresh nearer, at most 2 sizes before its closest
+    // approach (so that, scaled below, no coordinate is large).
     // (Across the ray from the cross product, which does not cancel; the start moved back by
     // the rounding of `closest` too, so that it never passes the shape.)
-    let size = b.radius + b.round;
+    let size = b.radius + b.round + r.extent;
     let closest = -dot(start, d);
     if abs(d.x * start.y - d.y * start.x) > 2.0 * size {
-        return vec3<f32>(-1.0, 0.0, 0.0);
+        return miss;
     }
     let skip = max(closest - 2.0 * size - 5e-7 * max(abs(start.x), abs(start.y)), 0.0);
     if skip > limit {
-        return vec3<f32>(-1.0, 0.0, 0.0);
+        return miss;
     }
     // In units of the shape's size, a power of two (exact), so that no square overflows or
     // underflows at any scale.
     let k = frexp(size).exp;
     let inv = ldexp(1.0, -k);
     let o = (start + d * skip) * inv;
+    let body = body_core(b, inv);
     let round = b.round * inv;
     // An origin within rounding of the boundary counts as on it: the rounding of the world
     // coordinates (as f32) and of the shape's own.
-    let world = max(max(abs(r.origin.x), abs(r.origin.y)), max(abs(t.x), abs(t.y)));
+    let world = max(max(max(abs(r.origin.x), abs(r.origin.y)), max(abs(t.x), abs(t.y))), r.extent);
     let edge = 4.0 * 1.2e-7 * world * inv + ON_EDGE;
-    if skip == 0.0 && inside(b, inv, round, edge, o) {
-        return vec3<f32>(0.0);
-    }
+    let at_start = Hit(0.0, vec2<f32>(0.0), r.origin);
     // The rest of the limit scaled, held below f32's largest.
     let reach = ldexp(min(limit - skip, ldexp(BIG, min(k, 0))), -k);
-    let hit = cast_local(b, inv, round, o, d, reach);
-    return vec3<f32>(select(-1.0, skip + ldexp(hit.x, k), hit.x >= 0.0), rotate(t.zw, hit.yz));
+    var hit = vec3<f32>(-1.0, 0.0, 0.0);
+    var at = vec2<f32>(0.0); // the point touched (scaled, in the body's frame)
+    if r.count == 0u {
+        if skip == 0.0 && inside(body, round, edge, o) {
+            return at_start;
+        }
+        hit = cast_local(body, round, o, d, reach);
+    } else {
+        let shape = Core(1u, r.start, r.count, inv, rotate(back, r.turn));
+        let own = r.radius * inv;
+        if r.count == 1u {
+            // A circle: the ray from its centre against the body grown by its radius.
+            let centre = o + vertex_in(shape, 0u);
+            if skip == 0.0 && inside(body, round + own, edge, centre) {
+                return at_start;
+            }
+            hit = cast_local(body, round + own, centre, d, reach);
+            at = centre + d * hit.x - hit.yz * own;
+        } else {
+            let h = cast_shape(body, shape, round, own, edge, o, d, reach, skip == 0.0);
+            if h.t == 0.0 && h.normal.x == 0.0 && h.normal.y == 0.0 {
+                return at_start;
+            }
+            hit = vec3<f32>(h.t, h.normal);
+            at = h.point;
+        }
+    }
+    if hit.x < 0.0 {
+        return miss;
+    }
+    return Hit(skip + ldexp(hit.x, k), rotate(t.zw, hit.yz), t.xy + rotate(t.zw, ldexp(at, vec2<i32>(k))));
 }
 
-// Whether the ray may meet `box` within `limit`: the slab test, widened by a millionth of the
-// coordinates so that rounding never rejects a body the exact test would hit.
+// Whether the ray may meet `box` (grown by a cast shape's extent) within `limit`: the slab test,
+// widened by a millionth of the coordinates so that rounding never rejects a body the exact test
+// would hit.
 fn may_meet(r: Ray, box: vec4<f32>, limit: f32) -> bool {
     let slack = 1e-6 * (max(abs(box.xy), abs(box.zw)) + abs(r.origin)) + vec2<f32>(1e-30);
-    let lo = box.xy - slack;
-    let hi = box.zw + slack;
+    let lo = box.xy - slack - r.extent;
+    let hi = box.zw + slack + r.extent;
     var t0 = 0.0;
     var t1 = limit * (1.0 + 1e-6);
     for (var a = 0u; a < 2u; a++) {
@@ -286,6 +515,7 @@ struct Best {
     t: f32,
     body: u32,
     normal: vec2<f32>,
+    point: vec2<f32>,
 }
 
 fn take_hit(best: ptr<function, Best>, i: u32, box: vec4<f32>, r: Ray) {
@@ -294,12 +524,12 @@ fn take_hit(best: ptr<function, Best>, i: u32, box: vec4<f32>, r: Ray) {
         return;
     }
     let hit = cast_body(i, r, limit);
-    if hit.x < 0.0 || hit.x > limit {
+    if hit.t < 0.0 || hit.t > limit {
         return;
     }
-    // hit.x <= best.t here: nearer, or as near and a lower body.
-    if hit.x < (*best).t || i < (*best).body {
-        *best = Best(hit.x, i, hit.yz);
+    // hit.t <= best.t here: nearer, or as near and a lower body.
+    if hit.t < (*best).t || i < (*best).body {
+        *best = Best(hit.t, i, hit.normal, hit.point);
     }
 }
 
@@ -335,14 +565,20 @@ fn strip_width(s: u32, lid: u32) {
 }
 
 fn read_ray(i: u32) -> Ray {
-    let at = RAYS_AT + 8u * i;
+    let at = rp.rays_at + 16u * i;
     return Ray(
         bitcast<vec2<f32>>(vec2<u32>(io[at], io[at + 1u])),
         bitcast<vec2<f32>>(vec2<u32>(io[at + 2u], io[at + 3u])),
         bitcast<f32>(io[at + 4u]),
         io[at + 5u],
         io[at + 6u],
-        bitcast<i32>(io[at + 7u])
+        bitcast<i32>(io[at + 7u]),
+        io[at + 8u],
+        io[at + 9u],
+        bitcast<f32>(io[at + 10u]),
+        bitcast<f32>(io[at + 11u]),
+        bitcast<vec2<f32>>(vec2<u32>(io[at + 12u], io[at + 13u])),
+        vec2<u32>(0u)
     );
 }
 
@@ -350,21 +586,23 @@ fn read_ray(i: u32) -> Ray {
 fn cast_ray(i: u32) {
     let r = read_ray(i);
     // `t` above the length: no hit yet.
-    var best = Best(BIG, NONE, vec2<f32>(0.0));
+    var best = Best(BIG, NONE, vec2<f32>(0.0), vec2<f32>(0.0));
     if rp.strips == 0u {
         for (var b = 0u; b < rp.bodies; b++) {
             take_hit(&best, b, boxes_at(b), r);
         }
     } else {
         let g = rp.grid;
+        let e = r.extent;
         let end = r.origin + r.dir * r.length;
-        var s = grid_strip(g, r.origin.y);
-        let last = grid_strip(g, end.y);
         let up = end.y >= r.origin.y;
+        // A cast shape's points lie within its extent of the ray: strips that far further.
+        var s = grid_strip(g, select(r.origin.y + e, r.origin.y - e, up));
+        let last = grid_strip(g, select(end.y - e, end.y + e, up));
         loop {
             // The part of the ray inside strip s (its edges widened by a thousandth of a strip
-            // and a millionth of their height, so that rounding loses no body), up to the
-            // nearest hit so far.
+            // and a millionth of their height, so that rounding loses no body, and by a cast
+            // shape's extent), up to the nearest hit so far.
             var t0 = 0.0;
             var t1 = min(best.t, r.length);
             if g.strips > 1u && r.dir.y != 0.0 {
@@ -372,11 +610,11 @@ fn cast_ray(i: u32) {
                 var y_hi = BIG;
                 if s > 0u {
                     y_lo = g.y0 + f32(s) / g.per_y;
-                    y_lo -= 1e-3 / g.per_y + 1e-6 * abs(y_lo);
+                    y_lo -= 1e-3 / g.per_y + 1e-6 * abs(y_lo) + e;
                 }
                 if s + 1u < g.strips {
                     y_hi = g.y0 + f32(s + 1u) / g.per_y;
-                    y_hi += 1e-3 / g.per_y + 1e-6 * abs(y_hi);
+                    y_hi += 1e-3 / g.per_y + 1e-6 * abs(y_hi) + e;
                 }
                 let ta = (y_lo - r.origin.y) / r.dir.y;
                 let tb = (y_hi - r.origin.y) / r.dir.y;
@@ -387,8 +625,8 @@ fn cast_ray(i: u32) {
                 let xa = r.origin.x + r.dir.x * t0;
                 let xb = r.origin.x + r.dir.x * t1;
                 let slack = 1e-6 * (abs(xa) + abs(xb)) + 1e-30;
-                let lo = min(xa, xb) - slack;
-                let hi = max(xa, xb) + slack;
+                let lo = min(xa, xb) - slack - e;
+                let hi = max(xa, xb) + slack + e;
                 let width = bitcast<f32>(io[s]);
                 let strip_end = io[MAX_STRIPS + s + 1u];
                 let start = first_from(grid_key(g, s, lo - width), io[MAX_STRIPS + s], strip_end);
@@ -403,9 +641,11 @@ fn cast_ray(i: u32) {
             if s == last {
                 break;
             }
-            // No nearer hit lies past the strip of the nearest so far.
+            // No nearer hit lies past the strip of the nearest so far (for a cast shape, past
+            // its extent beyond).
             if best.body != NONE {
-                let at = grid_strip(g, r.origin.y + r.dir.y * best.t);
+                let y = r.origin.y + r.dir.y * best.t;
+                let at = grid_strip(g, select(y - e, y + e, up));
                 if (up && at <= s) || (!up && at >= s) {
                     break;
                 }
@@ -417,11 +657,13 @@ fn cast_ray(i: u32) {
             }
         }
     }
-    let at = RAYS_AT + 8u * i;
+    let at = rp.rays_at + 16u * i;
     io[at] = select(best.body, CUT, loops_cut(rp.two));
     io[at + 1u] = bitcast<u32>(best.t);
     io[at + 2u] = bitcast<u32>(best.normal.x);
     io[at + 3u] = bitcast<u32>(best.normal.y);
+    io[at + 4u] = bitcast<u32>(best.point.x);
+    io[at + 5u] = bitcast<u32>(best.point.y);
 }
 
 @compute @workgroup_size(WG)

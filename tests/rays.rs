@@ -6,7 +6,7 @@
 
 mod common;
 
-use satgpu::gpu::{BroadPhase, World, WorldOptions};
+use satgpu::gpu::{World, WorldOptions};
 use satgpu::reference::{cast_rays, distance_to_shape, ray_shape};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::{Aabb, Filter, Polygon, Ray, RayHit, Transform};
@@ -116,16 +116,6 @@ fn judge(polygons: &[Polygon], filters: &mut [Filter], ray: &Ray, g: &Option<Ray
     }
 }
 
-fn both_broad_phases(gpu: &satgpu::gpu::Gpu, polygons: &[Polygon]) -> Vec<(World, &'static str)> {
-    [(BroadPhase::Auto, "auto"), (BroadPhase::Strips, "strips"), (BroadPhase::AllPairs, "all pairs")]
-        .into_iter()
-        .map(|(broad, name)| {
-            let options = WorldOptions::default().with_broad_phase(broad);
-            (World::from_polygons(gpu, polygons, &options).unwrap(), name)
-        })
-        .collect()
-}
-
 #[test]
 fn gpu_rays_by_hand() {
     let scene = [
@@ -158,7 +148,7 @@ fn gpu_rays_by_hand() {
         ray([0.5, 0.5], [0.0, 1.0], 0.0),     // no length, inside
     ];
     let gpu = common::gpu();
-    for (mut world, name) in both_broad_phases(&gpu, &scene) {
+    for (mut world, name) in common::every_broad_phase(&gpu, &scene) {
         let got = world.cast_rays(&rays).unwrap();
         agree(&scene, &[], &rays, &got, name);
         let body = |k: usize| got[k].map(|h| h.body);
@@ -192,7 +182,7 @@ fn gpu_rays_take_the_nearest_then_the_lowest_body_and_apply_filters() {
     let only = Ray { filter: Filter { mask: 2, ..Filter::DEFAULT }, ..ray };
     let nothing = Ray { filter: Filter { mask: 0, ..Filter::DEFAULT }, ..ray };
     let gpu = common::gpu();
-    for (mut world, name) in both_broad_phases(&gpu, &scene) {
+    for (mut world, name) in common::every_broad_phase(&gpu, &scene) {
         let bodies = |got: Vec<Option<RayHit>>| got.iter().map(|h| h.map(|h| h.body)).collect::<Vec<_>>();
         assert_eq!(bodies(world.cast_rays(&[ray, back]).unwrap()), [Some(1), Some(0)], "{name}");
         world.set_filters(&filters).unwrap();
@@ -357,7 +347,7 @@ fn gpu_rays_at_tiny_and_huge_scales() {
             Ray::new([s(3.0), s(3.0)], [0.0, 1.0], s(10.0)),
         ];
         let gpu = common::gpu();
-        for (mut world, name) in both_broad_phases(&gpu, &scene) {
+        for (mut world, name) in common::every_broad_phase(&gpu, &scene) {
             let got = world.cast_rays(&rays).unwrap();
             let what = format!("{name} at {scale:e}");
             assert_eq!(agree(&scene, &[], &rays, &got, &what), 4, "{what}: {got:?}");

@@ -294,3 +294,15 @@ pub fn rounded_cases() -> Vec<Case> {
         ),
     ]
 }
+
+/// A world of `polygons` under each broad phase (auto, strips, all pairs), named.
+pub fn every_broad_phase(gpu: &Gpu, polygons: &[Polygon]) -> Vec<(World, &'static str)> {
+    use satgpu::gpu::BroadPhase;
+    [(BroadPhase::Auto, "auto"), (BroadPhase::Strips, "strips"), (BroadPhase::AllPairs, "all pairs")]
+        .into_iter()
+        .map(|(broad, name)| {
+            let options = WorldOptions::default().with_broad_phase(broad);
+            (World::from_polygons(gpu, polygons, &options).unwrap(), name)
+        })
+        .collect()
+}

@@ -1,7 +1,8 @@
-//! Ray casts (`ray.wgsl`), outside the frame: the nearest body each of many rays meets, found
-//! through the frame's sorted strip entries (the caller records the transform, entry and sort
-//! passes first), or by testing every body where the world has no strips. One invocation per
-//! ray writes `(body, t, normal)` over its own record, `body` `u32::MAX` for none.
+//! Ray and shape casts (`ray.wgsl`), outside the frame: the nearest body each of many rays (or
+//! shapes moved along a line) meets, found through the frame's sorted strip entries (the caller
+//! records the transform, entry and sort passes first), or by testing every body where the world
+//! has no strips. One invocation per ray writes `(body, t, normal, point)` over its own record,
+//! `body` `u32::MAX` for none.
 
 use crate::gpu::device::context::Gpu;
 use crate::gpu::kernels::buffers::{dispatch, init, storage};
@@ -9,8 +10,10 @@ use crate::gpu::kernels::control;
 use crate::gpu::kernels::shared::{MAX_STRIPS, WG};
 use crate::gpu::resources::{BodyBuffers, StripBuffers};
 
-/// One ray as `ray.wgsl` reads it (32 bytes): a unit direction, its length clamped to where
-/// bodies can lie.
+/// One ray or shape cast as `ray.wgsl` reads it (64 bytes): a unit direction, its length
+/// clamped to where bodies can lie; for a cast, its shape (`count` core vertices from word
+/// `start` of the io buffer, 0 for a ray), radius, extent (how far its points reach from the
+/// origin) and rotation.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct GpuRay {
@@ -20,20 +23,28 @@ pub(crate) struct GpuRay {
     pub category: u32,
     pub mask: u32,
     pub group: i32,
+    pub start: u32,
+    pub count: u32,
+    pub radius: f32,
+    pub extent: f32,
+    pub turn: [f32; 2],
+    pub pad: [u32; 2],
 }
 
 /// A ray's `body` where its cast's loops were cut short (`ray.wgsl`).
 pub(crate) const CUT: u32 = u32::MAX - 1;
 
-/// One ray's answer (16 bytes): the body (`u32::MAX`: none; [`CUT`]: the cast's loops were cut
-/// short, see `shaders/shared/loops.wgsl`), the distance along the ray and the
-/// body's outward unit normal there (zero from inside).
+/// One ray's answer (32 bytes): the body (`u32::MAX`: none; [`CUT`]: the cast's loops were cut
+/// short, see `shaders/shared/loops.wgsl`), the distance along the ray, the body's outward unit
+/// normal there (zero from inside) and, for a shape cast, the point of the body touched.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct GpuRayHit {
     pub body: u32,
     pub t: f32,
     pub normal: [f32; 2],
+    pub point: [f32; 2],
+    pub pad: [u32; 2],
 }
 
 /// The buffers and bind group of one batch of rays.
@@ -42,12 +53,13 @@ pub(crate) struct RayCast {
     params: wgpu::Buffer,
     io: wgpu::Buffer,
     rays: u32,
+    rays_at: u32,
     strips: bool,
     fold: u32,
 }
 
-/// Words of the GPU's own ahead of the rays in `io`: the strips' widths and starts (twin of
-/// RAYS_AT in ray.wgsl).
+/// Words of the GPU's own ahead of the cast shapes' vertices in `io`: the strips' widths and
+/// starts (twin of SHAPES_AT in ray.wgsl).
 pub(crate) const HEADER_WORDS: u32 = 2 * MAX_STRIPS + 4;
 
 /// Bytes of the parameters the host writes; the grid and the entry count follow, copied from the
@@ -56,12 +68,14 @@ const PARAM_BYTES: u64 = 32;
 
 impl RayCast {
     /// `rays` against the bodies of `bodies` (`filtered`: their filters differ from the default),
-    /// through `strip`'s sorted entries, or every body where there is no `strip`.
+    /// through `strip`'s sorted entries, or every body where there is no `strip`. `shapes`: the
+    /// cast shapes' vertices (vertex, unit normal), which the casts' `start`s index from word
+    /// [`HEADER_WORDS`] of the io buffer, 4 words each.
     pub fn new(
         gpu: &Gpu,
         strip: Option<&StripBuffers>,
         bodies: &BodyBuffers,
-        rays: &[GpuRay],
+        (rays, shapes): (&[GpuRay], &[[f32; 4]]),
         filtered: bool,
         fold: u32,
     ) -> RayCast {
@@ -70,10 +84,13 @@ impl RayCast {
         let n = rays.len() as u32;
         let mut params = [0u32; 20];
         // Then 2, the bound of the loop that tells whether a cast's loops were cut short.
-        params[..5].copy_from_slice(&[n, bodies.len(), u32::from(filtered), u32::from(strip.is_some()), 2]);
+        // Then where the rays start.
+        let rays_at = HEADER_WORDS + 4 * shapes.len() as u32;
+        params[..6].copy_from_slice(&[n, bodies.len(), u32::from(filtered), u32::from(strip.is_some()), 2, rays_at]);
         let params = init(device, "satgpu.ray.params", bytemuck::cast_slice(&params), U::UNIFORM | U::COPY_DST);
-        // The strips' widths and starts (written by the GPU), then the rays.
+        // The strips' widths and starts (written by the GPU), the cast shapes, then the rays.
         let mut words = vec![0u32; HEADER_WORDS as usize];
+        words.extend_from_slice(bytemuck::cast_slice(shapes));
         words.extend_from_slice(bytemuck::cast_slice(rays));
         let io = init(device, "satgpu.ray.io", bytemuck::cast_slice(&words), U::STORAGE | U::COPY_SRC);
         let none = storage(device, "satgpu.ray.no_strips", 16, U::empty());
@@ -85,7 +102,7 @@ impl RayCast {
         let buffers = [&params, keys, values, boxes, &b.bodies, &b.shapes, &b.transforms, &b.filters, &io];
         let resources: Vec<_> = buffers.iter().map(|b| b.as_entire_binding()).collect();
         let group = gpu.kernels().ray[1].bind(device, "satgpu.ray", &resources);
-        RayCast { group, params, io, rays: n, strips: strip.is_some(), fold }
+        RayCast { group, params, io, rays: n, rays_at, strips: strip.is_some(), fold }
     }
 
     /// Records the copy of the grid and the entry count from `control` (after the sorted
@@ -107,9 +124,9 @@ impl RayCast {
         dispatch(&mut pass, self.rays, WG, self.fold);
     }
 
-    /// Where the answers lie: 32 bytes per ray from this offset of this buffer (COPY_SRC), each
-    /// a [`GpuRayHit`] then 16 bytes of the ray.
+    /// Where the answers lie: 64 bytes per ray from this offset of this buffer (COPY_SRC), each
+    /// a [`GpuRayHit`] then 32 bytes of the ray.
     pub fn hits(&self) -> (&wgpu::Buffer, u64) {
-        (&self.io, 4 * u64::from(HEADER_WORDS))
+        (&self.io, 4 * u64::from(self.rays_at))
     }
 }

@@ -1,7 +1,7 @@
-//! Ray casts against a world's bodies where they are now (see `stages/ray.rs`).
+//! Ray and shape casts against a world's bodies where they are now (see `stages/ray.rs`).
 
 use crate::error::Result;
-use crate::geometry::{Ray, RayHit, MAX_COORDINATE};
+use crate::geometry::{Polygon, Ray, RayHit, ShapeCast, MAX_COORDINATE};
 use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, CUT, HEADER_WORDS};
@@ -12,8 +12,8 @@ use crate::gpu::world::World;
 /// can have (coordinates within [`MAX_COORDINATE`]), well inside f32.
 const REACH: f64 = 8.0 * MAX_COORDINATE;
 
-/// Bytes per ray on the GPU (its record, over which its answer is written) and in the readback.
-const RAY_BYTES: u64 = 2 * std::mem::size_of::<GpuRay>() as u64;
+/// Bytes per ray's record on the GPU (over which its answer is written), and in the readback.
+const RECORD: u64 = std::mem::size_of::<GpuRay>() as u64;
 
 impl World {
     /// The nearest body each ray meets within its `max_length`, as the bodies stand now (their
@@ -33,20 +33,94 @@ impl World {
     pub fn cast_rays(&mut self, rays: &[Ray]) -> Result<Vec<Option<RayHit>>> {
         self.gpu.check_lost()?;
         let records = gpu_rays(rays)?;
+        self.cast(&records, &[], |k, hit| widen(&rays[k], hit))
+    }
+
+    /// The first body each shape cast touches on its way (see [`ShapeCast`]: `shapes[cast.shape]`
+    /// turned by `cast.angle`, placed at `cast.origin`, moved along `cast.direction` for at most
+    /// `cast.max_length`), as the bodies stand now, seen through the cast's filter; `None` where
+    /// it touches none. The hit's fraction is of `max_length`, its point the point of the body's
+    /// boundary touched, its normal the body's outward unit normal there. A shape that touches a
+    /// body at the start hits it at fraction 0, at the cast's origin, with normal `[0, 0]`; of
+    /// bodies hit at the same distance, the lowest index wins.
+    ///
+    /// Runs as [`World::cast_rays`] does, each cast a ray from its origin that sees the bodies'
+    /// boxes grown by how far the shape reaches from it; the exact test is rays from the
+    /// vertices of each core against the other core grown by both radii (the GPU's answer
+    /// against [`reference::cast_shapes`](crate::reference::cast_shapes) in tests/casts.rs). A
+    /// cast that fails [`ShapeCast::check`] is [`Error::InvalidSetting`](crate::Error::InvalidSetting)
+    /// naming it.
+    pub fn cast_shapes(&mut self, shapes: &[Polygon], casts: &[ShapeCast]) -> Result<Vec<Option<RayHit>>> {
+        self.gpu.check_lost()?;
+        let mut table = Vec::new();
+        let mut placed = Vec::with_capacity(shapes.len());
+        for p in shapes {
+            let reach = p.vertices().iter().map(|v| v[0].hypot(v[1])).fold(0.0, f64::max) + p.radius();
+            placed.push((HEADER_WORDS + 4 * table.len() as u32, p.vertices().len() as u32, reach));
+            let vertices = p.vertices().iter().zip(p.edge_normals());
+            table.extend(vertices.map(|(v, n)| [v[0] as f32, v[1] as f32, n[0] as f32, n[1] as f32]));
+        }
+        let records = casts
+            .iter()
+            .enumerate()
+            .map(|(i, cast)| {
+                cast.check(i, shapes.len())?;
+                let ray = Ray {
+                    origin: cast.origin,
+                    direction: cast.direction,
+                    max_length: cast.max_length,
+                    filter: cast.filter,
+                };
+                let (start, count, reach) = placed[cast.shape as usize];
+                let shape = &shapes[cast.shape as usize];
+                let (sin, cos) = cast.angle.sin_cos();
+                // Rounded up, past the rounding of the shape's vertices and rotation to f32.
+                let extent = (reach * (1.0 + 1e-6)) as f32;
+                Ok(GpuRay {
+                    start,
+                    count,
+                    radius: shape.radius() as f32,
+                    extent,
+                    turn: [cos as f32, sin as f32],
+                    ..gpu_ray(&ray)
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.cast(&records, &table, |k, hit| widen_cast(&casts[k], hit))
+    }
+
+    /// The answers to `records` (rays, or casts of the shapes in `table`), each widened by
+    /// `widen(index, answer)`, in batches of one binding; each hit's body mapped from its shape.
+    fn cast(
+        &mut self,
+        records: &[GpuRay],
+        table: &[[f32; 4]],
+        widen: impl Fn(usize, &GpuRayHit) -> Option<RayHit>,
+    ) -> Result<Vec<Option<RayHit>>> {
         if records.is_empty() || self.is_empty() {
-            return Ok(vec![None; rays.len()]);
+            return Ok(vec![None; records.len()]);
         }
         let limits = self.gpu.device().limits();
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
-        // The rays follow the strips' widths and starts in one binding.
-        let batch = ((binding - 4 * u64::from(HEADER_WORDS)) / 32).max(1) as usize;
-        let mut out = Vec::with_capacity(rays.len());
-        for (chunk, rays) in records.chunks(batch).zip(rays.chunks(batch)) {
-            let hits = self.cast_batch(chunk)?;
+        // The rays follow the strips' widths and starts and the cast shapes in one binding.
+        let header = 4 * u64::from(HEADER_WORDS) + 16 * table.len() as u64;
+        if header + RECORD >= binding {
+            let what = format!("the cast shapes' {} vertices", crate::memory::grouped(table.len() as u64));
+            return Err(crate::Error::InvalidSetting {
+                what: "cast",
+                detail: format!("{what} do not fit one binding"),
+            });
+        }
+        let batch = ((binding - header) / RECORD).max(1) as usize;
+        let mut out = Vec::with_capacity(records.len());
+        for chunk in records.chunks(batch) {
+            let hits = self.cast_batch(chunk, table)?;
             if hits.iter().any(|h| h.body == CUT) {
-                return Err(loops_cut(self.gpu.adapter_info(), "a ray passes too many bodies' boxes"));
+                let why = "a ray or a cast passes too many bodies' boxes, or its shapes have too many vertices";
+                return Err(loops_cut(self.gpu.adapter_info(), why));
             }
-            out.extend(rays.iter().zip(hits).map(|(ray, hit)| widen(ray, &hit)));
+            let at = out.len();
+            out.extend(hits.iter().enumerate().map(|(k, hit)| widen(at + k, hit)));
         }
         // A shape's hit is its body's (of shapes hit at the same distance the first, so of
         // bodies the lowest).
@@ -58,14 +132,17 @@ impl World {
 
     /// One batch of rays; the strip entries grown and the batch cast again where the bodies as
     /// they stand now need more entries than the buffers hold.
-    fn cast_batch(&mut self, rays: &[GpuRay]) -> Result<Vec<GpuRayHit>> {
+    fn cast_batch(&mut self, rays: &[GpuRay], table: &[[f32; 4]]) -> Result<Vec<GpuRayHit>> {
         self.gpu.check_memory(
             || format!("{} rays", crate::memory::grouped(rays.len() as u64)),
-            crate::memory::MemoryEstimate { host: 16 * rays.len() as u64, device: RAY_BYTES * rays.len() as u64 },
+            crate::memory::MemoryEstimate {
+                host: 32 * rays.len() as u64,
+                device: 2 * RECORD * rays.len() as u64 + 16 * table.len() as u64,
+            },
         )?;
         loop {
             let gpu = self.gpu.clone();
-            let (hits, entries) = gpu.scoped(|| self.record_rays(rays))??;
+            let (hits, entries) = gpu.scoped(|| self.record_rays(rays, table))??;
             if entries <= u64::from(self.sized.capacity.entries) {
                 return Ok(hits);
             }
@@ -75,7 +152,7 @@ impl World {
 
     /// The answers to `rays` and the strip entries the bodies needed (0 with all pairs): the
     /// transform, entry and sort passes, the casts, one wait.
-    fn record_rays(&self, rays: &[GpuRay]) -> Result<(Vec<GpuRayHit>, u64)> {
+    fn record_rays(&self, rays: &[GpuRay], table: &[[f32; 4]]) -> Result<(Vec<GpuRayHit>, u64)> {
         let (gpu, device) = (&self.gpu, self.gpu.device());
         let mut encoder = device.create_command_encoder(&Default::default());
         let strip = {
@@ -84,9 +161,9 @@ impl World {
             self.sized.broad.encode_sorted(&mut rec)
         };
         let filtered = !self.filters.is_empty();
-        let cast = RayCast::new(gpu, strip, &self.bodies, rays, filtered, self.fold);
+        let cast = RayCast::new(gpu, strip, &self.bodies, (rays, table), filtered, self.fold);
         cast.encode(gpu, &mut encoder, &self.control);
-        let size = 32 * rays.len() as u64;
+        let size = RECORD * rays.len() as u64;
         let read = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("satgpu.ray.read"),
             size: size + 16,
@@ -106,24 +183,25 @@ impl World {
     }
 }
 
+/// The ray as the GPU reads it (checked by the caller), with no shape.
+fn gpu_ray(ray: &Ray) -> GpuRay {
+    let len = ray.direction[0].hypot(ray.direction[1]);
+    let f = ray.filter;
+    GpuRay {
+        origin: ray.origin.map(|x| x as f32),
+        dir: ray.direction.map(|x| (x / len) as f32),
+        length: ray.max_length.min(REACH) as f32,
+        category: f.category,
+        mask: f.mask,
+        group: f.group,
+        turn: [1.0, 0.0],
+        ..bytemuck::Zeroable::zeroed()
+    }
+}
+
 /// The rays as the GPU reads them, each checked.
 fn gpu_rays(rays: &[Ray]) -> Result<Vec<GpuRay>> {
-    rays.iter()
-        .enumerate()
-        .map(|(i, ray)| {
-            ray.check(i)?;
-            let len = ray.direction[0].hypot(ray.direction[1]);
-            let f = ray.filter;
-            Ok(GpuRay {
-                origin: ray.origin.map(|x| x as f32),
-                dir: ray.direction.map(|x| (x / len) as f32),
-                length: ray.max_length.min(REACH) as f32,
-                category: f.category,
-                mask: f.mask,
-                group: f.group,
-            })
-        })
-        .collect()
+    rays.iter().enumerate().map(|(i, ray)| ray.check(i).map(|()| gpu_ray(ray))).collect()
 }
 
 /// The GPU's answer to `ray` in f64: the point along the ray's own (f64) direction.
@@ -134,12 +212,35 @@ fn widen(ray: &Ray, hit: &GpuRayHit) -> Option<RayHit> {
     let len = ray.direction[0].hypot(ray.direction[1]);
     let t = f64::from(hit.t).min(ray.max_length);
     let d = [ray.direction[0] / len, ray.direction[1] / len];
-    let n = hit.normal.map(f64::from);
-    let n_len = n[0].hypot(n[1]);
     Some(RayHit {
         body: hit.body,
         fraction: if ray.max_length > 0.0 { t / ray.max_length } else { 0.0 },
         point: [ray.origin[0] + t * d[0], ray.origin[1] + t * d[1]],
-        normal: if n_len > 0.0 { [n[0] / n_len, n[1] / n_len] } else { [0.0, 0.0] },
+        normal: unit(hit.normal),
     })
+}
+
+/// The GPU's answer to `cast` in f64: at fraction 0 the cast's origin, with no normal.
+fn widen_cast(cast: &ShapeCast, hit: &GpuRayHit) -> Option<RayHit> {
+    if hit.body == u32::MAX {
+        return None;
+    }
+    let t = f64::from(hit.t).min(cast.max_length);
+    let fraction = if cast.max_length > 0.0 { t / cast.max_length } else { 0.0 };
+    let (point, normal) = match t > 0.0 {
+        true => (hit.point.map(f64::from), unit(hit.normal)),
+        false => (cast.origin, [0.0, 0.0]),
+    };
+    Some(RayHit { body: hit.body, fraction, point, normal })
+}
+
+/// The GPU's normal made unit in f64 (`[0, 0]` stays).
+fn unit(n: [f32; 2]) -> [f64; 2] {
+    let n = n.map(f64::from);
+    let len = n[0].hypot(n[1]);
+    if len > 0.0 {
+        [n[0] / len, n[1] / len]
+    } else {
+        [0.0, 0.0]
+    }
 }
