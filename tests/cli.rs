@@ -689,6 +689,84 @@ fn raycast_finds_the_nearest_body_of_each_ray() {
     expect_bad_input(&["raycast", p(&scene), p(&no_header)], &["line 1", "x,y,dx,dy,length"]);
 }
 
+/// Issue 44: `satgpu cast` moves circles, or scene entries turned and grown, along the rows of a
+/// CSV, with optional filters; both backends name the same bodies at the same fractions, a
+/// concave entry is cast part by part, and bad rows exit 2 naming the line.
+#[test]
+fn cast_finds_the_first_body_each_shape_touches() {
+    // Squares at x = 0, 3, 6 (the first in category 2), a circle at (10, 0.5), and an ell.
+    let scene = write(
+        "cast.json",
+        r#"{"polygons": [
+            {"vertices": [[0,0],[1,0],[1,1],[0,1]], "category": 2},
+            {"vertices": [[3,0],[4,0],[4,1],[3,1]]},
+            {"vertices": [[6,0],[7,0],[7,1],[6,1]]},
+            {"circle": {"center": [10, 0.5], "radius": 0.5}},
+            {"vertices": [[0,10],[2,10],[2,11],[1,11],[1,12],[0,12]]}
+        ]}"#,
+    );
+    // A circle of radius 0.5 from the left (the first square), blind to category 2 (the
+    // second), starting in the third, down onto the circle, up into the ell; a square like the
+    // second (entry 1) cast right into the third; turned by 45 degrees; the ell (entry 4) cast
+    // down, its lower arm leading, onto the first square.
+    let casts = write(
+        "cast_rows.csv",
+        concat!(
+            "x,y,radius,dx,dy,length,shape,angle,category,mask,group\n",
+            "-2,0.5,0.5,1,0,20,,,1,4294967295,0\n",
+            "-2,0.5,0.5,1,0,20,,,1,4294967293,0\n",
+            "6.5,0.5,0.5,1,0,20,,,1,4294967295,0\n",
+            "10,5,0.5,0,-2,10,,,1,4294967295,0\n",
+            "0,5,0.5,0,1,10,,,1,4294967295,0\n",
+            "4.75,0.5,0,1,0,10,1,,1,4294967295,0\n",
+            "4.75,0.5,0,1,0,10,1,0.7853981633974483,1,4294967295,0\n",
+            "0.5,5,0,0,-1,10,4,,1,4294967295,0\n",
+        ),
+    );
+    let s = 0.5f64.sqrt();
+    let want = [
+        [0.0, 0.0, 0.075, 0.0, 0.5, -1.0, 0.0],
+        [1.0, 1.0, 0.225, 3.0, 0.5, -1.0, 0.0],
+        [2.0, 2.0, 0.0, 6.5, 0.5, 0.0, 0.0],
+        [3.0, 3.0, 0.35, 10.0, 1.0, 0.0, 1.0],
+        [4.0, 4.0, 0.45, 0.0, 10.0, 0.0, -1.0],
+        [5.0, 2.0, 0.075, 6.0, f64::NAN, -1.0, 0.0],
+        [6.0, 2.0, (1.25 - s) / 10.0, 6.0, 0.5, -1.0, 0.0],
+        [7.0, 0.0, 0.3, f64::NAN, 1.0, 0.0, 1.0],
+    ];
+    for backend in ["gpu", "cpu"] {
+        let out = tmp(&format!("cast-{backend}.csv"));
+        let o = satgpu(&["cast", p(&scene), p(&casts), "--backend", backend, "--out", p(&out)]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let text = std::fs::read_to_string(out).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("cast,body,fraction,point_x,point_y,normal_x,normal_y"));
+        let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|f| f.parse().unwrap()).collect()).collect();
+        assert_eq!(rows.len(), want.len(), "{backend}: {text}");
+        for (got, want) in rows.iter().zip(want) {
+            // (NaN: a face lands on a face, at any point they share.)
+            let close = got.iter().zip(want).all(|(g, w)| w.is_nan() || (g - w).abs() < 1e-5);
+            assert!(close, "{backend}: {got:?} against {want:?}");
+        }
+    }
+    let o = satgpu(&["cast", p(&scene), p(&casts)]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("8 casts, 8 touch a body (0 none)"), "{}", stderr(&o));
+    let bad = [
+        ("x,y,radius,dx,dy,length\n0,0,1,1,0,1\n0,0,1,0,0,1\n", &["line 3", "cast 1", "direction"][..]),
+        ("x,y,radius,dx,dy,length\n0,0,-1,1,0,1\n", &["line 2", "radius -1"]),
+        ("x,y,radius,dx,dy,length\n0,0,0,1,0,1\n", &["line 2", "radius 0", "raycast"]),
+        ("x,y,radius,dx,dy,length\n0,0,1,1,0,-2\n", &["line 2", "length"]),
+        ("x,y,radius,dx,dy,length\n0,nan,1,1,0,1\n", &["line 2", "y", "finite"]),
+        ("x,y,radius,dx,dy,length,shape\n0,0,1,1,0,1,5\n", &["line 2", "shape 5", "5: 0 to 4"]),
+        ("x,y,radius,dx,dy,length,shape\n0,0,1,1,0,1,1.5\n", &["line 2", "shape 1.5"]),
+        ("x,y,dx,dy,length\n0,0,1,0,1\n", &["line 1", "x,y,radius,dx,dy,length"]),
+    ];
+    for (k, (text, said)) in bad.iter().enumerate() {
+        let file = write(&format!("cast_bad{k}.csv"), text);
+        expect_bad_input(&["cast", p(&scene), p(&file)], said);
+    }
+}
+
 #[test]
 fn walls_from_a_wkt_file_or_the_scene_are_the_same_bodies() {
     // Agents, and the walkable area as a WKT file (--walls) or inside the scene ("walls").

@@ -79,8 +79,11 @@ pub fn ray_shape(p: &Polygon, origin: [f64; 2], direction: [f64; 2], max_length:
     }
     let r = p.radius();
     let mut best: Option<(f64, [f64; 2])> = None;
+    // Of hits at one distance (a corner met along one of its sides), the normal facing the ray
+    // most.
     let mut consider = |t: f64, normal: [f64; 2]| {
-        if t <= max_length && best.is_none_or(|(b, _)| t < b) {
+        if t <= max_length && best.is_none_or(|(b, n)| t < b || (t == b && dot(direction, normal) < dot(direction, n)))
+        {
             best = Some((t, normal));
         }
     };
@@ -146,8 +149,9 @@ fn cast_shape(a: &Polygon, d: [f64; 2], max_length: f64, b: &Polygon) -> Option<
     let (ra, rb) = (a.radius(), b.radius());
     let along = |o: [f64; 2], t: f64| [o[0] + t * d[0], o[1] + t * d[1]];
     let mut best: Option<(f64, [f64; 2], Option<[f64; 2]>)> = None;
+    // Of touches at one distance, the normal facing the way most (as `ray_shape`).
     let mut consider = |t: f64, normal: [f64; 2], point: [f64; 2]| {
-        if best.is_none_or(|(b, _, _)| t < b) {
+        if best.is_none_or(|(b, n, _)| t < b || (t == b && dot(d, normal) < dot(d, n))) {
             best = Some(if t == 0.0 { (0.0, [0.0, 0.0], None) } else { (t, normal, Some(point)) });
         }
     };

@@ -4,6 +4,7 @@
 //! 3 no adapter, device failure or input too large for the device.
 
 mod bench;
+mod cast;
 mod cfsm;
 mod commands;
 mod draw;
@@ -255,6 +256,27 @@ enum Command {
         /// Write `ray,body,fraction,point_x,point_y,normal_x,normal_y` rows (one per ray that hits,
         /// in ray order; normal 0,0 for a ray starting in the body) to FILE.csv; without it, print
         /// a summary.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// Shape casts: the first body of a scene each shape of a CSV touches, moved along a line.
+    Cast {
+        #[command(flatten)]
+        scene: SceneArgs,
+        /// Casts CSV: a header `x,y,radius,dx,dy,length` (a circle of radius at x,y moved along
+        /// dx,dy for length), optionally `shape` (a scene entry cast instead, its box's centre at
+        /// x,y, grown by radius; empty: the circle), `angle` (the entry turned, radians) and
+        /// `category,mask,group`, then one cast a line.
+        casts: PathBuf,
+        /// Where to cast.
+        #[arg(long, value_enum, default_value = "gpu")]
+        backend: Backend,
+        /// Write `cast,body,fraction,point_x,point_y,normal_x,normal_y` rows (one per cast that
+        /// touches a body, in cast order; the point on the body's boundary; at fraction 0, a cast
+        /// that starts touching: its origin and normal 0,0) to FILE.csv; without it, print a
+        /// summary.
         #[arg(long)]
         out: Option<PathBuf>,
         #[command(flatten)]
@@ -541,6 +563,9 @@ fn dispatch(cli: Cli) -> ExitCode {
         }
         Command::Raycast { scene, rays, backend, out, device } => {
             raycast::raycast(&scene, &rays, backend, out.as_deref(), &device)
+        }
+        Command::Cast { scene, casts, backend, out, device } => {
+            cast::cast(&scene, &casts, backend, out.as_deref(), &device)
         }
         Command::Gen { kind, n, seed, out } => gen(kind, n, seed, &out),
         Command::Bench { scene, kind, n, frames, seed, json, plot, trace, contacts, order, device } => {

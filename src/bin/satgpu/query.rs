@@ -17,27 +17,34 @@ enum Regions {
     Points(Vec<PointQuery>),
 }
 
-/// The rows of a CSV of queries or rays: a header naming the columns of one of `layouts`, and
-/// optionally `category,mask,group` (each row's filter; default: the default filter); then per
-/// line, its number, the finite numbers of the layout's columns and its filter. Returns which
-/// layout the header has. Errors name the file and the line.
+/// The rows of a CSV of queries, rays or casts: a header naming the columns of one of `layouts`
+/// (a column ending in `?` may be left out, or a field of it empty: NaN), and optionally
+/// `category,mask,group` (each row's filter; default: the default filter); then per line, its
+/// number, the finite numbers of the layout's columns and its filter. Returns which layout the
+/// header has. Errors name the file and the line.
 pub(crate) type Row = (usize, Vec<f64>, Filter);
 
 pub(crate) fn read_rows(path: &Path, layouts: &[&[&str]]) -> Result<(usize, Vec<Row>), Failure> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     let name = path.display();
     let bad = |line: usize, what: String| Failure(2, format!("{name}: line {line}: {what}"));
-    let wanted = layouts.iter().map(|l| l.join(",")).collect::<Vec<_>>().join(" or ");
+    let required = |l: &[&str]| l.iter().filter(|c| !c.ends_with('?')).copied().collect::<Vec<_>>().join(",");
+    let wanted = layouts.iter().map(|l| required(l)).collect::<Vec<_>>().join(" or ");
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
     let header: Vec<&str> = match lines.next() {
         Some((_, h)) => h.split(',').map(str::trim).collect(),
         None => return Err(bad(1, format!("empty file; expected the header {wanted}"))),
     };
     let find = |name: &str| header.iter().position(|h| *h == name);
+    // Each column's place; usize::MAX for an optional column left out.
+    let place = |c: &str| match c.strip_suffix('?') {
+        Some(optional) => Some(find(optional).unwrap_or(usize::MAX)),
+        None => find(c),
+    };
     let found: Vec<(usize, Vec<usize>)> = layouts
         .iter()
         .enumerate()
-        .filter_map(|(k, layout)| layout.iter().map(|c| find(c)).collect::<Option<Vec<_>>>().map(|c| (k, c)))
+        .filter_map(|(k, layout)| layout.iter().map(|c| place(c)).collect::<Option<Vec<_>>>().map(|c| (k, c)))
         .collect();
     let [(layout, columns)] = &found[..] else {
         return Err(bad(1, format!("the header needs {wanted}, one of them")));
@@ -56,6 +63,10 @@ pub(crate) fn read_rows(path: &Path, layouts: &[&[&str]]) -> Result<(usize, Vec<
                 .ok_or_else(|| bad(line, format!("{} fields, but {:?} is field {}", fields.len(), header[k], k + 1)))
         };
         let number = |k: usize| -> Result<f64, Failure> {
+            let optional = layouts[*layout][columns.iter().position(|&c| c == k).unwrap_or(0)].ends_with('?');
+            if k == usize::MAX || (optional && field(k)?.is_empty()) {
+                return Ok(f64::NAN);
+            }
             let f = field(k)?;
             f.parse::<f64>()
                 .ok()

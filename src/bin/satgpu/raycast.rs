@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use satgpu::{reference, scene, Error, Ray};
+use satgpu::{reference, scene, Error, Ray, RayHit};
 
 use crate::query::{open_world, read_rows, Flat};
 use crate::{Backend, DeviceArgs, Failure, SceneArgs};
@@ -45,11 +45,23 @@ pub(crate) fn raycast(
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let hit = hits.iter().flatten().count();
     let said = format!("{} rays, {hit} hit a body ({} none)", rays.len(), rays.len() - hit);
+    write_hits(out, "ray", &hits, &said, ms)
+}
+
+/// Writes `hits` as `{what},body,fraction,point_x,point_y,normal_x,normal_y` rows (one per hit,
+/// in order) to `out` and says so, or prints `said` alone.
+pub(crate) fn write_hits(
+    out: Option<&Path>,
+    what: &str,
+    hits: &[Option<RayHit>],
+    said: &str,
+    ms: f64,
+) -> Result<(), Failure> {
     match out {
         Some(out) => {
             scene::write_atomically(out, |w| {
                 let io = |source| Error::Io { path: out.to_path_buf(), source };
-                writeln!(w, "ray,body,fraction,point_x,point_y,normal_x,normal_y").map_err(io)?;
+                writeln!(w, "{what},body,fraction,point_x,point_y,normal_x,normal_y").map_err(io)?;
                 for (k, h) in hits.iter().enumerate() {
                     let Some(h) = h else { continue };
                     let ([px, py], [nx, ny]) = (h.point, h.normal);
