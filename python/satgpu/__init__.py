@@ -201,6 +201,20 @@ def _rays(origins, directions, lengths) -> np.ndarray:
     return np.ascontiguousarray(np.hstack([origins, directions, lengths[:, None]]))
 
 
+def _casts(shapes, origins, directions, lengths, which, angles):
+    """Shape casts as the shapes (a list), one n x 6 float64 array (x, y, angle, dx, dy, length)
+    and the uint32 index of each cast's shape."""
+    shapes = [shapes] if isinstance(shapes, Shape) else list(shapes)
+    rays = _rays(origins, directions, lengths)
+    n = len(rays)
+    which = np.zeros(n, dtype=np.uint32) if which is None else _array("which", which, np.uint32, 1)
+    angles = np.zeros(n) if angles is None else np.asarray(angles, dtype=np.float64).reshape(-1)
+    if not len(which) == len(angles) == n:
+        raise ValueError(f"which and angles must have one entry per cast ({n}), got {len(which)} and {len(angles)}")
+    casts = np.ascontiguousarray(np.hstack([rays[:, :2], angles[:, None], rays[:, 2:]]))
+    return shapes, casts, np.ascontiguousarray(which)
+
+
 def _filters(filters: FiltersLike):
     if filters is None:
         return None
@@ -370,6 +384,19 @@ class World:
         bodies stand now, seen through `filters` ((category, mask, group) arrays, one entry per
         ray). A ray starting in a body hits it at fraction 0 with normal (0, 0)."""
         return RayHits(*self._world.cast_rays(_rays(origins, directions, lengths), _filters(filters)))
+
+    def cast_shapes(
+        self, shapes, origins, directions, lengths, which=None, angles=None, filters: FiltersLike = None
+    ) -> "RayHits":
+        """The first body each shape cast touches, as the bodies stand now. `shapes`: one
+        `Shape` or a list of them, each in its own frame (`satgpu.circle((0, 0), r)` for a disk);
+        cast `k` moves `shapes[which[k]]` (default 0), turned by `angles[k]` (radians, default
+        0) and placed at `origins[k]`, along `directions[k]` for `lengths[k]`; `filters` as for
+        `cast_rays`. Returns a `RayHits`: the point on the body's boundary first touched and the
+        body's outward normal there; a shape that starts touching a body hits it at fraction 0,
+        at its origin, with normal (0, 0)."""
+        shapes, casts, which = _casts(shapes, origins, directions, lengths, which, angles)
+        return RayHits(*self._world.cast_shapes(shapes, casts, which, _filters(filters)))
 
     def events(self):
         """With `events=True`: `(began, ended)`, the pairs (n x 2 uint32, each sorted by (a, b))

@@ -63,6 +63,13 @@ class World:
     def cast_rays(
         self, rays: np.ndarray, filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
     ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+    def cast_shapes(
+        self,
+        shapes: Sequence[Shape],
+        casts: np.ndarray,
+        which: np.ndarray,
+        filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
     def events(self) -> Optional[Tuple[np.ndarray, np.ndarray]]: ...
 
 def adapters() -> List[Dict[str, Any]]: ...
@@ -91,6 +98,14 @@ def reference_cast_rays(
     rays: np.ndarray,
     filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
     ray_filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+def reference_cast_shapes(
+    shapes: Any,
+    cast_shapes: Sequence[Shape],
+    casts: np.ndarray,
+    which: np.ndarray,
+    filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+    cast_filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 def reference_detect(
     shapes: Any, filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]], contacts: str, margin: float = 0.0

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import Contacts, FiltersLike, Neighbours, RayHits, ShapesLike, _filters, _rays, _satgpu
+from . import Contacts, FiltersLike, Neighbours, RayHits, ShapesLike, _casts, _filters, _rays, _satgpu
 
-__all__ = ["cast_rays", "detect", "disagreements", "neighbours"]
+__all__ = ["cast_rays", "cast_shapes", "detect", "disagreements", "neighbours"]
 
 
 def detect(shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic", margin: float = 0.0) -> Contacts:
@@ -29,6 +29,24 @@ def cast_rays(
     (category, mask, group) arrays."""
     rays = _rays(origins, directions, lengths)
     return RayHits(*_satgpu.reference_cast_rays(shapes, rays, _filters(filters), _filters(ray_filters)))
+
+
+def cast_shapes(
+    shapes: ShapesLike,
+    cast: object,
+    origins,
+    directions,
+    lengths,
+    which=None,
+    angles=None,
+    filters: FiltersLike = None,
+    cast_filters: FiltersLike = None,
+) -> RayHits:
+    """The first of `shapes` (as placed; `Compound` bodies named whole) each shape cast touches,
+    from the f64 reference, as `World.cast_shapes(cast, origins, ...)` returns it: `filters` the
+    shapes', `cast_filters` the casts' (category, mask, group) arrays."""
+    cast, casts, which = _casts(cast, origins, directions, lengths, which, angles)
+    return RayHits(*_satgpu.reference_cast_shapes(shapes, cast, casts, which, _filters(filters), _filters(cast_filters)))
 
 
 def disagreements(shapes: ShapesLike, got: Contacts, want: Contacts, margin: float = 0.0) -> int:

@@ -23,7 +23,8 @@ pub(crate) struct Crowd {
 impl Crowd {
     fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Engine) -> T + Send) -> PyResult<T> {
         py.detach(|| {
-            let mut engine = self.engine.lock().map_err(|_| PyValueError::new_err("the crowd was poisoned by a panic"))?;
+            let mut engine =
+                self.engine.lock().map_err(|_| PyValueError::new_err("the crowd was poisoned by a panic"))?;
             Ok(f(&mut engine))
         })
     }
@@ -62,7 +63,9 @@ impl Crowd {
             ("cpu", _) => Engine::Cpu(
                 py.detach(|| satgpu::reference::cfsm::Crowd::new(&geometry, &model, &agents, dt)).map_err(raise)?,
             ),
-            (other, _) => return Err(PyValueError::new_err(format!("backend must be \"gpu\" or \"cpu\", got {other:?}"))),
+            (other, _) => {
+                return Err(PyValueError::new_err(format!("backend must be \"gpu\" or \"cpu\", got {other:?}")))
+            }
         };
         Ok(Crowd { engine: std::sync::Mutex::new(engine), dt })
     }
@@ -93,9 +96,10 @@ impl Crowd {
     /// Every agent's position, n x 2 float64 (those that left stay where they left).
     fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let rows: Vec<f64> = self.with(py, |engine| match engine {
-            Engine::Gpu(crowd) => {
-                crowd.positions().map(|p| p.iter().flat_map(|p| [f64::from(p[0]), f64::from(p[1])]).collect()).map_err(raise)
-            }
+            Engine::Gpu(crowd) => crowd
+                .positions()
+                .map(|p| p.iter().flat_map(|p| [f64::from(p[0]), f64::from(p[1])]).collect())
+                .map_err(raise),
             Engine::Cpu(crowd) => Ok(crowd.positions().iter().flatten().copied().collect()),
         })??;
         let n = rows.len() / 2;

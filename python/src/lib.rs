@@ -182,7 +182,9 @@ fn segment(a: Vec<f64>, b: Vec<f64>, r: f64) -> PyResult<Shape> {
 #[pyfunction]
 #[pyo3(signature = (points, r#loop = false, radius = 0.0))]
 fn chain(points: Vec<[f64; 2]>, r#loop: bool, radius: f64) -> PyResult<Compound> {
-    satgpu::Body::chain(&points, r#loop, radius).map(|inner| Compound { inner }).map_err(|e| shape_error("chain", None, e))
+    satgpu::Body::chain(&points, r#loop, radius)
+        .map(|inner| Compound { inner })
+        .map_err(|e| shape_error("chain", None, e))
 }
 
 /// The walls of a walkable area: one closed chain per ring, the exterior's first, then each
@@ -318,7 +320,9 @@ fn compound(parts: &Bound<'_, PyAny>) -> PyResult<Compound> {
 #[pyfunction]
 #[pyo3(signature = (vertices, radius = 0.0))]
 fn concave(vertices: Vec<[f64; 2]>, radius: f64) -> PyResult<Compound> {
-    satgpu::Body::from_outline(vertices, radius).map(|inner| Compound { inner }).map_err(|e| shape_error("outline", None, e))
+    satgpu::Body::from_outline(vertices, radius)
+        .map(|inner| Compound { inner })
+        .map_err(|e| shape_error("outline", None, e))
 }
 
 /// The bodies an argument names when any of them is a `Compound` (a `Shape` then being a body
@@ -615,19 +619,51 @@ fn ray_list(rays: PyReadonlyArray2<'_, f64>, filters: Option<FilterArrays<'_>>) 
     Ok(rays)
 }
 
-/// The nearest body each ray meets, from the f64 CPU reference (one thread): shapes as placed
-/// (or compound bodies, a hit naming the body), `filters` the bodies', `ray_filters` the rays'.
-#[pyfunction]
-#[pyo3(signature = (shapes, rays, filters = None, ray_filters = None))]
-fn reference_cast_rays<'py>(
-    py: Python<'py>,
-    shapes: &Bound<'py, PyAny>,
-    rays: PyReadonlyArray2<'py, f64>,
+/// Shape casts from n x 6 rows (x, y, angle, dx, dy, length) and each cast's shape (`which`, an
+/// index into a list of `shapes`), each with its filter (default: sees every body), each checked
+/// (`InvalidSettingError` naming the cast).
+fn cast_list(
+    casts: PyReadonlyArray2<'_, f64>,
+    which: PyReadonlyArray1<'_, u32>,
+    shapes: usize,
     filters: Option<FilterArrays<'_>>,
-    ray_filters: Option<FilterArrays<'_>>,
-) -> PyResult<HitArrays<'py>> {
-    let rays = ray_list(rays, ray_filters)?;
-    let (parts, owner, filters) = match body_list(shapes)? {
+) -> PyResult<Vec<satgpu::ShapeCast>> {
+    let shape = casts.shape();
+    if shape[1] != 6 {
+        let what = "casts must be n x 6 (x, y, angle, dx, dy, length)";
+        return Err(PyValueError::new_err(format!("{what}, got {} x {}", shape[0], shape[1])));
+    }
+    let which = which.as_array();
+    if which.len() != shape[0] {
+        return Err(PyValueError::new_err(format!("one shape index per cast: {} for {} casts", which.len(), shape[0])));
+    }
+    let rows: Vec<f64> = casts.as_array().iter().copied().collect();
+    let filters = filter_list(filters, shape[0])?;
+    let casts: Vec<satgpu::ShapeCast> = rows
+        .chunks(6)
+        .zip(which.iter())
+        .zip(filters)
+        .map(|((r, &shape), filter)| satgpu::ShapeCast {
+            shape,
+            origin: [r[0], r[1]],
+            angle: r[2],
+            direction: [r[3], r[4]],
+            max_length: r[5],
+            filter,
+        })
+        .collect();
+    for (i, cast) in casts.iter().enumerate() {
+        cast.check(i, shapes).map_err(raise)?;
+    }
+    Ok(casts)
+}
+
+/// A scene for the reference: its shapes as placed, or its compound bodies' parts (with each
+/// part's body), each with its body's filter.
+type FlatScene = (Vec<Polygon>, Option<Vec<u32>>, Vec<Filter>);
+
+fn flat_scene(shapes: &Bound<'_, PyAny>, filters: Option<FilterArrays<'_>>) -> PyResult<FlatScene> {
+    Ok(match body_list(shapes)? {
         Some(bodies) => {
             let filters = filter_list(filters, bodies.len())?;
             let (mut parts, mut owner, mut part_filters) = (vec![], vec![], vec![]);
@@ -645,14 +681,55 @@ fn reference_cast_rays<'py>(
             let filters = filter_list(filters, polygons.len())?;
             (polygons, None, filters)
         }
-    };
-    let mut hits = py.detach(|| satgpu::reference::cast_rays(&parts, &filters, &rays));
+    })
+}
+
+/// Each hit named by its part's body, where the parts have bodies.
+fn by_body(mut hits: Vec<Option<satgpu::RayHit>>, owner: Option<Vec<u32>>) -> Vec<Option<satgpu::RayHit>> {
     if let Some(owner) = owner {
         for hit in hits.iter_mut().flatten() {
             hit.body = owner[hit.body as usize];
         }
     }
-    hit_arrays(py, &hits)
+    hits
+}
+
+/// The nearest body each ray meets, from the f64 CPU reference (one thread): shapes as placed
+/// (or compound bodies, a hit naming the body), `filters` the bodies', `ray_filters` the rays'.
+#[pyfunction]
+#[pyo3(signature = (shapes, rays, filters = None, ray_filters = None))]
+fn reference_cast_rays<'py>(
+    py: Python<'py>,
+    shapes: &Bound<'py, PyAny>,
+    rays: PyReadonlyArray2<'py, f64>,
+    filters: Option<FilterArrays<'_>>,
+    ray_filters: Option<FilterArrays<'_>>,
+) -> PyResult<HitArrays<'py>> {
+    let rays = ray_list(rays, ray_filters)?;
+    let (parts, owner, filters) = flat_scene(shapes, filters)?;
+    let hits = py.detach(|| satgpu::reference::cast_rays(&parts, &filters, &rays));
+    hit_arrays(py, &by_body(hits, owner))
+}
+
+/// The first body each shape cast touches, from the f64 CPU reference (one thread): bodies as
+/// `reference_cast_rays` takes them, `cast_shapes` the shapes cast (each in its own frame),
+/// `casts` and `which` as `World.cast_shapes`.
+#[pyfunction]
+#[pyo3(signature = (shapes, cast_shapes, casts, which, filters = None, cast_filters = None))]
+fn reference_cast_shapes<'py>(
+    py: Python<'py>,
+    shapes: &Bound<'py, PyAny>,
+    cast_shapes: &Bound<'py, PyAny>,
+    casts: PyReadonlyArray2<'py, f64>,
+    which: PyReadonlyArray1<'py, u32>,
+    filters: Option<FilterArrays<'_>>,
+    cast_filters: Option<FilterArrays<'_>>,
+) -> PyResult<HitArrays<'py>> {
+    let cast_shapes = shape_list(cast_shapes)?;
+    let casts = cast_list(casts, which, cast_shapes.len(), cast_filters)?;
+    let (parts, owner, filters) = flat_scene(shapes, filters)?;
+    let hits = py.detach(|| satgpu::reference::cast_shapes(&parts, &filters, &cast_shapes, &casts));
+    hit_arrays(py, &by_body(hits, owner))
 }
 
 /// Each body's neighbours as NumPy arrays: offsets (n + 1, uint64), neighbour (uint32),
@@ -680,7 +757,10 @@ fn neighbours<'py>(
     filters: Option<FilterArrays<'_>>,
 ) -> PyResult<NeighbourArrays<'py>> {
     if !(radius >= 0.0 && radius.is_finite()) {
-        return Err(error_of("InvalidSettingError", format!("invalid radius: {radius}: must be finite and at least 0")));
+        return Err(error_of(
+            "InvalidSettingError",
+            format!("invalid radius: {radius}: must be finite and at least 0"),
+        ));
     }
     if k == Some(0) {
         return Err(error_of("InvalidSettingError", "invalid k: 0: must be at least 1 (None: every neighbour)".into()));
@@ -689,7 +769,9 @@ fn neighbours<'py>(
         Some(bodies) => {
             let filters = filter_list(filters, bodies.len())?;
             match gpu {
-                Some(g) => py.detach(|| satgpu::gpu::neighbours(&g.inner, &bodies, radius, k, &filters)).map_err(raise)?,
+                Some(g) => {
+                    py.detach(|| satgpu::gpu::neighbours(&g.inner, &bodies, radius, k, &filters)).map_err(raise)?
+                }
                 None => py.detach(|| satgpu::reference::neighbours(&bodies, radius, k, &filters)),
             }
         }
@@ -697,7 +779,9 @@ fn neighbours<'py>(
             let polygons = shape_list(shapes)?;
             let filters = filter_list(filters, polygons.len())?;
             match gpu {
-                Some(g) => py.detach(|| satgpu::gpu::neighbours(&g.inner, &polygons, radius, k, &filters)).map_err(raise)?,
+                Some(g) => {
+                    py.detach(|| satgpu::gpu::neighbours(&g.inner, &polygons, radius, k, &filters)).map_err(raise)?
+                }
                 None => py.detach(|| satgpu::reference::neighbours(&polygons, radius, k, &filters)),
             }
         }
@@ -732,8 +816,9 @@ fn neighbours_from_pairs<'py>(
         let message = format!("pair {i} ({}, {}): a pair needs a < b < bodies ({bodies})", a[i], b[i]);
         return Err(PyValueError::new_err(message));
     }
-    let contacts: Vec<Contact> =
-        (0..n).map(|i| Contact { a: a[i], b: b[i], normal: [normal[2 * i], normal[2 * i + 1]], depth: depth[i] }).collect();
+    let contacts: Vec<Contact> = (0..n)
+        .map(|i| Contact { a: a[i], b: b[i], normal: [normal[2 * i], normal[2 * i + 1]], depth: depth[i] })
+        .collect();
     let found = py.detach(|| satgpu::neighbours::Neighbours::from_contacts(bodies, &contacts, k));
     neighbour_arrays(py, found)
 }
@@ -1041,9 +1126,30 @@ impl World {
         let rays = ray_list(rays, filters)?;
         let mut world = self.lock(py)?;
         let world = &mut *world;
-        let hits = py
-            .detach(|| world.cast_rays(&rays))
-            .map_err(raise)?;
+        let hits = py.detach(|| world.cast_rays(&rays)).map_err(raise)?;
+        hit_arrays(py, &hits)
+    }
+
+    /// Casts each shape (`casts`: n x 6 float64 rows of origin x, y, angle, direction x, y and
+    /// length; `which`: each cast's index into `shapes`, the shapes cast in their own frames):
+    /// the first body each touches, as the bodies stand now, seen through `filters` (one
+    /// (category, mask, group) per cast). Returns as `cast_rays`, the point on the body's
+    /// boundary; a cast that starts touching a body hits it at fraction 0, at its origin.
+    #[allow(clippy::type_complexity)]
+    #[pyo3(signature = (shapes, casts, which, filters = None))]
+    fn cast_shapes<'py>(
+        &self,
+        py: Python<'py>,
+        shapes: &Bound<'py, PyAny>,
+        casts: PyReadonlyArray2<'py, f64>,
+        which: PyReadonlyArray1<'py, u32>,
+        filters: Option<FilterArrays<'py>>,
+    ) -> PyResult<HitArrays<'py>> {
+        let shapes = shape_list(shapes)?;
+        let casts = cast_list(casts, which, shapes.len(), filters)?;
+        let mut world = self.lock(py)?;
+        let world = &mut *world;
+        let hits = py.detach(|| world.cast_shapes(&shapes, &casts)).map_err(raise)?;
         hit_arrays(py, &hits)
     }
 
@@ -1164,6 +1270,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(detect, m)?,
         wrap_pyfunction!(reference_detect, m)?,
         wrap_pyfunction!(reference_cast_rays, m)?,
+        wrap_pyfunction!(reference_cast_shapes, m)?,
         wrap_pyfunction!(disagreements, m)?,
         wrap_pyfunction!(read_scene, m)?,
         wrap_pyfunction!(write_scene, m)?,

@@ -439,6 +439,59 @@ def test_ray_casts_agree_with_the_reference(gpu):
         reference.cast_rays(shapes, [[0, 0]], [[0, 0]], [1.0])
 
 
+def test_shape_casts_agree_with_the_reference(gpu):
+    """World.cast_shapes against satgpu.reference.cast_shapes: disks of two radii, a turned square
+    and a capsule cast among squares and triangles, with cast filters: the same body at the same
+    distance for all but grazing casts. A disk cast is the reference's ray cast at circles grown by
+    its radius; a cast starting in a body hits at fraction 0 at its origin; bad casts are refused."""
+    vertices, offsets = random_polygons(1000, 4)
+    shapes = satgpu.polygons(vertices, offsets)
+    n = len(shapes)
+    world = satgpu.World(shapes, np.arange(n, dtype=np.uint32), gpu=gpu)
+    world.set_transforms(np.zeros((n, 2)), np.zeros(n))
+    side = vertices.max()
+    origins, directions, lengths = random_rays(300, side, side / 5, 8)
+    cast = [
+        satgpu.circle((0, 0), side / 200),
+        satgpu.circle((0, 0), side / 80),
+        satgpu.polygon([[-1, -1], [1, -1], [1, 1], [-1, 1]], 0.0),
+        satgpu.capsule((-1, 0), (1, 0), 0.3),
+    ]
+    which = np.arange(300, dtype=np.uint32) % 4
+    angles = np.arange(300) * 0.37
+    mask = np.where(np.arange(300) % 2 == 0, 0xFFFFFFFF, 0xFFFFFFFD).astype(np.uint32)
+    cast_filters = (np.ones(300, dtype=np.uint32), mask, np.zeros(300, dtype=np.int32))
+    category = np.where(np.arange(n) < 100, 2, 1).astype(np.uint32)
+    body_filters = (category, np.full(n, 0xFFFFFFFF, dtype=np.uint32), np.zeros(n, dtype=np.int32))
+    world.set_filters(*body_filters)
+    got = world.cast_shapes(cast, origins, directions, lengths, which=which, angles=angles, filters=cast_filters)
+    want = reference.cast_shapes(
+        shapes, cast, origins, directions, lengths, which, angles, filters=body_filters, cast_filters=cast_filters
+    )
+    same = got.body == want.body
+    assert same.mean() >= 0.97 and (got.body >= 0).sum() > 100, (same.mean(), (got.body >= 0).sum())
+    hit = same & (got.body >= 0)
+    assert np.allclose(got.fraction[hit] * lengths[hit], want.fraction[hit] * lengths[hit], atol=1e-4 * side)
+    assert not np.any((got.body[1::2] >= 0) & (got.body[1::2] < 100)), "a blind cast saw category 2"
+    # A disk cast is a ray cast at the shapes grown by its radius (here: circles).
+    centers, radii = random_circles(500, 3)
+    r = 0.5
+    disks = reference.cast_shapes(satgpu.circles(centers, radii), satgpu.circle((0, 0), r), origins, directions, lengths)
+    rays = reference.cast_rays(satgpu.circles(centers, radii + r), origins, directions, lengths)
+    assert np.array_equal(disks.body, rays.body) and np.array_equal(disks.fraction, rays.fraction, equal_nan=True)
+    hit = disks.body >= 0
+    assert np.allclose(disks.point[hit], rays.point[hit] - r * rays.normal[hit])
+    # Starting inside body 0: fraction 0 at the origin; a zero direction is refused, by both.
+    inside = vertices[offsets[0] : offsets[1]].mean(axis=0)
+    start = world.cast_shapes(cast[0], [inside], [[1, 0]], [1.0])
+    assert start.body[0] == 0 and start.fraction[0] == 0 and np.all(start.point[0] == inside)
+    for cast_with in (world.cast_shapes, lambda *a: reference.cast_shapes(shapes, *a)):
+        with pytest.raises(satgpu.errors.InvalidSettingError, match="cast 0"):
+            cast_with(cast[0], [[0, 0]], [[0, 0]], [1.0])
+    with pytest.raises(satgpu.errors.InvalidSettingError, match="shape 4"):
+        world.cast_shapes(cast, [[0, 0]], [[1, 0]], [1.0], which=[4])
+
+
 def test_neighbours_are_the_k_nearest_of_a_kd_tree(gpu):
     # Circles of one radius: the k nearest by centre distance (scipy's cKDTree), within a radius.
     from scipy.spatial import cKDTree
