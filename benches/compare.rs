@@ -11,7 +11,8 @@
 //! `SATGPU_BENCH_EVENTS=F` runs them as F frames of moving bodies with contact events against
 //! parry2d's contacts and a merge of each two frames' pairs (`compare/events.rs`);
 //! `SATGPU_BENCH_RAYS=R` casts R rays (0: as many as bodies) against parry2d's BVH ray casts
-//! (`compare/rays.rs`);
+//! (`compare/rays.rs`); `SATGPU_BENCH_CASTS=C` casts C discs against parry2d's BVH and
+//! `query::cast_shapes` (`compare/casts.rs`);
 //! `SATGPU_BENCH_QUERIES=Q` runs Q box and Q point queries against parry2d's BVH queries
 //! (`compare/queries.rs`).
 //! Run without `--bench` (as `cargo test --benches` and
@@ -64,6 +65,8 @@
 //! from the origin would be rounded to about 1/256 of a unit and near-touching pairs would
 //! flip. The BVH's AABBs are rounded outwards to f32, so the broad phase stays conservative.
 
+#[path = "compare/casts.rs"]
+mod casts;
 #[path = "compare/compound.rs"]
 mod compound;
 #[path = "compare/events.rs"]
@@ -404,6 +407,7 @@ struct Report<'a> {
     events_rows: &'a [events::EventsRow],
     queries_rows: &'a [queries::QueriesRow],
     rays_rows: &'a [rays::RaysRow],
+    casts_rows: &'a [casts::CastsRow],
 }
 
 fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Row {
@@ -622,11 +626,17 @@ fn main() {
     // on a few kinds.
     let ray_count: Option<usize> = env_number("SATGPU_BENCH_RAYS");
     let mut rays_rows = Vec::new();
+    // Shape casts instead: SATGPU_BENCH_CASTS (how many discs; 0: as many as bodies); in test
+    // mode, 300 on a few kinds.
+    let cast_count: Option<usize> = env_number("SATGPU_BENCH_CASTS");
+    let mut casts_rows = Vec::new();
     for &n in &sizes {
         for &kind in &kinds {
             eprintln!("running {kind} n={n} ...");
             if kind.is_compound() {
                 compound_rows.push(compound::run(&gpu, kind, n, seed, reps));
+            } else if let Some(count) = cast_count.filter(|_| bench) {
+                casts_rows.push(casts::run(&gpu, kind, n, seed, reps, count, false));
             } else if let Some(count) = ray_count.filter(|_| bench) {
                 rays_rows.push(rays::run(&gpu, kind, n, seed, reps, count, false));
             } else if let Some(count) = query_count.filter(|_| bench) {
@@ -652,6 +662,7 @@ fn main() {
         }
         for kind in [SceneKind::Crowd, SceneKind::Mixed, SceneKind::Shapes, SceneKind::Pile] {
             rays_rows.push(rays::run(&gpu, kind, TEST_N, seed, 1, 300, true));
+            casts_rows.push(casts::run(&gpu, kind, TEST_N, seed, 1, 300, true));
         }
     }
     let mut failures = compound::print(&compound_rows);
@@ -659,6 +670,7 @@ fn main() {
     failures.extend(events::print(&events_rows));
     failures.extend(queries::print(&queries_rows));
     failures.extend(rays::print(&rays_rows));
+    failures.extend(casts::print(&casts_rows));
     if !rows.is_empty() {
         println!();
         print_table(&rows);
@@ -692,6 +704,7 @@ fn main() {
             events_rows: &events_rows,
             queries_rows: &queries_rows,
             rays_rows: &rays_rows,
+            casts_rows: &casts_rows,
         };
         let json = serde_json::to_string_pretty(&report).expect("rows serialise");
         std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, json + "\n")).unwrap_or_else(|e| {
