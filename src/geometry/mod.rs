@@ -141,6 +141,20 @@ pub struct Contact {
     pub depth: f64,
 }
 
+/// A pair of bodies that touch at some moment of a sweep (continuous collision, issue 44), each
+/// body moved from its pose at the start of a frame to its pose at the end (position and angle
+/// linearly in time), and the first moment they touch.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Impact {
+    /// Lower index of the pair.
+    pub a: u32,
+    /// Higher index of the pair.
+    pub b: u32,
+    /// When they first touch, in [0, 1] (0 at the start of the frame, 1 at its end); 0 for a
+    /// pair that touches at the start.
+    pub toi: f64,
+}
+
 /// The pairs that began and ended touching between two frames (contact events): `began` holds
 /// the pairs of the later frame missing from the earlier, `ended` those of the earlier missing
 /// from the later, each sorted by (a, b). A pair is its two indices, `a < b`; what touching means

@@ -27,6 +27,7 @@ mod manifold;
 mod neighbours;
 mod proximity;
 mod queries;
+mod sweep;
 
 pub use detect::{detect, Detection};
 pub use events::contact_events;
@@ -37,6 +38,7 @@ pub use manifold::{
 pub use neighbours::neighbours;
 pub use proximity::signed_distance;
 pub use queries::{cast_rays, cast_shapes, query_boxes, query_points, ray_shape};
+pub use sweep::{sweep, TOUCH};
 
 use crate::geometry::{Aabb, Polygon};
 

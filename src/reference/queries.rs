@@ -145,7 +145,12 @@ pub fn cast_rays(polygons: &[Polygon], filters: &[Filter], rays: &[Ray]) -> Vec<
 /// The first touch of shape `a` (placed in the world) moved along the unit direction `d` for at
 /// most `max_length` with shape `b`: the distance moved, `b`'s outward unit normal there and the
 /// point of `b`'s boundary touched; `(0, [0, 0], None)` where they touch from the start.
-fn cast_shape(a: &Polygon, d: [f64; 2], max_length: f64, b: &Polygon) -> Option<(f64, [f64; 2], Option<[f64; 2]>)> {
+pub(super) fn cast_shape(
+    a: &Polygon,
+    d: [f64; 2],
+    max_length: f64,
+    b: &Polygon,
+) -> Option<(f64, [f64; 2], Option<[f64; 2]>)> {
     let (ra, rb) = (a.radius(), b.radius());
     let along = |o: [f64; 2], t: f64| [o[0] + t * d[0], o[1] + t * d[1]];
     let mut best: Option<(f64, [f64; 2], Option<[f64; 2]>)> = None;
