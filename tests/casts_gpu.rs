@@ -378,3 +378,26 @@ fn gpu_casts_refuse_bad_input_naming_the_cast() {
     }
     assert_eq!(world.cast_shapes(&shapes, &[good]).unwrap()[0].map(|h| h.body), Some(0));
 }
+
+/// A cast whose walk passes more boxes than Mesa's software adapters run loop iterations is
+/// answered (a real GPU) or refused by name (lavapipe, llvmpipe), never answered wrongly.
+#[test]
+fn a_cast_past_more_boxes_than_a_software_adapter_runs_is_answered_or_refused() {
+    let gpu = common::gpu();
+    let square = |x: f64| Polygon::new(vec![[x, 0.0], [x + 0.5, 0.0], [x + 0.5, 0.5], [x, 0.5]]).unwrap();
+    let polygons: Vec<Polygon> = (0..70_000).map(|k| square(k as f64)).collect();
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    let disc = [Polygon::circle([0.0, 0.0], 0.1).unwrap()];
+    match world.cast_shapes(&disc, &[ShapeCast::new(0, [-5.0, 0.25], [1.0, 0.0], 1e6)]) {
+        Ok(hits) => {
+            let hit = hits[0].expect("the disc meets the first box");
+            assert_eq!(hit.body, 0);
+            assert!((hit.fraction * 1e6 - 4.9).abs() < 1e-3, "{hit:?}");
+        }
+        Err(satgpu::Error::UnsuitableAdapter { adapter, reason }) => {
+            assert_eq!(gpu.adapter_info().device_type, wgpu::DeviceType::Cpu, "{adapter}: {reason}");
+            assert!(reason.contains("65,535 loop iterations") && reason.contains("cast"), "{reason}");
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
