@@ -107,6 +107,12 @@ def reference_cast_shapes(
     filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
     cast_filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+def reference_sweep(
+    shapes: Any,
+    start: np.ndarray,
+    end: np.ndarray,
+    filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 def reference_detect(
     shapes: Any, filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]], contacts: str, margin: float = 0.0
 ) -> Dict[str, np.ndarray]: ...

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
+
+import numpy as np
 
 from . import Contacts, FiltersLike, Neighbours, RayHits, ShapesLike, _casts, _filters, _rays, _satgpu
 
-__all__ = ["cast_rays", "cast_shapes", "detect", "disagreements", "neighbours"]
+__all__ = ["Impacts", "cast_rays", "cast_shapes", "detect", "disagreements", "neighbours", "sweep"]
 
 
 def detect(shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic", margin: float = 0.0) -> Contacts:
@@ -47,6 +50,37 @@ def cast_shapes(
     shapes', `cast_filters` the casts' (category, mask, group) arrays."""
     cast, casts, which = _casts(cast, origins, directions, lengths, which, angles)
     return RayHits(*_satgpu.reference_cast_shapes(shapes, cast, casts, which, _filters(filters), _filters(cast_filters)))
+
+
+@dataclass(frozen=True)
+class Impacts:
+    """The pairs that touch during a sweep, sorted by (a, b): bodies `a` < `b` (uint32) and the
+    first moment they touch, `toi` (float64, in [0, 1]: 0 at the start of the frame, 1 at its
+    end)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    toi: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+
+def sweep(shapes: ShapesLike, start, end, filters: FiltersLike = None) -> Impacts:
+    """Continuous collision from the f64 reference: every pair of `shapes` (each body in its own
+    frame) that touches at some moment while each moves from its `start` pose to its `end` pose
+    (each `(xy, angle)`: n x 2 and n arrays; position and angle linearly in time), with the first
+    such moment. A small fast body shot through a thin wall between two frames is caught."""
+
+    def poses(name, pose):
+        xy, angle = pose
+        xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+        angle = np.asarray(angle, dtype=np.float64).reshape(-1)
+        if len(xy) != len(angle):
+            raise ValueError(f"{name}: xy and angle must be as long, got {len(xy)} and {len(angle)}")
+        return np.ascontiguousarray(np.hstack([xy, angle[:, None]]))
+
+    return Impacts(*_satgpu.reference_sweep(shapes, poses("start", start), poses("end", end), _filters(filters)))
 
 
 def disagreements(shapes: ShapesLike, got: Contacts, want: Contacts, margin: float = 0.0) -> int:

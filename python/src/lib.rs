@@ -732,6 +732,51 @@ fn reference_cast_shapes<'py>(
     hit_arrays(py, &by_body(hits, owner))
 }
 
+/// Every pair of bodies (`shapes`, each in its own frame; `Compound` bodies whole) that touches
+/// while each moves from its `start` pose to its `end` pose (n x 3 float64: x, y, angle; linearly
+/// in time), with the first moment in [0, 1], from the f64 CPU reference (one thread): (a, b as
+/// uint32, toi as float64), sorted by (a, b).
+#[allow(clippy::type_complexity)]
+#[pyfunction]
+#[pyo3(signature = (shapes, start, end, filters = None))]
+fn reference_sweep<'py>(
+    py: Python<'py>,
+    shapes: &Bound<'py, PyAny>,
+    start: PyReadonlyArray2<'py, f64>,
+    end: PyReadonlyArray2<'py, f64>,
+    filters: Option<FilterArrays<'_>>,
+) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>)> {
+    let bodies: Vec<satgpu::Body> = match body_list(shapes)? {
+        Some(bodies) => bodies,
+        None => shape_list(shapes)?.into_iter().map(satgpu::Body::from).collect(),
+    };
+    let n = bodies.len();
+    let poses = |name: &str, a: &PyReadonlyArray2<'_, f64>| -> PyResult<Vec<satgpu::Transform>> {
+        let shape = a.shape();
+        if shape[0] != n || shape[1] != 3 {
+            let what =
+                format!("{name} must be n x 3 (x, y, angle), one row per body ({n}), got {} x {}", shape[0], shape[1]);
+            return Err(PyValueError::new_err(what));
+        }
+        let rows: Vec<f64> = a.as_array().iter().copied().collect();
+        if let Some(k) = rows.iter().position(|v| !v.is_finite()) {
+            return Err(PyValueError::new_err(format!("{name}: body {} has a pose that is not finite", k / 3)));
+        }
+        Ok(rows.chunks(3).map(|r| satgpu::Transform { x: r[0], y: r[1], angle: r[2] }).collect())
+    };
+    let (start, end) = (poses("start", &start)?, poses("end", &end)?);
+    let filters = match filters {
+        Some(f) => filter_list(Some(f), n)?,
+        None => vec![],
+    };
+    let found = py.detach(|| satgpu::reference::sweep(&bodies, &start, &end, &filters));
+    Ok((
+        PyArray1::from_iter(py, found.iter().map(|i| i.a)),
+        PyArray1::from_iter(py, found.iter().map(|i| i.b)),
+        PyArray1::from_iter(py, found.iter().map(|i| i.toi)),
+    ))
+}
+
 /// Each body's neighbours as NumPy arrays: offsets (n + 1, uint64), neighbour (uint32),
 /// distance (float64) and normal (m x 2 float64).
 type NeighbourArrays<'py> =
@@ -1271,6 +1316,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(reference_detect, m)?,
         wrap_pyfunction!(reference_cast_rays, m)?,
         wrap_pyfunction!(reference_cast_shapes, m)?,
+        wrap_pyfunction!(reference_sweep, m)?,
         wrap_pyfunction!(disagreements, m)?,
         wrap_pyfunction!(read_scene, m)?,
         wrap_pyfunction!(write_scene, m)?,

@@ -492,6 +492,24 @@ def test_shape_casts_agree_with_the_reference(gpu):
         world.cast_shapes(cast, [[0, 0]], [[1, 0]], [1.0], which=[4])
 
 
+def test_the_reference_sweep_catches_a_fast_body_through_a_thin_wall():
+    """reference.sweep: a ball shot through a thin wall between two frames touches it at the
+    moment its rim reaches the wall, which neither frame's detection sees; bad poses are refused."""
+    wall = satgpu.polygon([[-0.005, -2], [0.005, -2], [0.005, 2], [-0.005, 2]])
+    ball = satgpu.circle((0, 0), 0.05)
+    start = ([[5, 0], [0, 0]], [0, 0])
+    end = ([[5, 0], [10, 0]], [0, 0])
+    found = reference.sweep([wall, ball], start, end)
+    assert len(found) == 1 and found.a[0] == 0 and found.b[0] == 1
+    assert abs(found.toi[0] - (5 - 0.005 - 0.05) / 10) < 1e-12
+    placed = [satgpu.polygon([[4.995, -2], [5.005, -2], [5.005, 2], [4.995, 2]]), satgpu.circle((10, 0), 0.05)]
+    assert len(reference.detect(placed).a) == 0
+    with pytest.raises(ValueError, match="not finite"):
+        reference.sweep([wall, ball], start, ([[5, 0], [np.nan, 0]], [0, 0]))
+    with pytest.raises(ValueError, match="one row per body"):
+        reference.sweep([wall, ball], ([[5, 0]], [0]), end)
+
+
 def test_neighbours_are_the_k_nearest_of_a_kd_tree(gpu):
     # Circles of one radius: the k nearest by centre distance (scipy's cKDTree), within a radius.
     from scipy.spatial import cKDTree
