@@ -240,6 +240,19 @@ fn cast_local(b: Core, r: f32, o: vec2<f32>, d: vec2<f32>, limit: f32) -> vec3<f
     return best;
 }
 
+// Whether the segments [p, q] and [u, w] cross (each one's ends on opposite sides of the other,
+// or on it; not along one line, where M's edges decide).
+fn crossing(p: vec2<f32>, q: vec2<f32>, u: vec2<f32>, w: vec2<f32>) -> bool {
+    let e = q - p;
+    let f = w - u;
+    let o1 = e.x * (u.y - p.y) - e.y * (u.x - p.x);
+    let o2 = e.x * (w.y - p.y) - e.y * (w.x - p.x);
+    let o3 = f.x * (p.y - u.y) - f.y * (p.x - u.x);
+    let o4 = f.x * (q.y - u.y) - f.y * (q.x - u.x);
+    let apart = (o1 > 0.0 && o2 > 0.0) || (o1 < 0.0 && o2 < 0.0) || (o3 > 0.0 && o4 > 0.0) || (o3 < 0.0 && o4 < 0.0);
+    return !apart && !(o1 == 0.0 && o2 == 0.0);
+}
+
 // Whether the edge of outward normal `n` points within the first half turn from +x (its
 // angle in [0, pi)).
 fn first_half(n: vec2<f32>) -> bool {
@@ -272,11 +285,11 @@ fn cast_shape(body: Core, shape: Core, round: f32, own: f32, edge: f32, o: vec2<
     let nq = shape.count;
     let ip = first_edge(body, 1.0);
     let iq = first_edge(shape, -1.0);
-    // M has an area unless both cores are segments along one line (then it is a segment, and
-    // only its sides and ends bound it).
-    let np0 = normal_in(body, 0u);
-    let nq0 = normal_in(shape, 0u);
-    let solid = np >= 3u || nq >= 3u || np0.x * nq0.y - np0.y * nq0.x != 0.0;
+    // M is the intersection of its edges' half planes where a core has an area. Two segments'
+    // M is a parallelogram, thin or flat where they are near parallel: the ray meets its sides
+    // (no clipping), and at the start the segments touch where they cross or M's edges come
+    // within both radii.
+    let solid = np >= 3u || nq >= 3u;
     let clip = grown <= 0.0 && solid;
     var sep = -BIG;
     var d2 = BIG;
@@ -371,8 +384,17 @@ fn cast_shape(body: Core, shape: Core, round: f32, own: f32, edge: f32, o: vec2<
             j++;
         }
     }
-    if start && ((solid && sep <= edge) || (sep <= grown + edge && d2 <= (grown + edge) * (grown + edge))) {
-        return Hit(0.0, vec2<f32>(0.0), vec2<f32>(0.0));
+    if start {
+        let reach = grown + edge;
+        var touching = (solid && sep <= edge) || (sep <= reach && d2 <= reach * reach);
+        if np == 2u && nq == 2u {
+            let p = o + vertex_in(shape, 0u);
+            let q = o + vertex_in(shape, 1u);
+            touching = touching || crossing(p, q, vertex_in(body, 0u), vertex_in(body, 1u));
+        }
+        if touching {
+            return Hit(0.0, vec2<f32>(0.0), vec2<f32>(0.0));
+        }
     }
     if clip {
         if enter <= leave && (best.normal.x != 0.0 || best.normal.y != 0.0) {

@@ -401,3 +401,34 @@ fn a_cast_past_more_boxes_than_a_software_adapter_runs_is_answered_or_refused() 
         Err(e) => panic!("{e}"),
     }
 }
+
+/// Two plain segments whose directions differ by a few f32 roundings (a body segment at 30
+/// degrees, a segment shape turned by pi/6 and a little more or less): the cast across it hits (their Minkowski difference is a
+/// sliver that no clipping may decide), and crossing segments touch at the start.
+#[test]
+fn gpu_casts_of_segments_near_parallel_to_a_body_segment_hit_it() {
+    let gpu = common::gpu();
+    let a = std::f64::consts::FRAC_PI_6;
+    let (c, s) = (a.cos(), a.sin());
+    let body = [Polygon::segment([-c, -s], [c, s], 0.0).unwrap()];
+    let mut world = World::from_polygons(&gpu, &body, &WorldOptions::default()).unwrap();
+    let stick = [Polygon::segment([-0.5, 0.0], [0.5, 0.0], 0.0).unwrap()];
+    let normal = [-s, c];
+    let casts: Vec<ShapeCast> = (0..20)
+        .map(|k| {
+            let along = -0.4 + 0.04 * k as f64;
+            let from = [along * c + 2.0 * normal[0], along * s + 2.0 * normal[1]];
+            // Turned by up to a few f32 roundings more or less than the body.
+            let angle = a + (k as f64 - 10.0) * 3e-8;
+            ShapeCast { angle, ..ShapeCast::new(0, from, [-normal[0], -normal[1]], 4.0) }
+        })
+        .collect();
+    let got = world.cast_shapes(&stick, &casts).unwrap();
+    for (k, hit) in got.iter().enumerate() {
+        let hit = hit.unwrap_or_else(|| panic!("cast {k} missed"));
+        assert!((hit.fraction * 4.0 - 2.0).abs() < 1e-5, "cast {k}: {hit:?}");
+    }
+    // Crossing it at the start (turned a quarter turn more): fraction 0.
+    let across = ShapeCast { angle: a + 1.2, ..ShapeCast::new(0, [0.1 * c, 0.1 * s], [1.0, 0.0], 1.0) };
+    assert_eq!(world.cast_shapes(&stick, &[across]).unwrap()[0].map(|h| h.fraction), Some(0.0));
+}

@@ -6,15 +6,19 @@
 //! position `p0 + t (p1 - p0)`, the angle `a0 + t (a1 - a0)` (no wrapping: an angle from 0 to
 //! 2 pi turns a whole turn).
 //!
-//! - Two bodies that both keep their angle move relative to each other along a line: the first
+//! - Two bodies that both keep their angle (or turn only about their cores' one point at their
+//!   origin, as a disc about its centre) move relative to each other along a line: the first
 //!   touch is a shape cast of one against the other (`cast_shape`: exact, as casts are).
-//! - Otherwise, conservative advancement (Mirtich): at time `t` the shapes are `d` apart; no
-//!   point of either moves faster, relative to the other, than `k = |dp_b - dp_a| + |da_a| R_a +
-//!   |da_b| R_b` per unit of time (`R`: how far its points reach from its body's origin), so they
-//!   cannot touch before `t + d / k`. Stepping there never passes the first touch; it stops where
-//!   the distance is below a billionth of the scene's size (`TOUCH`), or past the end. Chosen
-//!   over root finding on the distance (which can step over a touch that lasts an instant) and
-//!   over sampling (which can miss one): it cannot miss a touch, only stop a hair early.
+//! - Otherwise, conservative advancement (Mirtich): at time `t` the shapes are `d` apart; their
+//!   distance shrinks no faster than `k = |dp_b - dp_a| + |da_a| R_a + |da_b| R_b` per unit of
+//!   time (`R`: how far its core's vertices reach from its body's origin; turning the radius
+//!   around the core moves nothing), so they cannot touch before `t + d / k`. Stepping there
+//!   never passes the first touch; it stops where the distance is below a billionth of the
+//!   scene's size (`TOUCH`), or past the end. Chosen over root finding on the distance (which can
+//!   step over a touch that lasts an instant) and over sampling (which can miss one): it cannot
+//!   miss a touch, only stop a hair early. Past `STEPS` steps (a pair that stays, on average,
+//!   within `k / STEPS` of touching while it turns) it counts as touching where it got to: near
+//!   enough, and never a missed touch.
 //!
 //! Bodies of several parts touch when any two of their parts do, first at the earliest.
 
@@ -25,8 +29,8 @@ use crate::geometry::{Filter, Impact, Polygon, Transform};
 /// advancement approaches a touch from outside and never reaches it exactly).
 pub const TOUCH: f64 = 1e-9;
 
-/// Most steps of conservative advancement for one pair: past them, the touch is taken as found
-/// (only a pair that grazes for a long time, ever nearer, needs as many).
+/// Most steps of conservative advancement for one pair: past them, the pair has stayed within
+/// `k / STEPS` of touching on average, and its touch is taken as found where it got to.
 const STEPS: usize = 100_000;
 
 /// The pose of a body at time `t` of its sweep.
@@ -59,7 +63,10 @@ fn first_touch(
     }
     let v = [(eb.x - sb.x) - (ea.x - sa.x), (eb.y - sb.y) - (ea.y - sa.y)];
     let speed = v[0].hypot(v[1]);
-    if sa.angle == ea.angle && sb.angle == eb.angle {
+    // How far a turn moves each shape's boundary: its core's vertices' reach times the angle.
+    let core_reach = |p: &Polygon| p.vertices().iter().map(|v| v[0].hypot(v[1])).fold(0.0, f64::max);
+    let (turn_a, turn_b) = ((ea.angle - sa.angle).abs() * core_reach(a), (eb.angle - sb.angle).abs() * core_reach(b));
+    if turn_a == 0.0 && turn_b == 0.0 {
         // b moves along v relative to a.
         if speed == 0.0 {
             return None;
@@ -67,8 +74,7 @@ fn first_touch(
         let (t, _, _) = cast_shape(&b0, [v[0] / speed, v[1] / speed], speed, &a0)?;
         return Some((t / speed).min(1.0));
     }
-    let reach = |p: &Polygon| p.vertices().iter().map(|v| v[0].hypot(v[1])).fold(0.0, f64::max) + p.radius();
-    let k = speed + (ea.angle - sa.angle).abs() * reach(a) + (eb.angle - sb.angle).abs() * reach(b);
+    let k = speed + turn_a + turn_b;
     let mut t = 0.0;
     for _ in 0..STEPS {
         let (_, d) = signed_distance(&a.transformed(&at(sa, ea, t)), &b.transformed(&at(sb, eb, t)));
