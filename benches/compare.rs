@@ -183,6 +183,22 @@ enum ParryQuery {
     Contact,
 }
 
+/// A scene as a parry2d user queries it: each body's shape relative to its anchor, and a BVH
+/// over their boxes (built once), shared by the ray, cast and query comparisons.
+struct ParryScene {
+    anchors: Vec<[f64; 2]>,
+    shapes: Vec<Box<dyn Shape>>,
+    bvh: Bvh,
+}
+
+fn parry_scene(polygons: &[Polygon]) -> ParryScene {
+    let built: Vec<_> = polygons.iter().enumerate().map(|(i, p)| parry_shape(i, p)).collect();
+    let aabbs: Vec<_> = built.iter().map(|b| b.2).collect();
+    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &aabbs);
+    let (anchors, shapes) = built.into_iter().map(|(a, s, _)| (a, s)).unzip();
+    ParryScene { anchors, shapes, bvh }
+}
+
 /// All colliding pairs with parry2d: shapes, BVH over their AABBs, self-traversal, then `query`
 /// per candidate.
 /// What a parry2d user builds for polygon `i`: its anchor (first vertex), its shape relative to

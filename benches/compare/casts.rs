@@ -16,15 +16,14 @@
 
 use parry2d::bounding_volume::Aabb as ParryAabb;
 use parry2d::math::{Pose, Vector};
-use parry2d::partitioning::{Bvh, BvhBuildStrategy};
 use parry2d::query::{cast_shapes, ShapeCastOptions};
-use parry2d::shape::{Ball, Shape};
+use parry2d::shape::Ball;
 use rayon::prelude::*;
 use satgpu::gpu::{Gpu, World, WorldOptions};
 use satgpu::scene::{self, SceneKind};
 use satgpu::{reference, Polygon, ShapeCast};
 
-use crate::{measure, parry_shape};
+use crate::{measure, parry_scene, ParryScene};
 
 /// One scene's results.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -43,12 +42,6 @@ pub struct CastsRow {
     pub differing: usize,
     /// In test mode: casts whose body differs from the reference's at another distance.
     pub reference_differing: usize,
-}
-
-struct ParryScene {
-    anchors: Vec<[f64; 2]>,
-    shapes: Vec<Box<dyn Shape>>,
-    bvh: Bvh,
 }
 
 /// parry2d's answer: the body and the distance moved.
@@ -98,11 +91,7 @@ pub fn run(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize, count: 
     let casts: Vec<ShapeCast> = rays.iter().map(|r| ShapeCast::new(0, r.origin, r.direction, r.max_length)).collect();
     let mut world = World::from_polygons(gpu, &polygons, &WorldOptions::default()).expect("a world");
     let (gpu_ms, got) = measure(reps, || world.cast_shapes(&disc, &casts).expect("cast_shapes"));
-    let built: Vec<_> = polygons.iter().enumerate().map(|(i, p)| parry_shape(i, p)).collect();
-    let aabbs: Vec<_> = built.iter().map(|b| b.2).collect();
-    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &aabbs);
-    let (anchors, shapes) = built.into_iter().map(|(a, s, _)| (a, s)).unzip();
-    let scene = ParryScene { anchors, shapes, bvh };
+    let scene = parry_scene(&polygons);
     let ball = Ball::new(radius as f32);
     let (parry_ms, parry) = measure(reps, || casts.iter().map(|c| parry_cast(&scene, &ball, c)).collect::<Vec<_>>());
     let (parry_all_cores_ms, all) =

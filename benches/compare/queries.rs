@@ -13,15 +13,14 @@
 
 use parry2d::bounding_volume::Aabb as ParryAabb;
 use parry2d::math::{Pose, Vector};
-use parry2d::partitioning::{Bvh, BvhBuildStrategy};
 use parry2d::query::intersection_test;
-use parry2d::shape::{Cuboid, Shape};
+use parry2d::shape::Cuboid;
 use rayon::prelude::*;
 use satgpu::gpu::{Gpu, World, WorldOptions};
 use satgpu::scene::{self, SceneKind};
-use satgpu::{reference, Aabb, BoxQuery, Filter, PointQuery, Polygon};
+use satgpu::{reference, Aabb, BoxQuery, Filter, PointQuery};
 
-use crate::{measure, parry_shape};
+use crate::{measure, parry_scene, ParryScene};
 
 /// One scene's results.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -42,20 +41,6 @@ pub struct QueriesRow {
     pub differing: usize,
     /// In test mode: queries whose GPU answer differs from the reference's.
     pub reference_differing: usize,
-}
-
-struct ParryScene {
-    anchors: Vec<[f64; 2]>,
-    shapes: Vec<Box<dyn Shape>>,
-    bvh: Bvh,
-}
-
-fn parry_scene(polygons: &[Polygon]) -> ParryScene {
-    let built: Vec<_> = polygons.iter().enumerate().map(|(i, p)| parry_shape(i, p)).collect();
-    let aabbs: Vec<_> = built.iter().map(|b| b.2).collect();
-    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &aabbs);
-    let (anchors, shapes) = built.into_iter().map(|(a, s, _)| (a, s)).unzip();
-    ParryScene { anchors, shapes, bvh }
 }
 
 fn parry_box(scene: &ParryScene, q: &BoxQuery) -> Vec<u32> {

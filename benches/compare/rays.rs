@@ -15,15 +15,13 @@
 //! against `reference::cast_rays`.
 
 use parry2d::math::Vector;
-use parry2d::partitioning::{Bvh, BvhBuildStrategy};
 use parry2d::query::Ray as ParryRay;
-use parry2d::shape::Shape;
 use rayon::prelude::*;
 use satgpu::gpu::{Gpu, World, WorldOptions};
 use satgpu::scene::{self, SceneKind};
 use satgpu::{reference, Aabb, Polygon, Ray};
 
-use crate::{measure, parry_shape};
+use crate::{measure, parry_scene, ParryScene};
 
 /// One scene's results.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -40,12 +38,6 @@ pub struct RaysRow {
     pub differing: usize,
     /// In test mode: rays whose body differs from the reference's.
     pub reference_differing: usize,
-}
-
-struct ParryScene {
-    anchors: Vec<[f64; 2]>,
-    shapes: Vec<Box<dyn Shape>>,
-    bvh: Bvh,
 }
 
 /// parry2d's answer: the body, the distance, and the normal (world frame, f32).
@@ -88,11 +80,7 @@ pub fn run(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize, count: 
     let rays = rays_over(&polygons, if count == 0 { n } else { count });
     let mut world = World::from_polygons(gpu, &polygons, &WorldOptions::default()).expect("a world");
     let (gpu_ms, got) = measure(reps, || world.cast_rays(&rays).expect("cast_rays"));
-    let built: Vec<_> = polygons.iter().enumerate().map(|(i, p)| parry_shape(i, p)).collect();
-    let aabbs: Vec<_> = built.iter().map(|b| b.2).collect();
-    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &aabbs);
-    let (anchors, shapes) = built.into_iter().map(|(a, s, _)| (a, s)).unzip();
-    let scene = ParryScene { anchors, shapes, bvh };
+    let scene = parry_scene(&polygons);
     let (parry_ms, parry) = measure(reps, || rays.iter().map(|r| parry_cast(&scene, r)).collect::<Vec<_>>());
     let (parry_all_cores_ms, all) =
         measure(reps, || rays.par_iter().map(|r| parry_cast(&scene, r)).collect::<Vec<_>>());
