@@ -12,7 +12,9 @@
 //! parry2d's contacts and a merge of each two frames' pairs (`compare/events.rs`);
 //! `SATGPU_BENCH_RAYS=R` casts R rays (0: as many as bodies) against parry2d's BVH ray casts
 //! (`compare/rays.rs`); `SATGPU_BENCH_CASTS=C` casts C discs against parry2d's BVH and
-//! `query::cast_shapes` (`compare/casts.rs`);
+//! `query::cast_shapes` (`compare/casts.rs`); `SATGPU_BENCH_SWEEPS=1` moves and turns every
+//! body over one frame, continuous collision against parry2d's `cast_shapes_nonlinear`
+//! (`compare/sweeps.rs`);
 //! `SATGPU_BENCH_QUERIES=Q` runs Q box and Q point queries against parry2d's BVH queries
 //! (`compare/queries.rs`).
 //! Run without `--bench` (as `cargo test --benches` and
@@ -77,6 +79,8 @@ mod margin;
 mod queries;
 #[path = "compare/rays.rs"]
 mod rays;
+#[path = "compare/sweeps.rs"]
+mod sweeps;
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
@@ -424,6 +428,7 @@ struct Report<'a> {
     queries_rows: &'a [queries::QueriesRow],
     rays_rows: &'a [rays::RaysRow],
     casts_rows: &'a [casts::CastsRow],
+    sweeps_rows: &'a [sweeps::SweepsRow],
 }
 
 fn run_scene(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize) -> Row {
@@ -646,11 +651,16 @@ fn main() {
     // mode, 300 on a few kinds.
     let cast_count: Option<usize> = env_number("SATGPU_BENCH_CASTS");
     let mut casts_rows = Vec::new();
+    // Continuous collision instead: SATGPU_BENCH_SWEEPS (any value); in test mode, a few kinds.
+    let sweeps_on = env_number::<u64>("SATGPU_BENCH_SWEEPS").is_some();
+    let mut sweeps_rows = Vec::new();
     for &n in &sizes {
         for &kind in &kinds {
             eprintln!("running {kind} n={n} ...");
             if kind.is_compound() {
                 compound_rows.push(compound::run(&gpu, kind, n, seed, reps));
+            } else if sweeps_on && bench {
+                sweeps_rows.push(sweeps::run(&gpu, kind, n, seed, reps, false));
             } else if let Some(count) = cast_count.filter(|_| bench) {
                 casts_rows.push(casts::run(&gpu, kind, n, seed, reps, count, false));
             } else if let Some(count) = ray_count.filter(|_| bench) {
@@ -679,6 +689,7 @@ fn main() {
         for kind in [SceneKind::Crowd, SceneKind::Mixed, SceneKind::Shapes, SceneKind::Pile] {
             rays_rows.push(rays::run(&gpu, kind, TEST_N, seed, 1, 300, true));
             casts_rows.push(casts::run(&gpu, kind, TEST_N, seed, 1, 300, true));
+            sweeps_rows.push(sweeps::run(&gpu, kind, TEST_N, seed, 1, true));
         }
     }
     let mut failures = compound::print(&compound_rows);
@@ -687,6 +698,7 @@ fn main() {
     failures.extend(queries::print(&queries_rows));
     failures.extend(rays::print(&rays_rows));
     failures.extend(casts::print(&casts_rows));
+    failures.extend(sweeps::print(&sweeps_rows));
     if !rows.is_empty() {
         println!();
         print_table(&rows);
@@ -721,6 +733,7 @@ fn main() {
             queries_rows: &queries_rows,
             rays_rows: &rays_rows,
             casts_rows: &casts_rows,
+            sweeps_rows: &sweeps_rows,
         };
         let json = serde_json::to_string_pretty(&report).expect("rows serialise");
         std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, json + "\n")).unwrap_or_else(|e| {

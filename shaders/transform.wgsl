@@ -3,6 +3,11 @@
 // the narrow phase rotates the few vertices of each pair itself, relative to the bodies' anchors
 // (their translations), which keeps precision at the scale of the pair wherever it is. In one-shot
 // mode the anchor is the polygon's first vertex and the rotation is the identity.
+//
+// Continuous collision (params.continuous): the box holds the body's whole path from its start
+// pose to its pose now. Not turning, that is the box of both poses; turning, the box of the
+// anchor's path grown by the reach of the core's vertices from the anchor (a point that turns
+// about the anchor stays within its distance).
 
 #import constants
 #import params
@@ -17,6 +22,7 @@
 #paged bodies 4 read_write aabbs vec4<f32> // (min.xy, max.xy)
 @group(0) @binding(5) var<storage, read_write> bounds: array<atomic<u32>, 4>; // ~min.x, ~min.y, max.x, max.y (sortable)
 #paged bodies 6 read boxes vec4<f32>     // the core's local box (min.xy, max.xy)
+#paged bodies 7 read starts vec4<f32>    // continuous: the pose at the start of the frame
 
 var<workgroup> wg_bounds: array<atomic<u32>, 4>;
 
@@ -58,15 +64,38 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             hi = min(hi, vec2<f32>(body.radius));
             radius = max(max(abs(b.x), abs(b.y)), max(abs(b.z), abs(b.w)));
         }
+        var anchor_lo = t.xy;
+        var anchor_hi = t.xy;
+        var at = abs(t.xy);
+        if params.continuous != 0u {
+            let s = starts_at(i);
+            anchor_lo = min(anchor_lo, s.xy);
+            anchor_hi = max(anchor_hi, s.xy);
+            at = max(at, abs(s.xy));
+            if any(s.zw != t.zw) {
+                // How far the core's vertices reach from the anchor (a large core: the radius of
+                // its disc), grown by a millionth for the rounding.
+                var far = body.radius;
+                if body.count <= SMALL {
+                    far = 0.0;
+                    for (var k = 0u; k < body.count; k++) {
+                        far = max(far, length(shapes_at(body.shape_start + k).xy));
+                    }
+                }
+                lo = vec2<f32>(-far * 1.000001);
+                hi = vec2<f32>(far * 1.000001);
+                radius = max(radius, far);
+            }
+        }
         // Round outward by far more than the rounding of the input to f32, of the rotation and of
         // the translation, so every pair whose exact (f64) boxes overlap is a candidate. Extra
         // candidates cost only time.
         // A rounded shape reaches its radius beyond the core.
         // A margin (WorldOptions::margin) reaches that much further.
         let reach = body.round + params.margin;
-        let margin = (abs(t.x) + abs(t.y) + radius + reach) * 2.0e-6 + reach;
-        lo += t.xy - vec2<f32>(margin);
-        hi += t.xy + vec2<f32>(margin);
+        let margin = (at.x + at.y + radius + reach) * 2.0e-6 + reach;
+        lo += anchor_lo - vec2<f32>(margin);
+        hi += anchor_hi + vec2<f32>(margin);
         aabbs_set(i, vec4<f32>(lo, hi));
         atomicMax(&wg_bounds[0], ~sortable(lo.x));
         atomicMax(&wg_bounds[1], ~sortable(lo.y));

@@ -325,8 +325,10 @@ class World:
     software adapter), "gpu" or "host". `contacts`: "basic" or "full". `margin`: also the pairs
     apart by at most this distance (neighbours), with `depth` minus their distance. `events`:
     after each step, `events()` gives the pairs that began and ended touching since the step
-    before (computed on the GPU). The GIL is released while the GPU works; `stats` holds the last
-    frame's figures."""
+    before (computed on the GPU). `continuous`: after each step, `impacts()` gives the pairs that
+    touched at some moment of it, each body moved from its transforms before the step to its
+    transforms now (continuous collision: a fast body is not lost through a thin wall). The GIL
+    is released while the GPU works; `stats` holds the last frame's figures."""
 
     def __init__(
         self,
@@ -337,9 +339,12 @@ class World:
         gpu: Optional[Gpu] = None,
         margin: float = 0.0,
         events: bool = False,
+        continuous: bool = False,
     ):
         body_shapes = _array("body_shapes", body_shapes, np.uint32, 1)
-        self._world = _satgpu.World(gpu or default_gpu(), shapes, body_shapes, order, contacts, margin, events)
+        self._world = _satgpu.World(
+            gpu or default_gpu(), shapes, body_shapes, order, contacts, margin, events, continuous
+        )
         self.stats: dict = {}
 
     def __len__(self) -> int:
@@ -403,6 +408,14 @@ class World:
         that began and ended touching from the step before the last to the last (after the
         first step, all its pairs began). `None` without events."""
         return self._world.events()
+
+    def impacts(self):
+        """With `continuous=True`: a `satgpu.reference.Impacts` (a, b, toi), the pairs that
+        touched at some moment of the last step, each body moved from its transforms before the
+        step to those of the step (position and angle linearly, the angle the shorter way
+        round), with the first moment in [0, 1], sorted by (a, b). `None` without."""
+        found = self._world.impacts()
+        return None if found is None else reference.Impacts(*found)
 
 
 from . import reference  # noqa: E402  (uses the names above)

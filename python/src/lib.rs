@@ -736,7 +736,6 @@ fn reference_cast_shapes<'py>(
 /// while each moves from its `start` pose to its `end` pose (n x 3 float64: x, y, angle; linearly
 /// in time), with the first moment in [0, 1], from the f64 CPU reference (one thread): (a, b as
 /// uint32, toi as float64), sorted by (a, b).
-#[allow(clippy::type_complexity)]
 #[pyfunction]
 #[pyo3(signature = (shapes, start, end, filters = None))]
 fn reference_sweep<'py>(
@@ -745,7 +744,7 @@ fn reference_sweep<'py>(
     start: PyReadonlyArray2<'py, f64>,
     end: PyReadonlyArray2<'py, f64>,
     filters: Option<FilterArrays<'_>>,
-) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<ImpactArrays<'py>> {
     let bodies: Vec<satgpu::Body> = match body_list(shapes)? {
         Some(bodies) => bodies,
         None => shape_list(shapes)?.into_iter().map(satgpu::Body::from).collect(),
@@ -770,11 +769,7 @@ fn reference_sweep<'py>(
         None => vec![],
     };
     let found = py.detach(|| satgpu::reference::sweep(&bodies, &start, &end, &filters));
-    Ok((
-        PyArray1::from_iter(py, found.iter().map(|i| i.a)),
-        PyArray1::from_iter(py, found.iter().map(|i| i.b)),
-        PyArray1::from_iter(py, found.iter().map(|i| i.toi)),
-    ))
+    Ok(impact_arrays(py, &found))
 }
 
 /// Each body's neighbours as NumPy arrays: offsets (n + 1, uint64), neighbour (uint32),
@@ -1001,7 +996,7 @@ impl World {
     /// are between bodies and each has its deepest part pair in `parts`. `order`: where the pairs are sorted by
     /// (a, b), "auto", "gpu" or "host"; `contacts`: "basic" or "full".
     #[new]
-    #[pyo3(signature = (gpu, shapes, body_shapes, order = "auto", contacts = "basic", margin = 0.0, events = false))]
+    #[pyo3(signature = (gpu, shapes, body_shapes, order = "auto", contacts = "basic", margin = 0.0, events = false, continuous = false))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments
     fn new(
         py: Python<'_>,
@@ -1012,6 +1007,7 @@ impl World {
         contacts: &str,
         margin: f64,
         events: bool,
+        continuous: bool,
     ) -> PyResult<World> {
         use satgpu::gpu::{ContactDetail, ContactOrder, WorldOptions};
         let bodies = body_list(shapes)?;
@@ -1034,7 +1030,8 @@ impl World {
             .with_order(order)
             .with_contact_detail(detail)
             .with_margin(margin)
-            .with_events(events);
+            .with_events(events)
+            .with_continuous(continuous);
         let g = &gpu.inner;
         let world = py
             .detach(|| match &bodies {
@@ -1207,6 +1204,25 @@ impl World {
         let pairs = |p: &[[u32; 2]]| PyArray1::from_iter(py, p.iter().flatten().copied()).reshape([p.len(), 2]);
         Ok(Some((pairs(&e.began)?, pairs(&e.ended)?)))
     }
+
+    /// With `continuous=True`, the pairs that touched at some moment of the last step, each
+    /// body moved from its transforms before to those of the step: (a, b, toi) arrays sorted by
+    /// (a, b); `None` without.
+    fn impacts<'py>(&self, py: Python<'py>) -> PyResult<Option<ImpactArrays<'py>>> {
+        let world = self.lock(py)?;
+        Ok(world.impacts().map(|found| impact_arrays(py, found)))
+    }
+}
+
+/// Impacts as NumPy arrays: a, b (uint32) and toi (float64).
+type ImpactArrays<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>);
+
+fn impact_arrays<'py>(py: Python<'py>, found: &[satgpu::Impact]) -> ImpactArrays<'py> {
+    (
+        PyArray1::from_iter(py, found.iter().map(|i| i.a)),
+        PyArray1::from_iter(py, found.iter().map(|i| i.b)),
+        PyArray1::from_iter(py, found.iter().map(|i| i.toi)),
+    )
 }
 
 /// A frame's figures as a dict.

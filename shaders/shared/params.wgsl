@@ -11,6 +11,6 @@ struct Params {
     two: u32, // 2, the bound of loops_cut (loops.wgsl)
     window: u32, // which window of each sweep walk this dispatch runs (sweep.wgsl)
     window_steps: u32, // steps of a walk per window (0xffffffff: one window)
-    pad0: u32,
+    continuous: u32, // 1: boxes swept from the start poses (WorldOptions::continuous)
     pad1: u32,
 }

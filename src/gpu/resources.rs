@@ -33,6 +33,9 @@ pub(crate) struct BodyBuffers {
     pub boxes: wgpu::Buffer,
     /// Per body (x, y, cos, sin).
     pub transforms: wgpu::Buffer,
+    /// With [`WorldOptions::continuous`](crate::gpu::WorldOptions::continuous), per body its pose
+    /// at the start of the frame, (x, y, cos, sin): the transforms before the last upload.
+    pub starts: Option<wgpu::Buffer>,
     /// Per body world AABB (min.xy, max.xy).
     pub aabbs: wgpu::Buffer,
     /// Scene bounds as sortable u32 (~min.x, ~min.y, max.x, max.y).
@@ -44,7 +47,8 @@ pub(crate) struct BodyBuffers {
 }
 
 impl BodyBuffers {
-    pub fn new(device: &wgpu::Device, packed: &Packed) -> BodyBuffers {
+    /// `continuous`: with a buffer of start poses, the transforms at first.
+    pub fn new(device: &wgpu::Device, packed: &Packed, continuous: bool) -> BodyBuffers {
         use wgpu::BufferUsages as U;
         let n = packed.bodies.len();
         BodyBuffers {
@@ -61,6 +65,9 @@ impl BodyBuffers {
                 bytemuck::cast_slice(&packed.transforms),
                 U::STORAGE | U::COPY_DST | U::COPY_SRC,
             ),
+            starts: continuous.then(|| {
+                init(device, "satgpu.starts", bytemuck::cast_slice(&packed.transforms), U::STORAGE | U::COPY_DST)
+            }),
             shapes: init(device, "satgpu.shapes", bytemuck::cast_slice(&packed.shape_data), U::STORAGE | U::COPY_DST),
             boxes: init(device, "satgpu.boxes", bytemuck::cast_slice(&packed.boxes), U::STORAGE | U::COPY_DST),
             aabbs: storage(device, "satgpu.aabbs", 16 * n as u64, U::COPY_SRC),
@@ -76,6 +83,15 @@ impl BodyBuffers {
         write_parallel(queue, &self.shapes, bytemuck::cast_slice(&packed.shape_data));
         write_parallel(queue, &self.boxes, bytemuck::cast_slice(&packed.boxes));
         write_parallel(queue, &self.transforms, bytemuck::cast_slice(&packed.transforms));
+        if let Some(starts) = &self.starts {
+            write_parallel(queue, starts, bytemuck::cast_slice(&packed.transforms));
+        }
+    }
+
+    /// The start poses: with continuous collision their own buffer, otherwise the transforms
+    /// (every body still).
+    pub fn starts(&self) -> &wgpu::Buffer {
+        self.starts.as_ref().unwrap_or(&self.transforms)
     }
 
     /// Number of bodies.

@@ -32,6 +32,9 @@ pub enum Pass {
     /// The candidate count clamped to capacity, then SAT with the minimum translation vector per
     /// candidate pair.
     Sat,
+    /// [`WorldOptions::continuous`](crate::gpu::WorldOptions::continuous) only: per candidate
+    /// pair, its first touch while the bodies move from their start poses.
+    Impacts,
     /// With bodies of several shapes, first the deepest part pair kept per pair of bodies. Then the
     /// prefix sum of the collision flags; each colliding pair written at its offset (with
     /// [`ContactOrder::Gpu`](crate::gpu::ContactOrder::Gpu): its sort key and candidate index).
@@ -49,7 +52,7 @@ pub enum Pass {
 
 impl Pass {
     /// Every pass, in frame order.
-    pub const ALL: [Pass; 14] = [
+    pub const ALL: [Pass; 15] = [
         Pass::Transform,
         Pass::Entries,
         Pass::Sort,
@@ -60,6 +63,7 @@ impl Pass {
         Pass::ScanAllPairs,
         Pass::AllPairsWrite,
         Pass::Sat,
+        Pass::Impacts,
         Pass::Compact,
         Pass::Order,
         Pass::Manifold,
@@ -80,6 +84,7 @@ impl Pass {
             Pass::ScanAllPairs => "scan_allpairs",
             Pass::AllPairsWrite => "allpairs_write",
             Pass::Sat => "sat",
+            Pass::Impacts => "impacts",
             Pass::Compact => "compact",
             Pass::Order => "order",
             Pass::Manifold => "manifold",

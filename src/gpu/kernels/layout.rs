@@ -123,8 +123,11 @@ pub struct GpuParams {
     /// Steps of a sweep walk per window: `u32::MAX` (one window) but on Mesa's software
     /// adapters, whose loops stop at 65,535 iterations per invocation.
     pub window_steps: u32,
+    /// 1 with [`WorldOptions::continuous`](crate::gpu::WorldOptions::continuous): the transform
+    /// pass sweeps each body's box from its start pose.
+    pub continuous: u32,
     /// Padding to 48 bytes.
-    pub pad: [u32; 2],
+    pub pad: u32,
 }
 
 /// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](crate::gpu::World::contacts_buffer)

@@ -262,8 +262,8 @@ use Kind::{Bodies, Entries, Shapes};
 use Slot::{Paged, PagedWrite, Read, ReadWrite, Uniform, UniformDynamic};
 
 // The slots of the kernels with paged arrays (the `#paged` lines of their files).
-const TRANSFORM: [Slot; 7] =
-    [Uniform, Paged(Bodies), Paged(Bodies), Paged(Shapes), PagedWrite(Bodies), ReadWrite, Paged(Bodies)];
+const TRANSFORM: [Slot; 8] =
+    [Uniform, Paged(Bodies), Paged(Bodies), Paged(Shapes), PagedWrite(Bodies), ReadWrite, Paged(Bodies), Paged(Bodies)];
 const ENTRIES: [Slot; 6] = [Uniform, Read, Paged(Bodies), ReadWrite, ReadWrite, ReadWrite];
 const CONTROL_GRID: [Slot; 4] = [Uniform, Read, ReadWrite, Paged(Bodies)];
 const GATHER: [Slot; 4] = [Read, Read, Paged(Bodies), PagedWrite(Entries)];
@@ -272,6 +272,7 @@ const SWEEP: [Slot; 8] = [Uniform, Read, Read, Read, Paged(Entries), ReadWrite, 
 const ALLPAIRS: [Slot; 5] = [Uniform, Paged(Bodies), ReadWrite, ReadWrite, Paged(Bodies)];
 const SAT: [Slot; 9] =
     [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, ReadWrite, ReadWrite, Uniform];
+const IMPACT: [Slot; 7] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite];
 const DEEPEST: [Slot; 6] = [Read, Read, ReadWrite, ReadWrite, Paged(Bodies), ReadWrite];
 const MANIFOLD: [Slot; 7] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, Uniform];
 const QUERY: [Slot; 9] =
@@ -282,7 +283,7 @@ const RAY: [Slot; 9] =
 /// The most storage bindings any kernel takes with `paging` (8 without pages: the kernels
 /// without paged arrays take at most that many).
 pub(crate) fn storage_needed(paging: Paging) -> u32 {
-    let paged: [&[Slot]; 12] = [
+    let paged: [&[Slot]; 13] = [
         &TRANSFORM,
         &ENTRIES,
         &CONTROL_GRID,
@@ -291,6 +292,7 @@ pub(crate) fn storage_needed(paging: Paging) -> u32 {
         &SWEEP,
         &ALLPAIRS,
         &SAT,
+        &IMPACT,
         &DEEPEST,
         &MANIFOLD,
         &QUERY,
@@ -329,6 +331,8 @@ pub(crate) struct Kernels {
     /// pairs; small and large each for plain polygons and for scenes with rounded shapes
     /// (`ROUNDED`).
     pub sat: Sat,
+    /// Continuous collision (impact.rs): each candidate pair's first touch.
+    pub impact: Kernel,
     /// Compound worlds: the deepest part pair per pair of bodies, in four phases (see deepest.rs).
     pub deepest: [Kernel; 4],
     pub compact: Kernel,
@@ -397,6 +401,7 @@ impl Kernels {
         Kernels {
             tuning,
             paging,
+            impact: k("satgpu.impact", "impact.wgsl", &IMPACT),
             transform: k("satgpu.transform", "transform.wgsl", &TRANSFORM),
             control_grid: tuned("satgpu.control.grid", "control_grid.wgsl", &CONTROL_GRID, &scan_block),
             entries_count,

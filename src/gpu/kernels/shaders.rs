@@ -12,7 +12,7 @@ use crate::gpu::kernels::shared::WG;
 use crate::gpu::kernels::shared::{COST_BINS, KEY_BITS, LARGE_LIST, MAX_STRIPS, ORDER_SHIFT, PART_BITS, SMALL};
 
 /// The kernels, one file per pass, by file name.
-const KERNELS: [(&str, &str); 27] = [
+const KERNELS: [(&str, &str); 28] = [
     ("transform.wgsl", include_str!("../../../shaders/transform.wgsl")),
     ("control_grid.wgsl", include_str!("../../../shaders/control_grid.wgsl")),
     ("entries.wgsl", include_str!("../../../shaders/entries.wgsl")),
@@ -31,6 +31,7 @@ const KERNELS: [(&str, &str); 27] = [
     ("scan_blocks.wgsl", include_str!("../../../shaders/scan_blocks.wgsl")),
     ("scan_add.wgsl", include_str!("../../../shaders/scan_add.wgsl")),
     ("sat.wgsl", include_str!("../../../shaders/sat.wgsl")),
+    ("impact.wgsl", include_str!("../../../shaders/impact.wgsl")),
     ("deepest.wgsl", include_str!("../../../shaders/deepest.wgsl")),
     ("compact.wgsl", include_str!("../../../shaders/compact.wgsl")),
     ("order_keys.wgsl", include_str!("../../../shaders/order_keys.wgsl")),
@@ -43,7 +44,7 @@ const KERNELS: [(&str, &str); 27] = [
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 19] = [
+const SHARED: [(&str, &str); 20] = [
     ("params", include_str!("../../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../../shaders/shared/index.wgsl")),
@@ -51,6 +52,7 @@ const SHARED: [(&str, &str); 19] = [
     ("strips", include_str!("../../../shaders/shared/strips.wgsl")),
     ("grid", include_str!("../../../shaders/shared/grid.wgsl")),
     ("local_shape", include_str!("../../../shaders/shared/local_shape.wgsl")),
+    ("cast", include_str!("../../../shaders/shared/cast.wgsl")),
     ("filter", include_str!("../../../shaders/shared/filter.wgsl")),
     ("digits", include_str!("../../../shaders/shared/digits.wgsl")),
     ("chunk", include_str!("../../../shaders/shared/chunk.wgsl")),

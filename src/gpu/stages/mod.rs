@@ -12,6 +12,7 @@ pub(crate) mod allpairs;
 pub(crate) mod compact;
 pub(crate) mod deepest;
 pub(crate) mod events;
+pub(crate) mod impact;
 pub(crate) mod manifold;
 pub(crate) mod narrow;
 pub(crate) mod ordering;

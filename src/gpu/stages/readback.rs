@@ -45,6 +45,8 @@ pub(crate) struct Readback {
     manifolds: Option<wgpu::Buffer>,
     /// Where the contact events are copied to be read.
     events: Option<wgpu::Buffer>,
+    /// Where continuous collision's impacts are copied to be read.
+    impacts: Option<wgpu::Buffer>,
     /// The status copy holds the event counts (at byte 16).
     status_events: bool,
     /// Contacts the submitted frame copies into `contacts` itself, so that a frame with no more
@@ -70,6 +72,7 @@ impl Readback {
             contacts: None,
             manifolds: None,
             events: None,
+            impacts: None,
             status_events: false,
             copied: 0,
             last_colliding: 0,
@@ -177,6 +180,18 @@ impl Readback {
     pub fn pair_list(&mut self, gpu: &Gpu, src: &wgpu::Buffer, log: &mut SpanLog) -> Result<Vec<[u32; 2]>> {
         let length = self.events(gpu, src, 1, log)?[0][0];
         let mut list = self.events(gpu, src, 1 + u64::from(length), log)?;
+        Ok(list.split_off(1))
+    }
+
+    /// The impact list of continuous collision (its count in record 0, then (a, b, toi bits, 0)
+    /// records), read now (two waits).
+    pub fn impacts(&mut self, gpu: &Gpu, src: &wgpu::Buffer, log: &mut SpanLog) -> Result<Vec<[u32; 4]>> {
+        let slot = (&mut self.impacts, "satgpu.impacts.read");
+        let count = read_prefix::<[u32; 4]>(gpu, (src, 1), slot, ("impacts", log))?[0][0];
+        // (A batch has at most one impact per candidate, and the list room for one per candidate.)
+        let count = u64::from(count).min(src.size() / 16 - 1);
+        let mut list =
+            read_prefix(gpu, (src, 1 + count), (&mut self.impacts, "satgpu.impacts.read"), ("impacts", log))?;
         Ok(list.split_off(1))
     }
 

@@ -29,6 +29,7 @@ impl TransformStage {
                 bodies.aabbs.as_entire_binding(),
                 bodies.bounds.as_entire_binding(),
                 bodies.boxes.as_entire_binding(),
+                bodies.starts().as_entire_binding(),
             ],
         );
         TransformStage { group, bounds: bodies.bounds.clone(), n: bodies.len(), fold }

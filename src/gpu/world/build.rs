@@ -80,7 +80,7 @@ impl World {
             let control = control::buffer(device, "satgpu.control", fold);
             let params =
                 init(device, "satgpu.params", &[0; std::mem::size_of::<GpuParams>()], U::UNIFORM | U::COPY_DST);
-            let bodies = BodyBuffers::new(device, &packed);
+            let bodies = BodyBuffers::new(device, &packed, options.continuous);
             let transform = TransformStage::new(gpu, &params, &bodies, fold);
             let wiring = Wiring { params: &params, control: &control, bodies: &bodies, fold };
             let mut sized = Sized::new(gpu, &wiring, strips, capacity);
@@ -94,6 +94,7 @@ impl World {
                 packed,
                 spare: Packed::default(),
                 spare_transforms: vec![],
+                uploaded: false,
                 order_scratch: order::Scratch::default(),
                 raw: vec![],
                 view: vec![],
@@ -113,6 +114,8 @@ impl World {
                 large,
                 margin,
                 manifolds: vec![],
+                impact_records: vec![],
+                impacts: vec![],
                 contact_events: options.events.then(ContactEvents::default),
                 host_events: (options.events && (options.order == ContactOrder::Host || events_on_host))
                     .then(HostEvents::default),
@@ -173,5 +176,8 @@ pub(super) fn add_stages(
     }
     if options.contact_detail == ContactDetail::Full {
         sized.add_manifolds(gpu, wiring.params, wiring.bodies);
+    }
+    if options.continuous {
+        sized.add_impacts(gpu, wiring);
     }
 }

@@ -93,6 +93,7 @@ impl World {
                 colliding = contacts.len() as u64;
             }
             self.read_events(totals)?;
+            self.impacts_by_body();
             if let Some(host) = self.host_events.as_mut() {
                 let events = match &kept {
                     Some(mapped) => {
@@ -135,6 +136,8 @@ impl World {
     ) -> Result<(Option<Mapped>, u64, u32)> {
         let src = &self.sized.pairs.contacts;
         let first = self.readback.contacts(&self.gpu, src, totals.colliding, Some(frame), &mut self.spans)?;
+        self.impact_records.clear();
+        self.read_impacts()?;
         let first_manifolds = self.read_manifolds(totals.colliding)?;
         let capacity = u64::from(self.sized.capacity.candidates);
         self.manifolds.clear();
@@ -225,6 +228,37 @@ impl World {
         Ok(())
     }
 
+    /// With continuous collision, the last frame's or batch's impact records, appended to
+    /// `impact_records`.
+    fn read_impacts(&mut self) -> Result<()> {
+        let Some(stage) = self.sized.impacts.as_ref() else { return Ok(()) };
+        let records = self.readback.impacts(&self.gpu, &stage.impacts, &mut self.spans)?;
+        self.impact_records.extend_from_slice(&records);
+        Ok(())
+    }
+
+    /// The frame's impacts by pair of bodies (the first touch of any of their shape pairs),
+    /// sorted by (a, b), into `impacts`.
+    fn impacts_by_body(&mut self) {
+        self.impacts.clear();
+        if self.sized.impacts.is_none() {
+            return;
+        }
+        let map = self.map.as_ref();
+        let body = |i: u32| map.map_or(i, |m| m.body_of(i));
+        let mut found: Vec<crate::Impact> = self
+            .impact_records
+            .iter()
+            .map(|r| {
+                let (a, b) = (body(r[0]), body(r[1]));
+                crate::Impact { a: a.min(b), b: a.max(b), toi: f64::from(f32::from_bits(r[2])) }
+            })
+            .collect();
+        found.sort_unstable_by(|x, y| (x.a, x.b).cmp(&(y.a, y.b)).then(x.toi.total_cmp(&y.toi)));
+        found.dedup_by_key(|i| (i.a, i.b));
+        self.impacts = found;
+    }
+
     /// The first `count` manifolds of the last frame or batch, mapped (none unless
     /// [`ContactDetail::Full`]).
     fn read_manifolds(&mut self, count: u64) -> Result<Mapped> {
@@ -249,6 +283,7 @@ impl World {
         let mapped = self.readback.contacts(&self.gpu, src, totals.colliding, None, &mut self.spans)?;
         let contacts = self.spans.time("copy_out", || mapped.records::<GpuContact>().into_owned());
         drop(mapped);
+        self.read_impacts()?;
         let mapped = self.read_manifolds(totals.colliding)?;
         let manifolds = self.spans.time("copy_out", || mapped.records::<GpuManifold>().into_owned());
         Ok((contacts, manifolds))

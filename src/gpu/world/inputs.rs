@@ -66,7 +66,15 @@ impl World {
             }
             return Err(e);
         }
+        if let Some(starts) = &self.bodies.starts {
+            // Continuous collision sweeps from the last upload, still in `packed` (from these at
+            // the first: the poses the world was made with are no one's).
+            let from = if self.uploaded { &self.packed.transforms } else { &self.spare_transforms };
+            let bytes = bytemuck::cast_slice(from);
+            self.spans.time("staging_write", || queue.write_buffer(starts, 0, bytes));
+        }
         std::mem::swap(&mut self.packed.transforms, &mut self.spare_transforms);
+        self.uploaded = true;
         if staging.is_none() {
             // wgpu refused the staging memory (the device is lost, say): its own write reports it.
             let (bodies, bytes) = (&self.bodies, bytemuck::cast_slice(&self.packed.transforms));

@@ -76,6 +76,9 @@ pub struct World {
     /// The transforms before the last [`set_transforms`](World::set_transforms), whose memory the
     /// next one converts into.
     spare_transforms: Vec<[f32; 4]>,
+    /// Some transforms were uploaded since the world was made: continuous collision sweeps from
+    /// the last (see `upload_transforms`).
+    uploaded: bool,
     /// The host ordering's counts per body, whose memory the next frame reuses.
     order_scratch: order::Scratch,
     /// The host ordering's input: a frame's records in GPU order, in memory the next frame reuses.
@@ -106,6 +109,10 @@ pub struct World {
     margin: f32,
     /// The last frame's manifolds ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)), in the order of its contacts.
     manifolds: Vec<Manifold>,
+    /// With [`WorldOptions::continuous`], the impact records of the frame being collected, batch
+    /// by batch (instances, toi bits), then its impacts by body.
+    impact_records: Vec<[u32; 4]>,
+    impacts: Vec<crate::Impact>,
     /// With [`WorldOptions::events`], the last collected frame's contact events.
     contact_events: Option<ContactEvents>,
     /// With events and the pairs ordered on the host, the last collected frame's pairs, from
@@ -207,6 +214,14 @@ impl World {
         self.contact_events.as_ref()
     }
 
+    /// With [`WorldOptions::continuous`], each pair of bodies that touched at some moment of
+    /// the last frame collected (by any of [`step`](World::step), [`step_into`](World::step_into),
+    /// [`step_view`](World::step_view) or [`collect_into`](World::collect_into)), with the first,
+    /// sorted by (a, b): as [`Frame::impacts`]; `None` without.
+    pub fn impacts(&self) -> Option<&[crate::Impact]> {
+        self.sized.impacts.as_ref().map(|_| self.impacts.as_slice())
+    }
+
     /// The events stage's parity for the next frame.
     fn parity(&self) -> usize {
         self.parity.load(Atomic::Relaxed)
@@ -239,7 +254,8 @@ impl World {
                 true => crate::gpu::stages::sweep::SOFTWARE_WINDOW,
                 false => u32::MAX,
             },
-            pad: [0; 2],
+            continuous: u32::from(self.options.continuous),
+            pad: 0,
         };
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }
@@ -263,6 +279,7 @@ impl World {
                 Work::Broad => s.broad.encode(&mut rec),
                 Work::BroadWrite => s.broad.encode_write(&mut rec),
                 Work::Sat => s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded, self.large),
+                Work::Impacts => s.impacts.as_ref().expect(planned).encode(&mut rec),
                 Work::Compact { deepest, keys } => s.encode_compact(k, rec.pass(Pass::Compact), keys, deepest),
                 Work::Order => s.order.as_ref().expect(planned).encode(k, rec.pass(Pass::Order)),
                 Work::Manifold => s.manifold.as_ref().expect(planned).encode(k, rec.pass(Pass::Manifold)),
@@ -295,7 +312,8 @@ impl World {
         let mut contacts = Vec::new();
         let stats = self.step_into(&mut contacts)?;
         let (shapes, manifolds) = (std::mem::take(&mut self.shape_pairs), std::mem::take(&mut self.manifolds));
-        Ok(Frame { contacts, shapes, manifolds, stats })
+        let impacts = self.impacts.clone();
+        Ok(Frame { contacts, shapes, manifolds, impacts, stats })
     }
 
     /// As [`step`](World::step), into `contacts` (cleared first), reusing its allocation.

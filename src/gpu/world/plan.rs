@@ -22,6 +22,8 @@ pub(crate) enum Work {
     BroadWrite,
     /// The narrow phase.
     Sat,
+    /// Continuous collision: each candidate pair's first touch.
+    Impacts,
     /// The compaction; `deepest`: first the deepest shape pair per pair of bodies; `keys`: its
     /// scan and then the GPU ordering's keys in place of its write.
     Compact { deepest: bool, keys: bool },
@@ -87,11 +89,14 @@ impl Plans {
         };
         // The steps after the broad phase: the narrow phase, the compaction, then the passes
         // over the colliding pairs.
-        let tail = |sorted: bool, reduce: bool, with_events: bool| {
-            let mut steps = vec![
-                step(Work::Sat, &[Pass::Sat]),
-                step(Work::Compact { deepest: deepest && reduce, keys: sorted }, &[Pass::Compact]),
-            ];
+        // Continuous collision in the frames read back, after the narrow phase.
+        let impacts = sized.impacts.is_some();
+        let tail = |sorted: bool, reduce: bool, with_events: bool, read: bool| {
+            let mut steps = vec![step(Work::Sat, &[Pass::Sat])];
+            if impacts && read {
+                steps.push(step(Work::Impacts, &[Pass::Impacts]));
+            }
+            steps.push(step(Work::Compact { deepest: deepest && reduce, keys: sorted }, &[Pass::Compact]));
             if sorted {
                 steps.push(step(Work::Order, &[Pass::Order]));
             }
@@ -103,22 +108,22 @@ impl Plans {
             }
             steps
         };
-        let frame = |sorted: bool, reduce: bool, with_events: bool, timed: bool| {
+        let frame = |sorted: bool, reduce: bool, with_events: bool, read: bool, timed: bool| {
             let mut steps = vec![
                 step(Work::Clear, &[]),
                 step(Work::Transform, &[Pass::Transform]),
                 step(Work::Broad, sized.broad.passes()),
             ];
-            steps.extend(tail(sorted, reduce, with_events));
+            steps.extend(tail(sorted, reduce, with_events, read));
             steps.push(step(Work::Totals, &[]));
             Plan { steps, timed }
         };
         let mut batch = vec![step(Work::BroadWrite, write)];
-        batch.extend(tail(ordering, ordering, false));
+        batch.extend(tail(ordering, ordering, false, true));
         Plans {
-            read_back: frame(ordering, ordering, events, options.timestamps),
-            resident: frame(gpu_order, true, false, false),
-            resident_events: frame(ordering, true, events, false),
+            read_back: frame(ordering, ordering, events, true, options.timestamps),
+            resident: frame(gpu_order, true, false, false, false),
+            resident_events: frame(ordering, true, events, false, false),
             batch: Plan { steps: batch, timed: false },
         }
     }

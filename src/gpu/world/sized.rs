@@ -9,6 +9,7 @@ use crate::gpu::resources::{BodyBuffers, PairBuffers, Wiring};
 use crate::gpu::stages::compact::Compact;
 use crate::gpu::stages::deepest::Deepest;
 use crate::gpu::stages::events::Events;
+use crate::gpu::stages::impact::ImpactStage;
 use crate::gpu::stages::manifold::ManifoldStage;
 use crate::gpu::stages::narrow::NarrowPhase;
 use crate::gpu::stages::ordering::Ordering;
@@ -39,6 +40,8 @@ pub(crate) struct Sized {
     pub deepest: Option<Deepest>,
     /// With [`WorldOptions::events`](crate::gpu::WorldOptions::events) only.
     pub events: Option<Events>,
+    /// With [`WorldOptions::continuous`](crate::gpu::WorldOptions::continuous) only.
+    pub impacts: Option<ImpactStage>,
 }
 
 impl Capacity {
@@ -69,7 +72,18 @@ impl Sized {
         let broad = Broad::new(gpu, strips, capacity.entries, wiring, &pairs.candidates);
         let narrow = NarrowPhase::new(gpu, wiring, &pairs, &broad.candidate_total());
         let compact = Compact::new(gpu, wiring.control, &pairs);
-        Sized { capacity, pairs, broad, narrow, compact, manifold: None, order: None, deepest: None, events: None }
+        Sized {
+            capacity,
+            pairs,
+            broad,
+            narrow,
+            compact,
+            manifold: None,
+            order: None,
+            deepest: None,
+            events: None,
+            impacts: None,
+        }
     }
 
     /// The compaction; with the GPU ordering and `ordered`, its scan and then the sort keys in
@@ -108,6 +122,12 @@ impl Sized {
     }
 
     /// Adds the manifold stage ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)) if missing.
+    pub fn add_impacts(&mut self, gpu: &Gpu, wiring: &Wiring<'_>) {
+        if self.impacts.is_none() {
+            self.impacts = Some(ImpactStage::new(gpu, wiring, &self.pairs, self.capacity.candidates));
+        }
+    }
+
     pub fn add_manifolds(&mut self, gpu: &Gpu, params: &wgpu::Buffer, bodies: &BodyBuffers) {
         if self.manifold.is_none() {
             self.manifold = Some(ManifoldStage::new(gpu, params, bodies, &self.pairs));
