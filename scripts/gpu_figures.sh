@@ -106,6 +106,7 @@ step python 20 "$wheel && PYTHONPATH=/tmp/site python3 examples/python/bench.py 
 step cfsm 90 "$wheel && PYTHONPATH=/tmp/site python3 scripts/jupedsim_compare.py timing --satgpu-only --sizes 1000,10000,100000,1000000,10000000 --steps 20 --json $res/cfsm.json"
 step rays_1m 25 "$(compare rays_1m crowd 1000000 SATGPU_BENCH_RAYS=0)"
 step casts_1m 40 "$(compare casts_1m crowd 1000000 SATGPU_BENCH_CASTS=0)"
+step sweeps_1m 60 "$(compare sweeps_1m crowd 1000000 SATGPU_BENCH_SWEEPS=1)"
 step queries_1m 60 "$(compare queries_1m crowd 1000000 SATGPU_BENCH_QUERIES=${QUERIES:-250000})"
 for k in crowd mixed agents shapes outliers grid clustered dense; do
     step "compare_1m_$k" 40 "$(compare compare_1m_$k $k 1000000)"

@@ -17,6 +17,8 @@
 // as ray.wgsl does.
 
 #import constants
+#import params
+#import loops
 #import index
 #import body
 #import local_shape
@@ -33,12 +35,13 @@
 // that touches, (a, b, toi as f32 bits, 0), in no order.
 struct Impacts {
     count: atomic<u32>,
-    pad0: u32,
+    cut: atomic<u32>, // 1: some invocation's loops were cut short (loops.wgsl)
     pad1: u32,
     pad2: u32,
     records: array<vec4<u32>>,
 }
 @group(0) @binding(6) var<storage, read_write> impacts: Impacts;
+@group(0) @binding(7) var<uniform> params: Params; // `two`, for loops_cut
 
 // Most steps of conservative advancement for one pair.
 const STEPS: u32 = 1000u;
@@ -58,6 +61,15 @@ fn vertex_in(c: Core, k: u32) -> vec2<f32> {
 
 fn normal_in(c: Core, k: u32) -> vec2<f32> {
     return rotate(c.turn, shapes_at(c.start + k).zw);
+}
+
+// The length of `v`, with no square to overflow or flush to zero at any scale.
+fn safe_length(v: vec2<f32>) -> f32 {
+    let m = max(abs(v.x), abs(v.y));
+    if m == 0.0 {
+        return 0.0;
+    }
+    return m * length(v / m);
 }
 
 // The rotation `r` undone.
@@ -85,7 +97,7 @@ struct Sweep {
 // against a's in a's frame; t in [0, 1], or -1 for none.
 fn along_line(p: Sweep, v: vec2<f32>) -> f32 {
     let undo = back(p.sa.zw);
-    let speed = length(v);
+    let speed = safe_length(v);
     var d = vec2<f32>(1.0, 0.0);
     if speed > 0.0 {
         d = rotate(undo, v / speed);
@@ -140,7 +152,7 @@ fn along_line(p: Sweep, v: vec2<f32>) -> f32 {
 // The first touch by conservative advancement (see the top): a turning by `ta`, b by `tb`, b
 // moving by `v` relative to a; t in [0, 1], or -1 for none.
 fn advancing(p: Sweep, v: vec2<f32>, ta: f32, tb: f32) -> f32 {
-    let closing = length(v) + abs(ta) * p.a.radius + abs(tb) * p.b.radius;
+    let closing = safe_length(v) + abs(ta) * p.a.radius + abs(tb) * p.b.radius;
     let grown = (p.a.round + p.b.round) * p.inv;
     var t = 0.0;
     for (var step = 0u; step < STEPS; step++) {
@@ -180,9 +192,10 @@ fn first_touch(a: u32, b: u32) -> f32 {
     let p = Sweep(ba, bb, sa, sb, k, inv, edge);
     // b's motion relative to a's.
     let v = (eb.xy - sb.xy) - (ea.xy - sa.xy);
-    // A turn moves a core that reaches beyond the anchor.
-    let ta = select(0.0, turn_between(sa.zw, ea.zw), ba.radius > 0.0);
-    let tb = select(0.0, turn_between(sb.zw, eb.zw), bb.radius > 0.0);
+    // A turn moves a core that reaches beyond the anchor; an unchanged rotation is no turn,
+    // whatever the rounding of turn_between.
+    let ta = select(0.0, turn_between(sa.zw, ea.zw), ba.radius > 0.0 && any(sa.zw != ea.zw));
+    let tb = select(0.0, turn_between(sb.zw, eb.zw), bb.radius > 0.0 && any(sb.zw != eb.zw));
     if ta == 0.0 && tb == 0.0 {
         return along_line(p, v);
     }
@@ -202,5 +215,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if slot < arrayLength(&impacts.records) {
             impacts.records[slot] = vec4<u32>(pair.x, pair.y, bitcast<u32>(toi), 0u);
         }
+    }
+    if loops_cut(params.two) {
+        atomicStore(&impacts.cut, 1u);
     }
 }

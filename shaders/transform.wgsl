@@ -73,18 +73,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             anchor_hi = max(anchor_hi, s.xy);
             at = max(at, abs(s.xy));
             if any(s.zw != t.zw) {
-                // How far the core's vertices reach from the anchor (a large core: the radius of
-                // its disc), grown by a millionth for the rounding.
-                var far = body.radius;
-                if body.count <= SMALL {
-                    far = 0.0;
-                    for (var k = 0u; k < body.count; k++) {
-                        far = max(far, length(shapes_at(body.shape_start + k).xy));
-                    }
-                }
-                lo = vec2<f32>(-far * 1.000001);
-                hi = vec2<f32>(far * 1.000001);
-                radius = max(radius, far);
+                // How far the core's vertices reach from the anchor (computed in f64 when
+                // packed, rounded up: no square of an f32 to overflow or flush to zero).
+                lo = vec2<f32>(-body.radius);
+                hi = vec2<f32>(body.radius);
+                radius = max(radius, body.radius);
             }
         }
         // Round outward by far more than the rounding of the input to f32, of the rotation and of

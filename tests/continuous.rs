@@ -62,6 +62,8 @@ fn a_fast_small_body_through_a_thin_wall_is_caught_only_with_the_option() {
     let back = world.step().unwrap().impacts;
     assert_eq!(back.len(), 2, "{back:?}");
     assert!((back[0].toi - want).abs() < 1e-5, "{back:?}");
+    // A frame with no new poses: nothing moved since the last.
+    assert!(world.step().unwrap().impacts.is_empty());
     // Filtered apart: nothing.
     let mut filters = vec![Filter::DEFAULT; 3];
     filters[1].mask = 0;
@@ -69,6 +71,36 @@ fn a_fast_small_body_through_a_thin_wall_is_caught_only_with_the_option() {
     world.set_filters(&filters).unwrap();
     world.set_transforms(&end).unwrap();
     assert!(world.step().unwrap().impacts.is_empty());
+}
+
+#[test]
+fn the_thin_wall_is_caught_at_every_scale() {
+    let gpu = common::gpu();
+    let on = WorldOptions::default().with_continuous(true);
+    for s in [1e-20, 1e-10, 1e10, 1e20] {
+        let shapes = [
+            rect(-0.005 * s, -2.0 * s, 0.005 * s, 2.0 * s),
+            Polygon::circle([0.0, 0.0], 0.05 * s).unwrap(),
+            rect(-0.05 * s, -0.05 * s, 0.05 * s, 0.05 * s),
+        ]
+        .map(Body::from);
+        let start = [pose(5.0 * s, 0.0, 0.3), pose(0.0, 0.0, 0.0), pose(0.0, s, 0.0)];
+        let end = [pose(5.0 * s, 0.0, 0.3), pose(10.0 * s, 0.0, 0.0), pose(10.0 * s, s, 0.0)];
+        let (found, _) = gpu_sweep(&gpu, &shapes, &[0, 1, 2], (&start, &end), &on);
+        let want = sweep(&[&shapes[0], &shapes[1], &shapes[2]], &start, &end, &[]);
+        assert_eq!(found.len(), 2, "scale {s}: {found:?}");
+        for (g, w) in found.iter().zip(&want) {
+            assert!((g.a, g.b) == (w.a, w.b) && (g.toi - w.toi).abs() < 1e-4, "scale {s}: {g:?} against {w:?}");
+        }
+        // Turning too (the wall, a quarter turn about its centre, sweeps over the ball).
+        let end = [pose(5.0 * s, 0.0, 1.8), pose(5.0 * s - 1.5 * s, 0.0, 0.0), pose(0.0, s, 0.0)];
+        let start = [start[0], end[1], start[2]];
+        let (found, _) = gpu_sweep(&gpu, &shapes, &[0, 1, 2], (&start, &end), &on);
+        let want = sweep(&[&shapes[0], &shapes[1], &shapes[2]], &start, &end, &[]);
+        assert_eq!(found.len(), want.len(), "scale {s}: {found:?} against {want:?}");
+        assert_eq!(found.len(), 1, "scale {s}: {found:?}");
+        assert!((found[0].toi - want[0].toi).abs() < 1e-3, "scale {s}: {found:?} against {want:?}");
+    }
 }
 
 /// A small deterministic generator (xorshift), so the scenes need no features.

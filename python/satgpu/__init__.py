@@ -326,7 +326,7 @@ class World:
     apart by at most this distance (neighbours), with `depth` minus their distance. `events`:
     after each step, `events()` gives the pairs that began and ended touching since the step
     before (computed on the GPU). `continuous`: after each step, `impacts()` gives the pairs that
-    touched at some moment of it, each body moved from its transforms before the step to its
+    touched at some moment of it, each body moved from its transforms at the step before to its
     transforms now (continuous collision: a fast body is not lost through a thin wall). The GIL
     is released while the GPU works; `stats` holds the last frame's figures."""
 
@@ -411,8 +411,8 @@ class World:
 
     def impacts(self):
         """With `continuous=True`: a `satgpu.reference.Impacts` (a, b, toi), the pairs that
-        touched at some moment of the last step, each body moved from its transforms before the
-        step to those of the step (position and angle linearly, the angle the shorter way
+        touched at some moment of the last step, each body moved from its transforms at the step
+        before (before the first step: those set before the last) to those of the step (position and angle linearly, the angle the shorter way
         round), with the first moment in [0, 1], sorted by (a, b). `None` without."""
         found = self._world.impacts()
         return None if found is None else reference.Impacts(*found)

@@ -1206,7 +1206,7 @@ impl World {
     }
 
     /// With `continuous=True`, the pairs that touched at some moment of the last step, each
-    /// body moved from its transforms before to those of the step: (a, b, toi) arrays sorted by
+    /// body moved from its transforms at the step before to those of the step: (a, b, toi) arrays sorted by
     /// (a, b); `None` without.
     fn impacts<'py>(&self, py: Python<'py>) -> PyResult<Option<ImpactArrays<'py>>> {
         let world = self.lock(py)?;

@@ -4,7 +4,9 @@
 //!
 //! A body's pose at time `t` in [0, 1] is its start pose moved toward its end pose linearly: the
 //! position `p0 + t (p1 - p0)`, the angle `a0 + t (a1 - a0)` (no wrapping: an angle from 0 to
-//! 2 pi turns a whole turn).
+//! 2 pi turns a whole turn). The GPU's [`WorldOptions::continuous`](crate::gpu::WorldOptions::continuous)
+//! sees only each pose's rotation and turns the shorter way round: the two agree where every body
+//! turns less than half a turn per frame.
 //!
 //! - Two bodies that both keep their angle (or turn only about their cores' one point at their
 //!   origin, as a disc about its centre) move relative to each other along a line: the first

@@ -272,7 +272,7 @@ const SWEEP: [Slot; 8] = [Uniform, Read, Read, Read, Paged(Entries), ReadWrite, 
 const ALLPAIRS: [Slot; 5] = [Uniform, Paged(Bodies), ReadWrite, ReadWrite, Paged(Bodies)];
 const SAT: [Slot; 9] =
     [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, ReadWrite, ReadWrite, Uniform];
-const IMPACT: [Slot; 7] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite];
+const IMPACT: [Slot; 8] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite, Uniform];
 const DEEPEST: [Slot; 6] = [Read, Read, ReadWrite, ReadWrite, Paged(Bodies), ReadWrite];
 const MANIFOLD: [Slot; 7] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, Uniform];
 const QUERY: [Slot; 9] =

@@ -13,7 +13,8 @@ pub(crate) const RECORD: u64 = 16;
 
 pub(crate) struct ImpactStage {
     group: wgpu::BindGroup,
-    /// The count, then up to one record per candidate of a batch, in no order.
+    /// The count and whether some invocation's loops were cut short (Mesa's software adapters),
+    /// then up to one record per candidate of a batch, in no order.
     pub impacts: wgpu::Buffer,
     control: wgpu::Buffer,
 }
@@ -37,6 +38,7 @@ impl ImpactStage {
                 b.transforms.as_entire_binding(),
                 b.starts().as_entire_binding(),
                 impacts.as_entire_binding(),
+                wiring.params.as_entire_binding(),
             ],
         );
         ImpactStage { group, impacts, control: wiring.control.clone() }

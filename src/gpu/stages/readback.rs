@@ -183,16 +183,16 @@ impl Readback {
         Ok(list.split_off(1))
     }
 
-    /// The impact list of continuous collision (its count in record 0, then (a, b, toi bits, 0)
-    /// records), read now (two waits).
-    pub fn impacts(&mut self, gpu: &Gpu, src: &wgpu::Buffer, log: &mut SpanLog) -> Result<Vec<[u32; 4]>> {
+    /// The impact list of continuous collision (record 0: its count and the loops-cut flag; then
+    /// (a, b, toi bits, 0) records), read now (two waits), and whether the loops were cut.
+    pub fn impacts(&mut self, gpu: &Gpu, src: &wgpu::Buffer, log: &mut SpanLog) -> Result<(Vec<[u32; 4]>, bool)> {
         let slot = (&mut self.impacts, "satgpu.impacts.read");
-        let count = read_prefix::<[u32; 4]>(gpu, (src, 1), slot, ("impacts", log))?[0][0];
+        let [count, cut, ..] = read_prefix::<[u32; 4]>(gpu, (src, 1), slot, ("impacts", log))?[0];
         // (A batch has at most one impact per candidate, and the list room for one per candidate.)
         let count = u64::from(count).min(src.size() / 16 - 1);
         let mut list =
             read_prefix(gpu, (src, 1 + count), (&mut self.impacts, "satgpu.impacts.read"), ("impacts", log))?;
-        Ok(list.split_off(1))
+        Ok((list.split_off(1), cut != 0))
     }
 
     /// The first `count` contacts of `src`, mapped: from the copy the frame `submission` made

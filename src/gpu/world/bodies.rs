@@ -45,6 +45,8 @@ impl World {
         let body_shapes: Vec<u32> = (0..bodies.len() as u32).collect();
         let mut world = World::new(gpu, &local, &body_shapes, options)?;
         world.set_transforms(&anchors)?;
+        // (No caller's poses: continuous collision does not sweep from them.)
+        world.uploaded = false;
         Ok(world)
     }
 

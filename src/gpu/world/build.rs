@@ -1,7 +1,7 @@
 //! Making a world: its packing, the pages its arrays need, its buffers and stages.
 
 use std::borrow::Borrow;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 
 use crate::error::Result;
 use crate::geometry::{ContactEvents, Polygon};
@@ -94,6 +94,7 @@ impl World {
                 packed,
                 spare: Packed::default(),
                 spare_transforms: vec![],
+                frame_poses: AtomicBool::new(false),
                 uploaded: false,
                 order_scratch: order::Scratch::default(),
                 raw: vec![],

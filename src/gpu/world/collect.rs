@@ -43,6 +43,7 @@ impl World {
         contacts: &mut Vec<T>,
         keep_mapped: bool,
     ) -> Result<(FrameStats, Option<Mapped>)> {
+        self.impacts.clear();
         loop {
             let flight = self.in_flight.as_ref().expect("a frame is in flight");
             let (start, reruns, submission) = (flight.start, flight.reruns, flight.submission.clone());
@@ -94,6 +95,7 @@ impl World {
             }
             self.read_events(totals)?;
             self.impacts_by_body();
+            self.keep_poses(None);
             if let Some(host) = self.host_events.as_mut() {
                 let events = match &kept {
                     Some(mapped) => {
@@ -232,7 +234,11 @@ impl World {
     /// `impact_records`.
     fn read_impacts(&mut self) -> Result<()> {
         let Some(stage) = self.sized.impacts.as_ref() else { return Ok(()) };
-        let records = self.readback.impacts(&self.gpu, &stage.impacts, &mut self.spans)?;
+        let (records, cut) = self.readback.impacts(&self.gpu, &stage.impacts, &mut self.spans)?;
+        if cut {
+            let why = "continuous collision: a pair of bodies with too many vertices turned for too many steps";
+            return Err(crate::gpu::device::adapter::loops_cut(self.gpu.adapter_info(), why));
+        }
         self.impact_records.extend_from_slice(&records);
         Ok(())
     }

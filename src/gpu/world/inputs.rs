@@ -6,6 +6,7 @@ use crate::geometry::Filter;
 use crate::gpu::host::pack::{self, Pose, PoseArrays, PoseScalar, PoseSource};
 use crate::gpu::world::options::ContactDetail;
 use crate::gpu::world::World;
+use std::sync::atomic::Ordering as Atomic;
 
 impl World {
     /// Sets every body's position and rotation for the next frame: 16 bytes per body go to the
@@ -66,9 +67,10 @@ impl World {
             }
             return Err(e);
         }
-        if let Some(starts) = &self.bodies.starts {
-            // Continuous collision sweeps from the last upload, still in `packed` (from these at
-            // the first: the poses the world was made with are no one's).
+        if let Some(starts) = self.bodies.starts.as_ref().filter(|_| !self.frame_poses.load(Atomic::Relaxed)) {
+            // Continuous collision sweeps from the last frame's poses; before the first frame,
+            // from the upload before (`packed`), or none (the poses the world was made with are
+            // no one's).
             let from = if self.uploaded { &self.packed.transforms } else { &self.spare_transforms };
             let bytes = bytemuck::cast_slice(from);
             self.spans.time("staging_write", || queue.write_buffer(starts, 0, bytes));

@@ -13,7 +13,7 @@
 //! wait, then growth and rerun (a buffer was too small), a second copy (more pairs than the last
 //! frame) or batches (the candidates outgrow what one binding holds), so no pair is ever dropped.
 
-use std::sync::atomic::{AtomicUsize, Ordering as Atomic};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as Atomic};
 use std::time::Instant;
 
 use crate::error::Result;
@@ -76,8 +76,11 @@ pub struct World {
     /// The transforms before the last [`set_transforms`](World::set_transforms), whose memory the
     /// next one converts into.
     spare_transforms: Vec<[f32; 4]>,
-    /// Some transforms were uploaded since the world was made: continuous collision sweeps from
-    /// the last (see `upload_transforms`).
+    /// With continuous collision: the start poses hold the poses of the last frame (copied
+    /// there after each, `keep_poses`). Until the first frame, each upload sets them to the
+    /// upload before (`uploaded`), or at the first to itself (the poses the world was made with
+    /// are no one's).
+    frame_poses: AtomicBool,
     uploaded: bool,
     /// The host ordering's counts per body, whose memory the next frame reuses.
     order_scratch: order::Scratch,
@@ -220,6 +223,22 @@ impl World {
     /// sorted by (a, b): as [`Frame::impacts`]; `None` without.
     pub fn impacts(&self) -> Option<&[crate::Impact]> {
         self.sized.impacts.as_ref().map(|_| self.impacts.as_slice())
+    }
+
+    /// With continuous collision, the poses now become the next frame's start poses: copied on
+    /// the GPU in `encoder`, or in a submission of their own (no wait).
+    pub(crate) fn keep_poses(&self, encoder: Option<&mut wgpu::CommandEncoder>) {
+        let Some(starts) = &self.bodies.starts else { return };
+        let transforms = &self.bodies.transforms;
+        match encoder {
+            Some(encoder) => encoder.copy_buffer_to_buffer(transforms, 0, starts, 0, transforms.size()),
+            None => {
+                let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+                encoder.copy_buffer_to_buffer(transforms, 0, starts, 0, transforms.size());
+                self.gpu.queue().submit([encoder.finish()]);
+            }
+        }
+        self.frame_poses.store(true, Atomic::Relaxed);
     }
 
     /// The events stage's parity for the next frame.

@@ -62,14 +62,18 @@ pub struct WorldOptions {
     /// `events_buffer` is then `None`.
     pub events: bool,
     /// Continuous collision (default off): each frame read back also sweeps every body from its
-    /// pose before the last [`set_transforms`](crate::gpu::World::set_transforms) (at the first
-    /// frame, its pose now) to its pose now, position and angle linearly in time (the angle the
-    /// shorter way round: a body turns less than half a turn per frame), and reports in
+    /// pose at the last frame (before the first frame: its pose before the last
+    /// [`set_transforms`](crate::gpu::World::set_transforms), or none) to its pose now, position
+    /// and angle linearly in time (the angle the shorter way round: a body turns less than half
+    /// a turn per frame), and reports in
     /// [`Frame::impacts`] each pair of bodies that touches at some moment of it, with the first
     /// (see [`reference::sweep`](crate::reference::sweep)). A fast small body that passes through
     /// a thin wall between two frames is caught there. The frame's contacts are unchanged; its
     /// broad phase sees each body's swept box; each body keeps 16 bytes of start pose, and each
-    /// candidate pair 16 bytes for its impact. Frames left on the GPU compute none.
+    /// candidate pair 16 bytes for its impact. Frames left on the GPU compute none. Where a body
+    /// turns, the first touch comes from conservative advancement, which the GPU stops after
+    /// 1,000 steps (the reference after 100,000), counting a touch where it got to: a pair that
+    /// stays within a hair of touching for the whole frame while it turns may be reported.
     pub continuous: bool,
 }
 

@@ -17,6 +17,7 @@ impl World {
         // simulation's walls) keeps each pair of bodies' deepest part pair on the GPU, where
         // the caller's passes read it.
         self.record(encoder, &self.plans.resident);
+        self.keep_poses(Some(encoder));
     }
 
     /// As [`encode`](World::encode), with the pairs sorted by (a, b) and, with
@@ -28,6 +29,7 @@ impl World {
     /// its last detection and [`encode`](World::encode) for the others.
     pub fn encode_with_events(&self, encoder: &mut wgpu::CommandEncoder) {
         self.record(encoder, &self.plans.resident_events);
+        self.keep_poses(Some(encoder));
         if self.sized.events.is_some() {
             self.turn_parity();
         }

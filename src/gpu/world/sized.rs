@@ -121,13 +121,14 @@ impl Sized {
         self.events = Some(Events::new(gpu, &self.pairs, fold));
     }
 
-    /// Adds the manifold stage ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)) if missing.
+    /// Adds continuous collision's stage if missing.
     pub fn add_impacts(&mut self, gpu: &Gpu, wiring: &Wiring<'_>) {
         if self.impacts.is_none() {
             self.impacts = Some(ImpactStage::new(gpu, wiring, &self.pairs, self.capacity.candidates));
         }
     }
 
+    /// Adds the manifold stage ([`ContactDetail::Full`](crate::gpu::ContactDetail::Full)) if missing.
     pub fn add_manifolds(&mut self, gpu: &Gpu, params: &wgpu::Buffer, bodies: &BodyBuffers) {
         if self.manifold.is_none() {
             self.manifold = Some(ManifoldStage::new(gpu, params, bodies, &self.pairs));
