@@ -185,10 +185,11 @@ fn first_touch(a: u32, b: u32) -> f32 {
     let size = ba.radius + ba.round + bb.radius + bb.round;
     let k = frexp(max(size, 1e-30)).exp;
     let inv = ldexp(1.0, -k);
-    // Within the rounding of the world coordinates (as f32) and of the shapes' own.
-    let coords = max(max(abs(sa.xy), abs(sb.xy)), max(abs(ea.xy), abs(eb.xy)));
-    let world = max(max(coords.x, coords.y), size);
-    let edge = 4.0 * 1.2e-7 * world * inv + ON_EDGE;
+    // Within a few roundings at the pair's own scale: every length below comes from differences
+    // of the two bodies' f32 poses (exact where they lie near each other), never from the world
+    // coordinates themselves, so the pair is decided on its f32 poses as the narrow phase
+    // decides it, wherever it lies.
+    let edge = 4.0 * ON_EDGE;
     let p = Sweep(ba, bb, sa, sb, k, inv, edge);
     // b's motion relative to a's.
     let v = (eb.xy - sb.xy) - (ea.xy - sa.xy);

@@ -34,6 +34,12 @@ mod cost {
     /// result and flag, the compaction's scan, the manifold and ordering buffers, and the
     /// readback's staging (half again as large as the contacts, 24 bytes each).
     pub const DEVICE_PER_CANDIDATE: u64 = 8 + 24 + 16 + 4 + 4 + 32 + 16 + 36;
+    /// Continuous collision: each body's start pose.
+    pub const CONTINUOUS_PER_BODY: u64 = 16;
+    /// Continuous collision: each candidate's impact slot and its readback staging (half again).
+    pub const CONTINUOUS_PER_CANDIDATE: u64 = 16 + 24;
+    /// Continuous collision: the impacts read back, as records and as `Impact`s.
+    pub const CONTINUOUS_HOST_PER_CANDIDATE: u64 = 16 + 24;
     /// The frame's pairs on the host: the GPU records and the contacts handed out.
     pub const HOST_PER_CANDIDATE: u64 = 24 + 32;
     /// The CPU reference: each body's AABB and sort order, each candidate pair and contact.
@@ -77,11 +83,14 @@ pub struct Work {
     pub json: bool,
     /// The built-in crowd ([`sim`](crate::sim)) runs on the world.
     pub sim: bool,
+    /// The world sweeps its bodies ([`WorldOptions::continuous`](crate::gpu::WorldOptions::continuous)).
+    pub continuous: bool,
 }
 
 impl Work {
     /// Polygons on the host and a world on the device: one-shot detection.
-    pub const DETECT: Work = Work { polygons: true, world: true, reference: false, json: false, sim: false };
+    pub const DETECT: Work =
+        Work { polygons: true, world: true, reference: false, json: false, sim: false, continuous: false };
     /// As [`Work::DETECT`], and the CPU reference on the same scene (`satgpu run`, `bench`).
     pub const VALIDATE: Work = Work { reference: true, ..Work::DETECT };
     /// A world alone, its shapes given ([`World::new`](crate::gpu::World::new)).
@@ -89,7 +98,8 @@ impl Work {
     /// A world and the crowd on it ([`Simulation`](crate::sim::Simulation), `satgpu sim`).
     pub const SIM: Work = Work { sim: true, ..Work::WORLD };
     /// Polygons and their JSON text (`satgpu gen`).
-    pub const GENERATE: Work = Work { polygons: true, world: false, reference: false, json: true, sim: false };
+    pub const GENERATE: Work =
+        Work { polygons: true, world: false, reference: false, json: true, sim: false, continuous: false };
 }
 
 /// Bytes a piece of work needs.
@@ -136,6 +146,10 @@ pub fn estimate(size: SceneSize, work: Work) -> MemoryEstimate {
     if work.sim {
         host = sum(&[host, per(n, cost::SIM_HOST_PER_BODY)]);
         device = sum(&[device, per(n, cost::SIM_DEVICE_PER_BODY)]);
+    }
+    if work.continuous && work.world {
+        host = sum(&[host, per(c, cost::CONTINUOUS_HOST_PER_CANDIDATE)]);
+        device = sum(&[device, per(n, cost::CONTINUOUS_PER_BODY), per(c, cost::CONTINUOUS_PER_CANDIDATE)]);
     }
     if work.json {
         host = sum(&[host, per(n, cost::JSON_PER_BODY), per(v, cost::JSON_PER_VERTEX)]);
@@ -213,6 +227,10 @@ mod tests {
         let huge = SceneSize { bodies: u64::MAX, vertices: u64::MAX, candidates: u64::MAX };
         assert_eq!(estimate(huge, Work::VALIDATE).total(), u64::MAX);
         assert_eq!(estimate(base, Work::default()), MemoryEstimate::default());
+        // Continuous collision: 16 bytes per body and 40 per candidate (at least 6 per body) more.
+        let (on, off) = (estimate(base, Work { continuous: true, ..Work::WORLD }), estimate(base, Work::WORLD));
+        assert_eq!(on.device - off.device, 1000 * 16 + 6000 * 40);
+        assert_eq!(on.host - off.host, 6000 * 40);
     }
 
     #[test]

@@ -117,5 +117,6 @@ pub(super) fn check_memory(gpu: &Gpu, bodies: usize, vertices: usize, options: &
         vertices: vertices as u64,
         candidates: options.candidate_capacity.map_or(0, u64::from),
     };
-    check_fits(gpu, size, Work::WORLD, || format!("{} bodies", grouped(size.bodies)))
+    let work = Work { continuous: options.continuous, ..Work::WORLD };
+    check_fits(gpu, size, work, || format!("{} bodies", grouped(size.bodies)))
 }
