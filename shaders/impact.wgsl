@@ -10,8 +10,9 @@
 // - Otherwise conservative advancement, as reference::sweep: at time t the cores lie g apart
 //   beyond both radii, and they close no faster than k = |v| + |turn a| R_a + |turn b| R_b per
 //   unit of time (R: the reach of the core from the anchor), so they cannot touch before
-//   t + g / k. It stops where g is within the rounding of the coordinates (a touch), past 1 (no
-//   touch), or after STEPS steps (counted as a touch where it got to, never a missed one).
+//   t + g / k. It stops where g is within a few roundings at the pair's scale (a touch), past 1 (no
+//   touch), or after STEPS steps, fewer on software adapters (counted as a touch where it got to,
+//   never a missed one).
 //
 // Each pair is taken in a's frame, scaled by a power of two chosen from the pair's size (exact),
 // as ray.wgsl does.
@@ -41,10 +42,13 @@ struct Impacts {
     records: array<vec4<u32>>,
 }
 @group(0) @binding(6) var<storage, read_write> impacts: Impacts;
-@group(0) @binding(7) var<uniform> params: Params; // `two`, for loops_cut
+@group(0) @binding(7) var<uniform> params: Params; // `two` (loops_cut), `window_steps`
 
-// Most steps of conservative advancement for one pair.
+// Most steps of conservative advancement for one pair. On Mesa's software adapters (whose
+// invocations stop every loop after 65,535 iterations in all; params.window_steps is then not
+// u32::MAX) fewer, as many as that budget pays for: each step walks both cores about twice.
 const STEPS: u32 = 1000u;
+const SOFTWARE_BUDGET: u32 = 60000u;
 
 // A convex core in a's frame, scaled by `inv`: a body's shape from `start` in `shapes`, turned
 // by `turn`.
@@ -154,8 +158,12 @@ fn along_line(p: Sweep, v: vec2<f32>) -> f32 {
 fn advancing(p: Sweep, v: vec2<f32>, ta: f32, tb: f32) -> f32 {
     let closing = safe_length(v) + abs(ta) * p.a.radius + abs(tb) * p.b.radius;
     let grown = (p.a.round + p.b.round) * p.inv;
+    var steps = STEPS;
+    if params.window_steps != 0xffffffffu {
+        steps = min(STEPS, SOFTWARE_BUDGET / (2u * (p.a.count + p.b.count) + 4u));
+    }
     var t = 0.0;
-    for (var step = 0u; step < STEPS; step++) {
+    for (var step = 0u; step < steps; step++) {
         let ra = rotate(p.sa.zw, vec2<f32>(cos(t * ta), sin(t * ta)));
         let rb = rotate(p.sb.zw, vec2<f32>(cos(t * tb), sin(t * tb)));
         let undo = back(ra);

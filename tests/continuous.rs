@@ -190,3 +190,22 @@ fn a_frame_in_batches_reads_every_batch_s_impacts() {
         assert!((g.a, g.b) == (w.a, w.b) && (g.toi - w.toi).abs() < 1e-3, "{g:?} against {w:?}");
     }
 }
+
+#[test]
+fn large_turning_bodies_stay_within_the_software_adapters_loop_limit() {
+    // Two 256-gons, one turning as they close head-on (conservative advancement, 512 vertices a
+    // step): found as the reference finds them, never a loop cut short.
+    let gpu = common::gpu();
+    let round: Vec<[f64; 2]> = (0..256)
+        .map(|k| f64::from(k) * std::f64::consts::TAU / 256.0)
+        .map(|a| [a.cos() * (1.0 + 0.05 * (3.0 * a).cos()), a.sin() * (1.0 + 0.05 * (3.0 * a).cos())])
+        .collect();
+    let shapes = [Body::from(Polygon::new(round).unwrap())];
+    let start = [pose(0.0, 0.0, 0.0), pose(5.0, 0.3, 0.0)];
+    let end = [pose(0.0, 0.0, 0.5), pose(1.0, 0.3, -0.4)];
+    let on = WorldOptions::default().with_continuous(true);
+    let (found, _) = gpu_sweep(&gpu, &shapes, &[0, 0], (&start, &end), &on);
+    let want = sweep(&[&shapes[0], &shapes[0]], &start, &end, &[]);
+    assert_eq!(want.len(), 1);
+    assert!(found.len() == 1 && (found[0].toi - want[0].toi).abs() < 1e-3, "{found:?} against {want:?}");
+}
