@@ -34,8 +34,8 @@ mod cost {
     /// result and flag, the compaction's scan, the manifold and ordering buffers, and the
     /// readback's staging (half again as large as the contacts, 24 bytes each).
     pub const DEVICE_PER_CANDIDATE: u64 = 8 + 24 + 16 + 4 + 4 + 32 + 16 + 36;
-    /// Continuous collision: each body's start pose.
-    pub const CONTINUOUS_PER_BODY: u64 = 16;
+    /// Continuous collision: each body's start pose and the copy of its pose a frame ran with.
+    pub const CONTINUOUS_PER_BODY: u64 = 32;
     /// Continuous collision: each candidate's impact slot and its readback staging (half again).
     pub const CONTINUOUS_PER_CANDIDATE: u64 = 16 + 24;
     /// Continuous collision: the impacts read back, as records and as `Impact`s.
@@ -159,8 +159,10 @@ pub fn estimate(size: SceneSize, work: Work) -> MemoryEstimate {
 
 /// The device bytes of the buffers a world sizes by its capacities, which growth
 /// ([`World::reserve`](crate::gpu::World::reserve)) allocates anew while the old ones still exist.
-pub fn capacity_bytes(entries: u64, candidates: u64) -> u64 {
-    entries.saturating_mul(cost::DEVICE_PER_ENTRY).saturating_add(candidates.saturating_mul(cost::DEVICE_PER_CANDIDATE))
+/// `continuous`: with [`WorldOptions::continuous`](crate::gpu::WorldOptions::continuous)'s impacts.
+pub fn capacity_bytes(entries: u64, candidates: u64, continuous: bool) -> u64 {
+    let per_candidate = cost::DEVICE_PER_CANDIDATE + if continuous { cost::CONTINUOUS_PER_CANDIDATE } else { 0 };
+    entries.saturating_mul(cost::DEVICE_PER_ENTRY).saturating_add(candidates.saturating_mul(per_candidate))
 }
 
 /// The memory the host has available for new allocations: `MemAvailable` from /proc/meminfo on
@@ -227,9 +229,9 @@ mod tests {
         let huge = SceneSize { bodies: u64::MAX, vertices: u64::MAX, candidates: u64::MAX };
         assert_eq!(estimate(huge, Work::VALIDATE).total(), u64::MAX);
         assert_eq!(estimate(base, Work::default()), MemoryEstimate::default());
-        // Continuous collision: 16 bytes per body and 40 per candidate (at least 6 per body) more.
+        // Continuous collision: 32 bytes per body and 40 per candidate (at least 6 per body) more.
         let (on, off) = (estimate(base, Work { continuous: true, ..Work::WORLD }), estimate(base, Work::WORLD));
-        assert_eq!(on.device - off.device, 1000 * 16 + 6000 * 40);
+        assert_eq!(on.device - off.device, 1000 * 32 + 6000 * 40);
         assert_eq!(on.host - off.host, 6000 * 40);
     }
 

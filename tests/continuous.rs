@@ -64,6 +64,20 @@ fn a_fast_small_body_through_a_thin_wall_is_caught_only_with_the_option() {
     assert!((back[0].toi - want).abs() < 1e-5, "{back:?}");
     // A frame with no new poses: nothing moved since the last.
     assert!(world.step().unwrap().impacts.is_empty());
+    // Poses set while a frame runs wait for the next: that frame sweeps from the poses the one
+    // before ran with.
+    world.set_transforms(&end).unwrap();
+    world.submit().unwrap();
+    world.set_transforms(&start).unwrap();
+    let mut contacts = vec![];
+    world.collect_into(&mut contacts).unwrap();
+    assert_eq!(world.impacts().map(<[Impact]>::len), Some(2), "end, swept from start");
+    assert_eq!(world.step().unwrap().impacts.len(), 2, "start, swept from end");
+    // A frame before any poses were set keeps none: the first poses sweep from themselves.
+    let mut fresh = World::new(&gpu, &shapes, &[0, 1, 2], &on).unwrap();
+    fresh.step().unwrap();
+    fresh.set_transforms(&end).unwrap();
+    assert!(fresh.step().unwrap().impacts.is_empty());
     // Filtered apart: nothing.
     let mut filters = vec![Filter::DEFAULT; 3];
     filters[1].mask = 0;

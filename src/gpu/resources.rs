@@ -34,8 +34,12 @@ pub(crate) struct BodyBuffers {
     /// Per body (x, y, cos, sin).
     pub transforms: wgpu::Buffer,
     /// With [`WorldOptions::continuous`](crate::gpu::WorldOptions::continuous), per body its pose
-    /// at the start of the frame, (x, y, cos, sin): the transforms before the last upload.
+    /// at the start of the frame, (x, y, cos, sin): the last frame's poses.
     pub starts: Option<wgpu::Buffer>,
+    /// With continuous collision, the poses a frame read back ran with, copied there by its own
+    /// commands (a pose uploaded while it runs waits for the next), and from there to `starts`
+    /// once it is collected.
+    pub ends: Option<wgpu::Buffer>,
     /// Per body world AABB (min.xy, max.xy).
     pub aabbs: wgpu::Buffer,
     /// Scene bounds as sortable u32 (~min.x, ~min.y, max.x, max.y).
@@ -67,6 +71,9 @@ impl BodyBuffers {
             ),
             starts: continuous.then(|| {
                 init(device, "satgpu.starts", bytemuck::cast_slice(&packed.transforms), U::STORAGE | U::COPY_DST)
+            }),
+            ends: continuous.then(|| {
+                init(device, "satgpu.ends", bytemuck::cast_slice(&packed.transforms), U::COPY_SRC | U::COPY_DST)
             }),
             shapes: init(device, "satgpu.shapes", bytemuck::cast_slice(&packed.shape_data), U::STORAGE | U::COPY_DST),
             boxes: init(device, "satgpu.boxes", bytemuck::cast_slice(&packed.boxes), U::STORAGE | U::COPY_DST),

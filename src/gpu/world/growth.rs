@@ -86,7 +86,7 @@ impl World {
         }
         // The new buffers are made while the old ones still exist: refused before either changes.
         let (e, k) = (u64::from(capacity.entries), u64::from(capacity.candidates));
-        let device = crate::memory::capacity_bytes(e, k);
+        let device = crate::memory::capacity_bytes(e, k, self.options.continuous);
         let what = || format!("{} candidate pairs and {} strip entries", grouped(k), grouped(e));
         self.gpu.check_memory(what, crate::memory::MemoryEstimate { host: 0, device })?;
         // Entries past a page boundary need the kernels of more pages, and so does the transform.

@@ -225,20 +225,24 @@ impl World {
         self.sized.impacts.as_ref().map(|_| self.impacts.as_slice())
     }
 
-    /// With continuous collision, the poses now become the next frame's start poses: copied on
-    /// the GPU in `encoder`, or in a submission of their own (no wait).
+    /// With continuous collision, a frame's poses become the next frame's start poses: a frame
+    /// left on the GPU's, copied in its `encoder` after it; a frame read back's (`None`), from
+    /// the copy its own commands made (`ends`), in a submission of their own (no wait). A frame
+    /// read back before the first upload keeps nothing: the poses a world was made with are no
+    /// one's.
     pub(crate) fn keep_poses(&self, encoder: Option<&mut wgpu::CommandEncoder>) {
-        let Some(starts) = &self.bodies.starts else { return };
+        let (Some(starts), Some(ends)) = (&self.bodies.starts, &self.bodies.ends) else { return };
         let transforms = &self.bodies.transforms;
         match encoder {
             Some(encoder) => encoder.copy_buffer_to_buffer(transforms, 0, starts, 0, transforms.size()),
-            None => {
+            None if self.uploaded => {
                 let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-                encoder.copy_buffer_to_buffer(transforms, 0, starts, 0, transforms.size());
+                encoder.copy_buffer_to_buffer(ends, 0, starts, 0, ends.size());
                 self.gpu.queue().submit([encoder.finish()]);
             }
+            None => return,
         }
-        self.frame_poses.store(true, Atomic::Relaxed);
+        self.frame_poses.store(self.uploaded, Atomic::Relaxed);
     }
 
     /// The events stage's parity for the next frame.
@@ -362,6 +366,10 @@ impl World {
             // on the GPU with the ordering there; the host names them by body (`collect.rs`).
             let events = self.sized.events.as_ref();
             self.record(&mut encoder, &self.plans.read_back);
+            if let Some(ends) = &self.bodies.ends {
+                // The poses this frame ran with, for the next one's sweep (`keep_poses`).
+                encoder.copy_buffer_to_buffer(&self.bodies.transforms, 0, ends, 0, ends.size());
+            }
             let capacity = u64::from(self.sized.capacity.candidates);
             self.readback.encode_contacts(&self.gpu, &mut encoder, &self.sized.pairs.contacts, capacity);
             self.readback.encode_status(&mut encoder, self.options.timestamps, events.map(|e| &e.totals));

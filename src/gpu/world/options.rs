@@ -69,7 +69,7 @@ pub struct WorldOptions {
     /// [`Frame::impacts`] each pair of bodies that touches at some moment of it, with the first
     /// (see [`reference::sweep`](crate::reference::sweep)). A fast small body that passes through
     /// a thin wall between two frames is caught there. The frame's contacts are unchanged; its
-    /// broad phase sees each body's swept box; each body keeps 16 bytes of start pose, and each
+    /// broad phase sees each body's swept box; each body keeps 32 bytes of poses, and each
     /// candidate pair 16 bytes for its impact. Frames left on the GPU compute none. Where a body
     /// turns, the first touch comes from conservative advancement, which the GPU stops after
     /// 1,000 steps (on Mesa's software adapters, as many as their loop limit pays for: about
