@@ -73,8 +73,10 @@ pub struct WorldOptions {
     /// candidate pair 16 bytes for its impact. Frames left on the GPU compute none. Where a body
     /// turns, the first touch comes from conservative advancement, which the GPU stops after
     /// 1,000 steps (on Mesa's software adapters, as many as their loop limit pays for: about
-    /// 30,000 / (n_a + n_b); the reference after 100,000), counting a touch where it got to: a pair that
-    /// stays within a hair of touching for the whole frame while it turns may be reported.
+    /// 30,000 / (n_a + n_b); the reference after 100,000), counting a touch where it got to: a
+    /// pair that stays near touching for much of the frame while it turns may be reported (on a
+    /// software adapter, with few steps for bodies of hundreds of vertices, one that passes
+    /// within a fraction of its size).
     pub continuous: bool,
 }
 
