@@ -87,6 +87,9 @@ struct RayParams {
 const SHAPES_AT: u32 = 2u * MAX_STRIPS + 4u;
 
 override RAY_STEP: u32 = 0u;
+// Whether the batch casts shapes (else: rays alone). A pipeline of rays leaves the shapes' code
+// out: compiled in, it held ray casts on an H200 to 0.44 times their speed (BENCHMARKS.md).
+override SHAPE_CASTS: bool = true;
 
 const NONE: u32 = 0xffffffffu;
 // The answer of a ray whose invocation's loops were cut short (loops.wgsl).
@@ -109,7 +112,7 @@ fn body_core(b: Body, inv: f32) -> Core {
 
 // The core's vertex k (scaled).
 fn vertex_in(c: Core, k: u32) -> vec2<f32> {
-    if c.of_cast != 0u {
+    if SHAPE_CASTS && c.of_cast != 0u {
         let at = c.start + 4u * k;
         return rotate(c.turn, bitcast<vec2<f32>>(vec2<u32>(io[at], io[at + 1u]))) * c.inv;
     }
@@ -118,7 +121,7 @@ fn vertex_in(c: Core, k: u32) -> vec2<f32> {
 
 // The unit outward normal of the core's edge from vertex k.
 fn normal_in(c: Core, k: u32) -> vec2<f32> {
-    if c.of_cast != 0u {
+    if SHAPE_CASTS && c.of_cast != 0u {
         let at = c.start + 4u * k + 2u;
         return rotate(c.turn, bitcast<vec2<f32>>(vec2<u32>(io[at], io[at + 1u])));
     }
@@ -164,7 +167,7 @@ fn cast_body(i: u32, r: Ray, limit: f32) -> Hit {
     let reach = ldexp(min(limit - skip, ldexp(BIG, min(k, 0))), -k);
     var hit = vec3<f32>(-1.0, 0.0, 0.0);
     var at = vec2<f32>(0.0); // the point touched (scaled, in the body's frame)
-    if r.count == 0u {
+    if !SHAPE_CASTS || r.count == 0u {
         if skip == 0.0 && inside(body, round, edge, o) {
             return at_start;
         }

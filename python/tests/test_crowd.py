@@ -18,11 +18,6 @@ AREA = "POLYGON ((0 0, 10 0, 10 4, 12 4, 12 6, 10 6, 10 10, 0 10, 0 0))"
 EXIT = (11.5, 4, 12, 6)
 
 
-@pytest.fixture(scope="module")
-def gpu():
-    return satgpu.Gpu(adapter="software")
-
-
 def test_a_lone_agent_walks_out_at_its_speed(gpu):
     for backend in ("gpu", "cpu"):
         crowd = satgpu.Crowd(AREA, EXIT, [[11.0, 5.0]], backend=backend, gpu=gpu)

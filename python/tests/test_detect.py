@@ -7,11 +7,6 @@ import satgpu
 from satgpu import reference
 
 
-@pytest.fixture(scope="module")
-def gpu():
-    return satgpu.Gpu(adapter="software")
-
-
 def agree(shapes, got):
     want = reference.detect(shapes)
     assert reference.disagreements(shapes, got, want) == 0

@@ -13,11 +13,6 @@ from satgpu import errors
 SQUARE = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]
 
 
-@pytest.fixture(scope="module")
-def gpu():
-    return satgpu.Gpu(adapter="software")
-
-
 def test_every_class_the_bindings_raise_exists_under_satgpu_error():
     source = (pathlib.Path(__file__).parents[1] / "src" / "lib.rs").read_text()
     raised = set(re.findall(r'"([A-Za-z]+Error)"', source))
@@ -87,21 +82,21 @@ def test_no_filters_for_some_shapes_is_never_read_as_none(gpu):
         satgpu.detect(shapes, filters=(ones, ones, np.zeros(2, dtype=np.int32)), gpu=gpu)
 
 
-def test_adapter_and_memory_errors(monkeypatch):
+def test_adapter_and_memory_errors(monkeypatch, adapter):
     monkeypatch.setenv("WGPU_ADAPTER_NAME", "no adapter is called this")
     with pytest.raises(satgpu.NoAdapterError, match='WGPU_ADAPTER_NAME="no adapter is called this"'):
         satgpu.Gpu()
     monkeypatch.delenv("WGPU_ADAPTER_NAME")
-    small = satgpu.Gpu(adapter="software", memory_limit=100_000)
+    small = satgpu.Gpu(adapter=adapter, memory_limit=100_000)
     shapes = satgpu.generate("crowd", 20_000)
     with pytest.raises(satgpu.NotEnoughMemoryError, match="need about"):
         satgpu.detect(shapes, gpu=small)
     with pytest.raises(ValueError, match="timeout must be a positive number"):
-        satgpu.Gpu(adapter="software", timeout=0)
+        satgpu.Gpu(adapter=adapter, timeout=0)
 
 
-def test_a_wait_past_the_timeout_is_a_device_timeout():
-    gpu = satgpu.Gpu(adapter="software", timeout=1e-6)
+def test_a_wait_past_the_timeout_is_a_device_timeout(adapter):
+    gpu = satgpu.Gpu(adapter=adapter, timeout=1e-6)
     shapes = satgpu.generate("crowd", 20_000)
     try:
         satgpu.detect(shapes, gpu=gpu)

@@ -10,11 +10,6 @@ import satgpu
 from satgpu import reference
 
 
-@pytest.fixture(scope="module")
-def gpu():
-    return satgpu.Gpu(adapter="software")
-
-
 def pairs(c):
     return [(int(a), int(b)) for a, b in zip(c.a, c.b)]
 

@@ -10,11 +10,6 @@ SQUARE = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
 TRIANGLE = np.array([[-0.6, -0.4], [0.6, -0.4], [0.0, 0.7]])
 
 
-@pytest.fixture(scope="module")
-def gpu():
-    return satgpu.Gpu(adapter="software")
-
-
 def placed(body_shapes, xy, angle):
     """Every body's polygon in world coordinates, in f64, for the reference."""
     parts, offsets = [], [0]

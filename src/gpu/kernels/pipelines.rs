@@ -345,8 +345,8 @@ pub(crate) struct Kernels {
     pub events: [Kernel; 3],
     /// Region queries (query.rs): count, then write.
     pub query: [Kernel; 2],
-    /// Ray casts (ray.rs): the strips' widest boxes, then the casts.
-    pub ray: [Kernel; 2],
+    /// Ray casts (ray.rs): the strips' widest boxes, then the casts of rays, or of shapes.
+    pub ray: [Kernel; 3],
 }
 
 impl Kernels {
@@ -516,8 +516,12 @@ impl Kernels {
                 let source = src("ray.wgsl");
                 let slots = RAY;
                 let widths = Kernel::new(device, paging, "satgpu.ray.widths", &source, &slots, &[("RAY_STEP", 0.0)]);
-                let cast = Kernel::sharing(device, "satgpu.ray.cast", &source, &widths, &[("RAY_STEP", 1.0)]);
-                [widths, cast]
+                let casts = |label, shapes| {
+                    Kernel::sharing(device, label, &source, &widths, &[("RAY_STEP", 1.0), ("SHAPE_CASTS", shapes)])
+                };
+                let rays = casts("satgpu.ray.rays", 0.0);
+                let shapes = casts("satgpu.ray.shapes", 1.0);
+                [widths, rays, shapes]
             },
         }
     }

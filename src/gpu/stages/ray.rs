@@ -55,6 +55,8 @@ pub(crate) struct RayCast {
     rays: u32,
     rays_at: u32,
     strips: bool,
+    /// Shapes are cast (else: rays alone, through the pipeline without the shapes' code).
+    shapes: bool,
     fold: u32,
 }
 
@@ -102,7 +104,7 @@ impl RayCast {
         let buffers = [&params, keys, values, boxes, &b.bodies, &b.shapes, &b.transforms, &b.filters, &io];
         let resources: Vec<_> = buffers.iter().map(|b| b.as_entire_binding()).collect();
         let group = gpu.kernels().ray[1].bind(device, "satgpu.ray", &resources);
-        RayCast { group, params, io, rays: n, rays_at, strips: strip.is_some(), fold }
+        RayCast { group, params, io, rays: n, rays_at, strips: strip.is_some(), shapes: !shapes.is_empty(), fold }
     }
 
     /// Records the copy of the grid and the entry count from `control` (after the sorted
@@ -120,7 +122,7 @@ impl RayCast {
             pass.set_pipeline(&kernels.ray[0].pipeline);
             dispatch(&mut pass, MAX_STRIPS * WG, WG, self.fold);
         }
-        pass.set_pipeline(&kernels.ray[1].pipeline);
+        pass.set_pipeline(&kernels.ray[if self.shapes { 2 } else { 1 }].pipeline);
         dispatch(&mut pass, self.rays, WG, self.fold);
     }
 
