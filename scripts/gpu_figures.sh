@@ -122,6 +122,8 @@ for k in crowd dense mixed clustered grid outliers agents shapes pile; do
 done
 step run_100k 60 "for k in ${kinds//,/ } rooms; do satgpu run --kind \$k --n 100000 2>&1 | tail -4; echo \"rc \${PIPESTATUS[0]}\"; done"
 step pytest 30 "$wheel; SATGPU_TEST_ADAPTER=auto PYTHONPATH=/tmp/site python3 -m pytest -q python/tests"
+# Many worlds in one World against as many Worlds (issue 45).
+step worlds_1m 40 "$wheel && PYTHONPATH=/tmp/site python3 examples/python/worlds.py --worlds 1000 --n 1000 --frames 5"
 # Shape casts, continuous collision and the crowd model (issues 43 and 44).
 step casts_1m 40 "$(compare casts_1m crowd 1000000 SATGPU_BENCH_CASTS=0)"
 step sweeps_1m 60 "$(compare sweeps_1m crowd 1000000 SATGPU_BENCH_SWEEPS=1)"

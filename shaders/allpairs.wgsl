@@ -14,6 +14,7 @@
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>; // per body: count, then offset
 @group(0) @binding(3) var<storage, read_write> candidates: array<vec2<u32>>;
 #paged bodies 4 read filters vec4<u32> // per body, read if FILTERED
+@group(0) @binding(5) var<storage, read> worlds: array<u32>; // per body, read if params.worlds > 1
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -31,7 +32,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var b = a + 1u; b < n; b++) {
         let box_b = aabbs_at(b);
         let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
-        if overlap && (!FILTERED || may_collide(filters_at(a), filters_at(b))) {
+        let apart = params.worlds > 1u && worlds[a] != worlds[b];
+        if overlap && !apart && (!FILTERED || may_collide(filters_at(a), filters_at(b))) {
             if WRITE {
                 let slot = out + found;
                 // Only the pairs of this batch, [base, base + capacity), are written.

@@ -80,15 +80,18 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         width = max(min(unsortable(bounds[2]), picked[1] + half_x) - x0, 0.0);
         height = max(min(unsortable(bounds[3]), picked[3] + half_y) - y0, 0.0);
     }
+    // Each world's bodies get strips of their own, MAX_STRIPS in all (the host refuses more
+    // worlds than that).
+    let worlds = max(params.worlds, 1u);
     var strips = 1u;
     var per_y = 0.0;
     if height > 0.0 && params.strip_height > 0.0 {
-        strips = u32(clamp(ceil(height / params.strip_height), 1.0, f32(MAX_STRIPS)));
+        strips = u32(clamp(ceil(height / params.strip_height), 1.0, f32(MAX_STRIPS / worlds)));
         per_y = f32(strips) / height;
     }
     var strip_bits = 0u;
-    if strips > 1u {
-        strip_bits = 32u - countLeadingZeros(strips - 1u);
+    if strips * worlds > 1u {
+        strip_bits = 32u - countLeadingZeros(strips * worlds - 1u);
     }
     let x_bits = KEY_BITS - strip_bits;
     let kept = x_bits; // at most 24: f32 counts exactly up to 2^24
@@ -103,4 +106,5 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     control[GRID + 4u] = bitcast<u32>(x0);
     control[GRID + 5u] = bitcast<u32>(per_x);
     control[GRID + 6u] = kept;
+    control[GRID + 7u] = worlds;
 }

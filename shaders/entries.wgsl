@@ -16,6 +16,7 @@
 @group(0) @binding(3) var<storage, read_write> counts: array<u32>; // per body: count, then offset
 @group(0) @binding(4) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values: array<u32>;
+@group(0) @binding(6) var<storage, read> worlds: array<u32>; // per body, read if params.worlds > 1
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -31,10 +32,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let start = counts[i];
+    // The body's world's first strip.
+    var first = 0u;
+    if params.worlds > 1u {
+        first = worlds[i] * control[GRID + 2u];
+    }
     for (var s = s0; s <= s1; s++) {
         let slot = start + s - s0;
         if slot < params.entry_capacity {
-            keys[slot] = key(s, box.x);
+            keys[slot] = key(first + s, box.x);
             values[slot] = i;
         }
     }

@@ -63,6 +63,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let box_a = boxes_at(i);
     let s = keys[i] >> control[GRID + 3u];
     let end = key(s, box_a.z);
+    // The strip within its world (see strips.wgsl).
+    let own_strip = s % control[GRID + 2u];
     let steps = params.window_steps;
     let window = params.window;
     // This window's first step; past the entries (checked before the product could overflow)
@@ -97,7 +99,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let box_b = boxes_at(j);
         let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
         // Filtered pairs never become candidates, so they cost no narrow phase.
-        if overlap && strip(max(box_a.y, box_b.y)) == s && (!FILTERED || may_collide(filter_a, filters_at(values[j]))) {
+        if overlap && strip(max(box_a.y, box_b.y)) == own_strip && (!FILTERED || may_collide(filter_a, filters_at(values[j]))) {
             if WRITE {
                 let b = values[j];
                 let slot = out + found;

@@ -26,8 +26,8 @@ mod cost {
     /// (software adapters) the sweep's cursor.
     pub const DEVICE_PER_ENTRY: u64 = 44;
     /// The device's per-body buffers: body records, transforms, filters, local boxes, AABBs,
-    /// the strip entries (3 per body by default) and their scans.
-    pub const DEVICE_PER_BODY: u64 = 88 + 3 * DEVICE_PER_ENTRY;
+    /// worlds, the strip entries (3 per body by default) and their scans.
+    pub const DEVICE_PER_BODY: u64 = 92 + 3 * DEVICE_PER_ENTRY;
     /// Shape vertices and their normals (16 bytes) and a large shape's inner circle record.
     pub const DEVICE_PER_VERTEX: u64 = 18;
     /// The device's per-candidate buffers: the pair, its contact or scratch, the narrow phase's

@@ -33,6 +33,7 @@ __all__ = [
     "Crowd",
     "Evacuation",
     "Gpu",
+    "MAX_WORLDS",
     "Neighbours",
     "RayHits",
     "SCENE_KINDS",
@@ -252,6 +253,8 @@ def write_scene(path: Union[str, PathLike], shapes: ShapesLike, filters: Filters
 
 
 SCENE_KINDS: Tuple[str, ...] = tuple(_satgpu.scene_kinds())
+# The most worlds one `World` holds (`World(..., worlds=)`).
+MAX_WORLDS: int = _satgpu.MAX_WORLDS
 
 
 def generate(kind: str, n: int, seed: int = 1) -> Union[Shapes, list]:
@@ -327,8 +330,11 @@ class World:
     after each step, `events()` gives the pairs that began and ended touching since the step
     before (computed on the GPU). `continuous`: after each step, `impacts()` gives the pairs that
     touched at some moment of it, each body moved from its transforms at the step before to its
-    transforms now (continuous collision: a fast body is not lost through a thin wall). The GIL
-    is released while the GPU works; `stats` holds the last frame's figures."""
+    transforms now (continuous collision: a fast body is not lost through a thin wall).
+    `worlds`: each body's world (n uint32, below `MAX_WORLDS`): many runs in one world, each
+    frame running them all; pairs never cross worlds, and each world's are those it gives alone
+    (`worlds[pairs.a]` names each pair's world). The GIL is released while the GPU works; `stats`
+    holds the last frame's figures."""
 
     def __init__(
         self,
@@ -340,11 +346,14 @@ class World:
         margin: float = 0.0,
         events: bool = False,
         continuous: bool = False,
+        worlds=None,
     ):
         body_shapes = _array("body_shapes", body_shapes, np.uint32, 1)
         self._world = _satgpu.World(
             gpu or default_gpu(), shapes, body_shapes, order, contacts, margin, events, continuous
         )
+        if worlds is not None:
+            self.set_worlds(worlds)
         self.stats: dict = {}
 
     def __len__(self) -> int:
@@ -357,6 +366,16 @@ class World:
         if xy.dtype != angle.dtype:
             raise ValueError(f"xy and angle must have one dtype, got {xy.dtype} and {angle.dtype}")
         self._world.set_transforms(xy, angle)
+
+    def set_worlds(self, worlds) -> None:
+        """Puts each body in a world (`worlds`: n indices below `MAX_WORLDS`, uint32), as
+        `satgpu.World(..., worlds=)` does; an empty array makes one world again."""
+        self._world.set_worlds(_array("worlds", worlds, np.uint32, 1))
+
+    @property
+    def worlds(self) -> np.ndarray:
+        """Each body's world (uint32), empty while every body is in world 0."""
+        return self._world.worlds()
 
     def set_filters(self, category, mask, group) -> None:
         """Each body's filter, as Box2D's: `category`, `mask` (uint32) and `group` (int32)."""

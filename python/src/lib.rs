@@ -1066,6 +1066,17 @@ impl World {
         self.lock(py)?.set_filters(&filters).map_err(raise)
     }
 
+    /// Puts each body in a world (`worlds`: one uint32 per body; empty: one world).
+    fn set_worlds(&self, py: Python<'_>, worlds: PyReadonlyArray1<'_, u32>) -> PyResult<()> {
+        let worlds = worlds.as_slice().map_err(|_| PyValueError::new_err("worlds must be C-contiguous"))?;
+        self.lock(py)?.set_worlds(worlds).map_err(raise)
+    }
+
+    /// Each body's world, empty while every body is in world 0.
+    fn worlds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        Ok(PyArray1::from_slice(py, self.lock(py)?.worlds()))
+    }
+
     /// Makes room for `entries` strip entries and `candidates` candidate pairs, so that no frame
     /// up to that size reruns.
     fn reserve(&self, py: Python<'_>, entries: u64, candidates: u64) -> PyResult<()> {
@@ -1313,6 +1324,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<World>()?;
     m.add_class::<Compound>()?;
     m.add_class::<crowd::Crowd>()?;
+    m.add("MAX_WORLDS", satgpu::gpu::MAX_WORLDS)?;
     for f in [
         wrap_pyfunction!(adapters, m)?,
         wrap_pyfunction!(polygon, m)?,

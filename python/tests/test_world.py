@@ -183,3 +183,31 @@ def test_rays_and_queries_carry_filters(gpu):
     assert [f.tolist() for f in found] == [[0], []]
     with pytest.raises(satgpu.errors.FilterCountError):
         world.cast_rays([[-2, 0]], [[1, 0]], [20], filters=blind)
+
+
+def test_worlds_keep_their_pairs_apart_and_each_answers_as_alone(gpu):
+    n, count = 150, 3
+    scenes = [satgpu.generate("shapes", n, seed=s) for s in range(count)]
+    # World w's body i is body i * count + w: the worlds interleaved, overlapping in space.
+    shapes = [scenes[w][i] for i in range(n) for w in range(count)]
+    worlds = np.tile(np.arange(count, dtype=np.uint32), n)
+    world = satgpu.World(shapes, np.arange(n * count, dtype=np.uint32), gpu=gpu, worlds=worlds)
+    assert np.array_equal(world.worlds, worlds)
+    world.set_transforms(np.zeros((n * count, 2)), np.zeros(n * count))
+    pairs = world.step()
+    assert np.array_equal(worlds[pairs.a], worlds[pairs.b])
+    for w in range(count):
+        alone = satgpu.World(scenes[w], np.arange(n, dtype=np.uint32), gpu=gpu)
+        alone.set_transforms(np.zeros((n, 2)), np.zeros(n))
+        want = alone.step()
+        assert len(want) > 0, "a world with no pairs tests nothing"
+        mine = worlds[pairs.a] == w
+        assert np.array_equal(pairs.a[mine] // count, want.a) and np.array_equal(pairs.b[mine] // count, want.b)
+        assert np.array_equal(pairs.normal[mine], want.normal) and np.array_equal(pairs.depth[mine], want.depth)
+    with pytest.raises(satgpu.InvalidSettingError, match=f"body 0 is in world {satgpu.MAX_WORLDS}"):
+        world.set_worlds(np.full(n * count, satgpu.MAX_WORLDS, dtype=np.uint32))
+    with pytest.raises(satgpu.InvalidSettingError, match="casts do not tell worlds apart yet"):
+        world.cast_rays(np.zeros((1, 2)), np.array([[1.0, 0.0]]), np.ones(1))
+    world.set_worlds(np.zeros(0, dtype=np.uint32))
+    assert len(world.worlds) == 0
+    assert len(world.step()) > len(pairs)

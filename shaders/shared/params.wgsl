@@ -12,5 +12,5 @@ struct Params {
     window: u32, // which window of each sweep walk this dispatch runs (sweep.wgsl)
     window_steps: u32, // steps of a walk per window (0xffffffff: one window)
     continuous: u32, // 1: boxes swept from the start poses (WorldOptions::continuous)
-    pad1: u32,
+    worlds: u32, // how many worlds the bodies are in (World::set_worlds; 0 or 1: one)
 }

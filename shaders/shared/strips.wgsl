@@ -1,14 +1,17 @@
 // The strip grid of the broad phase as control_grid.wgsl lays it out at control[GRID..], and the
 // two functions every reader of the sorted strip entries computes from it.
+// Where bodies are in several worlds (World::set_worlds), each world has `strips` strips of its
+// own, world w's strip s being strip w * strips + s of the sort keys, so that the entries of
+// different worlds never meet.
 struct Grid {
     y0: f32,     // the grid's bottom
     per_y: f32,  // strips per unit y
-    strips: u32,
+    strips: u32, // strips (of each world)
     x_bits: u32, // key bits for x (below the strip index)
     x0: f32,     // the grid's left edge
     per_x: f32,  // x buckets per unit x
     kept: u32,   // x bits kept
-    pad: u32,
+    worlds: u32, // worlds (1: one)
 }
 
 // The strip holding height y.

@@ -36,6 +36,8 @@ pub(crate) use kernels::pipelines::{Program, Slot};
 pub use kernels::shaders::{shader_sources, RECORDS_WGSL};
 pub(crate) use stages::readback::read_as;
 pub use world::broad::{BroadPhase, ALL_PAIRS_MAX};
-pub use world::options::{ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, STRIP_HEIGHT_FACTOR};
+pub use world::options::{
+    ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, MAX_WORLDS, STRIP_HEIGHT_FACTOR,
+};
 pub use world::view::ContactView;
 pub use world::{check_fits, detect, neighbours, World};

@@ -47,6 +47,9 @@ pub(crate) struct BodyBuffers {
     /// Per body collision filter (category, mask, group, 0), read by the broad phase only when
     /// some filter differs from the default.
     pub filters: wgpu::Buffer,
+    /// Per body world (`World::set_worlds`), read by the broad phase only where there are
+    /// several; as many as one binding holds (the world refuses worlds for more bodies).
+    pub worlds: wgpu::Buffer,
     n: u32,
 }
 
@@ -55,6 +58,7 @@ impl BodyBuffers {
     pub fn new(device: &wgpu::Device, packed: &Packed, continuous: bool) -> BodyBuffers {
         use wgpu::BufferUsages as U;
         let n = packed.bodies.len();
+        let worlds_bytes = device.limits().max_storage_buffer_binding_size & !3;
         BodyBuffers {
             bodies: init(
                 device,
@@ -63,6 +67,7 @@ impl BodyBuffers {
                 U::STORAGE | U::COPY_DST,
             ),
             filters: storage(device, "satgpu.filters", 16 * n.max(1) as u64, U::COPY_DST),
+            worlds: storage(device, "satgpu.worlds", (4 * n.max(1) as u64).min(worlds_bytes), U::COPY_DST),
             transforms: init(
                 device,
                 "satgpu.transforms",

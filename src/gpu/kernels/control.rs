@@ -8,8 +8,8 @@
 
 /// Words per region.
 pub(crate) const REGION: u64 = 64;
-/// Frame region, word 16: strip grid (y0, strips per unit y, strips, x key bits, x0, x buckets per
-/// unit x, x bits kept), written by control_grid.wgsl.
+/// Frame region, word 16: strip grid (y0, strips per unit y, strips of each world, x key bits,
+/// x0, x buckets per unit x, x bits kept, worlds), written by control_grid.wgsl.
 pub(crate) const GRID: u64 = 16;
 /// Frame region, word 24: candidate pairs to test (the candidate total clamped to capacity).
 pub(crate) const PAIRS: u64 = 24;

@@ -126,8 +126,9 @@ pub struct GpuParams {
     /// 1 with [`WorldOptions::continuous`](crate::gpu::WorldOptions::continuous): the transform
     /// pass sweeps each body's box from its start pose.
     pub continuous: u32,
-    /// Padding to 48 bytes.
-    pub pad: u32,
+    /// How many worlds the bodies are in ([`World::set_worlds`](crate::gpu::World::set_worlds)):
+    /// each world's bodies have strips of their own, and pairs never cross worlds.
+    pub worlds: u32,
 }
 
 /// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](crate::gpu::World::contacts_buffer)

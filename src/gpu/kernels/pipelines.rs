@@ -264,12 +264,12 @@ use Slot::{Paged, PagedWrite, Read, ReadWrite, Uniform, UniformDynamic};
 // The slots of the kernels with paged arrays (the `#paged` lines of their files).
 const TRANSFORM: [Slot; 8] =
     [Uniform, Paged(Bodies), Paged(Bodies), Paged(Shapes), PagedWrite(Bodies), ReadWrite, Paged(Bodies), Paged(Bodies)];
-const ENTRIES: [Slot; 6] = [Uniform, Read, Paged(Bodies), ReadWrite, ReadWrite, ReadWrite];
+const ENTRIES: [Slot; 7] = [Uniform, Read, Paged(Bodies), ReadWrite, ReadWrite, ReadWrite, Read];
 const CONTROL_GRID: [Slot; 4] = [Uniform, Read, ReadWrite, Paged(Bodies)];
 const GATHER: [Slot; 4] = [Read, Read, Paged(Bodies), PagedWrite(Entries)];
 const RANK_GATHER: [Slot; 7] = [Read, Read, Read, Paged(Bodies), ReadWrite, ReadWrite, PagedWrite(Entries)];
 const SWEEP: [Slot; 8] = [Uniform, Read, Read, Read, Paged(Entries), ReadWrite, ReadWrite, Paged(Bodies)];
-const ALLPAIRS: [Slot; 5] = [Uniform, Paged(Bodies), ReadWrite, ReadWrite, Paged(Bodies)];
+const ALLPAIRS: [Slot; 6] = [Uniform, Paged(Bodies), ReadWrite, ReadWrite, Paged(Bodies), Read];
 const SAT: [Slot; 9] =
     [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, ReadWrite, ReadWrite, Uniform];
 const IMPACT: [Slot; 8] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite, Uniform];

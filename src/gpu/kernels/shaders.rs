@@ -86,7 +86,7 @@ fn constants() -> String {
         ("RADIX_BINS", RADIX_BINS.into(), "digit values per radix pass"),
         ("KEY_BITS", KEY_BITS.into(), "bits of a strip entry key"),
         ("MAX_STRIPS", MAX_STRIPS.into(), "most strips of the strip grid"),
-        ("GRID", control::GRID, "control: the strip grid (7 words)"),
+        ("GRID", control::GRID, "control: the strip grid (8 words)"),
         ("PAIRS", control::PAIRS, "control: candidate pairs to test"),
         ("PAIR_ARGS", control::PAIR_ARGS, "control: (x, y, z) for per-pair passes"),
         ("ENTRY_ARGS", control::ENTRY_ARGS, "control: (x, y, z) for per-entry passes"),

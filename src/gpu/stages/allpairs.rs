@@ -39,6 +39,7 @@ impl AllPairs {
                 counts.as_entire_binding(),
                 candidates.as_entire_binding(),
                 bodies.filters.as_entire_binding(),
+                bodies.worlds.as_entire_binding(),
             ],
         );
         AllPairs { scan, group, n, fold, filtered: false }

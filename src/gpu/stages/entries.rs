@@ -51,6 +51,7 @@ impl Entries {
                 body_counts.as_entire_binding(),
                 strip.keys.as_entire_binding(),
                 strip.values.as_entire_binding(),
+                bodies.worlds.as_entire_binding(),
             ],
         );
         let control_group = kernels.control_entries.bind(

@@ -110,6 +110,8 @@ impl World {
                 generation: 0,
                 in_flight: None,
                 filters: vec![],
+                worlds: vec![],
+                world_count: 1,
                 owners: vec![],
                 rounded,
                 large,

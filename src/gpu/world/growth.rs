@@ -45,6 +45,7 @@ impl World {
         let world = World::build(&self.gpu, packed, &options, None)?;
         // A refused rebuild above leaves this world, its filters and its spans as they were.
         let (filters, spans) = (self.filters().to_vec(), std::mem::take(&mut self.spans));
+        let worlds = self.worlds.clone();
         let old = std::mem::replace(self, world);
         (self.generation, self.spans) = (generation, spans);
         // The next frame's events compare against the old polygons' last pairs.
@@ -59,6 +60,9 @@ impl World {
         }
         if filters.len() == self.len() {
             self.set_filters(&filters)?;
+        }
+        if worlds.len() == self.len() {
+            self.set_worlds(&worlds)?;
         }
         Ok(())
     }
@@ -155,6 +159,7 @@ impl World {
         if !self.filters().is_empty() {
             world.set_filters(self.filters())?;
         }
+        world.set_worlds(&self.worlds)?;
         Ok(world)
     }
 }

@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::geometry::Filter;
 use crate::gpu::host::pack::{self, Pose, PoseArrays, PoseScalar, PoseSource};
-use crate::gpu::world::options::ContactDetail;
+use crate::gpu::world::options::{ContactDetail, MAX_WORLDS};
 use crate::gpu::world::World;
 use std::sync::atomic::Ordering as Atomic;
 
@@ -143,6 +143,63 @@ impl World {
     /// The collision filters, one per body, empty while every body has the default.
     pub fn filters(&self) -> &[Filter] {
         self.map.as_ref().map_or(&self.filters, |m| m.body_filters())
+    }
+
+    /// Puts each body in a world (`worlds`: one index per body, below [`MAX_WORLDS`]) from the
+    /// next frame on: pairs, neighbours within the margin, manifolds and events never cross
+    /// worlds, and in a frame read back each world's are those it gives alone, its bodies
+    /// numbered as here (frames left on the GPU keep the sweep's order, which other worlds
+    /// change). Worlds may overlap in space: a sweep of 1,000 runs of 1,000 bodies each is one
+    /// world of 1,000,000 bodies in 1,000 worlds, and each frame runs them all. Each world gets
+    /// `MAX_WORLDS / W` strips of its own in the broad phase (W: the largest index plus one),
+    /// laid over the box of all bodies, so bodies of different worlds are never compared. `&[]`, or every body in world 0, makes one world again. The worlds survive
+    /// [`set_polygons`](World::set_polygons) while the number of bodies stays, growth and
+    /// [`rebuild_on`](World::rebuild_on). Ray casts, shape casts and queries do not tell worlds
+    /// apart yet, and refuse a world of several.
+    pub fn set_worlds(&mut self, worlds: &[u32]) -> Result<()> {
+        self.gpu.check_lost()?;
+        let bodies = self.len();
+        let refuse = |detail: String| Err(Error::InvalidSetting { what: "worlds", detail });
+        if !worlds.is_empty() && worlds.len() != bodies {
+            return refuse(format!("{} world indices for {bodies} bodies", worlds.len()));
+        }
+        if let Some((body, w)) = worlds.iter().enumerate().find(|(_, &w)| w >= MAX_WORLDS) {
+            return refuse(format!("body {body} is in world {w}; worlds are numbered from 0 to {}", MAX_WORLDS - 1));
+        }
+        let count = worlds.iter().max().map_or(1, |&w| w + 1);
+        if count > 1 {
+            let per_shape: Vec<u32> = match &self.map {
+                Some(map) => (0..self.shape_count()).map(|i| worlds[map.body_of(i as u32) as usize]).collect(),
+                None => worlds.to_vec(),
+            };
+            let room = self.bodies.worlds.size() / 4;
+            if per_shape.len() as u64 > room {
+                return refuse(format!(
+                    "{} shapes in several worlds; one binding holds the worlds of {room}",
+                    per_shape.len()
+                ));
+            }
+            self.gpu.queue().write_buffer(&self.bodies.worlds, 0, bytemuck::cast_slice(&per_shape));
+        }
+        self.worlds = if count > 1 { worlds.to_vec() } else { vec![] };
+        self.world_count = count;
+        self.write_params(0);
+        Ok(())
+    }
+
+    /// Each body's world (see [`set_worlds`](World::set_worlds)), empty while every body is in
+    /// world 0.
+    pub fn worlds(&self) -> &[u32] {
+        &self.worlds
+    }
+
+    /// Refuses a world of several worlds to `what`, which does not tell them apart.
+    pub(super) fn one_world(&self, what: &str) -> Result<()> {
+        if self.world_count > 1 {
+            let detail = format!("{what} do not tell worlds apart yet; this world has {}", self.world_count);
+            return Err(Error::InvalidSetting { what: "worlds", detail });
+        }
+        Ok(())
     }
 
     /// Sets what each colliding pair reports from the next frame on (see [`ContactDetail`]).

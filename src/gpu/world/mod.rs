@@ -100,6 +100,10 @@ pub struct World {
     in_flight: Option<InFlight>,
     /// Per body collision filters; empty while every body has the default.
     filters: Vec<Filter>,
+    /// Each body's world (`set_worlds`), empty while every body is in world 0, and how many
+    /// worlds there are (1: one).
+    worlds: Vec<u32>,
+    world_count: u32,
     /// The first part of each body's compound body plus one (see `set_owners`; 0: a body of
     /// its own), or empty.
     owners: Vec<u32>,
@@ -278,7 +282,7 @@ impl World {
                 false => u32::MAX,
             },
             continuous: u32::from(self.options.continuous),
-            pad: 0,
+            worlds: self.world_count,
         };
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }

@@ -12,6 +12,10 @@ pub use crate::options::{ContactDetail, ContactOrder};
 /// were fastest between 4 and 6 (1.3 entries per body instead of 2 at 1), see docs/benchmarks-history.md.
 pub const STRIP_HEIGHT_FACTOR: f64 = 4.0;
 
+/// The most worlds one [`World`](crate::gpu::World) holds ([`World::set_worlds`](crate::gpu::World::set_worlds)):
+/// each world has strips of its own, and the broad phase has this many in all.
+pub const MAX_WORLDS: u32 = crate::gpu::kernels::shared::MAX_STRIPS;
+
 /// Options for a [`World`](crate::gpu::World): `WorldOptions::default().with_candidate_capacity(1 << 20)`.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]

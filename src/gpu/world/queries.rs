@@ -37,6 +37,7 @@ impl World {
     fn query_regions(&mut self, regions: &[([f64; 2], [f64; 2], Filter)], what: &str) -> Result<Vec<Vec<u32>>> {
         use rayon::prelude::*;
         self.gpu.check_lost()?;
+        self.one_world("box and point queries")?;
         let mut records = Vec::with_capacity(regions.len());
         for (i, &(lo, hi, filter)) in regions.iter().enumerate() {
             let fits = |x: f64| x.is_finite() && x.abs() <= MAX_COORDINATE;

@@ -97,6 +97,7 @@ impl World {
         table: &[[f32; 4]],
         widen: impl Fn(usize, &GpuRayHit) -> Option<RayHit>,
     ) -> Result<Vec<Option<RayHit>>> {
+        self.one_world("ray and shape casts")?;
         if records.is_empty() || self.is_empty() {
             return Ok(vec![None; records.len()]);
         }

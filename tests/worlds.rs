@@ -1,0 +1,236 @@
+//! Issue 45: many worlds in one `World` (`World::set_worlds`). Worlds of generated scenes that
+//! overlap in space, their bodies interleaved, give per world what the world gives alone, bit
+//! for bit: the pairs, shape pairs, manifolds, events and impacts of two frames with every body moved,
+//! with margins, filters, full contacts, bodies of several shapes, both broad phases, growth and
+//! a rebuild on the device; no pair crosses worlds; refusals name what is wrong.
+
+mod common;
+
+use common::gpu;
+use satgpu::gpu::{BroadPhase, Frame, World, WorldOptions, MAX_WORLDS};
+use satgpu::scene::{generate_bodies, SceneKind};
+use satgpu::{Body, ContactDetail, ContactEvents, Error, Filter, Ray, Transform};
+
+/// One frame's answer in local indices: pairs with their bits, shape pairs, manifolds (their
+/// Debug text, which writes every f64 exactly), and the events since the frame before.
+#[derive(Debug, PartialEq)]
+struct Answer {
+    contacts: Vec<(u32, u32, u64, u64, u64)>,
+    shapes: Vec<[u32; 2]>,
+    manifolds: Vec<String>,
+    events: Option<ContactEvents>,
+    impacts: Vec<(u32, u32, u64)>,
+}
+
+/// The part of `frame` (and `world`'s events) among the bodies `members` (sorted), renumbered
+/// by their rank; pairs of any other body are left out.
+fn answer(frame: &Frame, world: &World, members: &[u32]) -> Answer {
+    let local = |g: u32| members.binary_search(&g).ok().map(|i| i as u32);
+    let mut out = Answer { contacts: vec![], shapes: vec![], manifolds: vec![], events: None, impacts: vec![] };
+    for (k, c) in frame.contacts.iter().enumerate() {
+        let (Some(a), Some(b)) = (local(c.a), local(c.b)) else { continue };
+        out.contacts.push((a, b, c.normal[0].to_bits(), c.normal[1].to_bits(), c.depth.to_bits()));
+        if !frame.shapes.is_empty() {
+            out.shapes.push(frame.shapes[k]);
+        }
+        if !frame.manifolds.is_empty() {
+            out.manifolds.push(format!("{:?}", frame.manifolds[k]));
+        }
+    }
+    let pairs = |list: &[[u32; 2]]| -> Vec<[u32; 2]> {
+        list.iter().filter_map(|&[a, b]| Some([local(a)?, local(b)?])).collect()
+    };
+    out.events = world.events().map(|e| ContactEvents { began: pairs(&e.began), ended: pairs(&e.ended) });
+    for i in &frame.impacts {
+        if let (Some(a), Some(b)) = (local(i.a), local(i.b)) {
+            out.impacts.push((a, b, i.toi.to_bits()));
+        }
+    }
+    out
+}
+
+/// Body `i`'s filter: three categories, each missing the next, and every seventh body in a
+/// group that never collides.
+fn filter(i: u32) -> Filter {
+    let group = if i % 7 == 3 { -2 } else { 0 };
+    Filter { category: 1 << (i % 3), mask: !(1 << ((i + 1) % 3)), group }
+}
+
+/// Body `i`'s move between the two frames.
+fn moved(i: u32) -> Transform {
+    Transform { x: 0.05 * f64::from(i % 5), y: -0.04 * f64::from(i % 3), angle: 0.02 * f64::from(i % 4) }
+}
+
+/// What one world is given: its bodies, each one's world (or none), filters and second poses.
+struct Setup<'a> {
+    bodies: &'a [Body],
+    worlds: Option<&'a [u32]>,
+    filters: Option<Vec<Filter>>,
+    poses: Vec<Transform>,
+}
+
+/// Two frames of `setup` under `options` (the second with the bodies moved), each answered
+/// among `members`. Every pair of the shared world is checked to lie within one world.
+fn run(setup: Setup<'_>, options: &WorldOptions, members: &[u32]) -> Vec<Answer> {
+    let gpu = gpu();
+    let mut world = World::from_bodies(&gpu, setup.bodies, options).unwrap();
+    if let Some(worlds) = setup.worlds {
+        world.set_worlds(worlds).unwrap();
+        assert_eq!(world.worlds(), worlds);
+    }
+    if let Some(filters) = &setup.filters {
+        world.set_filters(filters).unwrap();
+    }
+    let first = world.step().unwrap();
+    let mut answers = vec![answer(&first, &world, members)];
+    world.set_transforms(&setup.poses).unwrap();
+    let second = world.step().unwrap();
+    answers.push(answer(&second, &world, members));
+    if let Some(worlds) = setup.worlds {
+        for c in first.contacts.iter().chain(&second.contacts) {
+            assert_eq!(worlds[c.a as usize], worlds[c.b as usize], "pair {c:?} crosses worlds");
+        }
+    }
+    answers
+}
+
+/// `count` worlds of `n` bodies of `kind` each (seeds 10, 11, ...), overlapping in space, their
+/// bodies interleaved (for each i, body i of every world, the worlds in a turning order): the
+/// bodies, and each one's world.
+fn interleaved(kind: SceneKind, n: usize, count: u32) -> (Vec<Body>, Vec<u32>) {
+    let scenes: Vec<Vec<Body>> = (0..count).map(|w| generate_bodies(kind, n, 10 + u64::from(w))).collect();
+    let picks = (0..n).flat_map(|i| (0..count).map(move |k| (i, (k + i as u32) % count)));
+    picks.map(|(i, w)| (scenes[w as usize][i].clone(), w)).unzip()
+}
+
+/// Each world of the interleaved scene answers in one `World` as it does alone.
+fn each_world_answers_as_alone(kind: SceneKind, n: usize, count: u32, filters: bool, options: &WorldOptions) {
+    let (bodies, worlds) = interleaved(kind, n, count);
+    let everyone: Vec<u32> = (0..bodies.len() as u32).collect();
+    let mut touching = 0;
+    for w in 0..count {
+        let members: Vec<u32> = everyone.iter().copied().filter(|&g| worlds[g as usize] == w).collect();
+        let shared = Setup {
+            bodies: &bodies,
+            worlds: Some(&worlds),
+            filters: filters.then(|| everyone.iter().map(|&g| filter(g)).collect()),
+            poses: everyone.iter().map(|&g| moved(g)).collect(),
+        };
+        let mine = run(shared, options, &members);
+        let own: Vec<Body> = members.iter().map(|&g| bodies[g as usize].clone()).collect();
+        let alone = Setup {
+            bodies: &own,
+            worlds: None,
+            filters: filters.then(|| members.iter().map(|&g| filter(g)).collect()),
+            poses: members.iter().map(|&g| moved(g)).collect(),
+        };
+        let all: Vec<u32> = (0..own.len() as u32).collect();
+        assert_eq!(mine, run(alone, options, &all), "{kind:?}: world {w} differs from its lone run");
+        touching += mine.iter().map(|a| a.contacts.len()).sum::<usize>();
+    }
+    assert!(touching > 0, "{kind:?}: no world has a pair; the test tests nothing");
+}
+
+#[test]
+fn each_world_answers_as_it_does_alone() {
+    let events = WorldOptions::default().with_events(true);
+    let cases = [
+        (SceneKind::Shapes, false, events.clone().with_broad_phase(BroadPhase::Strips)),
+        (SceneKind::Crowd, true, events.clone().with_margin(0.3).with_contact_detail(ContactDetail::Full)),
+        (SceneKind::Round, true, events.clone().with_broad_phase(BroadPhase::AllPairs)),
+        (SceneKind::Mixed, false, events.clone().with_margin(0.2).with_broad_phase(BroadPhase::AllPairs)),
+        // Buffers that grow in the first frame.
+        (SceneKind::Dense, true, events.clone().with_candidate_capacity(16).with_entry_capacity(16)),
+        // Bodies of several shapes (walls and pillars among agents).
+        (SceneKind::Rooms, false, events.clone().with_contact_detail(ContactDetail::Full)),
+        (SceneKind::Rooms, true, events.clone().with_broad_phase(BroadPhase::AllPairs).with_margin(0.1)),
+        (SceneKind::Grid, false, events.clone().with_broad_phase(BroadPhase::Strips).with_margin(0.1)),
+        (SceneKind::Pile, true, events.clone().with_contact_detail(ContactDetail::Full)),
+        (SceneKind::Clustered, false, events.clone().with_continuous(true)),
+    ];
+    for (kind, filters, options) in cases {
+        each_world_answers_as_alone(kind, 60, 5, filters, &options);
+    }
+}
+
+/// Every world a copy of one scene, as many worlds as there may be (one strip each): each
+/// world's pairs are the scene's alone.
+#[test]
+fn the_most_worlds_are_copies_of_one_scene() {
+    let scene = generate_bodies(SceneKind::Crowd, 12, 3);
+    let gpu = gpu();
+    let mut alone = World::from_bodies(&gpu, &scene, &WorldOptions::default()).unwrap();
+    let want = alone.step().unwrap().contacts;
+    assert!(!want.is_empty(), "a scene with no pairs tests nothing");
+    let copies = MAX_WORLDS as usize;
+    let bodies: Vec<Body> = (0..copies).flat_map(|_| scene.iter().cloned()).collect();
+    let worlds: Vec<u32> = (0..bodies.len()).map(|g| (g / scene.len()) as u32).collect();
+    let mut world = World::from_bodies(&gpu, &bodies, &WorldOptions::default()).unwrap();
+    world.set_worlds(&worlds).unwrap();
+    let got = world.step().unwrap().contacts;
+    assert_eq!(got.len(), copies * want.len());
+    let m = scene.len() as u32;
+    for (k, c) in got.iter().enumerate() {
+        let (w, one) = ((k / want.len()) as u32, &want[k % want.len()]);
+        assert_eq!((c.a, c.b), (one.a + w * m, one.b + w * m));
+        assert_eq!((c.normal, c.depth), (one.normal, one.depth));
+    }
+}
+
+/// The worlds survive a rebuild on the device, and new polygons of the same count.
+#[test]
+fn worlds_survive_a_rebuild_and_new_polygons() {
+    let (bodies, worlds) = interleaved(SceneKind::Shapes, 40, 3);
+    let gpu = gpu();
+    let polygons: Vec<_> = bodies.iter().map(|b| b.shapes()[0].clone()).collect();
+    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+    world.set_worlds(&worlds).unwrap();
+    let want = world.step().unwrap().contacts;
+    assert!(want.iter().all(|c| worlds[c.a as usize] == worlds[c.b as usize]) && !want.is_empty());
+    let mut again = world.rebuild_on(&gpu).unwrap();
+    assert_eq!(again.worlds(), &worlds[..]);
+    assert_eq!(again.step().unwrap().contacts, want);
+    // The same polygons again; then in reverse order, whose vertex counts differ: a rebuild.
+    world.set_polygons(&polygons).unwrap();
+    assert_eq!(world.step().unwrap().contacts, want);
+    let reversed: Vec<_> = polygons.iter().rev().cloned().collect();
+    world.set_polygons(&reversed).unwrap();
+    assert_eq!(world.worlds(), &worlds[..]);
+    let mut fresh = World::from_polygons(&gpu, &reversed, &WorldOptions::default()).unwrap();
+    fresh.set_worlds(&worlds).unwrap();
+    assert_eq!(world.step().unwrap().contacts, fresh.step().unwrap().contacts);
+    // One world again: the pairs of a world never given worlds.
+    world.set_worlds(&[]).unwrap();
+    assert!(world.worlds().is_empty());
+    let mut one = World::from_polygons(&gpu, &reversed, &WorldOptions::default()).unwrap();
+    let all = one.step().unwrap().contacts;
+    assert!(all.iter().any(|c| worlds[c.a as usize] != worlds[c.b as usize]));
+    assert_eq!(world.step().unwrap().contacts, all);
+}
+
+#[test]
+fn bad_worlds_are_refused_by_name() {
+    let bodies = generate_bodies(SceneKind::Crowd, 10, 1);
+    let gpu = gpu();
+    let mut world = World::from_bodies(&gpu, &bodies, &WorldOptions::default()).unwrap();
+    let refused = |r: satgpu::Result<()>| match r {
+        Err(Error::InvalidSetting { what: "worlds", detail }) => detail,
+        other => panic!("expected InvalidSetting on worlds, got {other:?}"),
+    };
+    assert_eq!(refused(world.set_worlds(&[0; 9])), "9 world indices for 10 bodies");
+    let mut worlds = vec![0; 10];
+    worlds[7] = MAX_WORLDS;
+    assert_eq!(
+        refused(world.set_worlds(&worlds)),
+        format!("body 7 is in world {MAX_WORLDS}; worlds are numbered from 0 to {}", MAX_WORLDS - 1)
+    );
+    assert!(world.worlds().is_empty(), "a refusal changes nothing");
+    worlds[7] = 1;
+    world.set_worlds(&worlds).unwrap();
+    let ray = Ray::new([0.0, 0.0], [1.0, 0.0], 10.0);
+    let detail = match world.cast_rays(&[ray]) {
+        Err(Error::InvalidSetting { what: "worlds", detail }) => detail,
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert_eq!(detail, "ray and shape casts do not tell worlds apart yet; this world has 2");
+}
