@@ -88,7 +88,7 @@ const SHAPES_AT: u32 = 2u * MAX_STRIPS + 4u;
 
 override RAY_STEP: u32 = 0u;
 // Whether the batch casts shapes (else: rays alone). A pipeline of rays leaves the shapes' code
-// out: compiled in, it held ray casts on an H200 to 0.44 times their speed (BENCHMARKS.md).
+// out: ray casts on an H200 ran 2.25 times as long once it shared theirs (BENCHMARKS.md).
 override SHAPE_CASTS: bool = true;
 
 const NONE: u32 = 0xffffffffu;

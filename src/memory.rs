@@ -18,8 +18,8 @@ mod cost {
     /// Its vertices and unit edge normals, two f64 pairs each.
     pub const POLYGON_PER_VERTEX: u64 = 32;
     /// A world's host side: the packing and the spare packing `set_polygons` reuses, each with
-    /// a body record, a box and a transform (48 bytes), and the filters.
-    pub const WORLD_HOST_PER_BODY: u64 = 112;
+    /// a body record, a box and a transform (48 bytes), the filters and the worlds.
+    pub const WORLD_HOST_PER_BODY: u64 = 116;
     /// The packed shape data, twice (packing and spare).
     pub const WORLD_HOST_PER_VERTEX: u64 = 36;
     /// A strip entry on the device: key, value, radix scratch, gathered box, sweep count, and

@@ -6,10 +6,10 @@
 
 mod common;
 
-use common::gpu;
-use satgpu::gpu::{BroadPhase, Frame, World, WorldOptions, MAX_WORLDS};
-use satgpu::scene::{generate_bodies, SceneKind};
-use satgpu::{Body, ContactDetail, ContactEvents, Error, Filter, Ray, Transform};
+use common::{gpu, small_device};
+use satgpu::gpu::{BroadPhase, Frame, Gpu, World, WorldOptions, MAX_WORLDS};
+use satgpu::scene::{generate, generate_bodies, SceneKind};
+use satgpu::{Body, ContactDetail, ContactEvents, Error, Filter, Polygon, Ray, Transform};
 
 /// One frame's answer in local indices: pairs with their bits, shape pairs, manifolds (their
 /// Debug text, which writes every f64 exactly), and the events since the frame before.
@@ -71,9 +71,8 @@ struct Setup<'a> {
 
 /// Two frames of `setup` under `options` (the second with the bodies moved), each answered
 /// among `members`. Every pair of the shared world is checked to lie within one world.
-fn run(setup: Setup<'_>, options: &WorldOptions, members: &[u32]) -> Vec<Answer> {
-    let gpu = gpu();
-    let mut world = World::from_bodies(&gpu, setup.bodies, options).unwrap();
+fn run(gpu: &Gpu, setup: Setup<'_>, options: &WorldOptions, members: &[u32]) -> Vec<Answer> {
+    let mut world = World::from_bodies(gpu, setup.bodies, options).unwrap();
     if let Some(worlds) = setup.worlds {
         world.set_worlds(worlds).unwrap();
         assert_eq!(world.worlds(), worlds);
@@ -98,25 +97,36 @@ fn run(setup: Setup<'_>, options: &WorldOptions, members: &[u32]) -> Vec<Answer>
 /// bodies interleaved (for each i, body i of every world, the worlds in a turning order): the
 /// bodies, and each one's world.
 fn interleaved(kind: SceneKind, n: usize, count: u32) -> (Vec<Body>, Vec<u32>) {
-    let scenes: Vec<Vec<Body>> = (0..count).map(|w| generate_bodies(kind, n, 10 + u64::from(w))).collect();
+    interleave((0..count).map(|w| generate_bodies(kind, n, 10 + u64::from(w))).collect())
+}
+
+/// The worlds `scenes` (of one size) interleaved as [`interleaved`] does.
+fn interleave(scenes: Vec<Vec<Body>>) -> (Vec<Body>, Vec<u32>) {
+    let (n, count) = (scenes[0].len(), scenes.len() as u32);
     let picks = (0..n).flat_map(|i| (0..count).map(move |k| (i, (k + i as u32) % count)));
     picks.map(|(i, w)| (scenes[w as usize][i].clone(), w)).unzip()
 }
 
 /// Each world of the interleaved scene answers in one `World` as it does alone.
-fn each_world_answers_as_alone(kind: SceneKind, n: usize, count: u32, filters: bool, options: &WorldOptions) {
-    let (bodies, worlds) = interleaved(kind, n, count);
+fn each_world_answers_as_alone(
+    gpu: &Gpu,
+    what: &str,
+    (bodies, worlds): &(Vec<Body>, Vec<u32>),
+    filters: bool,
+    options: &WorldOptions,
+) {
+    let count = worlds.iter().max().map_or(0, |&w| w + 1);
     let everyone: Vec<u32> = (0..bodies.len() as u32).collect();
     let mut touching = 0;
     for w in 0..count {
         let members: Vec<u32> = everyone.iter().copied().filter(|&g| worlds[g as usize] == w).collect();
         let shared = Setup {
-            bodies: &bodies,
-            worlds: Some(&worlds),
+            bodies,
+            worlds: Some(worlds),
             filters: filters.then(|| everyone.iter().map(|&g| filter(g)).collect()),
             poses: everyone.iter().map(|&g| moved(g)).collect(),
         };
-        let mine = run(shared, options, &members);
+        let mine = run(gpu, shared, options, &members);
         let own: Vec<Body> = members.iter().map(|&g| bodies[g as usize].clone()).collect();
         let alone = Setup {
             bodies: &own,
@@ -125,10 +135,10 @@ fn each_world_answers_as_alone(kind: SceneKind, n: usize, count: u32, filters: b
             poses: members.iter().map(|&g| moved(g)).collect(),
         };
         let all: Vec<u32> = (0..own.len() as u32).collect();
-        assert_eq!(mine, run(alone, options, &all), "{kind:?}: world {w} differs from its lone run");
+        assert_eq!(mine, run(gpu, alone, options, &all), "{what}: world {w} differs from its lone run");
         touching += mine.iter().map(|a| a.contacts.len()).sum::<usize>();
     }
-    assert!(touching > 0, "{kind:?}: no world has a pair; the test tests nothing");
+    assert!(touching > 0, "{what}: no world has a pair; the test tests nothing");
 }
 
 #[test]
@@ -148,9 +158,34 @@ fn each_world_answers_as_it_does_alone() {
         (SceneKind::Pile, true, events.clone().with_contact_detail(ContactDetail::Full)),
         (SceneKind::Clustered, false, events.clone().with_continuous(true)),
     ];
+    let gpu = gpu();
     for (kind, filters, options) in cases {
-        each_world_answers_as_alone(kind, 60, 5, filters, &options);
+        each_world_answers_as_alone(&gpu, &format!("{kind:?}"), &interleaved(kind, 60, 5), filters, &options);
     }
+}
+
+/// Piles whose pairs outgrow one binding of a small device, so that frames run in batches: each
+/// world still answers as alone.
+#[test]
+fn piles_past_one_binding_answer_as_alone() {
+    let gpu = small_device();
+    let options = WorldOptions::default().with_events(true);
+    // Each world's shapes moved to within 0.3 of the origin: every pair a candidate.
+    let piled = |w: u64| -> Vec<Body> {
+        let shapes = generate(SceneKind::Shapes, 300, 10 + w);
+        let at = |i: usize, p: &Polygon| {
+            let b = p.aabb();
+            let c = [(b.min[0] + b.max[0]) / 2.0, (b.min[1] + b.max[1]) / 2.0];
+            Transform { x: (i % 7) as f64 * 0.05 - c[0], y: (i % 5) as f64 * 0.06 - c[1], angle: 0.0 }
+        };
+        shapes.iter().enumerate().map(|(i, p)| Body::from(p.transformed(&at(i, p)))).collect()
+    };
+    let scene = interleave(vec![piled(0), piled(1)]);
+    let mut world = World::from_bodies(&gpu, &scene.0, &options).unwrap();
+    world.set_worlds(&scene.1).unwrap();
+    let frame = world.step().unwrap();
+    assert!(frame.stats.batches > 1, "{} batch: the test does not reach batches", frame.stats.batches);
+    each_world_answers_as_alone(&gpu, "piles", &scene, true, &options);
 }
 
 /// Every world a copy of one scene, as many worlds as there may be (one strip each): each
