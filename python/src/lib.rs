@@ -9,6 +9,7 @@ use pyo3::types::PyDict;
 use satgpu::{Contact, ContactDetail, DetectOptions, Filter, Manifold, Polygon};
 
 mod crowd;
+mod pack;
 
 /// The class of `satgpu.errors` named `name`, raised with `message` (the classes live in Python,
 /// so that input errors can also be `ValueError`s and file errors `OSError`s).
@@ -76,6 +77,11 @@ impl Shape {
     fn __repr__(&self) -> String {
         format!("satgpu.Shape({} vertices, radius {})", self.inner.vertices().len(), self.inner.radius())
     }
+
+    /// Pickled as its core and radius (Ray, multiprocessing).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        pack::reduce(py, "_shape_from_cores", std::slice::from_ref(&self.inner))
+    }
 }
 
 /// Many shapes held in Rust, made in bulk from arrays: a million shapes are not a million
@@ -103,6 +109,27 @@ impl Shapes {
 
     fn __repr__(&self) -> String {
         format!("satgpu.Shapes({} shapes)", self.inner.len())
+    }
+
+    /// The shapes at `indices` (uint32), in that order.
+    fn take(&self, indices: PyReadonlyArray1<'_, u32>) -> PyResult<Shapes> {
+        let indices = indices.as_slice().map_err(|_| PyValueError::new_err("indices must be C-contiguous"))?;
+        let n = self.inner.len();
+        let inner = indices
+            .iter()
+            .map(|&i| {
+                self.inner
+                    .get(i as usize)
+                    .cloned()
+                    .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err(format!("shape {i} of {n}")))
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(Shapes { inner })
+    }
+
+    /// Pickled as flat arrays of cores and radii (Ray, multiprocessing).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        pack::reduce(py, "_shapes_from_cores", &self.inner)
     }
 }
 
@@ -304,6 +331,11 @@ impl Compound {
 
     fn __repr__(&self) -> String {
         format!("satgpu.Compound({} parts)", self.inner.shapes().len())
+    }
+
+    /// Pickled as its parts' cores and radii (Ray, multiprocessing).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        pack::reduce(py, "_compound_from_cores", self.inner.shapes())
     }
 }
 
@@ -1350,6 +1382,10 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(write_scene, m)?,
         wrap_pyfunction!(scene_kinds, m)?,
         wrap_pyfunction!(generate, m)?,
+        wrap_pyfunction!(pack::shape_bounds, m)?,
+        wrap_pyfunction!(pack::_shapes_from_cores, m)?,
+        wrap_pyfunction!(pack::_shape_from_cores, m)?,
+        wrap_pyfunction!(pack::_compound_from_cores, m)?,
     ] {
         m.add_function(f)?;
     }

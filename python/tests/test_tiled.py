@@ -1,0 +1,139 @@
+"""satgpu.ray.TiledWorld on a local Ray: tiles of one world on actors of their own give, bit for
+bit, the Contacts of one World, frame after frame, while bodies cross from tile to tile."""
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+import ray
+
+import satgpu
+import satgpu.ray
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    env = {k: v for k, v in os.environ.items() if k.startswith("WGPU_") or k == "XDG_RUNTIME_DIR"}
+    ray.init(num_cpus=2, include_dashboard=False, runtime_env={"env_vars": env})
+    yield
+    ray.shutdown()
+
+
+def same(got, want):
+    """Every field of two Contacts holds the same bytes, dtype and shape (or is None in both)."""
+    for key in vars(want):
+        g, w = getattr(got, key), getattr(want, key)
+        assert (g is None) == (w is None), key
+        if w is not None:
+            assert (g.dtype, g.shape) == (w.dtype, w.shape), key
+            assert g.tobytes() == w.tobytes(), key
+
+
+def moves(n, seed):
+    """Frames of every body moving: from where the scene puts it, then several units a frame
+    (across tile borders), then a hair (the tiles' worlds kept)."""
+    rng = np.random.default_rng(seed)
+    velocity = rng.normal(size=(n, 2)) * 3.0
+    turn = rng.normal(size=n) * 0.02
+    for f, t in enumerate([0.0, 1.0, 2.0, 2.001]):
+        yield (velocity * t).astype(np.float64), turn * t
+
+
+@pytest.mark.parametrize("tiles", [2, 4])
+@pytest.mark.parametrize("kind", ["crowd", "pile", "shapes"])
+def test_tiles_give_one_worlds_contacts_bit_for_bit_while_bodies_cross_tiles(gpu, adapter, kind, tiles):
+    shapes = satgpu.generate(kind, 1500, seed=tiles)
+    n = len(shapes)
+    body_shapes = np.arange(n, dtype=np.uint32)
+    one = satgpu.World(shapes, body_shapes, gpu=gpu, events=True)
+    with satgpu.ray.TiledWorld(shapes, body_shapes, tiles=tiles, adapter=adapter, events=True) as tiled:
+        assert tiled.tiles == tiles and len(tiled) == n
+        held, rebuilt = [], []
+        for xy, angle in moves(n, tiles):
+            one.set_transforms(xy, angle)
+            tiled.set_transforms(xy, angle)
+            want = one.step()
+            assert len(want) > 0, "a frame without pairs tests nothing"
+            same(tiled.step(), want)
+            for got, w in zip(tiled.events(), one.events()):
+                assert got.dtype == w.dtype and got.shape == w.shape and got.tobytes() == w.tobytes()
+            held.append([t["bodies"] for t in tiled.stats["tiles"]])
+            rebuilt.append([t["rebuilt"] for t in tiled.stats["tiles"]])
+        assert all(0 < b < n for b in held[0]), "every tile holds some bodies, none all"
+        assert held[1] != held[0] and held[2] != held[1], "bodies moved between tiles"
+        assert rebuilt[0] == [True] * tiles and not all(rebuilt[3]), "a hair's move keeps the tiles' worlds"
+
+
+def test_tiles_keep_margins_manifolds_filters_and_compound_bodies(gpu, adapter):
+    bodies = satgpu.generate("rooms", 800, seed=3)
+    n = len(bodies)
+    body_shapes = np.arange(n, dtype=np.uint32)
+    rng = np.random.default_rng(3)
+    filters = (
+        (1 << rng.integers(0, 3, n)).astype(np.uint32),
+        np.where(rng.random(n) < 0.8, 0xFFFFFFFF, 0x6).astype(np.uint32),
+        rng.integers(-2, 3, n).astype(np.int32),
+    )
+    options = dict(contacts="full", margin=0.25)
+    one = satgpu.World(bodies, body_shapes, gpu=gpu, **options)
+    one.set_filters(*filters)
+    # No slack: the halos are as wide as the bodies and the margin, no wider.
+    with satgpu.ray.TiledWorld(bodies, body_shapes, tiles=3, adapter=adapter, slack=0.0, **options) as tiled:
+        tiled.set_filters(*filters)
+        for xy, angle in moves(n, 3):
+            one.set_transforms(xy, angle)
+            tiled.set_transforms(xy, angle)
+            want = one.step()
+            assert len(want) > 0 and (want.depth < 0).any(), "pairs within the margin, apart, are tested"
+            same(tiled.step(), want)
+
+
+def test_a_tile_of_plain_shapes_among_compound_bodies_names_parts(gpu, adapter):
+    crowd = satgpu.generate("crowd", 600, seed=4)
+    left = min(range(len(crowd)), key=lambda i: crowd[i].vertices[:, 0].min())
+    x, y = crowd[left].vertices[0]
+    # One concave body among the crowd's leftmost bodies: the right tile holds plain shapes only.
+    bodies = [crowd[i] for i in range(len(crowd))] + [satgpu.concave(np.array([[0, 0], [3, 0], [3, 3], [1.5, 1], [0, 3]]) + [x, y])]
+    body_shapes = np.arange(len(bodies), dtype=np.uint32)
+    one = satgpu.World(bodies, body_shapes, gpu=gpu)
+    with satgpu.ray.TiledWorld(bodies, body_shapes, tiles=2, adapter=adapter, slack=0.0) as tiled:
+        for xy, angle in moves(len(bodies), 4):
+            one.set_transforms(xy, angle)
+            tiled.set_transforms(xy, angle)
+            want = one.step()
+            assert want.parts is not None and len(want) > 0
+            same(tiled.step(), want)
+
+
+def test_tiled_world_refuses_what_one_world_refuses(adapter):
+    shapes = satgpu.generate("crowd", 50, seed=1)
+    body_shapes = np.arange(50, dtype=np.uint32)
+    with pytest.raises(ValueError, match="tiles must be a positive integer"):
+        satgpu.ray.TiledWorld(shapes, body_shapes, tiles=0)
+    with pytest.raises(satgpu.UnknownShapeError, match="body 3 uses shape 50, but only 50 shapes"):
+        satgpu.ray.TiledWorld(shapes, np.where(body_shapes == 3, 50, body_shapes).astype(np.uint32))
+    with satgpu.ray.TiledWorld(shapes, body_shapes, tiles=2, adapter=adapter) as tiled:
+        xy, angle = np.zeros((50, 2)), np.zeros(50)
+        xy[7, 1] = np.nan
+        with pytest.raises(satgpu.NonFiniteTransformError, match="transform 7 is not finite"):
+            tiled.set_transforms(xy, angle)
+        with pytest.raises(satgpu.TransformCountError):
+            tiled.set_transforms(xy[:10], angle[:10])
+    with pytest.raises(satgpu.Error, match="was closed"):
+        tiled.step()
+
+
+def test_shapes_pickle_bit_for_bit():
+    shapes = satgpu.generate("mixed", 300, seed=2)
+    again = pickle.loads(pickle.dumps(shapes))
+    assert len(again) == len(shapes)
+    for i in range(len(shapes)):
+        assert again[i].vertices.tobytes() == shapes[i].vertices.tobytes() and again[i].radius == shapes[i].radius
+    one = pickle.loads(pickle.dumps(shapes[5]))
+    assert one.vertices.tobytes() == shapes[5].vertices.tobytes()
+    # A chain of more parts than a body given part by part may have comes back as the chain.
+    for body in [satgpu.concave([[0, 0], [4, 0], [4, 4], [2, 1], [0, 4]]), satgpu.chain(np.random.rand(20000, 2), loop=True)]:
+        again = pickle.loads(pickle.dumps(body))
+        assert len(again) == len(body)
+        assert all(again.parts[k].vertices.tobytes() == body.parts[k].vertices.tobytes() for k in range(len(body)))
