@@ -7,7 +7,8 @@
 // both span. Each such query meeting
 // the body's box, and seeing the body through the filters, gets the exact test, in the body's
 // own frame: the separating axes of the query box and the body's core, and where they are
-// apart, the distance between them against the body's radius. Two dispatches (QUERY_STEP, a
+// apart, the distance between them against the body's radius. Where the bodies are in several
+// worlds, a query sees its own world's alone. Two dispatches (QUERY_STEP, a
 // pipeline constant): count each body's hits, then (after a scan of the counts) write them.
 
 #import constants
@@ -27,7 +28,7 @@ struct Query {
     mask: u32,
     group: i32,
     first: u32, // the first strip the query spans
-    pad1: u32,
+    world: u32, // the world it looks into
     pad2: u32,
     lo_rest: vec4<f32>, // what rounding left of lo (x, y), then of that (x, y): exact sums
     hi_rest: vec4<f32>,
@@ -37,7 +38,7 @@ struct QueryParams {
     bodies: u32,
     strips: u32, // `queries` starts with strips + 1 headers, then the entries
     filtered: u32, // the bodies' filters differ from the default
-    pad: u32,
+    worlds: u32,   // the bodies' worlds (1: one; more: each body's follows the counts)
     y0: f32,         // the strips' bottom
     inv_height: f32, // strips per unit of y
     zero: u32,       // 0, for `keep`
@@ -51,7 +52,7 @@ struct QueryParams {
 #paged bodies 4 read aabbs vec4<f32>
 @group(0) @binding(5) var<storage, read> queries: array<Query>;
 #paged bodies 6 read filters vec4<u32>
-@group(0) @binding(7) var<storage, read_write> counts: array<u32>;     // then their offsets, the total, the cut flag
+@group(0) @binding(7) var<storage, read_write> counts: array<u32>;     // then their offsets, the total, the cut flag, each body's world
 @group(0) @binding(8) var<storage, read_write> hits: array<vec2<u32>>; // (query, body)
 
 override QUERY_STEP: u32 = 0u;
@@ -219,6 +220,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         for (var j = first_reaching(box.x, start, end); j < end; j++) {
             let q = queries[j];
             if q.hi.x < box.x || q.hi.y < box.y || q.lo.y > box.w || max(s0, q.first) != s {
+                continue;
+            }
+            if qp.worlds > 1u && counts[qp.bodies + 2u + i] != q.world {
                 continue;
             }
             if qp.filtered != 0u || q.category != 1u || q.mask != 0xffffffffu || q.group != 0 {

@@ -3,7 +3,7 @@
 // sorted strip entries (the transform, entry and sort passes run first, and the grid and the
 // entry count are copied into `rp`). Two steps (RAY_STEP, a pipeline constant):
 //
-// 0. One workgroup per strip: the widest box among its entries (a contiguous run of the sorted
+// 0. One workgroup per strip (of every world): the widest box among its entries (a contiguous run of the sorted
 //    keys), so that in a strip the entries whose box may reach x are those whose left edge lies
 //    in [x - width, x].
 // 1. One invocation per ray: it walks the strips it crosses in the order it crosses them; in
@@ -11,7 +11,9 @@
 //    the part of the ray inside the strip, and each body there that the ray's filter sees gets
 //    the exact test in its own frame. It stops at the first strip past which no nearer hit can
 //    lie: a body hit at distance t holds that point, so it has an entry in the point's strip.
-//    Without strips (the all-pairs broad phase, few bodies) it tests every body.
+//    Without strips (the all-pairs broad phase, few bodies) it tests every body. Where the
+//    bodies are in several worlds, a ray walks its own world's strips (world w's strip s is
+//    strip w * strips + s of the keys), and without strips tests its own world's bodies.
 //
 // The exact test, in the body's frame: a ray starting in the shape (within the radius of its
 // core) hits at 0 with no normal; otherwise, for a plain polygon, the entering edge of the
@@ -50,7 +52,8 @@ struct Ray {
     radius: f32,    // the cast shape's radius around its core
     extent: f32,    // how far the cast shape's points reach from the origin (0 for a ray)
     turn: vec2<f32>, // the cast shape's rotation (cos, sin)
-    pad: vec2<u32>,
+    world: u32,      // the world it looks into
+    pad: u32,
 }
 
 struct RayParams {
@@ -60,7 +63,7 @@ struct RayParams {
     strips: u32,   // the world sorts strip entries (else: every body is tested)
     two: u32,      // 2, for `loops_cut`
     rays_at: u32,  // the word in `io` of the first ray
-    pad1: u32,
+    worlds: u32,   // the bodies' worlds (1: one)
     pad2: u32,
     grid: Grid,    // copied from the control buffer after the sort
     entries: u32,  // likewise: the sorted entries
@@ -71,7 +74,7 @@ struct RayParams {
 
 @group(0) @binding(0) var<uniform> rp: RayParams;
 @group(0) @binding(1) var<storage, read> keys: array<u32>;       // sorted entries
-@group(0) @binding(2) var<storage, read> values: array<u32>;     // body of each entry
+@group(0) @binding(2) var<storage, read> values: array<u32>;     // body of each entry (no strips: world of each body)
 #paged entries 3 read boxes vec4<f32> // AABB of each entry (no strips: of each body)
 #paged bodies 4 read bodies Body
 #paged shapes 5 read shapes vec4<f32> // (vertex.xy, unit normal.xy), local
@@ -279,7 +282,7 @@ fn strip_width(s: u32, lid: u32) {
     let stop = first_from((s + 1u) << g.x_bits, start, rp.entries);
     if lid == 0u {
         io[MAX_STRIPS + s] = start;
-        if s + 1u == g.strips {
+        if s + 1u == g.strips * g.worlds {
             io[MAX_STRIPS + s + 1u] = stop;
         }
     }
@@ -314,7 +317,8 @@ fn read_ray(i: u32) -> Ray {
         bitcast<f32>(io[at + 10u]),
         bitcast<f32>(io[at + 11u]),
         bitcast<vec2<f32>>(vec2<u32>(io[at + 12u], io[at + 13u])),
-        vec2<u32>(0u)
+        io[at + 14u],
+        0u
     );
 }
 
@@ -325,10 +329,14 @@ fn cast_ray(i: u32) {
     var best = Best(BIG, NONE, vec2<f32>(0.0), vec2<f32>(0.0));
     if rp.strips == 0u {
         for (var b = 0u; b < rp.bodies; b++) {
-            take_hit(&best, b, boxes_at(b), r);
+            if rp.worlds <= 1u || values[b] == r.world {
+                take_hit(&best, b, boxes_at(b), r);
+            }
         }
     } else {
         let g = rp.grid;
+        // The first of the ray's world's strips in the keys.
+        let first = r.world * g.strips;
         let e = r.extent;
         let end = r.origin + r.dir * r.length;
         let up = end.y >= r.origin.y;
@@ -363,10 +371,11 @@ fn cast_ray(i: u32) {
                 let slack = 1e-6 * (abs(xa) + abs(xb)) + 1e-30;
                 let lo = min(xa, xb) - slack - e;
                 let hi = max(xa, xb) + slack + e;
-                let width = bitcast<f32>(io[s]);
-                let strip_end = io[MAX_STRIPS + s + 1u];
-                let start = first_from(grid_key(g, s, lo - width), io[MAX_STRIPS + s], strip_end);
-                let stop = first_from(grid_key(g, s, hi) + 1u, start, strip_end);
+                let w = first + s;
+                let width = bitcast<f32>(io[w]);
+                let strip_end = io[MAX_STRIPS + w + 1u];
+                let start = first_from(grid_key(g, w, lo - width), io[MAX_STRIPS + w], strip_end);
+                let stop = first_from(grid_key(g, w, hi) + 1u, start, strip_end);
                 for (var k = start; k < stop; k++) {
                     let box = boxes_at(k);
                     if box.z >= lo {
@@ -412,7 +421,7 @@ fn main(
     if RAY_STEP == 0u {
         // Uniform control flow for the barriers: the whole workgroup returns or none of it.
         let s = tile_index(wid, nwg);
-        if s < rp.grid.strips {
+        if s < rp.grid.strips * rp.grid.worlds {
             strip_width(s, lid);
         }
         return;

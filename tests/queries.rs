@@ -92,6 +92,7 @@ fn boxes_and_points_by_hand() {
     let q = |x0: f64, y0: f64, x1: f64, y1: f64| BoxQuery {
         aabb: Aabb { min: [x0, y0], max: [x1, y1] },
         filter: Filter::DEFAULT,
+        world: 0,
     };
     let boxes = [
         q(1.0, 0.0, 2.0, 1.0),       // touching the square's right face
@@ -102,7 +103,7 @@ fn boxes_and_points_by_hand() {
     ];
     let got = query_boxes(&scene, &[], &boxes);
     assert_eq!(got, vec![vec![0], vec![1], vec![], vec![0, 1, 2], vec![]]);
-    let p = |x: f64, y: f64| PointQuery { point: [x, y], filter: Filter::DEFAULT };
+    let p = |x: f64, y: f64| PointQuery { point: [x, y], filter: Filter::DEFAULT, world: 0 };
     let points = [p(1.0, 0.5), p(5.0, 6.0), p(5.8, 5.8), p(12.5, 0.0), p(11.0, 0.5), p(11.0, 0.51)];
     let got = query_points(&scene, &[], &points);
     assert_eq!(got, vec![vec![0], vec![1], vec![], vec![2], vec![2], vec![]]);
@@ -160,7 +161,7 @@ fn rays_and_queries_on_every_kind() {
         let least = if matches!(kind, SceneKind::Scales | SceneKind::Outliers) { 1 } else { 5 };
         assert!(hit_count >= least, "{kind:?}: only {hit_count} of 40 rays hit");
         let points: Vec<PointQuery> =
-            (0..64).map(|k| PointQuery { point: at(k, 8), filter: Filter::DEFAULT }).collect();
+            (0..64).map(|k| PointQuery { point: at(k, 8), filter: Filter::DEFAULT, world: 0 }).collect();
         for (q, got) in points.iter().zip(query_points(&polygons, &[], &points)) {
             let want: Vec<u32> = (0..polygons.len() as u32)
                 .filter(|&i| distance_to_shape(&polygons[i as usize], q.point) == 0.0)
@@ -170,7 +171,11 @@ fn rays_and_queries_on_every_kind() {
         let boxes: Vec<BoxQuery> = (0..16)
             .map(|k| {
                 let lo = at(k, 4);
-                BoxQuery { aabb: Aabb { min: lo, max: [lo[0] + 0.1 * w, lo[1] + 0.1 * h] }, filter: Filter::DEFAULT }
+                BoxQuery {
+                    aabb: Aabb { min: lo, max: [lo[0] + 0.1 * w, lo[1] + 0.1 * h] },
+                    filter: Filter::DEFAULT,
+                    world: 0,
+                }
             })
             .collect();
         let found = query_boxes(&polygons, &[], &boxes);
@@ -249,13 +254,14 @@ fn gpu_region_queries_agree_with_the_reference_on_segments() {
     for p in walls.iter().take(100) {
         let [a, b] = [p.vertices()[0], p.vertices()[1]];
         let m = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0];
-        points.extend([a, b, m].map(|point| PointQuery { point, filter: Filter::DEFAULT }));
+        points.extend([a, b, m].map(|point| PointQuery { point, filter: Filter::DEFAULT, world: 0 }));
         let (lo, hi) = ([m[0] - 0.01, m[1] - 0.01], [m[0] + 0.01, m[1] + 0.01]);
-        boxes.push(BoxQuery { aabb: Aabb { min: lo, max: hi }, filter: Filter::DEFAULT });
+        boxes.push(BoxQuery { aabb: Aabb { min: lo, max: hi }, filter: Filter::DEFAULT, world: 0 });
         let beside = [a[0].max(b[0]) + 0.5, a[1].max(b[1]) + 0.5];
         boxes.push(BoxQuery {
             aabb: Aabb { min: beside, max: [beside[0] + 0.01, beside[1] + 0.01] },
             filter: Filter::DEFAULT,
+            world: 0,
         });
     }
     let got = world.query_points(&points).unwrap();
@@ -299,7 +305,7 @@ fn gpu_region_queries_agree_with_the_reference_on_every_kind() {
                 // At least a millionth of the coordinates (scales lies far from the origin).
                 let side = |x: f64, extent: f64| (size * extent).max(x.abs() * 1e-6);
                 let max = [lo[0] + side(lo[0], w), lo[1] + side(lo[1], h)];
-                BoxQuery { aabb: Aabb { min: lo, max }, filter: Filter::DEFAULT }
+                BoxQuery { aabb: Aabb { min: lo, max }, filter: Filter::DEFAULT, world: 0 }
             })
             .collect();
         let far = [bounds.max[0] + w, bounds.max[1] + h];
@@ -312,12 +318,12 @@ fn gpu_region_queries_agree_with_the_reference_on_every_kind() {
             ];
             let half = [(b.max[0] - b.min[0]) / 20.0, (b.max[1] - b.min[1]) / 20.0];
             let aabb = Aabb { min: [c[0] - half[0], c[1] - half[1]], max: [c[0] + half[0], c[1] + half[1]] };
-            boxes.push(BoxQuery { aabb, filter: Filter::DEFAULT });
+            boxes.push(BoxQuery { aabb, filter: Filter::DEFAULT, world: 0 });
         }
         let far_max = [far[0] + w.max(far[0].abs() * 1e-6), far[1] + h.max(far[1].abs() * 1e-6)];
-        boxes.push(BoxQuery { aabb: Aabb { min: far, max: far_max }, filter: Filter::DEFAULT });
+        boxes.push(BoxQuery { aabb: Aabb { min: far, max: far_max }, filter: Filter::DEFAULT, world: 0 });
         let mut points: Vec<PointQuery> =
-            (0..100).map(|k| PointQuery { point: at(k, 10), filter: Filter::DEFAULT }).collect();
+            (0..100).map(|k| PointQuery { point: at(k, 10), filter: Filter::DEFAULT, world: 0 }).collect();
         // Each of the first 20 bodies' centroid (inside it) and first vertex (on its boundary:
         // either way within the band).
         let centroid = |p: &Polygon| {
@@ -325,8 +331,16 @@ fn gpu_region_queries_agree_with_the_reference_on_every_kind() {
             let n = v.len() as f64;
             [v.iter().map(|q| q[0]).sum::<f64>() / n, v.iter().map(|q| q[1]).sum::<f64>() / n]
         };
-        points.extend(polygons.iter().take(20).map(|p| PointQuery { point: centroid(p), filter: Filter::DEFAULT }));
-        points.extend(polygons.iter().take(20).map(|p| PointQuery { point: p.vertices()[0], filter: Filter::DEFAULT }));
+        points.extend(polygons.iter().take(20).map(|p| PointQuery {
+            point: centroid(p),
+            filter: Filter::DEFAULT,
+            world: 0,
+        }));
+        points.extend(polygons.iter().take(20).map(|p| PointQuery {
+            point: p.vertices()[0],
+            filter: Filter::DEFAULT,
+            world: 0,
+        }));
         let got = world.query_boxes(&boxes).unwrap();
         let want = query_boxes(&polygons, &[], &boxes);
         let regions: Vec<(Aabb, bool)> = boxes.iter().map(|b| (b.aabb, false)).collect();
@@ -349,7 +363,7 @@ fn gpu_region_queries_follow_transforms_filters_and_bad_input() {
     let mut world = satgpu::gpu::World::new(&gpu, &shapes, &[0, 1, 0, 1], &Default::default()).unwrap();
     let place = |x: f64, angle: f64| satgpu::Transform { x, y: 0.0, angle };
     world.set_transforms(&[place(0.0, 0.0), place(2.0, 0.0), place(4.0, 0.785), place(6.0, 0.0)]).unwrap();
-    let point = |x: f64, y: f64| PointQuery { point: [x, y], filter: Filter::DEFAULT };
+    let point = |x: f64, y: f64| PointQuery { point: [x, y], filter: Filter::DEFAULT, world: 0 };
     // Body 0's corner, body 1's rim, body 2's rotated corner (at x = 4 + 0.707), nothing, body 3's centre.
     let got = world
         .query_points(&[point(0.5, 0.5), point(2.5, 0.0), point(4.7, 0.0), point(4.5, 0.45), point(6.0, 0.0)])
@@ -359,7 +373,7 @@ fn gpu_region_queries_follow_transforms_filters_and_bad_input() {
     world.set_transforms(&[place(10.0, 0.0), place(2.0, 0.0), place(4.0, 0.0), place(6.0, 0.0)]).unwrap();
     assert_eq!(world.query_points(&[point(0.5, 0.5), point(10.5, 0.5)]).unwrap(), vec![vec![], vec![0]]);
     // A box over everything, with filters: body 0 in category 2, a query not seeing category 2.
-    let all = BoxQuery { aabb: Aabb { min: [-20.0, -20.0], max: [20.0, 20.0] }, filter: Filter::DEFAULT };
+    let all = BoxQuery { aabb: Aabb { min: [-20.0, -20.0], max: [20.0, 20.0] }, filter: Filter::DEFAULT, world: 0 };
     assert_eq!(world.query_boxes(&[all]).unwrap(), vec![vec![0, 1, 2, 3]]);
     let mut filters = vec![Filter::DEFAULT; 4];
     filters[0].category = 2;
@@ -368,7 +382,7 @@ fn gpu_region_queries_follow_transforms_filters_and_bad_input() {
     assert_eq!(world.query_boxes(&[blind, all]).unwrap(), vec![vec![1, 2, 3], vec![0, 1, 2, 3]]);
     // No queries; bad ones refused, naming the query.
     assert!(world.query_boxes(&[]).unwrap().is_empty());
-    let bad = BoxQuery { aabb: Aabb { min: [1.0, 0.0], max: [0.0, 1.0] }, filter: Filter::DEFAULT };
+    let bad = BoxQuery { aabb: Aabb { min: [1.0, 0.0], max: [0.0, 1.0] }, filter: Filter::DEFAULT, world: 0 };
     match world.query_boxes(&[all, bad]) {
         Err(satgpu::Error::InvalidSetting { what: "query", detail }) => assert!(detail.contains("box 1"), "{detail}"),
         other => panic!("expected InvalidSetting, got {other:?}"),
@@ -390,13 +404,14 @@ fn gpu_region_queries_near_rounded_corners_at_huge_scales() {
         let corner = |at: f64, size: f64| BoxQuery {
             aabb: Aabb { min: [s(at), s(at)], max: [s(at + size), s(at + size)] },
             filter: Filter::DEFAULT,
+            world: 0,
         };
         // The rounded corner's farthest point along the diagonal is at 1 + 0.5 / sqrt(2) = 1.354.
         let boxes = [corner(1.45, 0.5), corner(1.3, 0.5), corner(1.45, 1e-3)];
         let got = world.query_boxes(&boxes).unwrap();
         assert_eq!(got, query_boxes(std::slice::from_ref(&body), &[], &boxes), "at {scale:e}");
         assert_eq!(got, vec![vec![], vec![0], vec![]], "at {scale:e}");
-        let points = [s(1.45), s(1.3)].map(|x| PointQuery { point: [x, x], filter: Filter::DEFAULT });
+        let points = [s(1.45), s(1.3)].map(|x| PointQuery { point: [x, x], filter: Filter::DEFAULT, world: 0 });
         assert_eq!(world.query_points(&points).unwrap(), vec![vec![], vec![0]], "at {scale:e}");
     }
 }
@@ -441,7 +456,7 @@ fn points_on_vertices_and_boxes_through_extreme_vertices() {
         let mut boxes = vec![];
         for (i, p) in polygons.iter().enumerate() {
             for &v in p.vertices() {
-                points.push(PointQuery { point: v, filter: Filter::DEFAULT });
+                points.push(PointQuery { point: v, filter: Filter::DEFAULT, world: 0 });
                 owners.push(i as u32);
             }
             // Four boxes, each beyond one extreme vertex with an edge through it.
@@ -458,7 +473,7 @@ fn points_on_vertices_and_boxes_through_extreme_vertices() {
                 Aabb { min: [t[0] - w / 4.0, t[1]], max: [t[0] + w / 4.0, t[1] + h / 2.0] },
                 Aabb { min: [d[0] - w / 4.0, d[1] - h / 2.0], max: [d[0] + w / 4.0, d[1]] },
             ] {
-                boxes.push((i as u32, BoxQuery { aabb, filter: Filter::DEFAULT }));
+                boxes.push((i as u32, BoxQuery { aabb, filter: Filter::DEFAULT, world: 0 }));
             }
         }
         let boxes_only: Vec<BoxQuery> = boxes.iter().map(|b| b.1).collect();
@@ -502,8 +517,9 @@ fn a_body_meeting_more_queries_than_a_software_adapter_runs_is_found_or_refused(
     let gpu = common::gpu();
     let body = Polygon::new(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 10.0], [0.0, 10.0]]).unwrap();
     let mut world = satgpu::gpu::World::from_polygons(&gpu, &[body], &Default::default()).unwrap();
-    let points: Vec<PointQuery> =
-        (0..30_000).map(|k| PointQuery { point: [0.1 + k as f64 * 0.033, 5.0], filter: Filter::DEFAULT }).collect();
+    let points: Vec<PointQuery> = (0..30_000)
+        .map(|k| PointQuery { point: [0.1 + k as f64 * 0.033, 5.0], filter: Filter::DEFAULT, world: 0 })
+        .collect();
     match world.query_points(&points) {
         Ok(found) => assert!(found.iter().all(|f| f == &[0]), "a point inside the body missed it"),
         Err(satgpu::Error::UnsuitableAdapter { adapter, reason }) => {

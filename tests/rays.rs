@@ -443,7 +443,7 @@ fn compound_worlds_cast_rays_and_answer_region_queries() {
     let boxes: Vec<satgpu::BoxQuery> = bodies
         .iter()
         .take(20)
-        .map(|b| satgpu::BoxQuery { aabb: b.shapes()[0].aabb(), filter: Filter::DEFAULT })
+        .map(|b| satgpu::BoxQuery { aabb: b.shapes()[0].aabb(), filter: Filter::DEFAULT, world: 0 })
         .collect();
     let found = world.query_boxes(&boxes).unwrap();
     for (k, f) in found.iter().enumerate() {
@@ -456,7 +456,7 @@ fn compound_worlds_cast_rays_and_answer_region_queries() {
         .map(|b| {
             let v = b.shapes()[0].vertices();
             let centre = [0, 1].map(|k| v.iter().map(|p| p[k]).sum::<f64>() / v.len() as f64);
-            satgpu::PointQuery { point: centre, filter: Filter::DEFAULT }
+            satgpu::PointQuery { point: centre, filter: Filter::DEFAULT, world: 0 }
         })
         .collect();
     for (k, f) in world.query_points(&points).unwrap().iter().enumerate() {
@@ -473,7 +473,7 @@ fn a_ray_past_more_boxes_than_a_software_adapter_runs_is_answered_or_refused() {
     let square = |x: f64| Polygon::new(vec![[x, 0.0], [x + 0.5, 0.0], [x + 0.5, 0.5], [x, 0.5]]).unwrap();
     let polygons: Vec<Polygon> = (0..70_000).map(|k| square(k as f64)).collect();
     let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
-    let ray = Ray { origin: [-5.0, 0.25], direction: [1.0, 0.0], max_length: 1e6, filter: Filter::DEFAULT };
+    let ray = Ray { origin: [-5.0, 0.25], direction: [1.0, 0.0], max_length: 1e6, filter: Filter::DEFAULT, world: 0 };
     match world.cast_rays(&[ray]) {
         Ok(hits) => {
             let hit = hits[0].expect("the ray hits the first box");

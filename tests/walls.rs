@@ -365,10 +365,10 @@ fn chains_answer_rays_queries_and_events_as_one_body() {
         assert_eq!((at(0), at(1), at(2)), (Some((0, 0.1)), Some((1, 0.3)), None), "{order:?}");
         // Points: inside the loop but on none of its segments, and on its edge; boxes across a
         // side of the loop and a joint of the wall.
-        let point = |point| PointQuery { point, filter: Filter::DEFAULT };
+        let point = |point| PointQuery { point, filter: Filter::DEFAULT, world: 0 };
         let found = world.query_points(&[point([1.0, 1.0]), point([2.0, 0.0])]).unwrap();
         assert_eq!(found, [vec![], vec![0]], "{order:?}");
-        let bx = |min, max| BoxQuery { aabb: Aabb { min, max }, filter: Filter::DEFAULT };
+        let bx = |min, max| BoxQuery { aabb: Aabb { min, max }, filter: Filter::DEFAULT, world: 0 };
         let found = world.query_boxes(&[bx([3.5, 1.0], [4.5, 1.5]), bx([9.5, 1.5], [10.5, 2.5])]).unwrap();
         assert_eq!(found, [vec![0], vec![1]], "{order:?}");
         // Events between bodies: nothing touches, then each circle crosses a chain, then not.

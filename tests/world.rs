@@ -600,7 +600,7 @@ fn paged_answers(gpu: &gpu::Gpu, polygons: &[Polygon], moved: &[Polygon], option
     let boxes: Vec<BoxQuery> = (0..300)
         .map(|_| {
             let p = at();
-            BoxQuery { aabb: Aabb { min: p, max: [p[0] + 3.0, p[1] + 2.0] }, filter: Filter::DEFAULT }
+            BoxQuery { aabb: Aabb { min: p, max: [p[0] + 3.0, p[1] + 2.0] }, filter: Filter::DEFAULT, world: 0 }
         })
         .collect();
     let rays: Vec<Ray> = (0..300).map(|k| Ray::new(at(), [(k as f64).cos(), (k as f64).sin()], 40.0)).collect();

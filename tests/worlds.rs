@@ -2,14 +2,17 @@
 //! overlap in space, their bodies interleaved, give per world what the world gives alone, bit
 //! for bit: the pairs, shape pairs, manifolds, events and impacts of two frames with every body moved,
 //! with margins, filters, full contacts, bodies of several shapes, both broad phases, growth and
-//! a rebuild on the device; no pair crosses worlds; refusals name what is wrong.
+//! a rebuild on the device; no pair crosses worlds; rays, shape casts and box and point queries
+//! see their own world alone; refusals name what is wrong.
 
 mod common;
 
 use common::{gpu, small_device};
 use satgpu::gpu::{BroadPhase, Frame, Gpu, World, WorldOptions, MAX_WORLDS};
 use satgpu::scene::{generate, generate_bodies, SceneKind};
-use satgpu::{Body, ContactDetail, ContactEvents, Error, Filter, Polygon, Ray, Transform};
+use satgpu::{
+    Aabb, Body, BoxQuery, ContactDetail, ContactEvents, Error, Filter, PointQuery, Polygon, Ray, ShapeCast, Transform,
+};
 
 /// One frame's answer in local indices: pairs with their bits, shape pairs, manifolds (their
 /// Debug text, which writes every f64 exactly), and the events since the frame before.
@@ -262,10 +265,103 @@ fn bad_worlds_are_refused_by_name() {
     assert!(world.worlds().is_empty(), "a refusal changes nothing");
     worlds[7] = 1;
     world.set_worlds(&worlds).unwrap();
-    let ray = Ray::new([0.0, 0.0], [1.0, 0.0], 10.0);
-    let detail = match world.cast_rays(&[ray]) {
-        Err(Error::InvalidSetting { what: "worlds", detail }) => detail,
+    let ray = Ray { world: 2, ..Ray::new([0.0, 0.0], [1.0, 0.0], 10.0) };
+    let detail = match world.cast_rays(&[Ray::new([0.0, 0.0], [1.0, 0.0], 10.0), ray]) {
+        Err(Error::InvalidSetting { what: "ray", detail }) => detail,
         other => panic!("expected a refusal, got {other:?}"),
     };
-    assert_eq!(detail, "ray and shape casts do not tell worlds apart yet; this world has 2");
+    assert_eq!(detail, "ray 1 looks into world 2; this world has 2 (0 to 1)");
+    let point = PointQuery { world: 9, ..PointQuery::new([0.0, 0.0]) };
+    match world.query_points(&[point]) {
+        Err(Error::InvalidSetting { what: "query", detail }) => {
+            assert_eq!(detail, "point 0 looks into world 9; this world has 2 (0 to 1)")
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+/// What a world's rays, casts and queries find, in local indices: each hit's body and bits.
+type Seen = (Vec<Option<(u32, u64, u64, u64, u64, u64)>>, Vec<Vec<u32>>);
+
+/// `world`'s answers to rays, disc and triangle casts, boxes and points spread over `bounds`,
+/// each looking into world `w`, with the bodies found renumbered by `local`.
+fn seen(world: &mut World, bounds: Aabb, w: u32, local: impl Fn(u32) -> u32) -> Seen {
+    let [x0, y0] = bounds.min;
+    let (dx, dy) = (bounds.max[0] - x0, bounds.max[1] - y0);
+    let at = |k: u32, m: u32| [x0 + dx * f64::from(k % m) / f64::from(m), y0 + dy * f64::from(k * 7 % 11) / 11.0];
+    let way = |k: u32| [f64::from(k).cos(), f64::from(k).sin()];
+    let rays: Vec<Ray> = (0..40).map(|k| Ray { world: w, ..Ray::new(at(k, 13), way(k), dx) }).collect();
+    let shapes =
+        [Polygon::circle([0.0, 0.0], 0.2).unwrap(), Polygon::new(vec![[0.0, 0.0], [0.4, 0.0], [0.1, 0.3]]).unwrap()];
+    let casts: Vec<ShapeCast> =
+        (0..40).map(|k| ShapeCast { world: w, ..ShapeCast::new(k % 2, at(k, 9), way(k + 3), dx / 2.0) }).collect();
+    let mut hits: Vec<_> = world.cast_rays(&rays).unwrap();
+    hits.extend(world.cast_shapes(&shapes, &casts).unwrap());
+    let hits = hits
+        .into_iter()
+        .map(|h| {
+            h.map(|h| {
+                let bits = [h.fraction, h.point[0], h.point[1], h.normal[0], h.normal[1]].map(f64::to_bits);
+                (local(h.body), bits[0], bits[1], bits[2], bits[3], bits[4])
+            })
+        })
+        .collect();
+    let boxes: Vec<BoxQuery> = (0..30)
+        .map(|k| {
+            let min = at(k, 7);
+            BoxQuery { world: w, ..BoxQuery::new(Aabb { min, max: [min[0] + dx / 8.0, min[1] + dy / 10.0] }) }
+        })
+        .collect();
+    let points: Vec<PointQuery> = (0..60).map(|k| PointQuery { world: w, ..PointQuery::new(at(k, 17)) }).collect();
+    let mut found = world.query_boxes(&boxes).unwrap();
+    found.extend(world.query_points(&points).unwrap());
+    let found = found.into_iter().map(|list| list.into_iter().map(&local).collect()).collect();
+    (hits, found)
+}
+
+/// Rays, shape casts and box and point queries that look into a world see its bodies alone:
+/// each world's answers are those it gives alone, bit for bit (strips, bodies of several shapes,
+/// and without strips, where the bodies' worlds are read directly).
+#[test]
+fn rays_casts_and_queries_see_their_own_world_alone() {
+    let gpu = gpu();
+    let cases = [
+        (SceneKind::Shapes, BroadPhase::Strips),
+        (SceneKind::Rooms, BroadPhase::Strips),
+        (SceneKind::Mixed, BroadPhase::AllPairs),
+    ];
+    for (kind, broad) in cases {
+        let options = WorldOptions::default().with_broad_phase(broad);
+        let (bodies, worlds) = interleaved(kind, 60, 5);
+        let poses: Vec<Transform> = (0..bodies.len() as u32).map(moved).collect();
+        let mut bounds = bodies[0].aabb();
+        for b in &bodies {
+            let a = b.aabb();
+            bounds = Aabb {
+                min: [bounds.min[0].min(a.min[0]), bounds.min[1].min(a.min[1])],
+                max: [bounds.max[0].max(a.max[0]), bounds.max[1].max(a.max[1])],
+            };
+        }
+        let mut shared = World::from_bodies(&gpu, &bodies, &options).unwrap();
+        shared.set_worlds(&worlds).unwrap();
+        shared.set_transforms(&poses).unwrap();
+        let mut blind = World::from_bodies(&gpu, &bodies, &options).unwrap();
+        blind.set_transforms(&poses).unwrap();
+        let (mut hits, mut crossed) = (0, 0);
+        for w in 0..5 {
+            let members: Vec<u32> = (0..bodies.len() as u32).filter(|&g| worlds[g as usize] == w).collect();
+            let rank = |g: u32| members.binary_search(&g).map_or(u32::MAX, |i| i as u32);
+            let own: Vec<Body> = members.iter().map(|&g| bodies[g as usize].clone()).collect();
+            let mut alone = World::from_bodies(&gpu, &own, &options).unwrap();
+            alone.set_transforms(&members.iter().map(|&g| poses[g as usize]).collect::<Vec<_>>()).unwrap();
+            let mine = seen(&mut shared, bounds, w, rank);
+            assert!(mine.0.iter().flatten().all(|h| h.0 != u32::MAX), "{kind:?}: world {w} sees another world's body");
+            assert_eq!(mine, seen(&mut alone, bounds, 0, |i| i), "{kind:?}: world {w} differs from its lone run");
+            hits += mine.0.iter().flatten().count() + mine.1.iter().map(Vec::len).sum::<usize>();
+            // Without worlds the same rays and queries see other worlds' bodies: the test can fail.
+            let all = seen(&mut blind, bounds, 0, |g| g);
+            crossed += all.1.iter().flatten().filter(|&&g| worlds[g as usize] != w).count();
+        }
+        assert!(hits > 0 && crossed > 0, "{kind:?}: {hits} hits, {crossed} of other worlds: the test tests nothing");
+    }
 }

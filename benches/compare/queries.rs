@@ -93,11 +93,15 @@ pub fn run(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, reps: usize, count: 
     let boxes: Vec<BoxQuery> = (0..count)
         .map(|k| {
             let lo = at(k);
-            BoxQuery { aabb: Aabb { min: lo, max: [lo[0] + w / 100.0, lo[1] + h / 100.0] }, filter: Filter::DEFAULT }
+            BoxQuery {
+                aabb: Aabb { min: lo, max: [lo[0] + w / 100.0, lo[1] + h / 100.0] },
+                filter: Filter::DEFAULT,
+                world: 0,
+            }
         })
         .collect();
     let points: Vec<PointQuery> =
-        (0..count).map(|k| PointQuery { point: at(k + count), filter: Filter::DEFAULT }).collect();
+        (0..count).map(|k| PointQuery { point: at(k + count), filter: Filter::DEFAULT, world: 0 }).collect();
     let mut world = World::from_polygons(gpu, &polygons, &WorldOptions::default()).expect("a world");
     let (gpu_boxes_ms, got_boxes) = measure(reps, || world.query_boxes(&boxes).expect("query_boxes"));
     let (gpu_points_ms, got_points) = measure(reps, || world.query_points(&points).expect("query_points"));

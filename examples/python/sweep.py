@@ -29,8 +29,9 @@ COLUMNS = ["kind", "n", "seed", "pairs", "cold_ms", "frame_ms", "gpu_frame_ms", 
 @ray.remote
 def run_one(kind: str, n: int, seed: int, frames: int, adapter: str, check: int) -> dict:
     import satgpu
+    import satgpu.ray
 
-    gpu = satgpu.Gpu(adapter=adapter)
+    gpu = satgpu.ray.assigned_gpu(adapter)  # the GPU Ray gave this task, by its PCI bus id
     shapes = satgpu.generate(kind, n, seed)
     xy, angle = np.zeros((n, 2)), np.zeros(n)
     start = time.perf_counter()

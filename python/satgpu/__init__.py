@@ -229,6 +229,10 @@ def _filters(filters: FiltersLike):
     )
 
 
+def _worlds(worlds) -> Optional[np.ndarray]:
+    return None if worlds is None else _array("worlds", worlds, np.uint32, 1)
+
+
 @dataclass(frozen=True)
 class Scene:
     """A scene file's contents: its `shapes` (a `Shapes`, or a list of `Compound` bodies when the
@@ -333,7 +337,8 @@ class World:
     transforms now (continuous collision: a fast body is not lost through a thin wall).
     `worlds`: each body's world (n uint32, below `MAX_WORLDS`): many runs in one world, each
     frame running them all; pairs never cross worlds, and each world's are those it gives alone
-    (`worlds[pairs.a]` names each pair's world). The GIL is released while the GPU works; `stats`
+    (`worlds[pairs.a]` names each pair's world); rays, shape casts and queries name the world
+    they look into (`worlds=` of each call). The GIL is released while the GPU works; `stats`
     holds the last frame's figures."""
 
     def __init__(
@@ -390,27 +395,30 @@ class World:
         pairs, self.stats = self._world.step()
         return Contacts(**pairs)
 
-    def query_boxes(self, boxes, filters: FiltersLike = None) -> list:
+    def query_boxes(self, boxes, filters: FiltersLike = None, worlds=None) -> list:
         """For each box (n x 4: min_x, min_y, max_x, max_y), the bodies (uint32 array, sorted)
         that share a point with it, as the bodies stand now (exact on the shapes). `filters`:
-        (category, mask, group) arrays, one entry per box, as Box2D's query filter."""
+        (category, mask, group) arrays, one entry per box, as Box2D's query filter. `worlds`:
+        the world each box looks into (n uint32, default 0), seeing that world's bodies alone."""
         boxes = np.ascontiguousarray(boxes, dtype=np.float64).reshape(-1, 4)
-        return self._world.query(boxes, False, _filters(filters))
+        return self._world.query(boxes, False, _filters(filters), _worlds(worlds))
 
-    def query_points(self, points, filters: FiltersLike = None) -> list:
+    def query_points(self, points, filters: FiltersLike = None, worlds=None) -> list:
         """For each point (n x 2), the bodies (uint32 array, sorted) that contain it; `filters`
-        as for `query_boxes`."""
+        and `worlds` as for `query_boxes`."""
         points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
-        return self._world.query(points, True, _filters(filters))
+        return self._world.query(points, True, _filters(filters), _worlds(worlds))
 
-    def cast_rays(self, origins, directions, lengths, filters: FiltersLike = None) -> "RayHits":
+    def cast_rays(self, origins, directions, lengths, filters: FiltersLike = None, worlds=None) -> "RayHits":
         """The nearest body each ray meets (origins and directions n x 2, lengths n), as the
         bodies stand now, seen through `filters` ((category, mask, group) arrays, one entry per
-        ray). A ray starting in a body hits it at fraction 0 with normal (0, 0)."""
-        return RayHits(*self._world.cast_rays(_rays(origins, directions, lengths), _filters(filters)))
+        ray), in the world `worlds` names for it (n uint32, default 0). A ray starting in a body
+        hits it at fraction 0 with normal (0, 0)."""
+        rays = _rays(origins, directions, lengths)
+        return RayHits(*self._world.cast_rays(rays, _filters(filters), _worlds(worlds)))
 
     def cast_shapes(
-        self, shapes, origins, directions, lengths, which=None, angles=None, filters: FiltersLike = None
+        self, shapes, origins, directions, lengths, which=None, angles=None, filters: FiltersLike = None, worlds=None
     ) -> "RayHits":
         """The first body each shape cast touches, as the bodies stand now. `shapes`: one
         `Shape` or a list of them, each in its own frame (`satgpu.circle((0, 0), r)` for a disk);
@@ -418,9 +426,9 @@ class World:
         0) and placed at `origins[k]`, along `directions[k]` for `lengths[k]`; `filters` as for
         `cast_rays`. Returns a `RayHits`: the point on the body's boundary first touched and the
         body's outward normal there; a shape that starts touching a body hits it at fraction 0,
-        at its origin, with normal (0, 0)."""
+        at its origin, with normal (0, 0). `worlds`: as for `cast_rays`."""
         shapes, casts, which = _casts(shapes, origins, directions, lengths, which, angles)
-        return RayHits(*self._world.cast_shapes(shapes, casts, which, _filters(filters)))
+        return RayHits(*self._world.cast_shapes(shapes, casts, which, _filters(filters), _worlds(worlds)))
 
     def events(self):
         """With `events=True`: `(began, ended)`, the pairs (n x 2 uint32, each sorted by (a, b))

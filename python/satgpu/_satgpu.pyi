@@ -6,7 +6,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 class Gpu:
-    def __init__(self, adapter: str = "auto", timeout: float = 60.0, memory_limit: Optional[int] = None) -> None: ...
+    def __init__(
+        self, adapter: str = "auto", timeout: float = 60.0, memory_limit: Optional[int] = None, pci_bus_id: Optional[str] = None
+    ) -> None: ...
     @property
     def adapter(self) -> str: ...
 
@@ -63,9 +65,13 @@ class World:
         regions: np.ndarray,
         points: bool = False,
         filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+        worlds: Optional[np.ndarray] = None,
     ) -> List[np.ndarray]: ...
     def cast_rays(
-        self, rays: np.ndarray, filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
+        self,
+        rays: np.ndarray,
+        filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+        worlds: Optional[np.ndarray] = None,
     ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
     def cast_shapes(
         self,
@@ -73,6 +79,7 @@ class World:
         casts: np.ndarray,
         which: np.ndarray,
         filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+        worlds: Optional[np.ndarray] = None,
     ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
     def events(self) -> Optional[Tuple[np.ndarray, np.ndarray]]: ...
     def impacts(self) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]: ...

@@ -20,6 +20,7 @@ tile holds half as many bodies again as the average. See docs/distributed.md.
 
 from __future__ import annotations
 
+import subprocess
 import time
 from typing import List, Optional
 
@@ -33,7 +34,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
 import satgpu
 from satgpu import Contacts, FiltersLike, ShapesLike, _array, _filters, _satgpu, _transform_array
 
-__all__ = ["TiledWorld"]
+__all__ = ["TiledWorld", "assigned_gpu"]
 
 # How far past its circle a body may be found, relative to the circle's radius (the GPU's band is
 # 64 f32 epsilons of the pair's size, 7.6e-6) and to its translation (rounded to f32, 6e-8).
@@ -41,23 +42,61 @@ _GROW = 2.0**-12
 _FAR = 2.0**-16
 
 
+def _given_gpu() -> Optional[str]:
+    """The PCI bus id of the GPU Ray gave the calling task or actor, from nvidia-smi; None where
+    Ray gave none or nvidia-smi cannot tell."""
+    ids = ray.get_gpu_ids()
+    if not ids:
+        return None
+    query = ["nvidia-smi", "--query-gpu=pci.bus_id", "--format=csv,noheader", "-i", str(ids[0])]
+    try:
+        found = subprocess.run(query, capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return found or None
+
+
+def _open(adapter: str, timeout: float):
+    """The Gpu `assigned_gpu` opens, and its PCI bus id where it was chosen by one."""
+    pci = _given_gpu() if adapter == "auto" else None
+    if pci is not None:
+        try:
+            return satgpu.Gpu(adapter, timeout=timeout, pci_bus_id=pci), pci
+        except satgpu.NoAdapterError:
+            # Where no adapter tells its bus id (a backend without it), the best one, as without
+            # Ray; where some do, the GPU Ray gave is missing: said, not hidden.
+            if any(a["usable"] and a["pci_bus_id"] for a in satgpu.adapters()):
+                raise
+    return satgpu.Gpu(adapter, timeout=timeout), None
+
+
+def assigned_gpu(adapter: str = "auto", timeout: float = 60.0) -> satgpu.Gpu:
+    """The `Gpu` of the GPU Ray gave the calling task or actor (`num_gpus=1`): Vulkan ignores
+    `CUDA_VISIBLE_DEVICES`, by which Ray steers CUDA, so the GPU is found by its PCI bus id
+    (`nvidia-smi`) and opened by it. Elsewhere (no GPU given, `adapter="software"`, no
+    nvidia-smi) `satgpu.Gpu(adapter, timeout=timeout)`."""
+    return _open(adapter, timeout)[0]
+
+
 class _Tile:
     """One tile: a `World` of the bodies near one slab, rebuilt when they change."""
 
     def __init__(self, shapes, body_shapes: np.ndarray, options: dict, adapter: str, timeout: float):
-        self._gpu = satgpu.Gpu(adapter, timeout=timeout)
+        self._gpu, self._pci = _open(adapter, timeout)
         self._shapes, self._body_shapes, self._options = shapes, body_shapes, options
         self._compound = not isinstance(shapes, satgpu.Shapes) and any(isinstance(s, satgpu.Compound) for s in shapes)
         self._world: Optional[satgpu.World] = None
         self._members = np.zeros(0, dtype=np.uint32)
 
     def adapter(self) -> str:
-        return self._gpu.adapter
+        return self._gpu.adapter + (f" at PCI {self._pci}" if self._pci else "")
 
     def _rebuild(self, members: np.ndarray) -> None:
-        self._members = members
+        # No world until the new one stands: a failed rebuild leaves none, never the old one
+        # with the new bodies' numbers.
+        self._world = None
+        self._members = np.zeros(0, dtype=np.uint32)
         if len(members) == 0:
-            self._world = None
             return
         used, local = np.unique(self._body_shapes[members], return_inverse=True)
         if isinstance(self._shapes, satgpu.Shapes):
@@ -69,6 +108,7 @@ class _Tile:
                 shapes = [satgpu.compound([s]) for s in shapes]
         body_shapes = np.ascontiguousarray(local.reshape(-1), dtype=np.uint32)
         self._world = satgpu.World(shapes, body_shapes, gpu=self._gpu, **self._options)
+        self._members = members
 
     def frame(self, members, filters, xy, angle, lo, slab):
         """Places the tile's bodies (rebuilt first where `members` is given; filtered where
@@ -123,7 +163,9 @@ class TiledWorld:
     units) a body may move past a tile's halo before that tile's world is rebuilt (default: the
     average body's diameter). `actor_options`: Ray's options for each actor (default: one GPU
     each where the cluster has as many GPUs as tiles, else none asked). The first Ray call
-    starts a local Ray unless `ray.init` was called. `adapters` names each tile's adapter;
+    starts a local Ray unless `ray.init` was called. Where Ray gives an actor one of a node's
+    GPUs, the actor opens that one (by its PCI bus id, from nvidia-smi). `adapters` names each
+    tile's adapter;
     `stats` holds the last frame's figures, with one dict per tile in `stats["tiles"]`."""
 
     def __init__(
@@ -164,6 +206,8 @@ class TiledWorld:
         if contacts not in ("basic", "full"):
             raise ValueError(f'contacts must be "basic" or "full", got {contacts!r}')
         options = dict(order=order, contacts=contacts, margin=margin)
+        if not ray.is_initialized():
+            ray.init()
         if actor_options is None:
             gpus = ray.cluster_resources().get("GPU", 0)
             actor_options = {"num_gpus": 1} if gpus >= tiles else {}
@@ -217,14 +261,15 @@ class TiledWorld:
         lx, ly, r = self._circle[:, 0], self._circle[:, 1], self._circle[:, 2]
         center = np.stack([x + c * lx - s * ly, y + s * lx + c * ly], axis=1)
         grow = (r + self._margin) * _GROW + (np.abs(x) + np.abs(y) + (np.hypot(lx, ly) + r) * (1 + np.abs(a))) * _FAR
-        self._placed = (xy, angle, center, r + self._margin + grow)
+        # Copies: the caller may change its arrays before the step.
+        self._placed = (xy.copy(), angle.copy(), center, r + self._margin + grow)
 
     def set_filters(self, category, mask, group) -> None:
         """Each body's filter, as `World.set_filters`."""
         category, mask, group = _filters((category, mask, group))
         if not len(category) == len(mask) == len(group) == self._n:
             raise satgpu.FilterCountError(f"{len(category)}, {len(mask)} and {len(group)} filters for {self._n} bodies")
-        self._filters = (category, mask, group)
+        self._filters = (category.copy(), mask.copy(), group.copy())
         self._filters_sent = [False] * self.tiles
 
     def _cut(self, along: np.ndarray) -> None:
@@ -273,7 +318,13 @@ class TiledWorld:
             rebuilt.append(members is not None)
             calls.append(tile.frame.remote(members, filters, xy[m], angle[m], lo[m], edges[k : k + 2]))
         sent = time.perf_counter()
-        results = ray.get(calls)
+        try:
+            results = ray.get(calls)
+        except BaseException:
+            # A tile may have failed halfway through a rebuild: every tile is rebuilt next step.
+            self._members = [None] * self.tiles
+            self._filters_sent = [False] * self.tiles
+            raise
         got = time.perf_counter()
         found = [rows for rows, _ in results if rows is not None and len(rows["a"])]
         if found:

@@ -505,12 +505,19 @@ pub(crate) struct Gpu {
 
 #[pymethods]
 impl Gpu {
-    /// Opens the best adapter ("auto") or a software one ("software"); every wait on the GPU
-    /// times out after `timeout` seconds; the worlds made on it may use at most `memory_limit`
-    /// bytes (default: the memory available).
+    /// Opens the best adapter ("auto") or a software one ("software"), of those at PCI bus id
+    /// `pci_bus_id` where given (one GPU of several alike); every wait on the GPU times out after
+    /// `timeout` seconds; the worlds made on it may use at most `memory_limit` bytes (default:
+    /// the memory available).
     #[new]
-    #[pyo3(signature = (adapter = "auto", timeout = 60.0, memory_limit = None))]
-    fn new(py: Python<'_>, adapter: &str, timeout: f64, memory_limit: Option<u64>) -> PyResult<Gpu> {
+    #[pyo3(signature = (adapter = "auto", timeout = 60.0, memory_limit = None, pci_bus_id = None))]
+    fn new(
+        py: Python<'_>,
+        adapter: &str,
+        timeout: f64,
+        memory_limit: Option<u64>,
+        pci_bus_id: Option<String>,
+    ) -> PyResult<Gpu> {
         use satgpu::gpu::{AdapterChoice, GpuOptions};
         let choice = match adapter {
             "auto" => AdapterChoice::Auto,
@@ -526,6 +533,9 @@ impl Gpu {
             GpuOptions::default().with_adapter(choice).with_timeout(std::time::Duration::from_secs_f64(timeout));
         if let Some(bytes) = memory_limit {
             options = options.with_memory_limit(bytes);
+        }
+        if let Some(id) = pci_bus_id {
+            options = options.with_pci_bus_id(id);
         }
         let inner = py.detach(|| satgpu::gpu::Gpu::new(&options)).map_err(raise)?;
         Ok(Gpu { inner })
@@ -554,6 +564,7 @@ fn adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
             d.set_item("name", &r.info.name)?;
             d.set_item("backend", format!("{:?}", r.info.backend))?;
             d.set_item("device_type", format!("{:?}", r.info.device_type))?;
+            d.set_item("pci_bus_id", &r.info.device_pci_bus_id)?;
             d.set_item("driver", format!("{} {}", r.info.driver, r.info.driver_info).trim().to_string())?;
             d.set_item("usable", r.unsuitable.is_none())?;
             d.set_item("reason", r.unsuitable.clone())?;
@@ -682,12 +693,26 @@ fn cast_list(
             direction: [r[3], r[4]],
             max_length: r[5],
             filter,
+            world: 0,
         })
         .collect();
     for (i, cast) in casts.iter().enumerate() {
         cast.check(i, shapes).map_err(raise)?;
     }
     Ok(casts)
+}
+
+/// The world each of `n` rays, casts or queries looks into (default: world 0).
+fn world_list(worlds: Option<PyReadonlyArray1<'_, u32>>, n: usize, what: &str) -> PyResult<Vec<u32>> {
+    let Some(worlds) = worlds else { return Ok(vec![0; n]) };
+    let worlds = worlds.as_slice().map_err(|_| PyValueError::new_err("worlds must be C-contiguous"))?;
+    if worlds.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "worlds must have one entry per {what} ({n}), got {}",
+            worlds.len()
+        )));
+    }
+    Ok(worlds.to_vec())
 }
 
 /// A scene for the reference: its shapes as placed, or its compound bodies' parts (with each
@@ -1152,13 +1177,14 @@ impl World {
     /// share a point with it, as the bodies stand now; with `points=True`, `boxes` is n x 2 points
     /// and each gets the bodies containing it. `filters`: one (category, mask, group) per query,
     /// or every query sees every body (default filter).
-    #[pyo3(signature = (regions, points = false, filters = None))]
+    #[pyo3(signature = (regions, points = false, filters = None, worlds = None))]
     fn query<'py>(
         &self,
         py: Python<'py>,
         regions: PyReadonlyArray2<'py, f64>,
         points: bool,
         filters: Option<FilterArrays<'py>>,
+        worlds: Option<PyReadonlyArray1<'py, u32>>,
     ) -> PyResult<Vec<Bound<'py, PyArray1<u32>>>> {
         let width = if points { 2 } else { 4 };
         let shape = regions.shape();
@@ -1168,6 +1194,7 @@ impl World {
         }
         let rows: Vec<f64> = regions.as_array().iter().copied().collect();
         let filters = filter_list(filters, shape[0])?;
+        let worlds = world_list(worlds, shape[0], "query")?;
         let mut world = self.lock(py)?;
         let world = &mut *world;
         let found = py
@@ -1175,17 +1202,18 @@ impl World {
                 if points {
                     let q: Vec<_> = rows
                         .chunks(2)
-                        .zip(&filters)
-                        .map(|(r, &filter)| satgpu::PointQuery { point: [r[0], r[1]], filter })
+                        .zip(filters.iter().zip(&worlds))
+                        .map(|(r, (&filter, &world))| satgpu::PointQuery { point: [r[0], r[1]], filter, world })
                         .collect();
                     world.query_points(&q)
                 } else {
                     let q: Vec<_> = rows
                         .chunks(4)
-                        .zip(&filters)
-                        .map(|(r, &filter)| satgpu::BoxQuery {
+                        .zip(filters.iter().zip(&worlds))
+                        .map(|(r, (&filter, &world))| satgpu::BoxQuery {
                             aabb: satgpu::Aabb { min: [r[0], r[1]], max: [r[2], r[3]] },
                             filter,
+                            world,
                         })
                         .collect();
                     world.query_boxes(&q)
@@ -1201,14 +1229,19 @@ impl World {
     /// (body as int64, -1 for none; fraction of the length; point n x 2; normal n x 2), NaN
     /// where a ray meets nothing.
     #[allow(clippy::type_complexity)]
-    #[pyo3(signature = (rays, filters = None))]
+    #[pyo3(signature = (rays, filters = None, worlds = None))]
     fn cast_rays<'py>(
         &self,
         py: Python<'py>,
         rays: PyReadonlyArray2<'py, f64>,
         filters: Option<FilterArrays<'py>>,
+        worlds: Option<PyReadonlyArray1<'py, u32>>,
     ) -> PyResult<HitArrays<'py>> {
-        let rays = ray_list(rays, filters)?;
+        let mut rays = ray_list(rays, filters)?;
+        let worlds = world_list(worlds, rays.len(), "ray")?;
+        for (ray, world) in rays.iter_mut().zip(worlds) {
+            ray.world = world;
+        }
         let mut world = self.lock(py)?;
         let world = &mut *world;
         let hits = py.detach(|| world.cast_rays(&rays)).map_err(raise)?;
@@ -1221,7 +1254,7 @@ impl World {
     /// (category, mask, group) per cast). Returns as `cast_rays`, the point on the body's
     /// boundary; a cast that starts touching a body hits it at fraction 0, at its origin.
     #[allow(clippy::type_complexity)]
-    #[pyo3(signature = (shapes, casts, which, filters = None))]
+    #[pyo3(signature = (shapes, casts, which, filters = None, worlds = None))]
     fn cast_shapes<'py>(
         &self,
         py: Python<'py>,
@@ -1229,9 +1262,14 @@ impl World {
         casts: PyReadonlyArray2<'py, f64>,
         which: PyReadonlyArray1<'py, u32>,
         filters: Option<FilterArrays<'py>>,
+        worlds: Option<PyReadonlyArray1<'py, u32>>,
     ) -> PyResult<HitArrays<'py>> {
         let shapes = shape_list(shapes)?;
-        let casts = cast_list(casts, which, shapes.len(), filters)?;
+        let mut casts = cast_list(casts, which, shapes.len(), filters)?;
+        let worlds = world_list(worlds, casts.len(), "cast")?;
+        for (cast, world) in casts.iter_mut().zip(worlds) {
+            cast.world = world;
+        }
         let mut world = self.lock(py)?;
         let world = &mut *world;
         let hits = py.detach(|| world.cast_shapes(&shapes, &casts)).map_err(raise)?;

@@ -137,3 +137,21 @@ def test_shapes_pickle_bit_for_bit():
         again = pickle.loads(pickle.dumps(body))
         assert len(again) == len(body)
         assert all(again.parts[k].vertices.tobytes() == body.parts[k].vertices.tobytes() for k in range(len(body)))
+
+
+def test_a_gpu_is_chosen_by_pci_bus_id_and_a_task_without_one_opens_the_best(adapter):
+    assert all("pci_bus_id" in a for a in satgpu.adapters())
+    with pytest.raises(satgpu.InvalidSettingError, match='"gpu0" is no PCI bus id'):
+        satgpu.Gpu(pci_bus_id="gpu0")
+    with pytest.raises(satgpu.NoAdapterError, match='PCI bus id "ffff:ff:1f.7"'):
+        satgpu.Gpu(pci_bus_id="ffff:ff:1f.7")
+    for a in satgpu.adapters():
+        if a["usable"] and a["pci_bus_id"]:
+            assert satgpu.Gpu(pci_bus_id="0000" + a["pci_bus_id"]).adapter.startswith(a["name"])
+
+    @ray.remote
+    def opened(adapter):
+        return satgpu.ray.assigned_gpu(adapter).adapter
+
+    # A task Ray gave no GPU opens what satgpu.Gpu opens.
+    assert ray.get(opened.remote(adapter)) == satgpu.Gpu(adapter).adapter

@@ -206,8 +206,25 @@ def test_worlds_keep_their_pairs_apart_and_each_answers_as_alone(gpu):
         assert np.array_equal(pairs.normal[mine], want.normal) and np.array_equal(pairs.depth[mine], want.depth)
     with pytest.raises(satgpu.InvalidSettingError, match=f"body 0 is in world {satgpu.MAX_WORLDS}"):
         world.set_worlds(np.full(n * count, satgpu.MAX_WORLDS, dtype=np.uint32))
-    with pytest.raises(satgpu.InvalidSettingError, match="casts do not tell worlds apart yet"):
-        world.cast_rays(np.zeros((1, 2)), np.array([[1.0, 0.0]]), np.ones(1))
+    # Rays, casts and queries see the world they name alone: world w's answers are its own World's.
+    rng = np.random.default_rng(1)
+    origins, way = rng.random((40, 2)) * 60, rng.normal(size=(40, 2))
+    boxes = np.hstack([origins, origins + 5.0])
+    for w in range(count):
+        alone = satgpu.World(scenes[w], np.arange(n, dtype=np.uint32), gpu=gpu)
+        alone.set_transforms(np.zeros((n, 2)), np.zeros(n))
+        mine = np.full(40, w, dtype=np.uint32)
+        got, want = world.cast_rays(origins, way, np.full(40, 80.0), worlds=mine), alone.cast_rays(origins, way, np.full(40, 80.0))
+        assert (want.body >= 0).sum() > 0, "no ray hits: the test tests nothing"
+        assert np.array_equal(np.where(got.body >= 0, got.body // count, -1), want.body)
+        assert np.array_equal(got.fraction, want.fraction, equal_nan=True)
+        disc = satgpu.circle((0, 0), 0.3)
+        got = world.cast_shapes(disc, origins, way, np.full(40, 80.0), worlds=mine)
+        assert np.array_equal(np.where(got.body >= 0, got.body // count, -1), alone.cast_shapes(disc, origins, way, np.full(40, 80.0)).body)
+        found, want = world.query_boxes(boxes, worlds=mine), alone.query_boxes(boxes)
+        assert sum(map(len, want)) > 0 and all(np.array_equal(f // count, o) and (f % count == w).all() for f, o in zip(found, want))
+    with pytest.raises(satgpu.InvalidSettingError, match="ray 0 looks into world 3; this world has 3"):
+        world.cast_rays(np.zeros((1, 2)), np.array([[1.0, 0.0]]), np.ones(1), worlds=[3])
     world.set_worlds(np.zeros(0, dtype=np.uint32))
     assert len(world.worlds) == 0
     assert len(world.step()) > len(pairs)

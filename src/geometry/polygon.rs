@@ -475,13 +475,18 @@ impl Polygon {
     }
 
     /// The shape with this core and radius: one point gives [`Polygon::circle`], two give
-    /// [`Polygon::capsule`] ([`Polygon::segment`] with radius 0), more give [`Polygon::rounded`]. `from_core(p.vertices().to_vec(),
-    /// p.radius())` rebuilds any shape `p`.
+    /// [`Polygon::capsule`] ([`Polygon::segment`] with radius 0), more the core as it is where it
+    /// is convex and counter-clockwise exactly (as [`Body::concave`](crate::Body::concave)'s parts,
+    /// which may turn by less than [`Polygon::new`] asks), else [`Polygon::rounded`].
+    /// `from_core(p.vertices().to_vec(), p.radius())` rebuilds any shape `p` bit for bit.
     pub fn from_core(core: Vec<[f64; 2]>, radius: f64) -> Result<Polygon, PolygonError> {
         match core.len() {
             1 => Polygon::circle(core[0], radius),
             2 if radius == 0.0 => Polygon::segment(core[0], core[1], 0.0),
             2 => Polygon::capsule(core[0], core[1], radius),
+            _ if check_outline(&core, MAX_VERTICES).is_ok() && Polygon::exact_convex_winding(&core) == Some(1.0) => {
+                Polygon::with_winding(core, 1.0, radius)
+            }
             _ => Polygon::rounded(core, radius),
         }
     }

@@ -17,6 +17,10 @@ pub struct Ray {
     pub max_length: f64,
     /// Which bodies it sees.
     pub filter: Filter,
+    /// The world it looks into, of a world's several ([`World::set_worlds`](crate::gpu::World::set_worlds));
+    /// 0 where there is one.
+    #[serde(default)]
+    pub world: u32,
 }
 
 /// A shape swept along a straight line (issue 44): `shapes[shape]` of the list the cast is asked
@@ -36,6 +40,9 @@ pub struct ShapeCast {
     pub max_length: f64,
     /// Which bodies it sees.
     pub filter: Filter,
+    /// The world it moves in, as [`Ray::world`].
+    #[serde(default)]
+    pub world: u32,
 }
 
 /// The nearest body a [`Ray`] or a [`ShapeCast`] hits.
@@ -62,6 +69,8 @@ pub struct BoxQuery {
     pub aabb: Aabb,
     /// Which bodies it sees.
     pub filter: Filter,
+    /// The world it looks into, as [`Ray::world`].
+    pub world: u32,
 }
 
 /// Bodies containing a point (closed: a point on the boundary counts).
@@ -71,12 +80,15 @@ pub struct PointQuery {
     pub point: [f64; 2],
     /// Which bodies it sees.
     pub filter: Filter,
+    /// The world it looks into, as [`Ray::world`].
+    #[serde(default)]
+    pub world: u32,
 }
 
 impl Ray {
     /// A ray with the default filter.
     pub fn new(origin: [f64; 2], direction: [f64; 2], max_length: f64) -> Ray {
-        Ray { origin, direction, max_length, filter: Filter::DEFAULT }
+        Ray { origin, direction, max_length, filter: Filter::DEFAULT, world: 0 }
     }
 
     /// Whether the ray can be cast: its origin finite and within [`MAX_COORDINATE`], its
@@ -98,10 +110,24 @@ impl Ray {
     }
 }
 
+impl BoxQuery {
+    /// A box query with the default filter, in world 0.
+    pub fn new(aabb: Aabb) -> BoxQuery {
+        BoxQuery { aabb, filter: Filter::DEFAULT, world: 0 }
+    }
+}
+
+impl PointQuery {
+    /// A point query with the default filter, in world 0.
+    pub fn new(point: [f64; 2]) -> PointQuery {
+        PointQuery { point, filter: Filter::DEFAULT, world: 0 }
+    }
+}
+
 impl ShapeCast {
     /// The cast of shape `shape`, unturned, with the default filter.
     pub fn new(shape: u32, origin: [f64; 2], direction: [f64; 2], max_length: f64) -> ShapeCast {
-        ShapeCast { shape, origin, angle: 0.0, direction, max_length, filter: Filter::DEFAULT }
+        ShapeCast { shape, origin, angle: 0.0, direction, max_length, filter: Filter::DEFAULT, world: 0 }
     }
 
     /// Whether the cast can be made among `shapes` shapes: its shape one of them, its angle
@@ -118,6 +144,7 @@ impl ShapeCast {
                 direction: self.direction,
                 max_length: self.max_length,
                 filter: self.filter,
+                world: self.world,
             };
             return ray.check(index).map_err(|e| match e {
                 crate::Error::InvalidSetting { detail, .. } => {

@@ -67,7 +67,12 @@ impl BodyBuffers {
                 U::STORAGE | U::COPY_DST,
             ),
             filters: storage(device, "satgpu.filters", 16 * n.max(1) as u64, U::COPY_DST),
-            worlds: storage(device, "satgpu.worlds", (4 * n.max(1) as u64).min(worlds_bytes), U::COPY_DST),
+            worlds: storage(
+                device,
+                "satgpu.worlds",
+                (4 * n.max(1) as u64).min(worlds_bytes),
+                U::COPY_DST | U::COPY_SRC,
+            ),
             transforms: init(
                 device,
                 "satgpu.transforms",

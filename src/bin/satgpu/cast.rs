@@ -39,6 +39,7 @@ fn read_casts(path: &Path, scene: &scene::Scene) -> Result<Casts, Failure> {
             direction: [dx, dy],
             max_length: length,
             filter,
+            world: 0,
         };
         let parts: Vec<ShapeCast> = if shape.is_nan() {
             let index = match circles.get(&radius.to_bits()) {

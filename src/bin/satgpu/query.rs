@@ -94,7 +94,7 @@ fn read_regions(path: &Path) -> Result<Regions, Failure> {
     let (layout, rows) = read_rows(path, &[&["min_x", "min_y", "max_x", "max_y"], &["x", "y"]])?;
     if layout == 1 {
         return Ok(Regions::Points(
-            rows.into_iter().map(|(_, v, filter)| PointQuery { point: [v[0], v[1]], filter }).collect(),
+            rows.into_iter().map(|(_, v, filter)| PointQuery { point: [v[0], v[1]], filter, world: 0 }).collect(),
         ));
     }
     let mut boxes = vec![];
@@ -103,7 +103,7 @@ fn read_regions(path: &Path) -> Result<Regions, Failure> {
             let what = format!("the box's min ({}, {}) is above its max ({}, {})", v[0], v[1], v[2], v[3]);
             return Err(Failure(2, format!("{}: line {line}: {what}", path.display())));
         }
-        boxes.push(BoxQuery { aabb: Aabb { min: [v[0], v[1]], max: [v[2], v[3]] }, filter });
+        boxes.push(BoxQuery { aabb: Aabb { min: [v[0], v[1]], max: [v[2], v[3]] }, filter, world: 0 });
     }
     Ok(Regions::Boxes(boxes))
 }

@@ -15,7 +15,7 @@ fn read_rays(path: &Path) -> Result<Vec<Ray>, Failure> {
     rows.into_iter()
         .enumerate()
         .map(|(k, (line, v, filter))| {
-            let ray = Ray { origin: [v[0], v[1]], direction: [v[2], v[3]], max_length: v[4], filter };
+            let ray = Ray { origin: [v[0], v[1]], direction: [v[2], v[3]], max_length: v[4], filter, world: 0 };
             ray.check(k).map(|()| ray).map_err(|e| Failure(2, format!("{}: line {line}: {e}", path.display())))
         })
         .collect()

@@ -111,3 +111,20 @@ fn clockwise_input_is_stored_counter_clockwise() {
         .sum();
     assert_eq!(area2, 2.0);
 }
+
+/// `from_core` takes a core that is convex and counter-clockwise exactly as it is, as the parts
+/// of concave outlines are, though `new` refuses its all but straight corner: every shape is
+/// rebuilt from its core bit for bit (what pickling in Python relies on).
+#[test]
+fn from_core_rebuilds_a_core_that_new_refuses_as_all_but_straight() {
+    let core = vec![[0.0, 0.0], [1.0, 0.0], [2.0, 1e-13], [2.0, 1.0], [0.0, 1.0]];
+    assert!(Polygon::new(core.clone()).is_err(), "the case needs a core `new` refuses");
+    let p = Polygon::from_core(core.clone(), 0.25).unwrap();
+    assert_eq!((p.vertices(), p.radius()), (&core[..], 0.25));
+    let again = Polygon::from_core(p.vertices().to_vec(), p.radius()).unwrap();
+    assert_eq!(format!("{again:?}"), format!("{p:?}"));
+    // Clockwise, or not convex exactly: as `rounded` decides.
+    let clockwise: Vec<_> = core.iter().rev().copied().collect();
+    assert!(Polygon::from_core(clockwise, 0.0).is_err());
+    assert!(Polygon::from_core(vec![[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [1.0, 1.0]], 0.0).is_err());
+}

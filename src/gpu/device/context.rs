@@ -39,13 +39,24 @@ pub struct GpuOptions {
     /// The most memory satgpu may count on, in bytes, on top of what the host has available
     /// (see [`Gpu::memory_available`]); `None` (the default): the host's available memory alone.
     pub memory_limit: Option<u64>,
+    /// Which physical device, where a machine has several alike: its PCI bus id,
+    /// `[domain:]bus:device.function` in hexadecimal as `lspci`, `nvidia-smi --query-gpu=pci.bus_id`
+    /// and [`list_adapters`](crate::gpu::list_adapters) (`AdapterInfo::device_pci_bus_id`) write
+    /// it; `None` (the default): any.
+    pub pci_bus_id: Option<String>,
     /// Tune the kernels so instead of for the adapter's own type (tests).
     pub(crate) tuning: Option<Tuning>,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { adapter: AdapterChoice::Auto, timeout: Duration::from_secs(60), memory_limit: None, tuning: None }
+        GpuOptions {
+            adapter: AdapterChoice::Auto,
+            timeout: Duration::from_secs(60),
+            memory_limit: None,
+            pci_bus_id: None,
+            tuning: None,
+        }
     }
 }
 
@@ -66,6 +77,28 @@ impl GpuOptions {
     pub fn with_memory_limit(mut self, bytes: u64) -> Self {
         self.memory_limit = Some(bytes);
         self
+    }
+
+    /// The device at PCI bus id `id` only (see [`GpuOptions::pci_bus_id`]): one GPU of several
+    /// alike, as a cluster's scheduler hands them out.
+    pub fn with_pci_bus_id(mut self, id: impl Into<String>) -> Self {
+        self.pci_bus_id = Some(id.into());
+        self
+    }
+}
+
+/// A PCI bus id, `[domain:]bus:device.function` in hexadecimal of any width (`0000:18:00.0`,
+/// nvidia-smi's `00000000:18:00.0`, `18:00.0`), as numbers; `None` where it is none.
+pub(crate) fn pci_address(id: &str) -> Option<[u32; 4]> {
+    let (rest, function) = id.trim().rsplit_once('.')?;
+    let mut parts: Vec<&str> = rest.split(':').collect();
+    if parts.len() == 2 {
+        parts.insert(0, "0");
+    }
+    let hex = |s: &str| u32::from_str_radix(s, 16).ok();
+    match parts[..] {
+        [domain, bus, device] => Some([hex(domain)?, hex(bus)?, hex(device)?, hex(function)?]),
+        _ => None,
     }
 }
 
@@ -110,10 +143,18 @@ impl Gpu {
     /// invalid or not set"), which a library must not do when it has no need of GL.
     pub fn new(options: &GpuOptions) -> Result<Gpu> {
         let name = std::env::var("WGPU_ADAPTER_NAME").ok();
+        let pci = match &options.pci_bus_id {
+            Some(id) => Some(pci_address(id).ok_or_else(|| Error::InvalidSetting {
+                what: "pci_bus_id",
+                detail: format!("{id:?} is no PCI bus id ([domain:]bus:device.function, hexadecimal)"),
+            })?),
+            None => None,
+        };
         let wanted = |a: &wgpu::Adapter| {
             let info = a.get_info();
             (options.adapter != AdapterChoice::Software || info.device_type == wgpu::DeviceType::Cpu)
                 && name.as_ref().is_none_or(|n| info.name.to_lowercase().contains(&n.to_lowercase()))
+                && pci.is_none_or(|p| pci_address(&info.device_pci_bus_id) == Some(p))
         };
         let mut adapters = vec![];
         for backends in search_order(wgpu::Backends::from_env()) {
@@ -130,6 +171,9 @@ impl Gpu {
         }
         if let Some(name) = &name {
             detail.push_str(&format!(", WGPU_ADAPTER_NAME={name:?}"));
+        }
+        if let Some(id) = &options.pci_bus_id {
+            detail.push_str(&format!(", PCI bus id {id:?}"));
         }
         if let Ok(b) = std::env::var("WGPU_BACKEND") {
             detail.push_str(&format!(", WGPU_BACKEND={b:?}"));
@@ -421,5 +465,21 @@ fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<T> {
     match invalid.or(oom) {
         Some(e) => Err(Error::Device(e.to_string())),
         None => Ok(value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pci_address;
+
+    #[test]
+    fn pci_bus_ids_read_in_every_common_form() {
+        assert_eq!(pci_address("0000:18:00.0"), Some([0, 0x18, 0, 0]));
+        assert_eq!(pci_address("00000000:3B:00.1"), Some([0, 0x3b, 0, 1]));
+        assert_eq!(pci_address(" 18:1f.7\n"), Some([0, 0x18, 0x1f, 7]));
+        assert_eq!(pci_address("0001:af:00.0"), Some([1, 0xaf, 0, 0]));
+        for bad in ["", "18:00", "gpu0", "0:1:2:3.0", "18:zz.0"] {
+            assert_eq!(pci_address(bad), None, "{bad:?}");
+        }
     }
 }

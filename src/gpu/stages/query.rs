@@ -24,6 +24,7 @@ pub(crate) struct GpuQuery {
     pub category: u32,
     pub mask: u32,
     pub group: i32,
+    /// The query's first strip (set by [`strips`]), its world, 0.
     pub pad: [u32; 3],
     /// What rounding `lo` to f32 left, rounded to f32 (x, y), then what that left (x, y): `lo`
     /// exactly as the caller's f64 (`frame::split`).
@@ -85,7 +86,7 @@ pub(crate) fn strips(queries: &[GpuQuery]) -> Strips {
     let mut records = vec![bytemuck::Zeroable::zeroed(); strips as usize + 1];
     records.par_extend(keys.par_iter().map(|&key| {
         let q = &queries[key as u32 as usize];
-        GpuQuery { pad: [strip_of(q.lo[1], y0, inv_height, strips), 0, 0], ..*q }
+        GpuQuery { pad: [strip_of(q.lo[1], y0, inv_height, strips), q.pad[1], 0], ..*q }
     }));
     // Each strip's running reach, and (the headers) where each strip's entries start and, the
     // last, where they end.
@@ -109,8 +110,11 @@ pub(crate) struct Queries {
     /// The bindings in order, `hits` last (a placeholder until the write).
     buffers: Vec<wgpu::Buffer>,
     /// Per body its hit count, then (scanned) its first hit; one more: the total; and one the
-    /// count sets where an invocation's loops were cut short (shaders/shared/loops.wgsl).
+    /// count sets where an invocation's loops were cut short (shaders/shared/loops.wgsl); then,
+    /// where the bodies are in several worlds, each body's world.
     counts: wgpu::Buffer,
+    /// The bodies' worlds, where there are several.
+    worlds: Option<wgpu::Buffer>,
     scan: Scan,
     n: u32,
     fold: u32,
@@ -118,8 +122,16 @@ pub(crate) struct Queries {
 
 impl Queries {
     /// The binned `queries` against the bodies of `bodies` (`filtered`: their filters differ
-    /// from the default).
-    pub fn new(gpu: &Gpu, bodies: &BodyBuffers, queries: &Strips, filtered: bool, fold: u32) -> Queries {
+    /// from the default; `worlds`: how many worlds they are in, each query seeing its own's).
+    /// The counts and, for several worlds, the bodies' worlds must fit one binding
+    /// ([`Queries::counts_bytes`]).
+    pub fn new(
+        gpu: &Gpu,
+        bodies: &BodyBuffers,
+        queries: &Strips,
+        (filtered, worlds): (bool, u32),
+        fold: u32,
+    ) -> Queries {
         use wgpu::BufferUsages as U;
         let (device, kernels) = (gpu.device(), gpu.kernels());
         let n = bodies.len();
@@ -130,7 +142,7 @@ impl Queries {
                 n,
                 queries.strips,
                 u32::from(filtered),
-                0,
+                worlds,
                 queries.y0.to_bits(),
                 queries.inv_height.to_bits(),
                 0,
@@ -139,7 +151,8 @@ impl Queries {
             U::UNIFORM,
         );
         let records = init(device, "satgpu.query.queries", bytemuck::cast_slice(&queries.records), U::STORAGE);
-        let counts = storage(device, "satgpu.query.counts", 4 * (u64::from(n) + 2), U::COPY_SRC | U::COPY_DST);
+        let counts =
+            storage(device, "satgpu.query.counts", Queries::counts_bytes(n, worlds), U::COPY_SRC | U::COPY_DST);
         // The scan runs over one element more than the bodies (0), whose offset is the total.
         let mut words = control::initial(fold);
         words[control::PAIR_SCAN as usize] = n + 1;
@@ -152,7 +165,13 @@ impl Queries {
             .into_iter()
             .chain([storage(device, "satgpu.query.none", 16, U::empty())])
             .collect();
-        Queries { buffers, counts, scan, n, fold }
+        let worlds = (worlds > 1).then(|| bodies.worlds.clone());
+        Queries { buffers, counts, worlds, scan, n, fold }
+    }
+
+    /// Bytes of the counts (and worlds) buffer for `n` bodies in `worlds` worlds.
+    pub fn counts_bytes(n: u32, worlds: u32) -> u64 {
+        4 * (u64::from(n) + 2) + if worlds > 1 { 4 * u64::from(n) } else { 0 }
     }
 
     fn encode_step(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, step: usize, hits: &wgpu::Buffer) {
@@ -171,6 +190,10 @@ impl Queries {
     /// Records the count of each body's hits and their scan; the total is then at [`total`].
     pub fn encode_count(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
         encoder.clear_buffer(&self.counts, 0, None);
+        if let Some(worlds) = &self.worlds {
+            let at = 4 * (u64::from(self.n) + 2);
+            encoder.copy_buffer_to_buffer(worlds, 0, &self.counts, at, 4 * u64::from(self.n));
+        }
         self.encode_step(gpu, encoder, 0, &self.buffers[8]);
     }
 
@@ -209,7 +232,7 @@ mod tests {
         for q in queries {
             let (s0, s1) =
                 (strip_of(q.lo[1], s.y0, s.inv_height, s.strips), strip_of(q.hi[1], s.y0, s.inv_height, s.strips));
-            entries.extend((s0..=s1).map(|t| (t, GpuQuery { pad: [s0, 0, 0], ..*q })));
+            entries.extend((s0..=s1).map(|t| (t, GpuQuery { pad: [s0, q.pad[1], 0], ..*q })));
         }
         entries.sort_by(|(s, a), (t, b)| s.cmp(t).then(a.lo[0].total_cmp(&b.lo[0])).then(a.index.cmp(&b.index)));
         let mut reach = f32::NEG_INFINITY;

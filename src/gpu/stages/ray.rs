@@ -28,7 +28,9 @@ pub(crate) struct GpuRay {
     pub radius: f32,
     pub extent: f32,
     pub turn: [f32; 2],
-    pub pad: [u32; 2],
+    /// The world it looks into (of the world's several).
+    pub world: u32,
+    pub pad: u32,
 }
 
 /// A ray's `body` where its cast's loops were cut short (`ray.wgsl`).
@@ -69,8 +71,10 @@ pub(crate) const HEADER_WORDS: u32 = 2 * MAX_STRIPS + 4;
 const PARAM_BYTES: u64 = 32;
 
 impl RayCast {
-    /// `rays` against the bodies of `bodies` (`filtered`: their filters differ from the default),
-    /// through `strip`'s sorted entries, or every body where there is no `strip`. `shapes`: the
+    /// `rays` against the bodies of `bodies` (`filtered`: their filters differ from the default;
+    /// `worlds`: how many worlds they are in), through `strip`'s sorted entries (each world's
+    /// strips its own), or every body where there is no `strip` (of the ray's world where there
+    /// are several). `shapes`: the
     /// cast shapes' vertices (vertex, unit normal), which the casts' `start`s index from word
     /// [`HEADER_WORDS`] of the io buffer, 4 words each.
     pub fn new(
@@ -78,7 +82,7 @@ impl RayCast {
         strip: Option<&StripBuffers>,
         bodies: &BodyBuffers,
         (rays, shapes): (&[GpuRay], &[[f32; 4]]),
-        filtered: bool,
+        (filtered, worlds): (bool, u32),
         fold: u32,
     ) -> RayCast {
         use wgpu::BufferUsages as U;
@@ -88,7 +92,15 @@ impl RayCast {
         // Then 2, the bound of the loop that tells whether a cast's loops were cut short.
         // Then where the rays start.
         let rays_at = HEADER_WORDS + 4 * shapes.len() as u32;
-        params[..6].copy_from_slice(&[n, bodies.len(), u32::from(filtered), u32::from(strip.is_some()), 2, rays_at]);
+        params[..7].copy_from_slice(&[
+            n,
+            bodies.len(),
+            u32::from(filtered),
+            u32::from(strip.is_some()),
+            2,
+            rays_at,
+            worlds,
+        ]);
         let params = init(device, "satgpu.ray.params", bytemuck::cast_slice(&params), U::UNIFORM | U::COPY_DST);
         // The strips' widths and starts (written by the GPU), the cast shapes, then the rays.
         let mut words = vec![0u32; HEADER_WORDS as usize];
@@ -96,9 +108,10 @@ impl RayCast {
         words.extend_from_slice(bytemuck::cast_slice(rays));
         let io = init(device, "satgpu.ray.io", bytemuck::cast_slice(&words), U::STORAGE | U::COPY_SRC);
         let none = storage(device, "satgpu.ray.no_strips", 16, U::empty());
+        // Without strips the bodies' worlds take the entries' place (`values`).
         let (keys, values, boxes) = match strip {
             Some(s) => (&s.keys, &s.values, &s.boxes),
-            None => (&none, &none, &bodies.aabbs),
+            None => (&none, &bodies.worlds, &bodies.aabbs),
         };
         let b = bodies;
         let buffers = [&params, keys, values, boxes, &b.bodies, &b.shapes, &b.transforms, &b.filters, &io];

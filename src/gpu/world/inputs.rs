@@ -154,8 +154,8 @@ impl World {
     /// `MAX_WORLDS / W` strips of its own in the broad phase (W: the largest index plus one),
     /// laid over the box of all bodies, so bodies of different worlds are never compared. `&[]`, or every body in world 0, makes one world again. The worlds survive
     /// [`set_polygons`](World::set_polygons) while the number of bodies stays, growth and
-    /// [`rebuild_on`](World::rebuild_on). Ray casts, shape casts and queries do not tell worlds
-    /// apart yet, and refuse a world of several.
+    /// [`rebuild_on`](World::rebuild_on). Ray and shape casts and box and point queries look
+    /// into the world each names ([`Ray::world`](crate::Ray::world)) and see its bodies alone.
     pub fn set_worlds(&mut self, worlds: &[u32]) -> Result<()> {
         self.gpu.check_lost()?;
         let bodies = self.len();
@@ -193,11 +193,13 @@ impl World {
         &self.worlds
     }
 
-    /// Refuses a world of several worlds to `what`, which does not tell them apart.
-    pub(super) fn one_world(&self, what: &str) -> Result<()> {
-        if self.world_count > 1 {
-            let detail = format!("{what} do not tell worlds apart yet; this world has {}", self.world_count);
-            return Err(Error::InvalidSetting { what: "worlds", detail });
+    /// Refuses a ray, cast or query (the setting `what`, each named as `name` and its index)
+    /// whose world is not one of this world's.
+    pub(super) fn check_worlds(&self, worlds: impl Iterator<Item = u32>, what: &'static str, name: &str) -> Result<()> {
+        if let Some((i, w)) = worlds.enumerate().find(|&(_, w)| w >= self.world_count) {
+            let count = self.world_count;
+            let detail = format!("{name} {i} looks into world {w}; this world has {count} (0 to {})", count - 1);
+            return Err(Error::InvalidSetting { what, detail });
         }
         Ok(())
     }

@@ -23,23 +23,23 @@ impl World {
     /// above `max`, or not finite, or past [`MAX_COORDINATE`], is
     /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it.
     pub fn query_boxes(&mut self, queries: &[BoxQuery]) -> Result<Vec<Vec<u32>>> {
-        let regions: Vec<_> = queries.iter().map(|q| (q.aabb.min, q.aabb.max, q.filter)).collect();
+        let regions: Vec<_> = queries.iter().map(|q| (q.aabb.min, q.aabb.max, q.filter, q.world)).collect();
         self.query_regions(&regions, "box")
     }
 
     /// For each point, the bodies that contain it (closed: a point on the boundary counts),
     /// sorted; as [`query_boxes`](World::query_boxes) otherwise.
     pub fn query_points(&mut self, queries: &[PointQuery]) -> Result<Vec<Vec<u32>>> {
-        let regions: Vec<_> = queries.iter().map(|q| (q.point, q.point, q.filter)).collect();
+        let regions: Vec<_> = queries.iter().map(|q| (q.point, q.point, q.filter, q.world)).collect();
         self.query_regions(&regions, "point")
     }
 
-    fn query_regions(&mut self, regions: &[([f64; 2], [f64; 2], Filter)], what: &str) -> Result<Vec<Vec<u32>>> {
+    fn query_regions(&mut self, regions: &[([f64; 2], [f64; 2], Filter, u32)], what: &str) -> Result<Vec<Vec<u32>>> {
         use rayon::prelude::*;
         self.gpu.check_lost()?;
-        self.one_world("box and point queries")?;
+        self.check_worlds(regions.iter().map(|r| r.3), "query", what)?;
         let mut records = Vec::with_capacity(regions.len());
-        for (i, &(lo, hi, filter)) in regions.iter().enumerate() {
+        for (i, &(lo, hi, filter, world)) in regions.iter().enumerate() {
             let fits = |x: f64| x.is_finite() && x.abs() <= MAX_COORDINATE;
             if !(lo.iter().chain(&hi).all(|&x| fits(x)) && lo[0] <= hi[0] && lo[1] <= hi[1]) {
                 let detail =
@@ -55,7 +55,7 @@ impl World {
                 category: filter.category,
                 mask: filter.mask,
                 group: filter.group,
-                pad: [0; 3],
+                pad: [0, world, 0],
                 lo_rest: [lx[1], ly[1], lx[2], ly[2]],
                 hi_rest: [hx[1], hy[1], hx[2], hy[2]],
             });
@@ -88,7 +88,13 @@ impl World {
     fn run_queries(&self, records: &query::Strips, filtered: bool) -> Result<Vec<[u32; 2]>> {
         use wgpu::BufferUsages as U;
         let (gpu, device) = (&self.gpu, self.gpu.device());
-        let queries = Queries::new(gpu, &self.bodies, records, filtered, self.fold);
+        let n = self.bodies.len();
+        let limit = device.limits().max_storage_buffer_binding_size;
+        let needed = Queries::counts_bytes(n, self.world_count);
+        if needed > limit {
+            return Err(Error::TooLarge { what: "region queries' counts and worlds", needed, limit });
+        }
+        let queries = Queries::new(gpu, &self.bodies, records, (filtered, self.world_count), self.fold);
         let read = |size: u64, label: &str| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -115,7 +121,6 @@ impl World {
         if total == 0 {
             return Ok(vec![]);
         }
-        let limit = device.limits().max_storage_buffer_binding_size;
         if 8 * total > limit {
             return Err(Error::TooLarge { what: "region query results", needed: 8 * total, limit });
         }

@@ -33,7 +33,7 @@ impl World {
     pub fn cast_rays(&mut self, rays: &[Ray]) -> Result<Vec<Option<RayHit>>> {
         self.gpu.check_lost()?;
         let records = gpu_rays(rays)?;
-        self.cast(&records, &[], |k, hit| widen(&rays[k], hit))
+        self.cast(&records, &[], "ray", |k, hit| widen(&rays[k], hit))
     }
 
     /// The first body each shape cast touches on its way (see [`ShapeCast`]: `shapes[cast.shape]`
@@ -70,6 +70,7 @@ impl World {
                     direction: cast.direction,
                     max_length: cast.max_length,
                     filter: cast.filter,
+                    world: cast.world,
                 };
                 let (start, count, reach) = placed[cast.shape as usize];
                 let shape = &shapes[cast.shape as usize];
@@ -86,18 +87,20 @@ impl World {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        self.cast(&records, &table, |k, hit| widen_cast(&casts[k], hit))
+        self.cast(&records, &table, "cast", |k, hit| widen_cast(&casts[k], hit))
     }
 
-    /// The answers to `records` (rays, or casts of the shapes in `table`), each widened by
-    /// `widen(index, answer)`, in batches of one binding; each hit's body mapped from its shape.
+    /// The answers to `records` (rays, or casts of the shapes in `table`: `what`), each widened
+    /// by `widen(index, answer)`, in batches of one binding; each hit's body mapped from its
+    /// shape.
     fn cast(
         &mut self,
         records: &[GpuRay],
         table: &[[f32; 4]],
+        what: &'static str,
         widen: impl Fn(usize, &GpuRayHit) -> Option<RayHit>,
     ) -> Result<Vec<Option<RayHit>>> {
-        self.one_world("ray and shape casts")?;
+        self.check_worlds(records.iter().map(|r| r.world), what, what)?;
         if records.is_empty() || self.is_empty() {
             return Ok(vec![None; records.len()]);
         }
@@ -162,7 +165,7 @@ impl World {
             self.sized.broad.encode_sorted(&mut rec)
         };
         let filtered = !self.filters.is_empty();
-        let cast = RayCast::new(gpu, strip, &self.bodies, (rays, table), filtered, self.fold);
+        let cast = RayCast::new(gpu, strip, &self.bodies, (rays, table), (filtered, self.world_count), self.fold);
         cast.encode(gpu, &mut encoder, &self.control);
         let size = RECORD * rays.len() as u64;
         let read = device.create_buffer(&wgpu::BufferDescriptor {
@@ -196,6 +199,7 @@ fn gpu_ray(ray: &Ray) -> GpuRay {
         mask: f.mask,
         group: f.group,
         turn: [1.0, 0.0],
+        world: ray.world,
         ..bytemuck::Zeroable::zeroed()
     }
 }
