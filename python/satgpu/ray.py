@@ -301,14 +301,14 @@ class TiledWorld:
             self._cut(center)
             first, last = np.searchsorted(self._cuts, lo, "right"), np.searchsorted(self._cuts, hi, "right")
             need = [(first <= k) & (last >= k) for k in range(self.tiles)]
-        calls, rebuilt = [], []
+        calls, rebuilt, near = [], [], None
         edges = np.concatenate([[-np.inf], self._cuts, [np.inf]])
         for k, tile in enumerate(self._tiles):
             members = None
             if self._members[k] is None or (need[k] & ~self._member[k]).any():
-                near_first = np.searchsorted(self._cuts, lo - self._slack, "right")
-                near_last = np.searchsorted(self._cuts, hi + self._slack, "right")
-                self._member[k] = (near_first <= k) & (near_last >= k)
+                if near is None:  # the tiles each body's circle and slack reach, once a step
+                    near = [np.searchsorted(self._cuts, x, "right") for x in (lo - self._slack, hi + self._slack)]
+                self._member[k] = (near[0] <= k) & (near[1] >= k)
                 members = self._members[k] = np.flatnonzero(self._member[k]).astype(np.uint32)
             m = self._members[k]
             filters = None

@@ -80,7 +80,7 @@ impl Shape {
 
     /// Pickled as its core and radius (Ray, multiprocessing).
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-        pack::reduce(py, "_shape_from_cores", std::slice::from_ref(&self.inner))
+        pack::reduce(py, "shape", std::slice::from_ref(&self.inner))
     }
 }
 
@@ -129,7 +129,7 @@ impl Shapes {
 
     /// Pickled as flat arrays of cores and radii (Ray, multiprocessing).
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-        pack::reduce(py, "_shapes_from_cores", &self.inner)
+        pack::reduce(py, "shapes", &self.inner)
     }
 }
 
@@ -335,7 +335,7 @@ impl Compound {
 
     /// Pickled as its parts' cores and radii (Ray, multiprocessing).
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-        pack::reduce(py, "_compound_from_cores", self.inner.shapes())
+        pack::reduce(py, "compound", self.inner.shapes())
     }
 }
 
@@ -1421,9 +1421,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(scene_kinds, m)?,
         wrap_pyfunction!(generate, m)?,
         wrap_pyfunction!(pack::shape_bounds, m)?,
-        wrap_pyfunction!(pack::_shapes_from_cores, m)?,
-        wrap_pyfunction!(pack::_shape_from_cores, m)?,
-        wrap_pyfunction!(pack::_compound_from_cores, m)?,
+        wrap_pyfunction!(pack::_from_cores, m)?,
     ] {
         m.add_function(f)?;
     }

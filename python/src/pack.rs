@@ -53,43 +53,38 @@ fn from_cores(
         .collect()
 }
 
-/// `(rebuild, args)` for `__reduce__`: the module's function `name` applied to the cores.
-pub(crate) fn reduce<'py>(py: Python<'py>, name: &str, shapes: &[Polygon]) -> PyResult<Bound<'py, PyTuple>> {
-    let rebuild = py.import("satgpu._satgpu")?.getattr(name)?;
-    PyTuple::new(py, [rebuild, cores(py, shapes).into_any()])
+/// `(rebuild, args)` for `__reduce__`: `_from_cores(what, cores)`.
+pub(crate) fn reduce<'py>(py: Python<'py>, what: &str, shapes: &[Polygon]) -> PyResult<Bound<'py, PyTuple>> {
+    let rebuild = py.import("satgpu._satgpu")?.getattr("_from_cores")?;
+    let mut args = vec![what.into_pyobject(py)?.into_any()];
+    args.extend(cores(py, shapes).iter());
+    PyTuple::new(py, [rebuild, PyTuple::new(py, args)?.into_any()])
 }
 
-#[pyfunction]
-pub(crate) fn _shapes_from_cores(
-    vertices: PyReadonlyArray2<'_, f64>,
-    offsets: PyReadonlyArray1<'_, u64>,
-    radii: PyReadonlyArray1<'_, f64>,
-) -> PyResult<Shapes> {
-    Ok(Shapes { inner: from_cores(vertices, offsets, radii)? })
-}
-
-#[pyfunction]
-pub(crate) fn _shape_from_cores(
-    vertices: PyReadonlyArray2<'_, f64>,
-    offsets: PyReadonlyArray1<'_, u64>,
-    radii: PyReadonlyArray1<'_, f64>,
-) -> PyResult<Shape> {
-    match <[Polygon; 1]>::try_from(from_cores(vertices, offsets, radii)?) {
-        Ok([inner]) => Ok(Shape { inner }),
-        Err(_) => Err(PyValueError::new_err("a Shape's cores hold one shape")),
-    }
-}
-
-/// A compound body of these parts. A chain has more parts than a body given part by part may
+/// What `reduce` wrote, rebuilt: a `Shape` ("shape"), a `Shapes` ("shapes") or a `Compound`
+/// ("compound"). A chain has more parts than a body given part by part may
 /// (`satgpu::MAX_PARTS`): segments of one radius, each starting where the last ended, are
 /// rebuilt as the chain they are.
 #[pyfunction]
-pub(crate) fn _compound_from_cores(
+pub(crate) fn _from_cores<'py>(
+    py: Python<'py>,
+    what: &str,
     vertices: PyReadonlyArray2<'_, f64>,
     offsets: PyReadonlyArray1<'_, u64>,
     radii: PyReadonlyArray1<'_, f64>,
-) -> PyResult<Compound> {
+) -> PyResult<Bound<'py, PyAny>> {
     let parts = from_cores(vertices, offsets, radii)?;
+    match what {
+        "shapes" => return Ok(Bound::new(py, Shapes { inner: parts })?.into_any()),
+        "shape" => {
+            return match <[Polygon; 1]>::try_from(parts) {
+                Ok([inner]) => Ok(Bound::new(py, Shape { inner })?.into_any()),
+                Err(_) => Err(PyValueError::new_err("a Shape's cores hold one shape")),
+            }
+        }
+        "compound" => {}
+        other => return Err(PyValueError::new_err(format!("cores of a {other:?}: no such kind"))),
+    }
     let inner = if parts.len() <= satgpu::geometry::MAX_PARTS {
         satgpu::Body::new(parts)
     } else {
@@ -112,7 +107,8 @@ pub(crate) fn _compound_from_cores(
         }
         satgpu::Body::chain(&points, closed, parts[0].radius())
     };
-    inner.map(|inner| Compound { inner }).map_err(|e| shape_error("compound", None, e))
+    let body = inner.map_err(|e| shape_error("compound", None, e))?;
+    Ok(Bound::new(py, Compound { inner: body })?.into_any())
 }
 
 /// The circle around each body in its own frame (n x 3 float64: centre x, y, radius): centred

@@ -65,6 +65,38 @@ def test_tiles_give_one_worlds_contacts_bit_for_bit_while_bodies_cross_tiles(gpu
         assert rebuilt[0] == [True] * tiles and not all(rebuilt[3]), "a hair's move keeps the tiles' worlds"
 
 
+@pytest.mark.parametrize("kind", ["scales", "outliers"])
+def test_tiles_agree_from_tiny_bodies_to_bodies_far_out(gpu, adapter, kind):
+    # "scales": sizes from 1e-3 to 1e3 among each other; "outliers": strays at 1e3, 1e6, 1e20.
+    shapes = satgpu.generate(kind, 800, seed=2)
+    n = len(shapes)
+    body_shapes = np.arange(n, dtype=np.uint32)
+    one = satgpu.World(shapes, body_shapes, gpu=gpu)
+    with satgpu.ray.TiledWorld(shapes, body_shapes, tiles=3, adapter=adapter, slack=0.0) as tiled:
+        for xy, angle in moves(n, 5):
+            one.set_transforms(xy, angle)
+            tiled.set_transforms(xy, angle)
+            want = one.step()
+            assert len(want) > 0
+            same(tiled.step(), want)
+
+
+def test_no_body_one_body_and_more_tiles_than_bodies(gpu, adapter):
+    square = satgpu.polygon([[-1, -1], [1, -1], [1, 1], [-1, 1]])
+    for n, tiles in [(0, 2), (1, 3), (2, 4), (3, 4)]:
+        body_shapes = np.zeros(n, dtype=np.uint32)
+        xy, angle = np.column_stack([np.arange(n) * 1.5, np.zeros(n)]), np.zeros(n)
+        one = satgpu.World([square], body_shapes, gpu=gpu, events=True)
+        with satgpu.ray.TiledWorld([square], body_shapes, tiles=tiles, adapter=adapter, events=True) as tiled:
+            one.set_transforms(xy, angle)
+            tiled.set_transforms(xy, angle)
+            want = one.step()
+            assert len(want) == max(n - 1, 0), "neighbours 1.5 apart overlap, others do not"
+            same(tiled.step(), want)
+            for got, w in zip(tiled.events(), one.events()):
+                assert got.dtype == w.dtype and got.shape == w.shape and got.tobytes() == w.tobytes()
+
+
 def test_tiles_keep_margins_manifolds_filters_and_compound_bodies(gpu, adapter):
     bodies = satgpu.generate("rooms", 800, seed=3)
     n = len(bodies)
