@@ -765,6 +765,23 @@ fn cast_finds_the_first_body_each_shape_touches() {
         let file = write(&format!("cast_bad{k}.csv"), text);
         expect_bad_input(&["cast", p(&scene), p(&file)], said);
     }
+    // An entry that is no shape once centred on its box (its first two vertices, a unit apart
+    // and 5e19 from the centre, round together) or grown past the largest radius: exit 2
+    // naming the line, not a panic.
+    let far = write(
+        "cast_far.json",
+        r#"{"polygons": [{"vertices": [[0,0],[1,0],[1e20,1e20]]}, {"vertices": [[0,0],[1,0],[0,1]]}]}"#,
+    );
+    for (k, (row, said)) in [
+        ("0,0,0,1,0,1,0", &["line 2", "shape 0", "vertex"][..]),
+        ("0,0,1e308,1,0,1,1", &["line 2", "shape 1", "radius", "1e37"]),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let file = write(&format!("cast_far{k}.csv"), &format!("x,y,radius,dx,dy,length,shape\n{row}\n"));
+        expect_bad_input(&["cast", p(&far), p(&file)], said);
+    }
 }
 
 #[test]

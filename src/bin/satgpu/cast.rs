@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use satgpu::{reference, scene, Polygon, RayHit, ShapeCast};
+use satgpu::{reference, scene, Polygon, PolygonError, RayHit, ShapeCast};
 
 use crate::query::{open_world, read_rows, Flat};
 use crate::raycast::write_hits;
@@ -61,11 +61,16 @@ fn read_casts(path: &Path, scene: &scene::Scene) -> Result<Casts, Failure> {
                 )));
             }
             let key = (shape as usize, radius.to_bits());
-            let parts = placed.entry(key).or_insert_with(|| {
-                let first = shapes.len();
-                shapes.extend(centred(scene, shape as usize, radius));
-                first..shapes.len()
-            });
+            let parts = match placed.get(&key) {
+                Some(parts) => parts,
+                None => {
+                    let first = shapes.len();
+                    shapes.extend(centred(scene, shape as usize, radius).map_err(|e| {
+                        bad(format!("shape {shape}, centred on its box and grown by the radius, is no shape: {e}"))
+                    })?);
+                    placed.entry(key).or_insert(first..shapes.len())
+                }
+            };
             parts.clone().map(cast).collect()
         };
         for part in &parts {
@@ -76,8 +81,10 @@ fn read_casts(path: &Path, scene: &scene::Scene) -> Result<Casts, Failure> {
     Ok((shapes, casts))
 }
 
-/// Entry `i`'s convex parts moved so that its box's centre is the origin, grown by `radius`.
-fn centred(scene: &scene::Scene, i: usize, radius: f64) -> Vec<Polygon> {
+/// Entry `i`'s convex parts moved so that its box's centre is the origin, grown by `radius`;
+/// an error where a part is no longer a shape (the move rounds two vertices together, or the
+/// radius grows past what a shape may have).
+fn centred(scene: &scene::Scene, i: usize, radius: f64) -> Result<Vec<Polygon>, PolygonError> {
     let parts: &[Polygon] =
         if scene.compounds.is_empty() { std::slice::from_ref(&scene.polygons[i]) } else { scene.compounds[i].shapes() };
     let (lo, hi) = parts.iter().map(Polygon::aabb).fold(([f64::MAX; 2], [f64::MIN; 2]), |(lo, hi), b| {
@@ -88,7 +95,7 @@ fn centred(scene: &scene::Scene, i: usize, radius: f64) -> Vec<Polygon> {
         .iter()
         .map(|p| {
             let core = p.vertices().iter().map(|v| [v[0] - c[0], v[1] - c[1]]).collect();
-            Polygon::from_core(core, p.radius() + radius).expect("a valid shape moved stays valid")
+            Polygon::from_core(core, p.radius() + radius)
         })
         .collect()
 }
