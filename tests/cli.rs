@@ -611,8 +611,20 @@ fn query_finds_the_bodies_of_boxes_and_points() {
         "{}",
         stderr(&o)
     );
+    // Boxes of no width or height (segments, points): both backends answer them alike.
+    let lines =
+        write("query_lines.csv", "min_x,min_y,max_x,max_y\n1,-1,1,2\n0,1,8,1\n1.5,0.5,2.5,0.5\n3.5,0.5,3.5,0.5\n");
+    for backend in ["gpu", "cpu"] {
+        assert_eq!(rows(&lines, backend), "query,body\n0,0\n1,0\n1,1\n1,2\n3,1\n", "{backend}");
+    }
     let upside_down = write("query_bad.csv", "min_x,min_y,max_x,max_y\n0,0,1,1\n2,0,1,1\n");
     expect_bad_input(&["query", p(&scene), p(&upside_down)], &["query_bad.csv", "line 3"]);
+    let past = write("query_past.csv", "min_x,min_y,max_x,max_y\n0,0,2e37,1\n");
+    let past_points = write("query_past_points.csv", "x,y\n0,0\n-2e37,0\n");
+    for backend in ["gpu", "cpu"] {
+        expect_bad_input(&["query", p(&scene), p(&past), "--backend", backend], &["line 2", "box 0", "1e37"]);
+        expect_bad_input(&["query", p(&scene), p(&past_points), "--backend", backend], &["line 3", "point 1", "1e37"]);
+    }
     let no_header = write("query_nohead.csv", "a,b\n1,2\n");
     expect_bad_input(&["query", p(&scene), p(&no_header)], &["line 1", "min_x"]);
 }

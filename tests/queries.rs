@@ -113,6 +113,55 @@ fn boxes_and_points_by_hand() {
     assert_eq!(query_boxes(&scene, &filters, &[blind]), vec![vec![0, 2]]);
 }
 
+/// A box of no width or no height is a segment, of neither a point: the reference decides every
+/// box exactly, however thin, small or large (no box is refused that the GPU answers), and the
+/// GPU's answers on these exact cases are the same; a box of no size finds what its point does.
+#[test]
+fn boxes_of_no_width_or_height_are_segments_and_points() {
+    let scene = [
+        rect(0.0, 0.0, 1.0, 1.0),
+        rect(3.0, 0.0, 4.0, 1.0),
+        Polygon::circle([10.0, 0.5], 0.5).unwrap(),
+        Polygon::new(vec![[20.0, 0.0], [22.0, 0.0], [21.0, 2.0]]).unwrap(),
+    ];
+    let q = |x0: f64, y0: f64, x1: f64, y1: f64| BoxQuery::new(Aabb { min: [x0, y0], max: [x1, y1] });
+    let cases: [(BoxQuery, &[u32]); 14] = [
+        (q(1.0, -1.0, 1.0, 2.0), &[0]),                 // along the first square's right edge
+        (q(1.5, -1.0, 1.5, 2.0), &[]),                  // between the squares
+        (q(-5.0, 1.0, 8.0, 1.0), &[0, 1]),              // along both squares' tops
+        (q(-5.0, 0.5, 30.0, 0.5), &[0, 1, 2, 3]),       // through every body
+        (q(-5.0, 2.0, 19.0, 2.0), &[]),                 // above them all
+        (q(21.0, 2.0, 21.0, 3.0), &[3]),                // up from the triangle's apex
+        (q(20.0, 2.0, 23.0, 2.0), &[3]),                // level with the apex
+        (q(21.0, 2.0, 21.0, 2.0), &[3]),                // the apex itself, a point
+        (q(3.5, 0.5, 3.5, 0.5), &[1]),                  // a point inside
+        (q(2.0, 0.5, 2.0, 0.5), &[]),                   // a point outside
+        (q(0.0, 0.0, 1.0, 1e-15), &[0]),                // thinner than any shape may be
+        (q(1e-31, 0.5, 2e-31, 0.5), &[0]),              // smaller than any shape may be
+        (q(-1e37, -1e37, 1e37, 1e37), &[0, 1, 2, 3]),   // as large as coordinates go
+        (q(4.0 + 2f64.powi(-20), -1.0, 9.0, 1.0), &[]), // beside the second square, a hair off
+    ];
+    let boxes: Vec<BoxQuery> = cases.iter().map(|c| c.0).collect();
+    let want: Vec<Vec<u32>> = cases.iter().map(|c| c.1.to_vec()).collect();
+    assert_eq!(query_boxes(&scene, &[], &boxes), want);
+    let points: Vec<PointQuery> =
+        boxes.iter().filter(|b| b.aabb.min == b.aabb.max).map(|b| PointQuery::new(b.aabb.min)).collect();
+    let as_boxes: Vec<BoxQuery> = points.iter().map(|p| q(p.point[0], p.point[1], p.point[0], p.point[1])).collect();
+    assert_eq!(query_points(&scene, &[], &points), query_boxes(&scene, &[], &as_boxes));
+    let gpu = common::gpu();
+    let mut world = World::from_polygons(&gpu, &scene, &Default::default()).unwrap();
+    assert_eq!(world.query_boxes(&boxes).unwrap(), want);
+    // Past the largest coordinate: refused by both, naming the box.
+    let past = [boxes[0], q(0.0, 0.0, 2e37, 1.0)];
+    match world.query_boxes(&past) {
+        Err(satgpu::Error::InvalidSetting { detail, .. }) => assert!(detail.contains("box 1"), "{detail}"),
+        other => panic!("a box past 1e37: {other:?}"),
+    }
+    assert!(past[1].check(1).is_err() && past[0].check(0).is_ok());
+    let reference = std::panic::catch_unwind(|| query_boxes(&scene, &[], &past));
+    assert!(reference.is_err(), "the reference asks what the GPU asks");
+}
+
 /// On every kind: each hit point lies on its body, and no body the ray sees lies on the ray
 /// before it (sampled); each box's and point's answer is what the definitions give.
 #[test]

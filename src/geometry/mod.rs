@@ -15,6 +15,7 @@ pub use body::{Body, Compound, MAX_CHAIN_POINTS, MAX_PARTS};
 pub use decompose::{decompose, MAX_OUTLINE_VERTICES};
 pub(crate) use polygon::{orient, segments_meet};
 pub use polygon::{Polygon, PolygonError};
+pub(crate) use query::check_region;
 pub use query::{BoxQuery, PointQuery, Ray, RayHit, ShapeCast};
 
 /// Most vertices a polygon may have. The narrow phase is O(n_a * n_b) per pair, so this is a

@@ -426,6 +426,19 @@ impl Polygon {
         Ok(p)
     }
 
+    /// The closed box from `lo` to `hi` (`lo <= hi`, unchecked) as a core of radius 0: its four
+    /// corners counter-clockwise, the segment where one side is 0, the point where both are. The
+    /// region queries' reference asks boxes of any size, which [`Polygon::new`] would refuse.
+    pub(crate) fn region(lo: [f64; 2], hi: [f64; 2]) -> Polygon {
+        let vertices = match (lo[0] < hi[0], lo[1] < hi[1]) {
+            (true, true) => vec![lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]],
+            (false, false) => vec![lo],
+            _ => vec![lo, hi],
+        };
+        let normals = unit_normals(&vertices);
+        Polygon { vertices, normals, radius: 0.0 }
+    }
+
     /// A circle (a one-point core with a radius). `radius` must be finite, above 0 and at most
     /// [`MAX_COORDINATE`]; a circle smaller than [`MIN_SIZE`] across is rejected as too small.
     pub fn circle(center: [f64; 2], radius: f64) -> Result<Polygon, PolygonError> {

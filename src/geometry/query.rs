@@ -65,7 +65,7 @@ pub struct RayHit {
 /// Bodies overlapping an axis-aligned box (closed: touching counts).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BoxQuery {
-    /// The box (world coordinates), with an area.
+    /// The box (world coordinates), `min <= max`; a side may be 0 (a segment, or a point).
     pub aabb: Aabb,
     /// Which bodies it sees.
     pub filter: Filter,
@@ -117,11 +117,40 @@ impl BoxQuery {
     }
 }
 
+impl BoxQuery {
+    /// Whether the box can be asked: its corners finite and within [`MAX_COORDINATE`], `min`
+    /// at most `max`; otherwise [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it
+    /// as box `index`.
+    pub fn check(&self, index: usize) -> crate::Result<()> {
+        check_region("box", index, self.aabb.min, self.aabb.max)
+    }
+}
+
 impl PointQuery {
     /// A point query with the default filter, in world 0.
     pub fn new(point: [f64; 2]) -> PointQuery {
         PointQuery { point, filter: Filter::DEFAULT, world: 0 }
     }
+
+    /// Whether the point can be asked: finite and within [`MAX_COORDINATE`]; otherwise
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it as point `index`.
+    pub fn check(&self, index: usize) -> crate::Result<()> {
+        check_region("point", index, self.point, self.point)
+    }
+}
+
+/// Whether the region from `lo` to `hi` can be asked (see [`BoxQuery::check`]), named as
+/// `what index`.
+pub(crate) fn check_region(what: &str, index: usize, lo: [f64; 2], hi: [f64; 2]) -> crate::Result<()> {
+    let fits = |x: f64| x.is_finite() && x.abs() <= MAX_COORDINATE;
+    if lo.iter().chain(&hi).all(|&x| fits(x)) && lo[0] <= hi[0] && lo[1] <= hi[1] {
+        return Ok(());
+    }
+    let detail = match lo == hi {
+        true => format!("{what} {index}: {lo:?} must be finite and within {MAX_COORDINATE:e}"),
+        false => format!("{what} {index}: {lo:?} to {hi:?} must be finite, within {MAX_COORDINATE:e}, min <= max"),
+    };
+    Err(crate::Error::InvalidSetting { what: "query", detail })
 }
 
 impl ShapeCast {

@@ -233,16 +233,16 @@ pub fn cast_shapes(
 ///
 /// # Panics
 ///
-/// If a box is not finite or has no area (a point is a [`PointQuery`]), or `filters` is neither
-/// empty nor one per polygon.
+/// If a box fails [`BoxQuery::check`] (a side of 0 is a segment, both a point), or `filters`
+/// is neither empty nor one per polygon.
 pub fn query_boxes(polygons: &[Polygon], filters: &[Filter], queries: &[BoxQuery]) -> Vec<Vec<u32>> {
     assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
     queries
         .iter()
-        .map(|q| {
-            let (lo, hi) = (q.aabb.min, q.aabb.max);
-            let rect = Polygon::new(vec![lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]])
-                .unwrap_or_else(|e| panic!("a query box needs an area: {q:?}: {e}"));
+        .enumerate()
+        .map(|(k, q)| {
+            q.check(k).unwrap_or_else(|e| panic!("{e}"));
+            let rect = Polygon::region(q.aabb.min, q.aabb.max);
             (0..polygons.len())
                 .filter(|&i| sees(&q.filter, filters, i) && colliding(&rect, &polygons[i]))
                 .map(|i| i as u32)

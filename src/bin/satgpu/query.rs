@@ -92,18 +92,21 @@ pub(crate) fn read_rows(path: &Path, layouts: &[&[&str]]) -> Result<(usize, Vec<
 
 fn read_regions(path: &Path) -> Result<Regions, Failure> {
     let (layout, rows) = read_rows(path, &[&["min_x", "min_y", "max_x", "max_y"], &["x", "y"]])?;
+    let bad = |line: usize, e: satgpu::Error| Failure(2, format!("{}: line {line}: {e}", path.display()));
     if layout == 1 {
-        return Ok(Regions::Points(
-            rows.into_iter().map(|(_, v, filter)| PointQuery { point: [v[0], v[1]], filter, world: 0 }).collect(),
-        ));
+        let mut points = vec![];
+        for (k, (line, v, filter)) in rows.into_iter().enumerate() {
+            let point = PointQuery { point: [v[0], v[1]], filter, world: 0 };
+            point.check(k).map_err(|e| bad(line, e))?;
+            points.push(point);
+        }
+        return Ok(Regions::Points(points));
     }
     let mut boxes = vec![];
-    for (line, v, filter) in rows {
-        if v[0] > v[2] || v[1] > v[3] {
-            let what = format!("the box's min ({}, {}) is above its max ({}, {})", v[0], v[1], v[2], v[3]);
-            return Err(Failure(2, format!("{}: line {line}: {what}", path.display())));
-        }
-        boxes.push(BoxQuery { aabb: Aabb { min: [v[0], v[1]], max: [v[2], v[3]] }, filter, world: 0 });
+    for (k, (line, v, filter)) in rows.into_iter().enumerate() {
+        let query = BoxQuery { aabb: Aabb { min: [v[0], v[1]], max: [v[2], v[3]] }, filter, world: 0 };
+        query.check(k).map_err(|e| bad(line, e))?;
+        boxes.push(query);
     }
     Ok(Regions::Boxes(boxes))
 }
@@ -180,22 +183,7 @@ pub(crate) fn query(
         Backend::Cpu => {
             let flat = Flat::of(&scene);
             let parts = match &regions {
-                Regions::Boxes(q) => {
-                    if let Some((i, _)) = q
-                        .iter()
-                        .enumerate()
-                        .find(|(_, b)| b.aabb.min[0] == b.aabb.max[0] || b.aabb.min[1] == b.aabb.max[1])
-                    {
-                        return Err(Failure(
-                            2,
-                            format!(
-                                "{}: box {i} has no area (the cpu backend needs one; a point is x,y)",
-                                regions_path.display()
-                            ),
-                        ));
-                    }
-                    reference::query_boxes(&flat.parts, &flat.filters, q)
-                }
+                Regions::Boxes(q) => reference::query_boxes(&flat.parts, &flat.filters, q),
                 Regions::Points(q) => reference::query_points(&flat.parts, &flat.filters, q),
             };
             parts.into_iter().map(|list| flat.bodies(list)).collect()

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::geometry::frame::split;
-use crate::geometry::{BoxQuery, Filter, PointQuery, MAX_COORDINATE};
+use crate::geometry::{check_region, BoxQuery, Filter, PointQuery};
 use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::query::{self, GpuQuery, Queries};
@@ -20,7 +20,7 @@ impl World {
     /// (docs/numerics.md). Runs the transform pass, then counts, scans and writes the hits on the
     /// GPU (two waits); the queries are sorted by left edge on the host so that each body
     /// visits only those that can reach its box. A box with `min`
-    /// above `max`, or not finite, or past [`MAX_COORDINATE`], is
+    /// above `max`, or not finite, or past [`MAX_COORDINATE`](crate::MAX_COORDINATE), is
     /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it.
     pub fn query_boxes(&mut self, queries: &[BoxQuery]) -> Result<Vec<Vec<u32>>> {
         let regions: Vec<_> = queries.iter().map(|q| (q.aabb.min, q.aabb.max, q.filter, q.world)).collect();
@@ -40,12 +40,7 @@ impl World {
         self.check_worlds(regions.iter().map(|r| r.3), "query", what)?;
         let mut records = Vec::with_capacity(regions.len());
         for (i, &(lo, hi, filter, world)) in regions.iter().enumerate() {
-            let fits = |x: f64| x.is_finite() && x.abs() <= MAX_COORDINATE;
-            if !(lo.iter().chain(&hi).all(|&x| fits(x)) && lo[0] <= hi[0] && lo[1] <= hi[1]) {
-                let detail =
-                    format!("{what} {i}: {lo:?} to {hi:?} must be finite, within {MAX_COORDINATE:e}, min <= max");
-                return Err(Error::InvalidSetting { what: "query", detail });
-            }
+            check_region(what, i, lo, hi)?;
             let ([lx, ly], [hx, hy]) = (lo.map(split), hi.map(split));
             records.push(GpuQuery {
                 lo: [lx[0], ly[0]],
