@@ -274,6 +274,10 @@ fn the_world_recovers_from_every_error() {
     }
     world.set_timeout(std::time::Duration::from_secs(60));
     check(&mut world, "two timeouts");
+    // A timeout past any clock (its deadline would overflow): the longest wait instead.
+    assert_eq!(gpu.with_timeout(std::time::Duration::MAX).timeout(), satgpu::gpu::LONGEST_WAIT);
+    world.set_timeout(std::time::Duration::MAX);
+    check(&mut world, "the longest timeout");
 
     gpu::testing::poison_next_frame(&mut world);
     match world.step() {

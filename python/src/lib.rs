@@ -529,8 +529,9 @@ impl Gpu {
         if !(timeout.is_finite() && timeout > 0.0) {
             return Err(PyValueError::new_err(format!("timeout must be a positive number of seconds, got {timeout}")));
         }
-        let mut options =
-            GpuOptions::default().with_adapter(choice).with_timeout(std::time::Duration::from_secs_f64(timeout));
+        let mut options = GpuOptions::default()
+            .with_adapter(choice)
+            .with_timeout(std::time::Duration::try_from_secs_f64(timeout).unwrap_or(std::time::Duration::MAX));
         if let Some(bytes) = memory_limit {
             options = options.with_memory_limit(bytes);
         }

@@ -93,6 +93,11 @@ def test_adapter_and_memory_errors(monkeypatch, adapter):
         satgpu.detect(shapes, gpu=small)
     with pytest.raises(ValueError, match="timeout must be a positive number"):
         satgpu.Gpu(adapter=adapter, timeout=0)
+    # A timeout past any clock waits as long as satgpu allows (a year), not a panic.
+    crowd = satgpu.generate("crowd", 2000)
+    got = satgpu.detect(crowd, gpu=satgpu.Gpu(adapter=adapter, timeout=1e300))
+    want = satgpu.reference.detect(crowd)
+    assert len(got) > 0 and satgpu.reference.disagreements(crowd, got, want) == 0
 
 
 def test_a_wait_past_the_timeout_is_a_device_timeout(adapter):

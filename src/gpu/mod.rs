@@ -26,7 +26,7 @@ mod world;
 
 pub use crate::options::DetectOptions;
 pub use device::adapter::{describe_adapter, list_adapters, unsuitable_reason, AdapterReport};
-pub use device::context::{AdapterChoice, Gpu, GpuOptions};
+pub use device::context::{AdapterChoice, Gpu, GpuOptions, LONGEST_WAIT};
 pub use device::pass::{HostSpan, Pass, PassTime};
 pub use host::pack::{Pose, PoseArrays, PoseScalar, ROTATION_TOLERANCE};
 pub(crate) use kernels::buffers::init as init_buffer;

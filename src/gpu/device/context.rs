@@ -27,6 +27,10 @@ pub enum AdapterChoice {
     Software,
 }
 
+/// The longest a wait on the GPU is allowed, whatever timeout is asked (a year: as good as
+/// waiting for ever, and far from where a deadline would overflow the clock's range).
+pub const LONGEST_WAIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
 /// How to open a device: `GpuOptions::default().with_timeout(Duration::from_secs(5))`.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -34,7 +38,7 @@ pub struct GpuOptions {
     /// Which adapter to use. `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` narrow the choice further.
     pub adapter: AdapterChoice,
     /// Longest time any single wait on the GPU may take before it is an [`Error::Timeout`]
-    /// (default 60 s).
+    /// (default 60 s; one past [`LONGEST_WAIT`] waits that long).
     pub timeout: Duration,
     /// The most memory satgpu may count on, in bytes, on top of what the host has available
     /// (see [`Gpu::memory_available`]); `None` (the default): the host's available memory alone.
@@ -297,9 +301,10 @@ impl Gpu {
         self.inner.timestamps
     }
 
-    /// The longest any single wait on the GPU may take through this handle.
+    /// The longest any single wait on the GPU may take through this handle (at most
+    /// [`LONGEST_WAIT`]).
     pub fn timeout(&self) -> Duration {
-        self.timeout
+        self.timeout.min(LONGEST_WAIT)
     }
 
     /// A handle to the same device (same pipelines) whose waits time out after `timeout`.
@@ -348,7 +353,7 @@ impl Gpu {
         self.check_lost()?;
         self.inner
             .device
-            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(self.timeout) })
+            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(self.timeout()) })
             .map_err(|e| self.poll_error(e, "a dispatched frame"))?;
         self.check_lost()
     }
@@ -449,7 +454,7 @@ impl Gpu {
     /// A failed wait as an [`Error`].
     pub(crate) fn poll_error(&self, e: wgpu::PollError, what: &'static str) -> Error {
         match e {
-            wgpu::PollError::Timeout => Error::Timeout { what, timeout: self.timeout },
+            wgpu::PollError::Timeout => Error::Timeout { what, timeout: self.timeout() },
             other => self.lost_or(Error::Device(format!("waiting for {what}: {other}"))),
         }
     }
