@@ -69,6 +69,21 @@ pub struct SceneSize {
     pub candidates: u64,
 }
 
+#[cfg(feature = "generate")]
+impl SceneSize {
+    /// The size of a generated scene of `n` shapes of `kind`
+    /// ([`scene::generate`](crate::scene::generate)), scaled from a sample of up to 2,000 of
+    /// them: vertices and candidate pairs per shape stay about the same as `n` grows.
+    pub fn generated(kind: crate::scene::SceneKind, n: usize, seed: u64) -> SceneSize {
+        let m = n.min(2000);
+        let sample = crate::scene::generate(kind, m, seed);
+        let vertices: usize = sample.iter().map(|p| p.vertices().len()).sum();
+        let candidates = crate::reference::detect(&sample, &crate::DetectOptions::default()).candidates;
+        let scale = |count: usize| ((count as f64 / m.max(1) as f64) * n as f64).ceil() as u64;
+        SceneSize { bodies: n as u64, vertices: scale(vertices), candidates: scale(candidates) }
+    }
+}
+
 /// What is about to be done with a scene.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]

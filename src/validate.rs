@@ -158,7 +158,8 @@ fn shape_pairs<'a>(a: &'a [Polygon], b: &'a [Polygon]) -> impl Iterator<Item = (
 /// both bodies' largest radii. A shape is placed by its body's transform, so its rounding scales
 /// with its distance from the body's anchor; with one shape each this is [`band`].
 pub fn body_band(a: &[Polygon], b: &[Polygon]) -> f64 {
-    let o = a[0].vertices()[0];
+    // (Bodies of no shape have no band.)
+    let Some(o) = a.iter().chain(b).next().map(|p| p.vertices()[0]) else { return 0.0 };
     let core = a
         .iter()
         .chain(b)

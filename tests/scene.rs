@@ -538,3 +538,25 @@ fn bad_parts_and_outlines_are_named() {
         PolygonError::ZeroArea | PolygonError::Collinear { .. }
     ));
 }
+
+/// What the library's writers and judges are handed by a caller, not only by satgpu: a manifold
+/// of no point is written with empty point fields, a contact whose normal is not finite gets a
+/// manifold, and bodies of no shape have no band; none of them panics.
+#[test]
+fn empty_manifolds_bad_normals_and_no_shapes_are_not_panics() {
+    let contact = Contact { a: 0, b: 1, normal: [1.0, 0.0], depth: 0.5 };
+    let mut csv = vec![];
+    satgpu::scene::write_manifolds_csv(&mut csv, &[contact], &[satgpu::Manifold::default()], Path::new("m.csv"))
+        .unwrap();
+    let csv = String::from_utf8(csv).unwrap();
+    assert_eq!(csv.lines().nth(1), Some("0,1,1.0,0.0,0.5,0,0,0,,,,,,"), "{csv}");
+    let mut json = vec![];
+    satgpu::scene::write_manifolds_json(&mut json, &[contact], &[satgpu::Manifold::default()], Path::new("m.json"))
+        .unwrap();
+    assert!(String::from_utf8(json).unwrap().contains("\"p1_x\":null"));
+    let (a, b) = (Polygon::circle([0.0, 0.0], 1.0).unwrap(), Polygon::circle([1.5, 0.0], 1.0).unwrap());
+    let nan = Contact { normal: [f64::NAN, 0.0], ..contact };
+    let _ = satgpu::reference::manifold(&a, &b, &nan);
+    assert_eq!(satgpu::validate::body_band(&[], &[]), 0.0);
+    assert!(satgpu::validate::body_band(&[], std::slice::from_ref(&b)) > 0.0);
+}

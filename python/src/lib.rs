@@ -914,6 +914,11 @@ fn neighbours_from_pairs<'py>(
         let message = format!("pair {i} ({}, {}): a pair needs a < b < bodies ({bodies})", a[i], b[i]);
         return Err(PyValueError::new_err(message));
     }
+    // Refused before anything is made where the lists would not fit in the host's memory: per
+    // body its count, offset and list, per pair both ends' rows and the arrays returned.
+    let needed = (bodies as u64).saturating_mul(48).saturating_add((n as u64).saturating_mul(2 * 2 * 40));
+    let what = || format!("the neighbours of {} bodies", satgpu::memory::grouped(bodies as u64));
+    satgpu::memory::check(what, "host", needed, satgpu::memory::available_within(None)).map_err(raise)?;
     let contacts: Vec<Contact> = (0..n)
         .map(|i| Contact { a: a[i], b: b[i], normal: [normal[2 * i], normal[2 * i + 1]], depth: depth[i] })
         .collect();
@@ -962,26 +967,45 @@ fn disagreements(
     want: &Bound<'_, PyDict>,
     margin: f64,
 ) -> PyResult<usize> {
-    let (got, want) = (contact_list(got)?, contact_list(want)?);
     // A margin the reference would refuse compares colliding pairs, as before.
     let margin = if margin > 0.0 && margin.is_finite() { margin } else { 0.0 };
     let options = DetectOptions::default().with_margin(margin);
-    let report = match body_list(shapes)? {
-        Some(bodies) => satgpu::validate::compare(&bodies, &got, &want, &options),
-        None => satgpu::validate::compare(&shape_list(shapes)?, &got, &want, &options),
-    };
-    Ok(report.disagreements.len())
+    fn judge<B: AsRef<[Polygon]>>(
+        bodies: &[B],
+        got: &Bound<'_, PyDict>,
+        want: &Bound<'_, PyDict>,
+        options: &DetectOptions,
+    ) -> PyResult<usize> {
+        let (got, want) = (contact_list(got, "got", bodies.len())?, contact_list(want, "want", bodies.len())?);
+        Ok(satgpu::validate::compare(bodies, &got, &want, options).disagreements.len())
+    }
+    match body_list(shapes)? {
+        Some(bodies) => judge(&bodies, got, want, &options),
+        None => judge(&shape_list(shapes)?, got, want, &options),
+    }
 }
 
-/// Contacts back from a result dict.
-fn contact_list(d: &Bound<'_, PyDict>) -> PyResult<Vec<Contact>> {
-    let get = |k: &str| d.get_item(k)?.ok_or_else(|| PyValueError::new_err(format!("a result has no {k:?}")));
+/// Contacts back from the result dict `name` among `bodies` bodies, or a ValueError naming what
+/// does not fit (arrays of different lengths, a body past the last).
+fn contact_list(d: &Bound<'_, PyDict>, name: &str, bodies: usize) -> PyResult<Vec<Contact>> {
+    let get = |k: &str| d.get_item(k)?.ok_or_else(|| PyValueError::new_err(format!("{name} has no {k:?}")));
     let a: Vec<u32> = get("a")?.extract::<PyReadonlyArray1<'_, u32>>()?.as_array().to_vec();
     let b: Vec<u32> = get("b")?.extract::<PyReadonlyArray1<'_, u32>>()?.as_array().to_vec();
     let normal = get("normal")?.extract::<PyReadonlyArray2<'_, f64>>()?;
     let depth: Vec<f64> = get("depth")?.extract::<PyReadonlyArray1<'_, f64>>()?.as_array().to_vec();
     let normal = normal.as_array();
-    Ok((0..a.len())
+    let n = a.len();
+    if b.len() != n || depth.len() != n || normal.shape() != [n, 2] {
+        let shapes = format!("a {n}, b {}, normal {:?}, depth {}", b.len(), normal.shape(), depth.len());
+        return Err(PyValueError::new_err(format!(
+            "{name}: a, b and depth must be n long and normal n x 2; got {shapes}"
+        )));
+    }
+    if let Some(i) = (0..n).find(|&i| a[i] as usize >= bodies || b[i] as usize >= bodies) {
+        let detail = format!("{name}: pair {i} ({}, {}) names a body past the last of {bodies}", a[i], b[i]);
+        return Err(PyValueError::new_err(detail));
+    }
+    Ok((0..n)
         .map(|i| Contact { a: a[i], b: b[i], normal: [normal[[i, 0]], normal[[i, 1]]], depth: depth[i] })
         .collect())
 }
@@ -1377,7 +1401,13 @@ fn scene_kinds() -> Vec<&'static str> {
 #[pyfunction]
 #[pyo3(signature = (kind, n, seed = 1))]
 fn generate<'py>(py: Python<'py>, kind: &str, n: usize, seed: u64) -> PyResult<Bound<'py, PyAny>> {
+    use satgpu::memory::{self, SceneSize, Work};
     let kind: satgpu::scene::SceneKind = kind.parse().map_err(PyValueError::new_err)?;
+    // Refused before anything is made where the shapes would not fit in the host's memory (the
+    // text's share of the CLI's estimate stands for the arrays the shapes are packed into).
+    let needed = memory::estimate(SceneSize::generated(kind, n, seed), Work::GENERATE).host;
+    let what = || format!("{} {kind} shapes", memory::grouped(n as u64));
+    memory::check(what, "host", needed, memory::available_within(None)).map_err(raise)?;
     if kind.is_compound() {
         let bodies = py.detach(|| satgpu::scene::generate_bodies(kind, n, seed));
         let bodies: Vec<Compound> = bodies.into_iter().map(|inner| Compound { inner }).collect();

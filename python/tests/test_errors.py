@@ -3,6 +3,7 @@ message, under satgpu.Error; input errors are ValueErrors too."""
 
 import pathlib
 import re
+import types
 
 import numpy as np
 import pytest
@@ -110,3 +111,27 @@ def test_a_wait_past_the_timeout_is_a_device_timeout(adapter):
     else:
         # GL runs a submission to its end inside submit on llvmpipe: no wait is left to time out.
         assert "Gl" in gpu.adapter, f"{gpu.adapter}: a 1 µs wait did not time out"
+
+
+def test_sizes_past_memory_and_results_that_do_not_fit_are_errors():
+    # Counts no host holds: refused before anything is made, not a panic or an abort.
+    with pytest.raises(satgpu.NotEnoughMemoryError, match="crowd shapes need about"):
+        satgpu.generate("crowd", 2**60)
+    with pytest.raises(satgpu.NotEnoughMemoryError, match="rooms shapes need about"):
+        satgpu.generate("rooms", 2**60)
+    shapes = satgpu.generate("crowd", 100)
+    want = satgpu.reference.detect(shapes)
+    assert len(want) > 0
+    with pytest.raises(satgpu.NotEnoughMemoryError, match="neighbours of"):
+        satgpu.Neighbours.from_contacts(2**62, want)
+    # Results whose arrays differ in length, or that name bodies past the last: a ValueError.
+    fields = {k: getattr(want, k) for k in ("a", "b", "normal", "depth")}
+    short = types.SimpleNamespace(**{**fields, "b": fields["b"][:-1]})
+    with pytest.raises(ValueError, match="got: a, b and depth must be n long"):
+        satgpu.reference.disagreements(shapes, short, want)
+    narrow = types.SimpleNamespace(**{**fields, "normal": np.ascontiguousarray(fields["normal"][:, :1])})
+    with pytest.raises(ValueError, match="want: .* normal n x 2"):
+        satgpu.reference.disagreements(shapes, want, narrow)
+    with pytest.raises(ValueError, match="names a body past the last of 1"):
+        satgpu.reference.disagreements(satgpu.generate("crowd", 1), want, want)
+    assert satgpu.reference.disagreements(shapes, want, want) == 0

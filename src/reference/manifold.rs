@@ -158,7 +158,8 @@ fn single(a: &Polygon, b: &Polygon, n: [f64; 2], depth: f64, from_a: &[bool], to
         let (p, dir) = if from_a { (a, n) } else { (b, [-n[0], -n[1]]) };
         let reach: Vec<f64> = p.vertices().iter().map(|&v| dot(v, dir)).collect();
         let top = reach.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let first = reach.iter().position(|&r| r == top).expect("a core has a vertex");
+        // (A normal that is not finite reaches nowhere: the first vertex, as good as any.)
+        let first = reach.iter().position(|&r| r == top).unwrap_or(0);
         let mut picks = vec![first];
         picks.extend((0..reach.len()).filter(|&i| i != first && reach[i] >= top - tol));
         for i in picks {

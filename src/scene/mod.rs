@@ -372,9 +372,9 @@ struct FullRow {
     a_in_b: u8,
     b_in_a: u8,
     points: usize,
-    p1_x: f64,
-    p1_y: f64,
-    p1_depth: f64,
+    p1_x: Option<f64>,
+    p1_y: Option<f64>,
+    p1_depth: Option<f64>,
     p2_x: Option<f64>,
     p2_y: Option<f64>,
     p2_depth: Option<f64>,
@@ -383,15 +383,15 @@ struct FullRow {
 impl FullRow {
     fn new(c: &Contact, m: &Manifold) -> FullRow {
         let p = m.points();
-        let second = p.get(1);
+        let (first, second) = (p.first(), p.get(1));
         FullRow {
             contact: ContactRow::from(c),
             a_in_b: m.a_in_b.into(),
             b_in_a: m.b_in_a.into(),
             points: p.len(),
-            p1_x: p[0].point[0],
-            p1_y: p[0].point[1],
-            p1_depth: p[0].depth,
+            p1_x: first.map(|q| q.point[0]),
+            p1_y: first.map(|q| q.point[1]),
+            p1_depth: first.map(|q| q.depth),
             p2_x: second.map(|q| q.point[0]),
             p2_y: second.map(|q| q.point[1]),
             p2_depth: second.map(|q| q.depth),
@@ -438,11 +438,10 @@ fn manifolds_csv(
     for (i, (c, m)) in contacts.iter().zip(manifolds).enumerate() {
         let row = FullRow::new(c, m);
         write!(w, "{},{}", c.a, c.b).map_err(io)?;
-        let numbers = [Some(c.normal[0]), Some(c.normal[1]), Some(c.depth)];
-        let points = [Some(row.p1_x), Some(row.p1_y), Some(row.p1_depth), row.p2_x, row.p2_y, row.p2_depth];
-        for x in numbers {
+        let points = [row.p1_x, row.p1_y, row.p1_depth, row.p2_x, row.p2_y, row.p2_depth];
+        for x in [c.normal[0], c.normal[1], c.depth] {
             w.write_all(b",").map_err(io)?;
-            w.write_all(f.format(x.expect("always set")).as_bytes()).map_err(io)?;
+            w.write_all(f.format(x).as_bytes()).map_err(io)?;
         }
         write!(w, ",{},{},{}", row.a_in_b, row.b_in_a, row.points).map_err(io)?;
         for x in points {

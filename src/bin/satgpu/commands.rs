@@ -6,7 +6,7 @@ use super::*;
 
 /// `satgpu gen`: refuses a scene whose polygons and text do not fit in the host's memory.
 pub(crate) fn gen(kind: SceneKind, n: usize, seed: u64, out: &Path) -> Result<(), Failure> {
-    let estimate = memory::estimate(generated_size(kind, n, seed), Work::GENERATE);
+    let estimate = memory::estimate(SceneSize::generated(kind, n, seed), Work::GENERATE);
     let available = memory::available_within(memory_limit()?);
     memory::check(|| format!("{} {kind} polygons", memory::grouped(n as u64)), "host", estimate.host, available)?;
     let scene = match kind.is_compound() {
@@ -414,8 +414,9 @@ pub(crate) fn bench(
     }
 }
 
+/// The first `n` characters of `s` (a name cut to its column).
 pub(crate) fn truncate(s: &str, n: usize) -> &str {
-    &s[..s.len().min(n)]
+    s.char_indices().nth(n).map_or(s, |(end, _)| &s[..end])
 }
 
 pub(crate) fn adapters() -> Result<(), Failure> {
@@ -435,5 +436,18 @@ pub(crate) fn adapters() -> Result<(), Failure> {
             Err(Error::UnsuitableAdapter { adapter: gpu::describe_adapter(&info), reason }.into())
         }
         _ => Err(Error::NoAdapter { detail: String::new() }.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::truncate;
+
+    #[test]
+    fn truncate_cuts_between_characters() {
+        assert_eq!(truncate("abcdefghié.json", 10), "abcdefghié");
+        assert_eq!(truncate("abcdefghi", 10), "abcdefghi");
+        assert_eq!(truncate("éé", 1), "é");
+        assert_eq!(truncate("", 3), "");
     }
 }

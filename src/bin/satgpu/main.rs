@@ -134,21 +134,10 @@ fn memory_limit() -> Result<Option<u64>, Failure> {
     }
 }
 
-/// The size of a generated scene of `n` polygons of `kind`, scaled from a sample of up to 2,000
-/// of them: vertices and candidate pairs per polygon stay about the same as n grows.
-fn generated_size(kind: SceneKind, n: usize, seed: u64) -> SceneSize {
-    let m = n.min(2000);
-    let sample = scene::generate(kind, m, seed);
-    let vertices: usize = sample.iter().map(|p| p.vertices().len()).sum();
-    let candidates = reference::detect(&sample, &DetectOptions::default()).candidates;
-    let scale = |count: usize| ((count as f64 / m.max(1) as f64) * n as f64).ceil() as u64;
-    SceneSize { bodies: n as u64, vertices: scale(vertices), candidates: scale(candidates) }
-}
-
 /// Refuses, before anything is generated, a scene of `n` `kind` polygons whose `work` does not
 /// fit in the memory `gpu` may use; otherwise its estimate.
 fn check_generated(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64, work: Work) -> satgpu::Result<MemoryEstimate> {
-    let size = generated_size(kind, n, seed);
+    let size = SceneSize::generated(kind, n, seed);
     gpu::check_fits(gpu, size, work, || format!("{} {kind} polygons", memory::grouped(n as u64)))?;
     Ok(memory::estimate(size, work))
 }
