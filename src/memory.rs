@@ -13,6 +13,11 @@ pub use crate::units::{grouped, human_bytes};
 
 /// Bytes per body, per vertex and per candidate pair of each part of the work.
 mod cost {
+    /// [`Neighbours::from_contacts`](crate::neighbours::Neighbours::from_contacts): per body its
+    /// count, offset, list and returned offset.
+    pub const NEIGHBOURS_PER_BODY: u64 = 48;
+    /// See [`NEIGHBOURS_PER_BODY`]: per pair both ends' rows (40 bytes each), made and returned.
+    pub const NEIGHBOURS_PER_PAIR: u64 = 2 * 2 * 40;
     /// A [`Polygon`](crate::Polygon) on the host: the struct, two vector headers' allocations.
     pub const POLYGON_PER_BODY: u64 = 96;
     /// Its vertices and unit edge normals, two f64 pairs each.
@@ -82,6 +87,12 @@ impl SceneSize {
         let scale = |count: usize| ((count as f64 / m.max(1) as f64) * n as f64).ceil() as u64;
         SceneSize { bodies: n as u64, vertices: scale(vertices), candidates: scale(candidates) }
     }
+}
+
+/// Host bytes [`Neighbours::from_contacts`](crate::neighbours::Neighbours::from_contacts) needs
+/// for `bodies` bodies and `pairs` pairs.
+pub fn neighbours(bodies: u64, pairs: u64) -> u64 {
+    bodies.saturating_mul(cost::NEIGHBOURS_PER_BODY).saturating_add(pairs.saturating_mul(cost::NEIGHBOURS_PER_PAIR))
 }
 
 /// What is about to be done with a scene.

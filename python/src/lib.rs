@@ -914,9 +914,8 @@ fn neighbours_from_pairs<'py>(
         let message = format!("pair {i} ({}, {}): a pair needs a < b < bodies ({bodies})", a[i], b[i]);
         return Err(PyValueError::new_err(message));
     }
-    // Refused before anything is made where the lists would not fit in the host's memory: per
-    // body its count, offset and list, per pair both ends' rows and the arrays returned.
-    let needed = (bodies as u64).saturating_mul(48).saturating_add((n as u64).saturating_mul(2 * 2 * 40));
+    // Refused before anything is made where the lists would not fit in the host's memory.
+    let needed = satgpu::memory::neighbours(bodies as u64, n as u64);
     let what = || format!("the neighbours of {} bodies", satgpu::memory::grouped(bodies as u64));
     satgpu::memory::check(what, "host", needed, satgpu::memory::available_within(None)).map_err(raise)?;
     let contacts: Vec<Contact> = (0..n)

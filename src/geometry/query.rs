@@ -115,9 +115,7 @@ impl BoxQuery {
     pub fn new(aabb: Aabb) -> BoxQuery {
         BoxQuery { aabb, filter: Filter::DEFAULT, world: 0 }
     }
-}
 
-impl BoxQuery {
     /// Whether the box can be asked: its corners finite and within [`MAX_COORDINATE`], `min`
     /// at most `max`; otherwise [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it
     /// as box `index`.

@@ -1,5 +1,6 @@
 //! `satgpu cast`: the first body each shape cast of a CSV touches on its way.
 
+use std::collections::hash_map::Entry;
 use std::path::Path;
 use std::time::Instant;
 
@@ -24,7 +25,7 @@ fn read_casts(path: &Path, scene: &scene::Scene) -> Result<Casts, Failure> {
     let entries = scene.len();
     let mut shapes: Vec<Polygon> = vec![];
     let mut circles = std::collections::HashMap::new();
-    let mut placed = std::collections::HashMap::new();
+    let mut placed: std::collections::HashMap<_, std::ops::Range<usize>> = std::collections::HashMap::new();
     let mut casts = Vec::with_capacity(rows.len());
     for (k, (line, v, filter)) in rows.into_iter().enumerate() {
         let bad = |what: String| Failure(2, format!("{}: line {line}: cast {k}: {what}", path.display()));
@@ -61,17 +62,17 @@ fn read_casts(path: &Path, scene: &scene::Scene) -> Result<Casts, Failure> {
                 )));
             }
             let key = (shape as usize, radius.to_bits());
-            let parts = match placed.get(&key) {
-                Some(parts) => parts,
-                None => {
+            let parts = match placed.entry(key) {
+                Entry::Occupied(parts) => parts.get().clone(),
+                Entry::Vacant(slot) => {
                     let first = shapes.len();
                     shapes.extend(centred(scene, shape as usize, radius).map_err(|e| {
                         bad(format!("shape {shape}, centred on its box and grown by the radius, is no shape: {e}"))
                     })?);
-                    placed.entry(key).or_insert(first..shapes.len())
+                    slot.insert(first..shapes.len()).clone()
                 }
             };
-            parts.clone().map(cast).collect()
+            parts.map(cast).collect()
         };
         for part in &parts {
             part.check(k, shapes.len()).map_err(|e| Failure(2, format!("{}: line {line}: {e}", path.display())))?;
