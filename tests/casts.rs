@@ -2,9 +2,12 @@
 //! through a vertex, grazing, starting in contact, crossing cores, every kind, filters on the
 //! first and the last body, ties), at 1e-20 and 1e20, against itself (A along d against B is B
 //! along -d against A; at the hit the shapes touch), a circle cast against a ray cast at every
-//! shape grown by the circle's radius, and bad casts.
+//! shape grown by the circle's radius, long casts onto corners and sides (unit normals), and bad
+//! casts.
 
-use satgpu::reference::{cast_rays, cast_shapes, signed_distance};
+mod common;
+
+use satgpu::reference::{cast_rays, cast_shapes, distance_to_shape, signed_distance};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::{Error, Filter, Polygon, Ray, RayHit, ShapeCast, Transform};
 
@@ -240,6 +243,42 @@ fn a_cast_of_a_against_b_is_b_cast_back_against_a_and_ends_touching() {
         }
     }
     assert!(checked >= 100, "only {checked} casts hit");
+}
+
+/// Issue 62: a circle cast 1.1e5 onto a heptagon's vertex had a normal of length 0.99981 (the
+/// meeting with the vertex's circle from `|oc|^2 - (oc . d)^2`, which cancels far away).
+#[test]
+fn long_casts_onto_corners_and_sides_give_unit_normals_on_their_bodies() {
+    let (bodies, shapes, casts) = common::long_casts();
+    let found = Polygon::new(bodies[0].vertices().to_vec()).unwrap();
+    let circle = Polygon::circle([0.0, 0.0], 0.125).unwrap();
+    let cast = ShapeCast::new(
+        0,
+        [-110040.421875, 18791.92578125],
+        [0.9858946204185486, -0.16736739873886108],
+        112252.43242257796,
+    );
+    let h = cast1(&[found], &[], &circle, cast).unwrap();
+    assert!((h.normal[0].hypot(h.normal[1]) - 1.0).abs() <= 4.0 * f64::EPSILON, "{h:?}");
+    // The exact answer, to 50 digits (mpmath): it had been 2.5e-10 short, its normal 2e-4.
+    assert!((h.fraction - 0.9943668476523295).abs() <= 1e-15, "{h:?}");
+    assert!(close(h.point, [5.31924295425415, 110.27442932128906], 1e-9), "{h:?}");
+    assert!(close(h.normal, [-0.7221778503394289, 0.6917074182623181], 1e-9), "{h:?}");
+    // Every long cast's and ray's hit: a unit normal against the way, at a point on the body.
+    let rays: Vec<Ray> = casts.iter().map(|c| Ray::new(c.origin, c.direction, c.max_length)).collect();
+    let hits = cast_shapes(&bodies, &[], &shapes, &casts).into_iter().zip(&casts);
+    let ray_hits = cast_rays(&bodies, &[], &rays).into_iter().zip(&casts);
+    let mut met = [0; 4];
+    for (what, (hit, cast)) in hits.map(|h| ("cast", h)).chain(ray_hits.map(|h| ("ray", h))) {
+        let Some(h) = hit else { continue };
+        let n = h.normal;
+        assert!((n[0].hypot(n[1]) - 1.0).abs() <= 4.0 * f64::EPSILON, "{what} {cast:?}: {h:?}");
+        assert!(n[0] * cast.direction[0] + n[1] * cast.direction[1] <= 0.0, "{what} {cast:?}: {h:?}");
+        let off = distance_to_shape(&bodies[h.body as usize], h.point);
+        assert!(off <= 1e-9 * cast.max_length, "{what} {cast:?}: {h:?} {off} off its body");
+        met[h.body as usize] += 1;
+    }
+    assert!(met.iter().all(|&m| m >= 100), "hits per body {met:?} of {} casts", casts.len());
 }
 
 #[test]

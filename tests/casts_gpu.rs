@@ -46,14 +46,19 @@ fn alone(polygons: &[Polygon], i: usize, shapes: &[Polygon], cast: &ShapeCast, e
 }
 
 /// Whether the reference's hit of `cast` on `polygons[i]` at `t` is marginal: the cast moved
-/// sideways by the tolerance either way, or lengthened by it, changes whether it hits.
+/// sideways by up to the tolerance either way (by all of it, or by a quarter, a sixteenth or a
+/// 256th: far from the origin the tolerance passes a body's size), or lengthened by it, changes
+/// whether it hits.
 fn marginal(polygons: &[Polygon], i: usize, shapes: &[Polygon], cast: &ShapeCast, t: f64) -> bool {
     let tol = tolerance(&polygons[i], &shapes[cast.shape as usize], cast, t);
     let len = cast.direction[0].hypot(cast.direction[1]);
     let side = [-cast.direction[1] / len * tol, cast.direction[0] / len * tol];
     let here = alone(polygons, i, shapes, cast, 0.0).is_some();
     let moved = |k: f64| ShapeCast { origin: [cast.origin[0] + k * side[0], cast.origin[1] + k * side[1]], ..*cast };
-    [moved(1.0), moved(-1.0)].iter().any(|c| alone(polygons, i, shapes, c, tol).is_some() != here)
+    [1.0, 0.25, 1.0 / 16.0, 1.0 / 256.0]
+        .iter()
+        .flat_map(|&k| [moved(k), moved(-k)])
+        .any(|c| alone(polygons, i, shapes, &c, tol).is_some() != here)
         || alone(polygons, i, shapes, cast, tol).is_some() != here
         || (cast.max_length - t).abs() <= tol
 }
@@ -431,4 +436,26 @@ fn gpu_casts_of_segments_near_parallel_to_a_body_segment_hit_it() {
     // Crossing it at the start (turned a quarter turn more): fraction 0.
     let across = ShapeCast { angle: a + 1.2, ..ShapeCast::new(0, [0.1 * c, 0.1 * s], [1.0, 0.0], 1.0) };
     assert_eq!(world.cast_shapes(&stick, &[across]).unwrap()[0].map(|h| h.fraction), Some(0.0));
+}
+
+/// Issue 62: casts and rays from 1e5 and 1e6 away onto corners (sharp and rounded) and sides,
+/// under every broad phase: the reference's answers, each normal unit and against the way.
+#[test]
+fn gpu_long_casts_onto_corners_and_sides_give_unit_normals() {
+    let (bodies, shapes, casts) = common::long_casts();
+    let rays: Vec<Ray> = casts.iter().map(|c| Ray::new(c.origin, c.direction, c.max_length)).collect();
+    let gpu = common::gpu();
+    for (mut world, name) in common::every_broad_phase(&gpu, &bodies) {
+        let got = world.cast_shapes(&shapes, &casts).unwrap();
+        let hits = agree(&bodies, &shapes, &casts, &got, name);
+        assert!(hits >= casts.len() / 4, "{name}: only {hits} of {} casts hit", casts.len());
+        let by_ray = world.cast_rays(&rays).unwrap();
+        for (k, h) in by_ray.iter().enumerate() {
+            let Some(h) = h else { continue };
+            let (n, d) = (h.normal, rays[k].direction);
+            assert!((n[0].hypot(n[1]) - 1.0).abs() < 1e-6, "{name}: ray {k} {:?}: {h:?}", rays[k]);
+            assert!(n[0] * d[0] + n[1] * d[1] <= 1e-3 * d[0].hypot(d[1]), "{name}: ray {k}: {h:?}");
+        }
+        assert!(by_ray.iter().flatten().count() >= rays.len() / 4, "{name}: too few rays hit");
+    }
 }

@@ -59,16 +59,30 @@ fn ray_segment(o: [f64; 2], d: [f64; 2], u: [f64; 2], w: [f64; 2]) -> Option<f64
 }
 
 /// Where the ray `o + t d` (`d` unit, `t >= 0`) first meets the circle of radius `r` around `c`,
-/// from outside it.
-fn ray_circle(o: [f64; 2], d: [f64; 2], c: [f64; 2], r: f64) -> Option<f64> {
+/// from outside it, and the circle's outward unit normal there.
+///
+/// From the ray's offset `p` from the centre across its way (`oc - (oc . d) d`), not from
+/// `|oc|^2 - (oc . d)^2`: far from the circle those two squares cancel (at 1e5 away their
+/// rounding passes a radius of 0.1 squared), moving the meeting off the circle and its normal
+/// off unit length. The point met is `c + p - s d` with `s^2 = r^2 - p^2`, so the normal is
+/// `p - s d` made unit.
+fn ray_circle(o: [f64; 2], d: [f64; 2], c: [f64; 2], r: f64) -> Option<(f64, [f64; 2])> {
     let oc = sub(o, c);
     let b = dot(oc, d);
-    let disc = b * b - (dot(oc, oc) - r * r);
+    let p = [oc[0] - b * d[0], oc[1] - b * d[1]];
+    let disc = (r - p[0].hypot(p[1])) * (r + p[0].hypot(p[1]));
     if disc < 0.0 {
         return None;
     }
-    let t = -b - disc.sqrt();
-    (t >= 0.0).then_some(t)
+    let s = disc.sqrt();
+    let t = -b - s;
+    if t < 0.0 {
+        return None;
+    }
+    let at = [p[0] - s * d[0], p[1] - s * d[1]];
+    let len = at[0].hypot(at[1]);
+    // A circle of radius 0 met at its centre has no direction of its own: the ray's, backwards.
+    Some((t, if len > 0.0 { [at[0] / len, at[1] / len] } else { [-d[0], -d[1]] }))
 }
 
 /// The nearest hit of `ray` (its direction made unit) on shape `p` within `max_length`: the
@@ -99,9 +113,8 @@ pub fn ray_shape(p: &Polygon, origin: [f64; 2], direction: [f64; 2], max_length:
     }
     if r > 0.0 {
         for &c in p.vertices() {
-            if let Some(t) = ray_circle(origin, direction, c, r) {
-                let at = [origin[0] + t * direction[0] - c[0], origin[1] + t * direction[1] - c[1]];
-                consider(t, [at[0] / r, at[1] / r]);
+            if let Some((t, normal)) = ray_circle(origin, direction, c, r) {
+                consider(t, normal);
             }
         }
     }

@@ -306,3 +306,58 @@ pub fn every_broad_phase(gpu: &Gpu, polygons: &[Polygon]) -> Vec<(World, &'stati
         })
         .collect()
 }
+
+/// Issue 62: bodies near (5, 110) (a found heptagon, a rounded square, a capsule, a circle),
+/// the shapes cast at them (a circle of 0.125, a square, a capsule, a rounded triangle), and
+/// casts from 1e5 and 1e6 away at each body's corners (sharp and rounded) and the middle of
+/// each side, head on and a hair to either side, from eight directions.
+pub fn long_casts() -> (Vec<Polygon>, Vec<Polygon>, Vec<satgpu::ShapeCast>) {
+    let heptagon = vec![
+        [5.157409191131592, 109.88031768798828],
+        [5.247644901275635, 109.61414337158203],
+        [5.606997489929199, 109.5061264038086],
+        [5.95948600769043, 109.74748992919922],
+        [5.982041358947754, 110.02721405029297],
+        [5.669214725494385, 110.39271545410156],
+        [5.31924295425415, 110.27442932128906],
+    ];
+    let bodies = vec![
+        Polygon::new(heptagon).unwrap(),
+        Polygon::rounded(vec![[8.0, 108.0], [9.0, 108.0], [9.0, 109.0], [8.0, 109.0]], 0.2).unwrap(),
+        Polygon::capsule([2.0, 112.0], [3.5, 112.75], 0.3).unwrap(),
+        Polygon::circle([7.0, 113.0], 0.6).unwrap(),
+    ];
+    let shapes = vec![
+        Polygon::circle([0.0, 0.0], 0.125).unwrap(),
+        Polygon::new(vec![[-0.25, -0.25], [0.25, -0.25], [0.25, 0.25], [-0.25, 0.25]]).unwrap(),
+        Polygon::capsule([-0.3, 0.0], [0.3, 0.0], 0.1).unwrap(),
+        Polygon::rounded(vec![[-0.2, -0.15], [0.25, -0.1], [0.0, 0.25]], 0.05).unwrap(),
+    ];
+    let mut casts = Vec::new();
+    for body in &bodies {
+        let v = body.vertices();
+        let mut targets: Vec<[f64; 2]> = v.to_vec();
+        if v.len() > 1 {
+            targets.extend((0..v.len()).map(|i| {
+                let w = v[(i + 1) % v.len()];
+                [(v[i][0] + w[0]) / 2.0, (v[i][1] + w[1]) / 2.0]
+            }));
+        }
+        for (k, aim) in targets.iter().enumerate() {
+            for far in [1e5, 1e6] {
+                for j in 0..8 {
+                    let a = j as f64 * std::f64::consts::FRAC_PI_4 + 0.1 + 0.05 * k as f64;
+                    let back = [a.cos(), a.sin()];
+                    for hair in [0.0, 0.1, -0.1] {
+                        let at = [aim[0] - hair * back[1], aim[1] + hair * back[0]];
+                        let origin = [at[0] + far * back[0], at[1] + far * back[1]];
+                        let shape = ((j + k) % shapes.len()) as u32;
+                        let cast = satgpu::ShapeCast::new(shape, origin, [-back[0], -back[1]], far + 10.0);
+                        casts.push(satgpu::ShapeCast { angle: 0.3 * j as f64, ..cast });
+                    }
+                }
+            }
+        }
+    }
+    (bodies, shapes, casts)
+}
