@@ -31,6 +31,8 @@ Kinds of the same family share a base, so that one `except` catches the family:
         ├── DeviceFailureError                    it reported an error; the world stays usable
         ├── DeviceLostError                       it is gone: open a new Gpu
         └── DeviceTimeoutError    (TimeoutError)  it did not finish in time
+    TileError                                   a tile of satgpu.ray.TiledWorld failed past its
+                                                retries: names the tile and the cause
 
 Errors in the input are also `ValueError`s (and file errors `OSError`s), as Python code expects.
 Bad arrays (wrong shape, dtype or layout) are plain `ValueError`s naming the argument."""
@@ -60,6 +62,7 @@ __all__ = [
     "SceneError",
     "SceneFileError",
     "SceneJsonError",
+    "TileError",
     "TooLargeError",
     "TransformCountError",
     "TransformOutOfRangeError",
@@ -184,3 +187,15 @@ class DeviceLostError(DeviceError):
 
 class DeviceTimeoutError(DeviceError, TimeoutError):
     """The GPU did not finish within the `Gpu`'s timeout; the world stays usable."""
+
+
+class TileError(Error):
+    """A tile of `satgpu.ray.TiledWorld` failed and was not recovered within the step (its actor
+    died or restarted on every try, raised, or did not answer; or Ray is not running). `tiles`
+    names the failed tiles, `causes` says why, one line each; the exception Ray raised is the
+    `__cause__`. No pairs are returned; the next step starts the failed tiles again."""
+
+    def __init__(self, message: str, tiles=(), causes=()):
+        super().__init__(message)
+        self.tiles = list(tiles)
+        self.causes = list(causes)

@@ -20,6 +20,7 @@ tile holds half as many bodies again as the average. See docs/distributed.md.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from typing import List, Optional
@@ -40,6 +41,8 @@ __all__ = ["TiledWorld", "assigned_gpu"]
 # 64 f32 epsilons of the pair's size, 7.6e-6) and to its translation (rounded to f32, 6e-8).
 _GROW = 2.0**-12
 _FAR = 2.0**-16
+# How many times a step asks a tile that fails, the first time included.
+_TRIES = 3
 
 
 def _given_gpu() -> Optional[str]:
@@ -87,9 +90,22 @@ class _Tile:
         self._compound = not isinstance(shapes, satgpu.Shapes) and any(isinstance(s, satgpu.Compound) for s in shapes)
         self._world: Optional[satgpu.World] = None
         self._members = np.zeros(0, dtype=np.uint32)
+        # The driver's number for the bodies this tile's world holds; None until it has been
+        # sent any (a new actor, or one Ray restarted, knows nothing the driver believes).
+        self._epoch: Optional[int] = None
+        self._faults: List[tuple] = []
 
     def adapter(self) -> str:
         return self._gpu.adapter + (f" at PCI {self._pci}" if self._pci else "")
+
+    def pid(self) -> int:
+        """The worker process's id (for tests that kill it)."""
+        return os.getpid()
+
+    def inject(self, fault: str, times: int = 1, seconds: float = 0.0) -> None:
+        """For tests of faults: the next `times` frames `"raise"` a RuntimeError, `"exit"` the
+        worker process, or `"sleep"` `seconds` first."""
+        self._faults = [(fault, seconds)] * times
 
     def _rebuild(self, members: np.ndarray) -> None:
         # No world until the new one stands: a failed rebuild leaves none, never the old one
@@ -110,12 +126,25 @@ class _Tile:
         self._world = satgpu.World(shapes, body_shapes, gpu=self._gpu, **self._options)
         self._members = members
 
-    def frame(self, members, filters, xy, angle, lo, slab):
-        """Places the tile's bodies (rebuilt first where `members` is given; filtered where
-        `filters` is), steps, and returns the pairs whose overlap starts in `slab` (global
-        indices) and the frame's figures."""
+    def frame(self, epoch, members, filters, xy, angle, lo, slab):
+        """Places the tile's bodies (rebuilt first where `members` is given, as the driver's
+        `epoch`; filtered where `filters` is), steps, and returns the pairs whose overlap starts
+        in `slab` (global indices) and the frame's figures; `(None, None)` where this actor does
+        not hold the bodies of `epoch` (it was restarted, or a rebuild failed)."""
+        if self._faults:
+            fault, seconds = self._faults.pop()
+            if fault == "exit":
+                os._exit(1)
+            if fault == "sleep":
+                time.sleep(seconds)
+            if fault == "raise":
+                raise RuntimeError("a fault injected for a test")
         if members is not None:
+            self._epoch = None
             self._rebuild(members)
+            self._epoch = epoch
+        if self._epoch != epoch:
+            return None, None
         if self._world is None:
             return None, {"bodies": 0}
         if filters is not None:
@@ -211,9 +240,14 @@ class TiledWorld:
         if actor_options is None:
             gpus = ray.cluster_resources().get("GPU", 0)
             actor_options = {"num_gpus": 1} if gpus >= tiles else {}
-        actor = ray.remote(_Tile).options(**actor_options)
-        shapes_ref, body_shapes_ref = ray.put(shapes), ray.put(self._body_shapes)
-        self._tiles = [actor.remote(shapes_ref, body_shapes_ref, options, adapter, timeout) for _ in range(tiles)]
+        self._actor = ray.remote(_Tile).options(**actor_options)
+        # Held for the world's life: Ray restarts an actor (max_restarts) from these arguments,
+        # which must still be referenced then; a lost tile's new actor starts from them too.
+        self._shapes, self._options = shapes, (options, adapter, timeout)
+        self._args = (ray.put(shapes), ray.put(self._body_shapes), *self._options)
+        self._wait = 3.0 * float(timeout) + 60.0
+        self._tiles = [self._actor.remote(*self._args) for _ in range(tiles)]
+        self._ray_gone = False
         try:
             self.adapters: List[str] = ray.get([t.adapter.remote() for t in self._tiles], timeout=max(timeout, 60.0))
         except ray.exceptions.GetTimeoutError:
@@ -221,6 +255,9 @@ class TiledWorld:
                 f"{tiles} tile actors did not start within {max(timeout, 60.0)} s: does the cluster have "
                 f"what each asks ({actor_options or 'one CPU to schedule'})?"
             ) from None
+        # Each tile's epoch: the number of the bodies its world was last sent, echoed by the tile.
+        self._epochs = [0] * tiles
+        self._sent = 0
         self._member = np.zeros((tiles, self._n), dtype=bool)
         self._members: List[Optional[np.ndarray]] = [None] * tiles
         self._cuts: Optional[np.ndarray] = None
@@ -281,12 +318,23 @@ class TiledWorld:
         self._members = [None] * k
 
     def step(self) -> Contacts:
-        """Runs a frame on every tile: the colliding pairs, sorted by (a, b)."""
+        """Runs a frame on every tile: the colliding pairs, sorted by (a, b). A tile that fails
+        (its actor died or was restarted, it raised, it did not answer) is started again from
+        the driver's copy and asked again, up to three times in all; then `satgpu.TileError`
+        names it and the cause, and the next step starts it again. See docs/distributed.md."""
         if not self._tiles:
             raise satgpu.Error("this TiledWorld was closed: its tiles' actors have ended")
         if self._placed is None:
             raise satgpu.TransformCountError(f"set_transforms first: 0 transforms for {self._n} bodies")
         start = time.perf_counter()
+        if not ray.is_initialized():
+            self._ray_gone = True
+            raise self._no_ray(None)
+        if self._ray_gone:  # Ray was started again: every actor is new
+            self._args = (ray.put(self._shapes), ray.put(self._body_shapes), *self._options)
+            self._tiles = [self._actor.remote(*self._args) for _ in self._tiles]
+            self._members = [None] * self.tiles
+            self._ray_gone = False
         xy, angle, center, reach = self._placed
         if self._cuts is None:
             extent = np.ptp(center, axis=0) if self._n else np.zeros(2)
@@ -301,31 +349,52 @@ class TiledWorld:
             self._cut(center)
             first, last = np.searchsorted(self._cuts, lo, "right"), np.searchsorted(self._cuts, hi, "right")
             need = [(first <= k) & (last >= k) for k in range(self.tiles)]
-        calls, rebuilt, near = [], [], None
+        near = None
         edges = np.concatenate([[-np.inf], self._cuts, [np.inf]])
-        for k, tile in enumerate(self._tiles):
-            members = None
-            if self._members[k] is None or (need[k] & ~self._member[k]).any():
-                if near is None:  # the tiles each body's circle and slack reach, once a step
-                    near = [np.searchsorted(self._cuts, x, "right") for x in (lo - self._slack, hi + self._slack)]
-                self._member[k] = (near[0] <= k) & (near[1] >= k)
-                members = self._members[k] = np.flatnonzero(self._member[k]).astype(np.uint32)
-            m = self._members[k]
-            filters = None
-            if self._filters is not None and (members is not None or not self._filters_sent[k]):
-                filters = tuple(np.ascontiguousarray(f[m]) for f in self._filters)
-                self._filters_sent[k] = True
-            rebuilt.append(members is not None)
-            calls.append(tile.frame.remote(members, filters, xy[m], angle[m], lo[m], edges[k : k + 2]))
-        sent = time.perf_counter()
-        try:
-            results = ray.get(calls)
-        except BaseException:
-            # A tile may have failed halfway through a rebuild: every tile is rebuilt next step.
-            self._members = [None] * self.tiles
-            self._filters_sent = [False] * self.tiles
-            raise
+        results: dict = {}
+        rebuilt = [False] * self.tiles
+        todo = list(range(self.tiles))
+        for attempt in range(_TRIES):
+            calls = {}
+            for k in todo:
+                members = None
+                if self._members[k] is None or (need[k] & ~self._member[k]).any():
+                    if near is None:  # the tiles each body's circle and slack reach, once a step
+                        near = [np.searchsorted(self._cuts, x, "right") for x in (lo - self._slack, hi + self._slack)]
+                    self._member[k] = (near[0] <= k) & (near[1] >= k)
+                    members = self._members[k] = np.flatnonzero(self._member[k]).astype(np.uint32)
+                    self._sent += 1
+                    self._epochs[k] = self._sent
+                m = self._members[k]
+                filters = None
+                if self._filters is not None and (members is not None or not self._filters_sent[k]):
+                    filters = tuple(np.ascontiguousarray(f[m]) for f in self._filters)
+                    self._filters_sent[k] = True
+                rebuilt[k] |= members is not None
+                epoch = self._epochs[k]
+                calls[k] = self._tiles[k].frame.remote(epoch, members, filters, xy[m], angle[m], lo[m], edges[k : k + 2])
+            if attempt == 0:
+                sent = time.perf_counter()
+            faults = self._gather(calls, results)
+            if not faults:
+                break
+            for k, (_, _, dead) in faults.items():
+                # Started again next try: a new actor where it is gone, a new world in any case.
+                self._members[k] = None
+                self._filters_sent[k] = False
+                if dead:
+                    self._replace(k)
+            todo = sorted(faults)
+        else:
+            tiles = sorted(faults)
+            causes = [f"tile {k}: {faults[k][0]}" for k in tiles]
+            raise satgpu.TileError(
+                f"{len(tiles)} of {self.tiles} tiles failed {_TRIES} times in this step: " + "; ".join(causes),
+                tiles,
+                causes,
+            ) from next((faults[k][1] for k in tiles if faults[k][1] is not None), None)
         got = time.perf_counter()
+        results = [results[k] for k in range(self.tiles)]
         found = [rows for rows, _ in results if rows is not None and len(rows["a"])]
         if found:
             rows = {key: np.concatenate([f[key] for f in found]) for key in found[0]}
@@ -347,9 +416,57 @@ class TiledWorld:
             "wait_ms": 1e3 * (got - sent),
             "merge_ms": 1e3 * (end - got),
             "colliding": len(keys),
+            "retries": attempt,
             "tiles": tile_stats,
         }
         return Contacts(**rows)
+
+    def _gather(self, calls: dict, results: dict) -> dict:
+        """Waits (at most the world's answer time) for each tile's frame; puts the answers in
+        `results` and returns the faults, `{tile: (cause, Ray's exception, actor gone)}`."""
+        faults = {}
+        try:
+            _, late = ray.wait(list(calls.values()), num_returns=len(calls), timeout=self._wait)
+            for k, ref in calls.items():
+                if any(ref == r for r in late):
+                    faults[k] = (f"did not answer within {self._wait:g} s", None, True)
+                    continue
+                try:
+                    rows, stats = ray.get(ref)
+                except ray.exceptions.RayTaskError as e:
+                    cause = getattr(e, "cause", None) or e
+                    faults[k] = (f"raised {type(cause).__name__}: {cause}", e, False)
+                except ray.exceptions.RayError as e:
+                    faults[k] = (f"its actor was lost ({type(e).__name__})", e, True)
+                else:
+                    if stats is None:
+                        faults[k] = ("its actor had lost its world (restarted by Ray)", None, False)
+                    else:
+                        results[k] = (rows, stats)
+        except BaseException as e:
+            # A tile may have stopped halfway through a rebuild: every tile is rebuilt next step.
+            self._members = [None] * self.tiles
+            self._filters_sent = [False] * self.tiles
+            if isinstance(e, Exception) and not ray.is_initialized():
+                self._ray_gone = True
+                raise self._no_ray(e) from e
+            raise
+        return faults
+
+    def _replace(self, k: int) -> None:
+        """A new actor for tile `k`, started from the driver's copies (the old one ended)."""
+        try:
+            ray.kill(self._tiles[k], no_restart=True)
+        except Exception:  # already gone
+            pass
+        self._tiles[k] = self._actor.remote(*self._args)
+
+    def _no_ray(self, cause) -> "satgpu.TileError":
+        tiles = list(range(self.tiles))
+        why = "Ray is not running (ray.shutdown() was called or its cluster was lost)"
+        return satgpu.TileError(
+            f"{why}: call ray.init() again, and the next step starts every tile anew", tiles, [why] * len(tiles)
+        )
 
     def events(self):
         """With `events=True`: `(began, ended)` as `World.events` gives them; `None` without."""
@@ -362,7 +479,10 @@ class TiledWorld:
     def close(self) -> None:
         """Ends the tile actors (also done when the world is collected)."""
         for tile in self._tiles:
-            ray.kill(tile)
+            try:
+                ray.kill(tile, no_restart=True)
+            except Exception:  # already gone, or Ray is
+                pass
         self._tiles = []
 
     def __enter__(self) -> "TiledWorld":

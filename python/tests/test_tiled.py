@@ -1,8 +1,12 @@
 """satgpu.ray.TiledWorld on a local Ray: tiles of one world on actors of their own give, bit for
-bit, the Contacts of one World, frame after frame, while bodies cross from tile to tile."""
+bit, the Contacts of one World, frame after frame, while bodies cross from tile to tile; and when
+a tile fails (its actor killed between or during steps, its worker process killed with restarts
+allowed and not, Ray shut down, a tile that raises), the exact Contacts or one TileError."""
 
 import os
 import pickle
+import signal
+import threading
 
 import numpy as np
 import pytest
@@ -12,10 +16,14 @@ import satgpu
 import satgpu.ray
 
 
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
+def start_ray():
     env = {k: v for k, v in os.environ.items() if k.startswith("WGPU_") or k == "XDG_RUNTIME_DIR"}
     ray.init(num_cpus=2, include_dashboard=False, runtime_env={"env_vars": env})
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    start_ray()
     yield
     ray.shutdown()
 
@@ -168,7 +176,9 @@ def test_shapes_pickle_bit_for_bit():
     for body in [satgpu.concave([[0, 0], [4, 0], [4, 4], [2, 1], [0, 4]]), satgpu.chain(np.random.rand(20000, 2), loop=True)]:
         again = pickle.loads(pickle.dumps(body))
         assert len(again) == len(body)
-        assert all(again.parts[k].vertices.tobytes() == body.parts[k].vertices.tobytes() for k in range(len(body)))
+        # `parts` builds its list anew at each call: once each (it took 2 minutes inside the loop).
+        got, want = again.parts, body.parts
+        assert all(got[k].vertices.tobytes() == want[k].vertices.tobytes() for k in range(len(body)))
 
 
 def test_a_gpu_is_chosen_by_pci_bus_id_and_a_task_without_one_opens_the_best(adapter):
@@ -187,3 +197,93 @@ def test_a_gpu_is_chosen_by_pci_bus_id_and_a_task_without_one_opens_the_best(ada
 
     # A task Ray gave no GPU opens what satgpu.Gpu opens.
     assert ray.get(opened.remote(adapter)) == satgpu.Gpu(adapter).adapter
+
+
+class Faulty:
+    """One World and a TiledWorld of the same crowd, stepped frame by frame (each frame moves
+    every body a little): `exact()` steps both and checks the tiled world's Contacts and events
+    are one World's; `refused()` steps the tiled world alone and returns its TileError."""
+
+    def __init__(self, gpu, adapter, tiles=3, **options):
+        shapes = satgpu.generate("crowd", 900, seed=tiles)
+        self.n = len(shapes)
+        body_shapes = np.arange(self.n, dtype=np.uint32)
+        self.one = satgpu.World(shapes, body_shapes, gpu=gpu, events=True)
+        self.tiled = satgpu.ray.TiledWorld(shapes, body_shapes, tiles=tiles, adapter=adapter, events=True, **options)
+        self.velocity = np.random.default_rng(tiles).normal(size=(self.n, 2))
+        self.frame = 0
+
+    def place(self):
+        self.frame += 1
+        xy, angle = self.velocity * 0.05 * self.frame, np.zeros(self.n)
+        self.one.set_transforms(xy, angle)
+        self.tiled.set_transforms(xy, angle)
+
+    def exact(self):
+        self.place()
+        want = self.one.step()
+        assert len(want) > 0, "a frame without pairs tests nothing"
+        same(self.tiled.step(), want)
+        for got, w in zip(self.tiled.events(), self.one.events()):
+            assert got.dtype == w.dtype and got.shape == w.shape and got.tobytes() == w.tobytes()
+        return self.tiled.stats["retries"]
+
+    def refused(self):
+        self.place()
+        with pytest.raises(satgpu.TileError) as e:
+            self.tiled.step()
+        return e.value
+
+
+def test_tiles_killed_between_and_during_steps_or_raising_give_the_exact_step_or_a_tile_error(gpu, adapter):
+    f = Faulty(gpu, adapter)
+    assert f.exact() == 0
+    # Killed between steps: one tile, then every tile.
+    ray.kill(f.tiled._tiles[1])
+    assert f.exact() == 1, "the dead tile was started again, once"
+    for tile in f.tiled._tiles:
+        ray.kill(tile)
+    assert f.exact() == 1 and f.exact() == 0
+    # Killed by Ray while its frame runs; its worker process ending in the middle of a frame;
+    # its worker process killed between steps (no restarts allowed).
+    f.tiled._tiles[2].inject.remote("sleep", seconds=3.0)
+    threading.Timer(1.0, ray.kill, (f.tiled._tiles[2],)).start()
+    assert f.exact() == 1
+    f.tiled._tiles[0].inject.remote("exit")
+    assert f.exact() == 1
+    os.kill(ray.get(f.tiled._tiles[1].pid.remote()), signal.SIGKILL)
+    assert f.exact() == 1
+    # A tile that raises once is asked again; three times, it is named, and the next step is exact.
+    f.tiled._tiles[1].inject.remote("raise")
+    assert f.exact() == 1
+    f.tiled._tiles[2].inject.remote("raise", times=3)
+    e = f.refused()
+    assert e.tiles == [2] and "tile 2: raised RuntimeError: a fault injected for a test" in e.causes[0], e.causes
+    assert isinstance(e.__cause__, ray.exceptions.RayTaskError)
+    assert f.exact() == 0 and f.exact() == 0
+    f.tiled.close()
+
+
+def test_a_worker_process_killed_with_restarts_allowed_gives_the_exact_step(gpu, adapter):
+    # Ray starts the actor again from its arguments, with no world: the tile echoes an epoch it
+    # does not hold and is sent its bodies again (it answered short before). Killed again, past
+    # its restarts, it is replaced.
+    f = Faulty(gpu, adapter, tiles=2, actor_options={"max_restarts": 1})
+    f.exact()
+    for k in (1, 1, 0):
+        os.kill(ray.get(f.tiled._tiles[k].pid.remote()), signal.SIGKILL)
+        assert f.exact() == 1
+    assert f.exact() == 0
+    f.tiled.close()
+
+
+def test_ray_shut_down_under_a_tiled_world_is_named_until_it_runs_again(gpu, adapter):
+    f = Faulty(gpu, adapter, tiles=2)
+    f.exact()
+    ray.shutdown()
+    for _ in range(2):
+        e = f.refused()
+        assert e.tiles == [0, 1] and "Ray is not running" in str(e), e
+    start_ray()
+    assert f.exact() == 0 and f.exact() == 0
+    f.tiled.close()
