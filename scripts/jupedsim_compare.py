@@ -1,10 +1,13 @@
 """satgpu's collision-free speed model beside JuPedSim 1.4.2's, in one run on one machine.
 
-    python scripts/jupedsim_compare.py agreement [--seeds 5] [--n 150] [--json OUT.json]
+    python scripts/jupedsim_compare.py agreement [--seeds 5] [--n 150] [--corners 120] [--scenes S,..]
+                                                 [--backend gpu|cpu] [--json OUT.json]
     python scripts/jupedsim_compare.py timing [--sizes 1000,10000,100000,1000000] [--steps 20] [--satgpu-only]
 
-`agreement`: the bottleneck of `satgpu.crowd.bottleneck` at 1.0, 1.2 and 2.0 m, and the room of
-`satgpu.crowd.room`, over several seeds: the same area, starting positions and parameters
+`agreement`: the bottleneck of `satgpu.crowd.bottleneck` at 1.0, 1.2 and 2.0 m, the room of
+`satgpu.crowd.room`, and corridors 2.4 m wide that turn (`corner`: 90 degrees, `u_turn`, `zigzag`:
+two turns, one each way), over several seeds (`--scenes`: the names' starts to run, as "corner,u"):
+the same area, starting positions and parameters
 (JuPedSim's defaults) in both; evacuation time and flow (agents per second over the middle 80 %
 of exits) of each, and their ratio. `timing`: milliseconds per step of the room from 1,000 to
 1,000,000 agents, JuPedSim and satgpu in turns; JuPedSim stops where one step takes over a minute.
@@ -21,7 +24,7 @@ import time
 import numpy as np
 
 import satgpu
-from satgpu.crowd import bottleneck, flow, room
+from satgpu.crowd import bottleneck, corner, flow, room, u_turn, zigzag
 
 
 def jupedsim_run(scenario, max_time: float, dt: float = 0.01, steps: int | None = None) -> dict:
@@ -80,11 +83,15 @@ def agreement(args) -> list:
     rows = []
     scenes = [(f"bottleneck {w} m", lambda s, w=w: bottleneck(w, args.n, s)) for w in (1.0, 1.2, 2.0)]
     scenes.append((f"room, {args.room} agents", lambda s: room(args.room, s)))
+    for make in (corner, u_turn, zigzag):
+        scenes.append((f"{make.__name__} 2.4 m", lambda s, make=make: make(2.4, args.corners, s)))
+    if args.scenes:
+        scenes = [(name, make) for name, make in scenes if any(name.startswith(w) for w in args.scenes.split(","))]
     for name, make in scenes:
         for seed in range(1, args.seeds + 1):
             scene = make(seed)
             j = summary(jupedsim_run(scene, args.max_time))
-            g = summary(satgpu_run(scene, args.max_time))
+            g = summary(satgpu_run(scene, args.max_time, backend=args.backend))
             rows.append({"scene": name, "seed": seed, "jupedsim": j, "satgpu": g})
             print(
                 f"{name:<22} seed {seed}: evacuation {j['evacuation_time']} / {g['evacuation_time']} s, "
@@ -129,6 +136,9 @@ def main():
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--n", type=int, default=150, help="agents in the bottleneck")
     parser.add_argument("--room", type=int, default=400, help="agents in the room")
+    parser.add_argument("--corners", type=int, default=120, help="agents in the corridors that turn")
+    parser.add_argument("--scenes", help="the scenes to run, by the start of their names (default: all)")
+    parser.add_argument("--backend", choices=["gpu", "cpu"], default="gpu", help="satgpu's GPU or its f64 reference")
     parser.add_argument("--max-time", type=float, default=400.0)
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
     parser.add_argument("--steps", type=int, default=20)

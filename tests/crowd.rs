@@ -4,7 +4,7 @@
 
 mod common;
 
-use satgpu::crowd::{Agent, Crowd, Geometry, Model};
+use satgpu::crowd::{Agent, Crowd, Geometry, Model, CORNER_OFFSET};
 use satgpu::{reference, Error};
 
 /// A 10 m x 10 m room with a corridor `width` wide and 2 m long on its right side, the exit its
@@ -13,6 +13,13 @@ fn bottleneck(width: f64) -> Geometry {
     let (lo, hi) = (5.0 - width / 2.0, 5.0 + width / 2.0);
     let wkt = format!("POLYGON ((0 0, 10 0, 10 {lo}, 12 {lo}, 12 {hi}, 10 {hi}, 10 10, 0 10, 0 0))");
     Geometry::from_wkt(&wkt, [11.5, lo, 12.0, hi]).unwrap()
+}
+
+/// A corridor 2.4 m wide that turns left by 90 degrees round the corner (7.6, 2.4), the exit
+/// its last half metre.
+fn corner() -> Geometry {
+    let wkt = "POLYGON ((0 0, 10 0, 10 8, 7.6 8, 7.6 2.4, 0 2.4, 0 0))";
+    Geometry::from_wkt(wkt, [7.6, 7.5, 10.0, 8.0]).unwrap()
 }
 
 /// `n` agents on a jittered grid 0.5 m apart in the room's left part.
@@ -88,6 +95,69 @@ fn the_way_out_goes_round_corners() {
     assert_eq!(geometry.destination([8.0, 5.0]), Some(geometry.target()));
     assert_eq!(geometry.waypoints().len(), 2);
     assert!(geometry.contains([10.0, 4.5]) && geometry.contains([12.0, 5.0]) && !geometry.contains([11.0, 4.0]));
+}
+
+/// Issue 62: round a corner, an agent keeps to the corner's waypoint until its straight way on
+/// passes the corner by the offset (it crosses no stand-off, from the corner to its waypoint),
+/// as JuPedSim's agents keep to its narrowed portals; it used to turn as soon as it saw past the
+/// wall's corner, and cut it.
+#[test]
+fn round_a_corner_the_way_keeps_to_the_waypoint_until_it_passes_the_corner_by_the_offset() {
+    let geometry = corner();
+    let [w] = geometry.waypoints() else { panic!("{:?}", geometry.waypoints()) };
+    assert_eq!(w.corner, [7.6, 2.4]);
+    let s = CORNER_OFFSET / 2f64.sqrt();
+    assert!((w.at[0] - (7.6 + s)).abs() < 1e-12 && (w.at[1] - (2.4 - s)).abs() < 1e-12, "{w:?}");
+    let target = geometry.target();
+    // Hidden by the wall: the waypoint.
+    assert_eq!(geometry.destination([7.0, 1.0]), Some(w.at));
+    // Past the wall's corner but within the offset of it (the line to the exit crosses the
+    // stand-off): still the waypoint, which sight alone would not keep.
+    for p in [[7.62, 1.9], [7.65, 1.8], [7.65, 2.3]] {
+        assert!(geometry.sees(p, target) && !geometry.passes_clear(p, target), "{p:?}");
+        assert_eq!(geometry.destination(p), Some(w.at), "{p:?}");
+    }
+    // At the waypoint, and past the bisector beyond it: the exit.
+    for p in [w.at, [7.9, 2.2], [7.75, 1.5]] {
+        assert!(geometry.passes_clear(p, target), "{p:?}");
+        assert_eq!(geometry.destination(p), Some(target), "{p:?}");
+    }
+}
+
+/// Agents round the corner, one GPU step against one reference step from the same places (as
+/// `one_step_agrees_with_the_reference`): the GPU keeps to the same waypoints.
+#[test]
+fn a_step_round_a_corner_agrees_with_the_reference() {
+    let geometry = corner();
+    let model = Model::default();
+    let start: Vec<Agent> = (0..48)
+        .map(|k| Agent::at(3.0 + 0.5 * (k / 4) as f64 + 0.01 * (k % 3) as f64, 0.45 + 0.5 * (k % 4) as f64))
+        .collect();
+    let mut cpu = reference::cfsm::Crowd::new(&geometry, &model, &start, 0.01).unwrap();
+    let g = common::gpu();
+    let mut round = 0;
+    for _ in 0..4 {
+        cpu.run(cpu.steps() as f64 * 0.01 + 2.5);
+        let walking: Vec<usize> = (0..start.len()).filter(|&i| cpu.exit_steps()[i] == 0).collect();
+        let now: Vec<[f64; 2]> = walking.iter().map(|&i| cpu.positions()[i]).collect();
+        round += now.iter().filter(|p| p[0] > 6.0 && p[1] < 4.0).count();
+        let fresh: Vec<Agent> = walking.iter().map(|&i| start[i]).collect();
+        let mut one = reference::cfsm::Crowd::new(&geometry, &model, &fresh, 0.01).unwrap();
+        one.set_positions(&now);
+        one.step();
+        let mut gpu = Crowd::new(&g, &geometry, &model, &fresh, 0.01).unwrap();
+        gpu.set_positions(&now).unwrap();
+        gpu.iterate(1).unwrap();
+        let got = gpu.positions().unwrap();
+        let mut off = 0;
+        for (i, (g, w)) in got.iter().zip(one.positions()).enumerate() {
+            let err = (f64::from(g[0]) - w[0]).hypot(f64::from(g[1]) - w[1]);
+            assert!(err < 0.0121, "agent {i}: GPU {g:?}, reference {w:?}");
+            off += usize::from(err > 1e-4);
+        }
+        assert!(off * 50 <= got.len(), "{off} of {} agents off by more than 1e-4", got.len());
+    }
+    assert!(round >= 20, "only {round} agents were at the corner");
 }
 
 #[test]

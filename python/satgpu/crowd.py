@@ -78,6 +78,56 @@ def bottleneck(width: float = 1.0, n: int = 100, seed: int = 1) -> Scenario:
     return Scenario(wkt, (length + 1.5, lo, length + 2, hi), _grid(n, 18, 0.5, 0.75, seed))
 
 
+def _corridor(width: float, n: int, seed: int, way) -> Scenario:
+    """A corridor `width` wide along y = 0 to `width` from x = 0, its `n` agents from its start
+    on a jittered 0.5 m grid (as many rows as fit, 0.45 m from the walls), 2 m free before its
+    first turn (round x = L - width; its outer wall at x = L): `way(L)` gives the outline from (L, 0) round to (L - width, width) and the
+    exit box."""
+    rows = max(1, int((width - 0.9) // 0.5) + 1)
+    length = 0.5 * -(-n // rows) + 2.5 + width
+    outline, exit = way(length)
+    points = [(0, 0), *outline, (0, width), (0, 0)]
+    wkt = "POLYGON ((" + ", ".join(f"{float(x)!r} {float(y)!r}" for x, y in points) + "))"
+    return Scenario(wkt, exit, _grid(n, rows, 0.5, 0.45, seed))
+
+
+def corner(width: float = 2.4, n: int = 120, seed: int = 1) -> Scenario:
+    """A corridor `width` wide that turns left by 90 degrees and runs on 6 m; its agents start
+    in its first leg, the exit is its last half metre."""
+    w = width
+
+    def way(x):
+        top = w + 6
+        return [(x, 0), (x, top), (x - w, top), (x - w, w)], (x - w, top - 0.5, x, top)
+
+    return _corridor(width, n, seed, way)
+
+
+def u_turn(width: float = 2.4, n: int = 120, seed: int = 1) -> Scenario:
+    """A corridor `width` wide that turns back round the end of a wall 1 m thick and runs 6 m
+    back above its first leg; its agents start in the first leg, the exit is its last half metre."""
+    w = width
+
+    def way(x):
+        top = 2 * w + 1
+        outline = [(x, 0), (x, top), (x - 6, top), (x - 6, w + 1), (x - w, w + 1), (x - w, w)]
+        return outline, (x - 6, w + 1, x - 5.5, top)
+
+    return _corridor(width, n, seed, way)
+
+
+def zigzag(width: float = 2.4, n: int = 120, seed: int = 1) -> Scenario:
+    """A corridor `width` wide that turns left, runs 3 m up, turns right and runs 4 m on: two
+    turns, one each way; its agents start in the first leg, the exit is its last half metre."""
+    w = width
+
+    def way(x):
+        outline = [(x, 0), (x, 3), (x + 4, 3), (x + 4, w + 3), (x - w, w + 3), (x - w, w)]
+        return outline, (x + 3.5, 3, x + 4, w + 3)
+
+    return _corridor(width, n, seed, way)
+
+
 def room(n: int = 1000, seed: int = 1) -> Scenario:
     """A square room just large enough for `n` agents on a jittered 0.5 m grid (4 per square
     metre), its exit a 2 m wide, 0.5 m deep box against the middle of its right wall."""

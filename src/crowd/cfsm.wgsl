@@ -38,7 +38,8 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
 // cell starts (cells + 1), agents by cell (n), slots (n), exited (n).
 @group(0) @binding(5) var<storage, read_write> grid: array<u32>;
-// wall list starts (cells + 1), wall lists, walls (4 words each), waypoints (4 words each).
+// wall list starts (cells + 1), wall lists, walls (4 words each), waypoints (4 words each),
+// their stand-offs (4 words each: corner, waypoint).
 @group(0) @binding(6) var<storage, read> ground: array<u32>;
 
 const WG: u32 = 64u;
@@ -204,27 +205,57 @@ fn unit(v: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(0.0);
 }
 
-// The exit's centre when p sees it, else the first waypoint of the shortest way; p itself when
-// no way leads out.
+// Whether p-q crosses waypoint k's stand-off (from its corner to it) anywhere but at the
+// waypoint itself (Geometry::passes_clear).
+fn cuts(p: vec2<f32>, q: vec2<f32>, k: u32) -> bool {
+    let at = params.way_off + 4u * (params.waypoints + k);
+    let s = bitcast<vec4<f32>>(vec4<u32>(ground[at], ground[at + 1u], ground[at + 2u], ground[at + 3u]));
+    return meets(p, q, s.xy, s.zw) && !(cross2(q - p, s.zw - p) == 0.0 && cross2(q - p, s.xy - p) != 0.0);
+}
+
+// Whether p-q meets no wall and, when `clear`, cuts no corner's stand-off.
+fn passes(p: vec2<f32>, q: vec2<f32>, clear: bool) -> bool {
+    if !sees_all(p, q) {
+        return false;
+    }
+    if clear {
+        for (var k = 0u; k < params.waypoints; k++) {
+            if cuts(p, q, k) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// The exit's centre when the way there passes clear of the corners, else the waypoint so
+// reached that starts the shortest way; where none is, the same by sight alone
+// (Geometry::destination); p itself when no way leads out.
 fn destination(p: vec2<f32>) -> vec2<f32> {
-    if sees_all(p, params.goal) {
-        return params.goal;
-    }
-    var best = p;
-    var best_length = 3.4e38;
-    for (var k = 0u; k < params.waypoints; k++) {
-        let at = params.way_off + 4u * k;
-        let w = bitcast<vec4<f32>>(vec4<u32>(ground[at], ground[at + 1u], ground[at + 2u], ground[at + 3u]));
-        if w.z < 0.0 {
-            continue;
+    for (var attempt = 0u; attempt < 2u; attempt++) {
+        let clear = attempt == 0u;
+        if passes(p, params.goal, clear) {
+            return params.goal;
         }
-        let length_via = distance(p, w.xy) + w.z;
-        if length_via < best_length && sees_all(p, w.xy) {
-            best = w.xy;
-            best_length = length_via;
+        var best = p;
+        var best_length = 3.4e38;
+        for (var k = 0u; k < params.waypoints; k++) {
+            let at = params.way_off + 4u * k;
+            let w = bitcast<vec4<f32>>(vec4<u32>(ground[at], ground[at + 1u], ground[at + 2u], ground[at + 3u]));
+            if w.z < 0.0 {
+                continue;
+            }
+            let length_via = distance(p, w.xy) + w.z;
+            if length_via < best_length && passes(p, w.xy, clear) {
+                best = w.xy;
+                best_length = length_via;
+            }
+        }
+        if best_length < 3.4e38 {
+            return best;
         }
     }
-    return best;
+    return p;
 }
 
 fn closest_on(a: vec2<f32>, b: vec2<f32>, p: vec2<f32>) -> vec2<f32> {

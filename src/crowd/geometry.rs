@@ -20,6 +20,9 @@ pub struct Waypoint {
     pub at: [f64; 2],
     /// The length of the shortest way on to the exit's centre (m).
     pub to_exit: f64,
+    /// The inner corner it stands off. The segment from here to [`Waypoint::at`] is the
+    /// corner's stand-off: a way that crosses it cuts the corner ([`Geometry::passes_clear`]).
+    pub corner: [f64; 2],
 }
 
 /// A walkable area (a polygon with holes) and an axis-aligned exit box inside it: the walls as
@@ -173,16 +176,36 @@ impl Geometry {
         !self.segments.iter().any(|&[a, b]| segments_meet((p, q), (a, b)))
     }
 
-    /// Where an agent at `p` walks to now: the exit's centre when it sees it, else the first
-    /// waypoint of the shortest way; `None` when no way leads out from `p`.
+    /// Whether the segment from `p` to `q` passes clear of every inner corner: it meets no wall
+    /// and crosses no corner's stand-off (from the corner to its waypoint) but at the waypoint
+    /// itself. JuPedSim's way bends where a straight line would cross a portal of its
+    /// navigation mesh within 0.2 m of a corner; the stand-off is that stretch of a portal, one
+    /// per corner, along its bisector.
+    pub fn passes_clear(&self, p: [f64; 2], q: [f64; 2]) -> bool {
+        self.sees(p, q) && !self.waypoints.iter().any(|w| cuts(p, q, w.corner, w.at))
+    }
+
+    /// Where an agent at `p` walks to now: the exit's centre when the way there passes clear of
+    /// the corners ([`Geometry::passes_clear`]), else the waypoint so reached that starts the
+    /// shortest way; where nothing is so reached (an agent within the offset of a corner), the
+    /// same by sight alone ([`Geometry::sees`]). `None` when no way leads out from `p`.
+    ///
+    /// So an agent keeps heading for a corner's waypoint until its straight line on passes the
+    /// corner by the offset, as JuPedSim's agents keep to the narrowed portal, instead of
+    /// turning as soon as it sees past the wall's corner.
     pub fn destination(&self, p: [f64; 2]) -> Option<[f64; 2]> {
+        self.destination_by(p, |a, b| self.passes_clear(a, b))
+            .or_else(|| self.destination_by(p, |a, b| self.sees(a, b)))
+    }
+
+    fn destination_by(&self, p: [f64; 2], open: impl Fn([f64; 2], [f64; 2]) -> bool) -> Option<[f64; 2]> {
         let target = self.target();
-        if self.sees(p, target) {
+        if open(p, target) {
             return Some(target);
         }
         self.waypoints
             .iter()
-            .filter(|w| w.to_exit.is_finite() && self.sees(p, w.at))
+            .filter(|w| w.to_exit.is_finite() && open(p, w.at))
             .map(|w| (distance(p, w.at) + w.to_exit, w.at))
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, at)| at)
@@ -212,10 +235,11 @@ impl Geometry {
                 }
                 let p = [at[0] + bx / len * CORNER_OFFSET, at[1] + by / len * CORNER_OFFSET];
                 if self.contains(p) {
-                    points.push(p);
+                    points.push((p, at));
                 }
             }
         }
+        let (corners, points): (Vec<[f64; 2]>, Vec<[f64; 2]>) = points.into_iter().map(|(p, c)| (c, p)).unzip();
         let target = self.target();
         let mut to_exit: Vec<f64> =
             points.iter().map(|&p| if self.sees(p, target) { distance(p, target) } else { f64::INFINITY }).collect();
@@ -232,8 +256,19 @@ impl Geometry {
                 }
             }
         }
-        points.into_iter().zip(to_exit).map(|(at, to_exit)| Waypoint { at, to_exit }).collect()
+        points
+            .into_iter()
+            .zip(to_exit)
+            .zip(corners)
+            .map(|((at, to_exit), corner)| Waypoint { at, to_exit, corner })
+            .collect()
     }
+}
+
+/// Whether the segment `p`-`q` crosses the stand-off `c`-`w` anywhere but at `w` (decided
+/// exactly): meeting it only at `w` (on the line through `p` and `q`, `c` off it) passes clear.
+fn cuts(p: [f64; 2], q: [f64; 2], c: [f64; 2], w: [f64; 2]) -> bool {
+    segments_meet((p, q), (c, w)) && !(orient(p, q, w) == 0.0 && orient(p, q, c) != 0.0)
 }
 
 pub(crate) fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {

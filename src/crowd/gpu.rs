@@ -121,6 +121,10 @@ impl Crowd {
             let to_exit = if w.to_exit.is_finite() { w.to_exit as f32 } else { -1.0 };
             ground.extend([w.at[0] as f32, w.at[1] as f32, to_exit, 0.0].map(f32::to_bits));
         }
+        // Then each waypoint's stand-off, as walls are: corner, waypoint.
+        for w in geometry.waypoints() {
+            ground.extend([w.corner[0], w.corner[1], w.at[0], w.at[1]].map(|v| (v as f32).to_bits()));
+        }
         let grid_words = cells as u64 + 1 + 3 * n as u64;
         let limits = gpu.device().limits();
         let limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);

@@ -10,8 +10,9 @@
 //!    `e` toward it ([`Model::neighbour_strength`], [`Model::neighbour_range`]), and from each
 //!    wall within the cutoff, `-e * a_w * exp((r_i - d) / D_w)` toward its closest point;
 //! 3. its direction: the unit vector toward its destination (the exit's centre, or the next
-//!    waypoint of the shortest way there, [`Geometry::destination`]) plus both repulsions,
-//!    normalised (its last direction when the sum is zero);
+//!    waypoint of the shortest way there, kept until the straight way on passes the corner by
+//!    the offset, [`Geometry::destination`]) plus both repulsions, normalised (its last
+//!    direction when the sum is zero);
 //! 4. its speed: `min(max(s / T, 0), v0)` with `s` the spacing to the nearest neighbour ahead
 //!    (in front, `e . d >= 0`, and within the corridor `|e_perp . d| <= r_i + r_j`): `|d| - r_i - r_j`;
 //! 5. it moves by direction x speed x dt; an agent that ends the step in the exit box leaves,
@@ -20,7 +21,10 @@
 //! These are JuPedSim 1.4's rules (libsimulator's `CollisionFreeSpeedModel`) with its defaults,
 //! and two choices of ours: walls count within the cutoff (JuPedSim sums a superset of them,
 //! all of whose extra terms are below 1e-60 of the nearest), and the way out stands off inner
-//! corners along their bisector (JuPedSim narrows its navigation mesh's portals).
+//! corners along their bisector, one stand-off a corner (JuPedSim narrows each portal of its
+//! navigation mesh, a constrained Delaunay triangulation, by 0.2 m at both ends, and bends the
+//! way where a straight line would cross a portal within that of a corner; which portals meet
+//! a corner depends on the triangulation, ours does not).
 
 mod agents;
 mod geometry;
