@@ -124,38 +124,52 @@ fn round_a_corner_the_way_keeps_to_the_waypoint_until_it_passes_the_corner_by_th
     }
 }
 
+/// One GPU step against one reference step, both from the agents of `cpu` still walking, placed
+/// where `cpu` has them (each starting from its `start`): every agent within `most` of the
+/// reference, and all but one in `share` within 1e-4 m. Returns where they stood.
+fn gpu_step_agrees(
+    geometry: &Geometry,
+    cpu: &reference::cfsm::Crowd,
+    start: &[Agent],
+    most: f64,
+    share: usize,
+) -> Vec<[f64; 2]> {
+    let model = Model::default();
+    let walking: Vec<usize> = (0..start.len()).filter(|&i| cpu.exit_steps()[i] == 0).collect();
+    let now: Vec<[f64; 2]> = walking.iter().map(|&i| cpu.positions()[i]).collect();
+    let fresh: Vec<Agent> = walking.iter().map(|&i| start[i]).collect();
+    let mut one = reference::cfsm::Crowd::new(geometry, &model, &fresh, 0.01).unwrap();
+    one.set_positions(&now);
+    one.step();
+    let g = common::gpu();
+    let mut gpu = Crowd::new(&g, geometry, &model, &fresh, 0.01).unwrap();
+    gpu.set_positions(&now).unwrap();
+    gpu.iterate(1).unwrap();
+    let got = gpu.positions().unwrap();
+    let mut off = 0;
+    for (i, (g, w)) in got.iter().zip(one.positions()).enumerate() {
+        let err = (f64::from(g[0]) - w[0]).hypot(f64::from(g[1]) - w[1]);
+        assert!(err < most, "agent {i}: GPU {g:?}, reference {w:?}");
+        off += usize::from(err > 1e-4);
+    }
+    assert!(off * share <= got.len(), "{off} of {} agents off by more than 1e-4", got.len());
+    now
+}
+
 /// Agents round the corner, one GPU step against one reference step from the same places (as
 /// `one_step_agrees_with_the_reference`): the GPU keeps to the same waypoints.
 #[test]
 fn a_step_round_a_corner_agrees_with_the_reference() {
     let geometry = corner();
-    let model = Model::default();
     let start: Vec<Agent> = (0..48)
         .map(|k| Agent::at(3.0 + 0.5 * (k / 4) as f64 + 0.01 * (k % 3) as f64, 0.45 + 0.5 * (k % 4) as f64))
         .collect();
-    let mut cpu = reference::cfsm::Crowd::new(&geometry, &model, &start, 0.01).unwrap();
-    let g = common::gpu();
+    let mut cpu = reference::cfsm::Crowd::new(&geometry, &Model::default(), &start, 0.01).unwrap();
     let mut round = 0;
     for _ in 0..4 {
         cpu.run(cpu.steps() as f64 * 0.01 + 2.5);
-        let walking: Vec<usize> = (0..start.len()).filter(|&i| cpu.exit_steps()[i] == 0).collect();
-        let now: Vec<[f64; 2]> = walking.iter().map(|&i| cpu.positions()[i]).collect();
+        let now = gpu_step_agrees(&geometry, &cpu, &start, 0.0121, 50);
         round += now.iter().filter(|p| p[0] > 6.0 && p[1] < 4.0).count();
-        let fresh: Vec<Agent> = walking.iter().map(|&i| start[i]).collect();
-        let mut one = reference::cfsm::Crowd::new(&geometry, &model, &fresh, 0.01).unwrap();
-        one.set_positions(&now);
-        one.step();
-        let mut gpu = Crowd::new(&g, &geometry, &model, &fresh, 0.01).unwrap();
-        gpu.set_positions(&now).unwrap();
-        gpu.iterate(1).unwrap();
-        let got = gpu.positions().unwrap();
-        let mut off = 0;
-        for (i, (g, w)) in got.iter().zip(one.positions()).enumerate() {
-            let err = (f64::from(g[0]) - w[0]).hypot(f64::from(g[1]) - w[1]);
-            assert!(err < 0.0121, "agent {i}: GPU {g:?}, reference {w:?}");
-            off += usize::from(err > 1e-4);
-        }
-        assert!(off * 50 <= got.len(), "{off} of {} agents off by more than 1e-4", got.len());
     }
     assert!(round >= 20, "only {round} agents were at the corner");
 }
@@ -182,29 +196,10 @@ fn a_lone_agent_walks_at_its_speed() {
 #[test]
 fn one_step_agrees_with_the_reference() {
     let geometry = bottleneck(1.2);
-    let model = Model::default();
     let start = agents(300, 7);
-    let mut cpu = reference::cfsm::Crowd::new(&geometry, &model, &start, 0.01).unwrap();
+    let mut cpu = reference::cfsm::Crowd::new(&geometry, &Model::default(), &start, 0.01).unwrap();
     for _ in 0..3 {
-        let walking: Vec<usize> = (0..start.len()).filter(|&i| cpu.exit_steps()[i] == 0).collect();
-        let now: Vec<[f64; 2]> = walking.iter().map(|&i| cpu.positions()[i]).collect();
-        let g = common::gpu();
-        // The GPU starts from the reference's start, then both are moved to the state reached.
-        let fresh: Vec<Agent> = walking.iter().map(|&i| start[i]).collect();
-        let mut one = reference::cfsm::Crowd::new(&geometry, &model, &fresh, 0.01).unwrap();
-        one.set_positions(&now);
-        one.step();
-        let mut gpu = Crowd::new(&g, &geometry, &model, &fresh, 0.01).unwrap();
-        gpu.set_positions(&now).unwrap();
-        gpu.iterate(1).unwrap();
-        let got = gpu.positions().unwrap();
-        let mut off = 0;
-        for (i, (g, w)) in got.iter().zip(one.positions()).enumerate() {
-            let err = (f64::from(g[0]) - w[0]).hypot(f64::from(g[1]) - w[1]);
-            assert!(err < 0.0121, "agent {i}: GPU {g:?}, reference {w:?}");
-            off += usize::from(err > 1e-4);
-        }
-        assert!(off * 100 <= got.len(), "{off} of {} agents off by more than 1e-4", got.len());
+        gpu_step_agrees(&geometry, &cpu, &start, 0.0121, 100);
         cpu.run(cpu.steps() as f64 * 0.01 + 4.0);
     }
 }
@@ -238,22 +233,12 @@ fn a_bottleneck_empties_as_the_reference_says() {
 #[test]
 fn a_step_past_the_kept_neighbours_agrees_with_the_reference() {
     let geometry = bottleneck(2.0);
-    let model = Model::default();
     let start: Vec<Agent> =
         agents(300, 11).into_iter().map(|a| Agent { desired_speed: 10.0, time_gap: 10.0, ..a }).collect();
-    let mut one = reference::cfsm::Crowd::new(&geometry, &model, &start, 0.01).unwrap();
-    one.step();
-    let g = common::gpu();
-    let mut gpu = Crowd::new(&g, &geometry, &model, &start, 0.01).unwrap();
-    gpu.iterate(1).unwrap();
-    let got = gpu.positions().unwrap();
-    let mut off = 0;
-    for (i, (g, w)) in got.iter().zip(one.positions()).enumerate() {
-        let err = (f64::from(g[0]) - w[0]).hypot(f64::from(g[1]) - w[1]);
-        assert!(err < 0.1001, "agent {i}: GPU {g:?}, reference {w:?}");
-        off += usize::from(err > 1e-4);
-    }
-    assert!(off * 100 <= got.len(), "{off} of {} agents off by more than 1e-4", got.len());
+    let cpu = reference::cfsm::Crowd::new(&geometry, &Model::default(), &start, 0.01).unwrap();
+    gpu_step_agrees(&geometry, &cpu, &start, 0.1001, 100);
     // Some agent did move (the speeds are not all zero), so the spacing was taken.
-    assert!(got.iter().zip(&start).any(|(g, a)| (f64::from(g[0]) - a.position[0]).abs() > 1e-3));
+    let mut one = reference::cfsm::Crowd::new(&geometry, &Model::default(), &start, 0.01).unwrap();
+    one.step();
+    assert!(one.positions().iter().zip(&start).any(|(p, a)| (p[0] - a.position[0]).abs() > 1e-3));
 }
