@@ -4,7 +4,7 @@
 #import constants
 #import index
 
-override TILE: u32 = 1024u; // keys per workgroup (src/gpu/kernels.rs picks it per adapter)
+override TILE: u32 = 1024u; // keys per workgroup (src/gpu/kernels/pipelines.rs picks it per adapter)
 
 @group(0) @binding(0) var<storage, read_write> control: array<u32>;
 

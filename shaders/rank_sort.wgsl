@@ -1,7 +1,7 @@
 // Small sort: for worlds of at most SMALL_SORT entries, each strip entry counts the entries that
 // sort before it (a smaller key, or an equal key and a smaller index) and is written at that rank, into the radix sort's scratch buffers. A stable sort in one dispatch with no
 // barrier: O(n^2) comparisons, which for a few thousand entries cost less on a software adapter
-// than the 21 dispatches of the radix sort (src/gpu/sort.rs). rank_gather.wgsl moves the result
+// than the 21 dispatches of the radix sort (src/gpu/stages/sort.rs). rank_gather.wgsl moves the result
 // back and gathers the boxes.
 
 #import constants

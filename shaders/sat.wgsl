@@ -61,7 +61,7 @@
 //
 // Larger pairs cost about n_a + n_b + min(n_a, n_b) steps, from 12 to 3,000 in one scene, and the
 // lanes of one SIMD group (8 on lavapipe) wait for the costliest pair among them. So the narrow phase
-// runs in up to three passes (src/gpu/narrow.rs), picked by PHASE:
+// runs in up to three passes (src/gpu/stages/narrow.rs), picked by PHASE:
 //   SMALL_PAIRS: one invocation per candidate; pairs of two small polygons are tested here, and
 //                each larger pair is counted in its cost bin (by the bit length of n_a + n_b);
 //   BIN:         one invocation per candidate; each larger pair is listed in `large` within
@@ -78,7 +78,7 @@ const LARGE_PAIRS: u32 = 2u;
 
 // Whether some body is rounded (a circle, a capsule, a radius): only then is the distance between
 // cores measured. A constant, so that scenes of plain polygons run the SAT without that code
-// (src/gpu/kernels.rs builds both variants).
+// (src/gpu/kernels/pipelines.rs builds both variants).
 override ROUNDED: bool = false;
 var<private> cache_a: array<vec2<f32>, 8>;
 var<private> cache_b: array<vec2<f32>, 8>;
@@ -175,11 +175,11 @@ const PRUNE_MARGIN: f32 = 0.000244140625; // 2^-12
 // cos and sin of 2^-8 rad: how much further clockwise than the arc's end the walk starts.
 const COS_SAFE: f32 = 0.99999237;
 const SIN_SAFE: f32 = 0.0039062400;
-// Set from src/gpu/kernels.rs (Tuning::prune_from).
+// Set from src/gpu/kernels/pipelines.rs (Tuning::prune_from).
 override PRUNE_FROM: u32 = 128u;
 
 // The inner circle of a side in its local frame: (centre, radius). A shape of more than SMALL
-// vertices carries it in the record after its vertices (src/gpu/pack.rs: inner_circle); for
+// vertices carries it in the record after its vertices (src/gpu/host/pack.rs: inner_circle); for
 // smaller ones it is computed here the same way: the centre is the mean of vertices 0, count / 4,
 // count / 2 and 3 count / 4 (inside: the shape is convex), the radius the least distance from it
 // to an edge's line.

@@ -1,6 +1,6 @@
 //! Tests of scene parsing (every bad input gives its typed error, naming the polygon), the
 //! generators and the output writers. The polygon rules themselves are tested beside the
-//! geometry, in src/geometry.rs.
+//! geometry, in src/geometry/.
 
 use std::path::{Path, PathBuf};
 

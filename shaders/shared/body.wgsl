@@ -1,4 +1,4 @@
-// Where a body's shape lives; twin of GpuBody in src/gpu/layout.rs.
+// Where a body's shape lives; twin of GpuBody in src/gpu/kernels/layout.rs.
 struct Body {
     shape_start: u32, // first vertex of the shape in the packed shapes
     count: u32,       // vertices in the shape

@@ -1,3 +1,3 @@
 // Kernels run twice with the same loop: WRITE = false counts, the scan makes offsets, WRITE = true
-// writes at them. src/gpu/kernels.rs builds both pipelines from one source.
+// writes at them. src/gpu/kernels/pipelines.rs builds both pipelines from one source.
 override WRITE: bool = false;

@@ -15,5 +15,5 @@ fn may_collide(fa: vec4<u32>, fb: vec4<u32>) -> bool {
 }
 
 // Whether a broad-phase kernel reads the collision filters: a constant, so that a world without
-// filters runs its kernels without them (src/gpu/kernels.rs builds both variants).
+// filters runs its kernels without them (src/gpu/kernels/pipelines.rs builds both variants).
 override FILTERED: bool = false;

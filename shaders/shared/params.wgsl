@@ -1,4 +1,4 @@
-// Per-world constants; twin of GpuParams in src/gpu/layout.rs (the size check there and naga's
+// Per-world constants; twin of GpuParams in src/gpu/kernels/layout.rs (the size check there and naga's
 // layout in tests/shaders.rs keep them equal).
 struct Params {
     n_bodies: u32,

@@ -1,4 +1,4 @@
-// The scan kernels' bindings (src/gpu/scan.rs binds them the same way for both).
+// The scan kernels' bindings (src/gpu/primitives/scan.rs binds them the same way for both).
 
 #import chunk
 
