@@ -29,7 +29,7 @@ pub(crate) fn key_layout(bodies: usize) -> (u32, u32) {
     }
 }
 
-pub(crate) struct Ordering {
+pub(crate) struct PairOrder {
     /// The frame's control buffer, whose per-pair dispatch arguments run the keys pass. (The
     /// sort's own control buffer, with its length, its dispatch arguments and the key layout at
     /// [`ORDER_SHIFT`], lives in the bind groups and `radix`.)
@@ -43,10 +43,10 @@ pub(crate) struct Ordering {
     _buffers: [wgpu::Buffer; 2],
 }
 
-impl Ordering {
+impl PairOrder {
     /// Orders the colliding pairs of `pairs` (after the compaction's scan) for a world of
     /// `bodies` bodies, whose frame runs under `frame_control`.
-    pub fn new(gpu: &Gpu, frame_control: &wgpu::Buffer, pairs: &PairBuffers, bodies: usize, fold: u32) -> Ordering {
+    pub fn new(gpu: &Gpu, frame_control: &wgpu::Buffer, pairs: &PairBuffers, bodies: usize, fold: u32) -> PairOrder {
         let (device, kernels) = (gpu.device(), gpu.kernels());
         let (shift, key_bits) = key_layout(bodies);
         let mut words = control::initial(fold);
@@ -86,7 +86,7 @@ impl Ordering {
                 contacts.as_entire_binding(),
             ],
         );
-        Ordering {
+        PairOrder {
             frame_control: frame_control.clone(),
             radix,
             two_sorts: shift == 32,

@@ -20,7 +20,7 @@ use crate::gpu::world::bodies::BodyMap;
 use crate::gpu::world::fits::{check_bindings, check_memory, entry_paging};
 use crate::gpu::world::options::{ContactDetail, ContactOrder, WorldOptions, STRIP_HEIGHT_FACTOR};
 use crate::gpu::world::plan::Plans;
-use crate::gpu::world::sized::{Capacity, Sized};
+use crate::gpu::world::sized::{Capacity, CapacityStages};
 use crate::gpu::world::World;
 
 impl World {
@@ -83,7 +83,7 @@ impl World {
             let bodies = BodyBuffers::new(device, &packed, options.continuous);
             let transform = TransformStage::new(gpu, &params, &bodies, fold);
             let wiring = Wiring { params: &params, control: &control, bodies: &bodies, fold };
-            let mut sized = Sized::new(gpu, &wiring, strips, capacity);
+            let mut sized = CapacityStages::new(gpu, &wiring, strips, capacity);
             // The GPU's events name instances: in a world of bodies of several shapes the host
             // computes them from the pairs of bodies.
             let events_on_host = map.is_some();
@@ -162,7 +162,7 @@ pub(super) fn add_stages(
     gpu: &Gpu,
     options: &WorldOptions,
     wiring: &Wiring<'_>,
-    sized: &mut Sized,
+    sized: &mut CapacityStages,
     events_on_host: bool,
 ) {
     let on_gpu = match options.order {

@@ -9,7 +9,7 @@ use crate::gpu::world::broad::Broad;
 use crate::gpu::world::build::add_stages;
 use crate::gpu::world::fits::{check_memory, entry_paging};
 use crate::gpu::world::options::WorldOptions;
-use crate::gpu::world::sized::Sized;
+use crate::gpu::world::sized::CapacityStages;
 use crate::gpu::world::World;
 use crate::memory::grouped;
 
@@ -69,7 +69,7 @@ impl World {
 
     /// Copies the previous frame's pairs of the events stage of `old` into this world's, whose
     /// buffers are at least as large.
-    fn carry_events(&self, old: &Sized) -> crate::error::Result<()> {
+    fn carry_events(&self, old: &CapacityStages) -> crate::error::Result<()> {
         let (Some(from), Some(to)) = (&old.events, &self.sized.events) else { return Ok(()) };
         self.gpu.scoped(|| {
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
@@ -99,7 +99,7 @@ impl World {
         let transform = gpu.scoped(|| TransformStage::new(&gpu, &self.params, &self.bodies, self.fold))?;
         let sized = gpu.scoped(|| {
             let wiring = self.wiring();
-            let mut sized = Sized::new(&gpu, &wiring, strips, capacity);
+            let mut sized = CapacityStages::new(&gpu, &wiring, strips, capacity);
             add_stages(&gpu, &self.options, &wiring, &mut sized, self.host_events.is_some());
             if !self.owners.is_empty() {
                 sized.add_deepest(&gpu, wiring.control, wiring.bodies);

@@ -6,7 +6,7 @@ use crate::geometry::Filter;
 use crate::gpu::host::pack::{self, Pose, PoseArrays, PoseScalar, PoseSource};
 use crate::gpu::world::options::{ContactDetail, MAX_WORLDS};
 use crate::gpu::world::World;
-use std::sync::atomic::Ordering as Atomic;
+use std::sync::atomic::Ordering;
 
 impl World {
     /// Sets every body's position and rotation for the next frame: 16 bytes per body go to the
@@ -67,7 +67,7 @@ impl World {
             }
             return Err(e);
         }
-        if let Some(starts) = self.bodies.starts.as_ref().filter(|_| !self.frame_poses.load(Atomic::Relaxed)) {
+        if let Some(starts) = self.bodies.starts.as_ref().filter(|_| !self.frame_poses.load(Ordering::Relaxed)) {
             // Continuous collision sweeps from the last frame's poses; before the first frame,
             // from the upload before (`packed`), or none (the poses the world was made with are
             // no one's).

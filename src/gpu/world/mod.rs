@@ -13,7 +13,7 @@
 //! wait, then growth and rerun (a buffer was too small), a second copy (more pairs than the last
 //! frame) or batches (the candidates outgrow what one binding holds), so no pair is ever dropped.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as Atomic};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::error::Result;
@@ -29,7 +29,7 @@ use crate::gpu::stages::readback::Readback;
 use crate::gpu::stages::transform::TransformStage;
 use crate::gpu::world::options::{ContactDetail, Frame, FrameStats, WorldOptions};
 use crate::gpu::world::plan::{Plan, Plans, Work};
-use crate::gpu::world::sized::Sized;
+use crate::gpu::world::sized::CapacityStages;
 
 mod bodies;
 pub(crate) mod broad;
@@ -94,7 +94,7 @@ pub struct World {
     control: wgpu::Buffer,
     bodies: BodyBuffers,
     transform: TransformStage,
-    sized: Sized,
+    sized: CapacityStages,
     readback: Readback,
     generation: u64,
     in_flight: Option<InFlight>,
@@ -246,17 +246,17 @@ impl World {
             }
             None => return,
         }
-        self.frame_poses.store(self.uploaded, Atomic::Relaxed);
+        self.frame_poses.store(self.uploaded, Ordering::Relaxed);
     }
 
     /// The events stage's parity for the next frame.
     fn parity(&self) -> usize {
-        self.parity.load(Atomic::Relaxed)
+        self.parity.load(Ordering::Relaxed)
     }
 
     /// A frame's events are complete: the next frame compares against its pairs.
     fn turn_parity(&self) {
-        self.parity.fetch_xor(1, Atomic::Relaxed);
+        self.parity.fetch_xor(1, Ordering::Relaxed);
     }
 
     /// What the stages of this world bind and dispatch by.

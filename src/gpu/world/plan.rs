@@ -6,7 +6,7 @@
 use crate::gpu::device::pass::Pass;
 use crate::gpu::world::broad::Broad;
 use crate::gpu::world::options::{ContactDetail, ContactOrder, WorldOptions};
-use crate::gpu::world::sized::Sized;
+use crate::gpu::world::sized::CapacityStages;
 
 /// What one step of a frame records (see `World::record`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +77,7 @@ pub(crate) struct Plans {
 
 impl Plans {
     /// The plans for a world of `sized`'s stages under `options`.
-    pub fn new(sized: &Sized, options: &WorldOptions) -> Plans {
+    pub fn new(sized: &CapacityStages, options: &WorldOptions) -> Plans {
         let ordering = sized.order.is_some();
         let gpu_order = ordering && options.order == ContactOrder::Gpu;
         let deepest = sized.deepest.is_some();

@@ -12,7 +12,7 @@ use crate::gpu::stages::events::Events;
 use crate::gpu::stages::impact::ImpactStage;
 use crate::gpu::stages::manifold::ManifoldStage;
 use crate::gpu::stages::narrow::NarrowPhase;
-use crate::gpu::stages::ordering::Ordering;
+use crate::gpu::stages::ordering::PairOrder;
 use crate::gpu::world::broad::Broad;
 
 /// Room in the entry and candidate buffers, and the most one binding allows.
@@ -25,7 +25,7 @@ pub(crate) struct Capacity {
 }
 
 /// The stages and buffers sized by the capacities, rebuilt together when they grow.
-pub(crate) struct Sized {
+pub(crate) struct CapacityStages {
     pub capacity: Capacity,
     /// The candidates, their results, the colliding pairs.
     pub pairs: PairBuffers,
@@ -35,7 +35,7 @@ pub(crate) struct Sized {
     /// With [`ContactDetail::Full`](crate::gpu::ContactDetail::Full) only.
     pub manifold: Option<ManifoldStage>,
     /// With [`ContactOrder::Gpu`](crate::gpu::ContactOrder::Gpu) only.
-    pub order: Option<Ordering>,
+    pub order: Option<PairOrder>,
     /// Compound worlds only: the deepest part pair per pair of bodies.
     pub deepest: Option<Deepest>,
     /// With [`WorldOptions::events`](crate::gpu::WorldOptions::events) only.
@@ -66,13 +66,13 @@ impl Capacity {
     }
 }
 
-impl Sized {
-    pub fn new(gpu: &Gpu, wiring: &Wiring<'_>, strips: bool, capacity: Capacity) -> Sized {
+impl CapacityStages {
+    pub fn new(gpu: &Gpu, wiring: &Wiring<'_>, strips: bool, capacity: Capacity) -> CapacityStages {
         let pairs = PairBuffers::new(gpu.device(), capacity.candidates);
         let broad = Broad::new(gpu, strips, capacity.entries, wiring, &pairs.candidates);
         let narrow = NarrowPhase::new(gpu, wiring, &pairs, &broad.candidate_total());
         let compact = Compact::new(gpu, wiring.control, &pairs);
-        Sized {
+        CapacityStages {
             capacity,
             pairs,
             broad,
@@ -87,7 +87,7 @@ impl Sized {
     }
 
     /// The compaction; with the GPU ordering and `ordered`, its scan and then the sort keys in
-    /// place of its write (the sort itself is [`Ordering::encode`]).
+    /// place of its write (the sort itself is [`PairOrder::encode`]).
     /// With `reduce`, a world of bodies of several shapes keeps the deepest part pair per pair of bodies first.
     pub fn encode_compact(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, ordered: bool, reduce: bool) {
         if let Some(deepest) = self.deepest.as_ref().filter(|_| reduce) {
@@ -105,7 +105,7 @@ impl Sized {
     /// Adds the GPU ordering ([`ContactOrder::Gpu`](crate::gpu::ContactOrder::Gpu)) for a world of
     /// `bodies` bodies.
     pub fn add_order(&mut self, gpu: &Gpu, control: &wgpu::Buffer, bodies: usize, fold: u32) {
-        self.order = Some(Ordering::new(gpu, control, &self.pairs, bodies, fold));
+        self.order = Some(PairOrder::new(gpu, control, &self.pairs, bodies, fold));
     }
 
     /// Adds the reduction to the deepest part pair per pair of bodies (bodies of several shapes), whose
