@@ -29,7 +29,7 @@ struct Query {
     group: i32,
     first: u32, // the first strip the query spans
     world: u32, // the world it looks into
-    pad2: u32,
+    pad: u32,
     lo_rest: vec4<f32>, // what rounding left of lo (x, y), then of that (x, y): exact sums
     hi_rest: vec4<f32>,
 }

@@ -56,6 +56,7 @@ struct Ray {
     pad: u32,
 }
 
+// Twin of GpuRayParams in src/gpu/stages/ray.rs.
 struct RayParams {
     rays: u32,
     bodies: u32,
@@ -64,12 +65,22 @@ struct RayParams {
     two: u32,      // 2, for `loops_cut`
     rays_at: u32,  // the word in `io` of the first ray
     worlds: u32,   // the bodies' worlds (1: one)
-    pad2: u32,
+    pad0: u32,
     grid: Grid,    // copied from the control buffer after the sort
     entries: u32,  // likewise: the sorted entries
+    pad1: u32,
+    pad2: u32,
     pad3: u32,
-    pad4: u32,
-    pad5: u32,
+}
+
+// A ray's answer, over the first words of its record in `io`. Twin of GpuRayHit in
+// src/gpu/stages/ray.rs.
+struct RayHit {
+    body: u32,       // NONE, CUT, or the body hit
+    t: f32,          // the distance along the ray
+    normal: vec2<f32>,
+    point: vec2<f32>,
+    pad: vec2<u32>,  // not written: the ray's own words
 }
 
 @group(0) @binding(0) var<uniform> rp: RayParams;
@@ -402,13 +413,14 @@ fn cast_ray(i: u32) {
             }
         }
     }
+    let hit = RayHit(select(best.body, CUT, loops_cut(rp.two)), best.t, best.normal, best.point, vec2<u32>(0u));
     let at = rp.rays_at + 16u * i;
-    io[at] = select(best.body, CUT, loops_cut(rp.two));
-    io[at + 1u] = bitcast<u32>(best.t);
-    io[at + 2u] = bitcast<u32>(best.normal.x);
-    io[at + 3u] = bitcast<u32>(best.normal.y);
-    io[at + 4u] = bitcast<u32>(best.point.x);
-    io[at + 5u] = bitcast<u32>(best.point.y);
+    io[at] = hit.body;
+    io[at + 1u] = bitcast<u32>(hit.t);
+    io[at + 2u] = bitcast<u32>(hit.normal.x);
+    io[at + 3u] = bitcast<u32>(hit.normal.y);
+    io[at + 4u] = bitcast<u32>(hit.point.x);
+    io[at + 5u] = bitcast<u32>(hit.point.y);
 }
 
 @compute @workgroup_size(WG)

@@ -11,6 +11,8 @@ mod options;
 pub mod reference;
 pub mod scene;
 pub mod sim;
+#[cfg(test)]
+mod twins;
 mod units;
 pub mod validate;
 

@@ -1,5 +1,5 @@
 //! The collision-free speed model on the GPU: buffers, pipelines and batches of steps
-//! (`cfsm.wgsl` has the passes).
+//! (`shaders/cfsm.wgsl` has the passes).
 
 use std::time::Instant;
 
@@ -7,13 +7,12 @@ use crate::crowd::{check, Agent, Evacuation, Geometry, Model};
 use crate::error::{Error, Result};
 use crate::gpu::{init_buffer as init, Gpu, Program, Slot};
 
-const SHADER: &str = include_str!("cfsm.wgsl");
 /// The most cells the grid has: a larger area gets larger cells.
 const MAX_CELLS: f64 = (1u64 << 22) as f64;
 /// Steps recorded into one submission.
 const BATCH: u64 = 100;
 
-/// `Params` in cfsm.wgsl.
+/// `CfsmParams` in shaders/cfsm.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -29,7 +28,7 @@ struct Params {
     a_wall: f32,
     d_wall: f32,
     exit: [f32; 4],
-    target: [f32; 2],
+    goal: [f32; 2],
     dt: f32,
     pad: f32,
     segments: u32,
@@ -42,7 +41,7 @@ struct Params {
     exited_off: u32,
 }
 
-/// cfsm.wgsl's passes, in the order a step runs them.
+/// shaders/cfsm.wgsl's passes, in the order a step runs them.
 const ENTRIES: [&str; 6] = ["bin", "scan", "scatter", "sort", "step", "tick"];
 
 /// A crowd walking out on the GPU (see [`crowd`](crate::crowd)): f32 positions, every step on
@@ -148,7 +147,7 @@ impl Crowd {
             a_wall: model.wall_strength as f32,
             d_wall: model.wall_range as f32,
             exit: [x0 as f32, y0 as f32, x1 as f32, y1 as f32],
-            target: [target[0] as f32, target[1] as f32],
+            goal: [target[0] as f32, target[1] as f32],
             dt: dt as f32,
             pad: 0.0,
             segments: geometry.segments().len() as u32,
@@ -169,7 +168,7 @@ impl Crowd {
         let (program, buffers) = gpu.scoped(|| {
             use Slot::{Read, ReadWrite, Uniform};
             let slots = [Uniform, Read, ReadWrite, Read, ReadWrite, ReadWrite, Read];
-            let program = Program::new(device, "satgpu.crowd", SHADER, &slots, &ENTRIES);
+            let program = Program::new(device, "satgpu.crowd", "cfsm.wgsl", &slots, &ENTRIES);
             let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
             let buffers = (
                 init(device, "satgpu.crowd.params", bytemuck::bytes_of(&params), U::UNIFORM),
@@ -344,5 +343,23 @@ impl Crowd {
         let mut out: Vec<u32> = crate::gpu::read_as(gpu, &read, size, submission, "the crowd's step")?;
         out.truncate(words as usize);
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parameters_match_their_wgsl_twin() {
+        crate::twins::assert_twin!(
+            Params,
+            "cfsm.wgsl",
+            "CfsmParams",
+            [
+                n, cells, gx, gy, origin, cell, cutoff, a_ped, d_ped, a_wall, d_wall, exit, goal, dt, pad, segments,
+                waypoints, list_off, seg_off, way_off, agents_off, slot_off, exited_off
+            ]
+        );
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! [`Simulation`] is built on [`World`]'s public GPU-resident interface, exactly as an embedding
 //! program would use it (see also `examples/crowd.rs`): its own WGSL passes
-//! (`src/sim/crowd.wgsl`) write [`World::transforms_buffer`], read [`World::contacts_buffer`]
+//! (`shaders/push.wgsl`) write [`World::transforms_buffer`], read [`World::contacts_buffer`]
 //! with an indirect dispatch from [`World::totals_buffer`], and rebind when
 //! [`World::generation`] changes.
 //!
@@ -44,14 +44,11 @@ use crate::gpu::{Gpu, World, WorldOptions};
 use pipelines::{Agent, Params, Pipelines};
 use window::{events_at, stats_size};
 
-/// The simulation's own WGSL: its passes, one entry point each. It reads the world's records
-/// through [`RECORDS_WGSL`](crate::gpu::RECORDS_WGSL), as any caller's shader does; [`shader`]
-/// is the two together.
-pub const SHADER: &str = include_str!("crowd.wgsl");
-
-/// The simulation's complete WGSL: [`RECORDS_WGSL`](crate::gpu::RECORDS_WGSL), then [`SHADER`].
+/// The simulation's WGSL, composed (`shaders/push.wgsl`): its passes, one entry point each. It
+/// reads the world's records through [`RECORDS_WGSL`](crate::gpu::RECORDS_WGSL), as any
+/// caller's shader does, so it starts with them.
 pub fn shader() -> String {
-    format!("{}\n{SHADER}", crate::gpu::RECORDS_WGSL)
+    crate::gpu::shader_sources().into_iter().find(|(name, _)| *name == "push.wgsl").map(|(_, s)| s).unwrap_or_default()
 }
 
 /// How the iterations of a frame find the pairs they push apart.
@@ -221,7 +218,8 @@ impl Simulation {
             relax: options.relax as f32,
             tau: 0.5,
             max_speed: (2.0 * scenario.walkers.iter().map(|w| w.speed).fold(0.0, f64::max)) as f32,
-            pad1: [0.0; 2],
+            pad1: 0.0,
+            pad2: 0.0,
         };
         let agents: Vec<Agent> = scenario
             .walkers

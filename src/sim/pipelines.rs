@@ -1,10 +1,9 @@
 //! The simulation's side of the GPU: its uniform block, its per-body record (both laid out as in
-//! crowd.wgsl) and the pipelines of crowd.wgsl's entry points.
+//! shaders/push.wgsl) and the pipelines of its entry points.
 
 use crate::gpu::{Program, Slot};
-use crate::sim::shader;
 
-/// The simulation's uniform block (`Params` in crowd.wgsl).
+/// The simulation's uniform block (`PushParams` in shaders/push.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub(super) struct Params {
@@ -18,10 +17,11 @@ pub(super) struct Params {
     pub(super) relax: f32,
     pub(super) tau: f32,
     pub(super) max_speed: f32,
-    pub(super) pad1: [f32; 2],
+    pub(super) pad1: f32,
+    pub(super) pad2: f32,
 }
 
-/// Per body (`Agent` in crowd.wgsl).
+/// Per body (`Agent` in shaders/push.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub(super) struct Agent {
@@ -33,7 +33,7 @@ pub(super) struct Agent {
     pub(super) pad: f32,
 }
 
-/// The entry points of crowd.wgsl.
+/// The entry points of shaders/push.wgsl.
 pub(super) struct Pipelines {
     pub(super) integrate: wgpu::ComputePipeline,
     pub(super) anchor: wgpu::ComputePipeline,
@@ -50,7 +50,7 @@ impl Pipelines {
         use Slot::{Read, ReadWrite, Uniform};
         let slots = [Uniform, ReadWrite, ReadWrite, ReadWrite, ReadWrite, Read, Read, ReadWrite];
         let entries = ["integrate", "anchor", "push", "apply", "finish", "guard", "measure"];
-        let program = Program::new(device, "satgpu.sim", &shader(), &slots, &entries);
+        let program = Program::new(device, "satgpu.sim", "push.wgsl", &slots, &entries);
         let mut pipelines = program.pipelines.into_iter();
         let mut next = || pipelines.next().expect("one pipeline per entry point");
         Pipelines {
@@ -63,5 +63,22 @@ impl Pipelines {
             measure: next(),
             layout: program.layout,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_records_match_their_wgsl_twins() {
+        use crate::twins::assert_twin;
+        assert_twin!(
+            Params,
+            "push.wgsl",
+            "PushParams",
+            [bodies, frame, reuse, pad0, dt, fixed, margin, relax, tau, max_speed, pad1, pad2]
+        );
+        assert_twin!(Agent, "push.wgsl", "Agent", [goal, velocity, speed, inv_mass, radius, pad]);
     }
 }

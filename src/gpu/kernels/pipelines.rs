@@ -69,9 +69,9 @@ fn layout(device: &wgpu::Device, label: &str, slots: &[Slot], paging: Paging) ->
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries: &entries })
 }
 
-/// A shader of several entry points over one bind group layout, slot `i` at binding `i` (no
+/// A kernel of several entry points over one bind group layout, slot `i` at binding `i` (no
 /// paging): the passes that run beside a frame (the simulations', the neighbours' gather), one
-/// pipeline per entry point.
+/// pipeline per entry point, composed from `shaders/` like every other kernel.
 pub(crate) struct Program {
     pub layout: wgpu::BindGroupLayout,
     /// One per entry point, in the order asked for.
@@ -80,11 +80,12 @@ pub(crate) struct Program {
 }
 
 impl Program {
-    pub fn new(device: &wgpu::Device, label: &str, source: &str, slots: &[Slot], entries: &[&str]) -> Program {
+    /// The pipelines of `entries` of the kernel `file` (`shaders/FILE`).
+    pub fn new(device: &wgpu::Device, label: &str, file: &str, slots: &[Slot], entries: &[&str]) -> Program {
         let layout = layout(device, label, slots, Paging::ONE);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
+            source: wgpu::ShaderSource::Wgsl(shaders::source(file).into()),
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(label),

@@ -11,8 +11,10 @@ use crate::gpu::kernels::control;
 use crate::gpu::kernels::shared::WG;
 use crate::gpu::kernels::shared::{COST_BINS, KEY_BITS, LARGE_LIST, MAX_STRIPS, ORDER_SHIFT, PART_BITS, SMALL};
 
-/// The kernels, one file per pass, by file name.
-const KERNELS: [(&str, &str); 28] = [
+/// The kernels, by file name: one file per pass of the frame (entry point `main`), then the
+/// programs of several entry points that run beside it ([`Program`](super::pipelines::Program)):
+/// the collision-free speed model's step, the push simulation's passes, the neighbours' gather.
+const KERNELS: [(&str, &str); 31] = [
     ("transform.wgsl", include_str!("../../../shaders/transform.wgsl")),
     ("control_grid.wgsl", include_str!("../../../shaders/control_grid.wgsl")),
     ("entries.wgsl", include_str!("../../../shaders/entries.wgsl")),
@@ -41,16 +43,20 @@ const KERNELS: [(&str, &str); 28] = [
     ("events.wgsl", include_str!("../../../shaders/events.wgsl")),
     ("query.wgsl", include_str!("../../../shaders/query.wgsl")),
     ("ray.wgsl", include_str!("../../../shaders/ray.wgsl")),
+    ("cfsm.wgsl", include_str!("../../../shaders/cfsm.wgsl")),
+    ("push.wgsl", include_str!("../../../shaders/push.wgsl")),
+    ("neighbours.wgsl", include_str!("../../../shaders/neighbours.wgsl")),
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 20] = [
+const SHARED: [(&str, &str); 21] = [
     ("params", include_str!("../../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../../shaders/shared/index.wgsl")),
     ("sortable", include_str!("../../../shaders/shared/sortable.wgsl")),
     ("strips", include_str!("../../../shaders/shared/strips.wgsl")),
     ("grid", include_str!("../../../shaders/shared/grid.wgsl")),
+    ("segment", include_str!("../../../shaders/shared/segment.wgsl")),
     ("local_shape", include_str!("../../../shaders/shared/local_shape.wgsl")),
     ("cast", include_str!("../../../shaders/shared/cast.wgsl")),
     ("filter", include_str!("../../../shaders/shared/filter.wgsl")),
@@ -342,7 +348,7 @@ mod tests {
     fn every_kernel_composes() {
         for (name, source) in shader_sources() {
             assert!(!source.contains("#import"), "{name} has an unresolved import");
-            assert!(source.contains("fn main("), "{name} lost its entry point");
+            assert!(source.contains("@compute"), "{name} lost its entry points");
         }
     }
 }

@@ -24,8 +24,11 @@ pub(crate) struct GpuQuery {
     pub category: u32,
     pub mask: u32,
     pub group: i32,
-    /// The query's first strip (set by [`strips`]), its world, 0.
-    pub pad: [u32; 3],
+    /// The query's first strip (set by [`strips`]).
+    pub first: u32,
+    /// The world it looks into.
+    pub world: u32,
+    pub pad: u32,
     /// What rounding `lo` to f32 left, rounded to f32 (x, y), then what that left (x, y): `lo`
     /// exactly as the caller's f64 (`frame::split`).
     pub lo_rest: [f32; 4],
@@ -34,8 +37,29 @@ pub(crate) struct GpuQuery {
 
 /// The queries binned into horizontal strips, as `query.wgsl` reads them: `strips + 1` header
 /// records whose `index` is where each strip's entries start (the last: their end), then the
-/// entries, each strip's sorted by left edge with its running reach, `pad[0]` the entry's
+/// entries, each strip's sorted by left edge with its running reach, `first` the entry's
 /// query's first strip.
+/// The batch's parameters as `query.wgsl` reads them (`QueryParams`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct GpuQueryParams {
+    bodies: u32,
+    /// `queries` starts with `strips + 1` headers, then the entries.
+    strips: u32,
+    /// 1: the bodies' filters differ from the default.
+    filtered: u32,
+    /// The bodies' worlds (1: one).
+    worlds: u32,
+    /// The strips' bottom.
+    y0: f32,
+    /// Strips per unit of y.
+    inv_height: f32,
+    /// 0, for `keep`.
+    zero: u32,
+    /// 2, for `loops_cut`.
+    two: u32,
+}
+
 pub(crate) struct Strips {
     pub records: Vec<GpuQuery>,
     pub strips: u32,
@@ -86,7 +110,7 @@ pub(crate) fn strips(queries: &[GpuQuery]) -> Strips {
     let mut records = vec![bytemuck::Zeroable::zeroed(); strips as usize + 1];
     records.par_extend(keys.par_iter().map(|&key| {
         let q = &queries[key as u32 as usize];
-        GpuQuery { pad: [strip_of(q.lo[1], y0, inv_height, strips), q.pad[1], 0], ..*q }
+        GpuQuery { first: strip_of(q.lo[1], y0, inv_height, strips), ..*q }
     }));
     // Each strip's running reach, and (the headers) where each strip's entries start and, the
     // last, where they end.
@@ -138,16 +162,16 @@ impl Queries {
         let params = init(
             device,
             "satgpu.query.params",
-            bytemuck::cast_slice(&[
-                n,
-                queries.strips,
-                u32::from(filtered),
+            bytemuck::bytes_of(&GpuQueryParams {
+                bodies: n,
+                strips: queries.strips,
+                filtered: u32::from(filtered),
                 worlds,
-                queries.y0.to_bits(),
-                queries.inv_height.to_bits(),
-                0,
-                2,
-            ]),
+                y0: queries.y0,
+                inv_height: queries.inv_height,
+                zero: 0,
+                two: 2,
+            }),
             U::UNIFORM,
         );
         let records = init(device, "satgpu.query.queries", bytemuck::cast_slice(&queries.records), U::STORAGE);
@@ -214,6 +238,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_records_match_their_wgsl_twins() {
+        use crate::twins::assert_twin;
+        let query = "Query";
+        assert_twin!(
+            GpuQuery,
+            "query.wgsl",
+            query,
+            [lo, hi, reach, index, category, mask, group, first, world, pad, lo_rest, hi_rest]
+        );
+        assert_twin!(
+            GpuQueryParams,
+            "query.wgsl",
+            "QueryParams",
+            [bodies, strips, filtered, worlds, y0, inv_height, zero, two]
+        );
+    }
+
+    #[test]
     fn total_order_sorts_as_total_cmp() {
         let mut xs = vec![0.0f32, -0.0, 1.0, -1.0, f32::MIN_POSITIVE, -f32::MIN_POSITIVE, 1e-45, -1e-45];
         xs.extend([f32::INFINITY, f32::NEG_INFINITY, f32::MAX, f32::MIN, 3.5, -3.5, 1e30, -1e-30]);
@@ -232,7 +274,7 @@ mod tests {
         for q in queries {
             let (s0, s1) =
                 (strip_of(q.lo[1], s.y0, s.inv_height, s.strips), strip_of(q.hi[1], s.y0, s.inv_height, s.strips));
-            entries.extend((s0..=s1).map(|t| (t, GpuQuery { pad: [s0, q.pad[1], 0], ..*q })));
+            entries.extend((s0..=s1).map(|t| (t, GpuQuery { first: s0, ..*q })));
         }
         entries.sort_by(|(s, a), (t, b)| s.cmp(t).then(a.lo[0].total_cmp(&b.lo[0])).then(a.index.cmp(&b.index)));
         let mut reach = f32::NEG_INFINITY;

@@ -4,6 +4,8 @@
 //! has no strips. One invocation per ray writes `(body, t, normal, point)` over its own record,
 //! `body` `u32::MAX` for none.
 
+use std::mem::offset_of;
+
 use crate::gpu::device::context::Gpu;
 use crate::gpu::kernels::buffers::{dispatch, init, storage};
 use crate::gpu::kernels::control;
@@ -49,6 +51,34 @@ pub(crate) struct GpuRayHit {
     pub pad: [u32; 2],
 }
 
+/// The batch's parameters as `ray.wgsl` reads them (`RayParams`, 80 bytes): the host writes
+/// the first 32 bytes; the grid and the entry count are copied from the control buffer after
+/// the sort.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct GpuRayParams {
+    pub rays: u32,
+    pub bodies: u32,
+    /// 1: the bodies' filters differ from the default.
+    pub filtered: u32,
+    /// 1: the world sorts strip entries (else every body is tested).
+    pub strips: u32,
+    /// 2, the bound of the loop that tells whether a cast's loops were cut short.
+    pub two: u32,
+    /// The word of `io` where the rays start.
+    pub rays_at: u32,
+    /// The bodies' worlds (1: one).
+    pub worlds: u32,
+    pub pad0: u32,
+    /// The strip grid (`Grid`, 8 words), from the control buffer.
+    pub grid: [u32; 8],
+    /// The sorted entries, from the control buffer.
+    pub entries: u32,
+    pub pad1: u32,
+    pub pad2: u32,
+    pub pad3: u32,
+}
+
 /// The buffers and bind group of one batch of rays.
 pub(crate) struct RayCast {
     group: wgpu::BindGroup,
@@ -65,10 +95,6 @@ pub(crate) struct RayCast {
 /// Words of the GPU's own ahead of the cast shapes' vertices in `io`: the strips' widths and
 /// starts (twin of SHAPES_AT in ray.wgsl).
 pub(crate) const HEADER_WORDS: u32 = 2 * MAX_STRIPS + 4;
-
-/// Bytes of the parameters the host writes; the grid and the entry count follow, copied from the
-/// control buffer.
-const PARAM_BYTES: u64 = 32;
 
 impl RayCast {
     /// `rays` against the bodies of `bodies` (`filtered`: their filters differ from the default;
@@ -88,20 +114,18 @@ impl RayCast {
         use wgpu::BufferUsages as U;
         let device = gpu.device();
         let n = rays.len() as u32;
-        let mut params = [0u32; 20];
-        // Then 2, the bound of the loop that tells whether a cast's loops were cut short.
-        // Then where the rays start.
         let rays_at = HEADER_WORDS + 4 * shapes.len() as u32;
-        params[..7].copy_from_slice(&[
-            n,
-            bodies.len(),
-            u32::from(filtered),
-            u32::from(strip.is_some()),
-            2,
+        let params = GpuRayParams {
+            rays: n,
+            bodies: bodies.len(),
+            filtered: u32::from(filtered),
+            strips: u32::from(strip.is_some()),
+            two: 2,
             rays_at,
             worlds,
-        ]);
-        let params = init(device, "satgpu.ray.params", bytemuck::cast_slice(&params), U::UNIFORM | U::COPY_DST);
+            ..bytemuck::Zeroable::zeroed()
+        };
+        let params = init(device, "satgpu.ray.params", bytemuck::bytes_of(&params), U::UNIFORM | U::COPY_DST);
         // The strips' widths and starts (written by the GPU), the cast shapes, then the rays.
         let mut words = vec![0u32; HEADER_WORDS as usize];
         words.extend_from_slice(bytemuck::cast_slice(shapes));
@@ -125,8 +149,9 @@ impl RayCast {
     pub fn encode(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, control: &wgpu::Buffer) {
         let kernels = gpu.kernels();
         if self.strips {
-            encoder.copy_buffer_to_buffer(control, 4 * control::GRID, &self.params, PARAM_BYTES, 32);
-            encoder.copy_buffer_to_buffer(control, 4 * control::ENTRIES, &self.params, PARAM_BYTES + 32, 4);
+            let (grid, entries) = (offset_of!(GpuRayParams, grid) as u64, offset_of!(GpuRayParams, entries) as u64);
+            encoder.copy_buffer_to_buffer(control, 4 * control::GRID, &self.params, grid, 32);
+            encoder.copy_buffer_to_buffer(control, 4 * control::ENTRIES, &self.params, entries, 4);
         }
         let mut pass = encoder
             .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("satgpu.ray"), timestamp_writes: None });
@@ -143,5 +168,29 @@ impl RayCast {
     /// a [`GpuRayHit`] then 32 bytes of the ray.
     pub fn hits(&self) -> (&wgpu::Buffer, u64) {
         (&self.io, 4 * u64::from(self.rays_at))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_records_match_their_wgsl_twins() {
+        use crate::twins::assert_twin;
+        let fields = "Ray";
+        assert_twin!(
+            GpuRay,
+            "ray.wgsl",
+            fields,
+            [origin, dir, length, category, mask, group, start, count, radius, extent, turn, world, pad]
+        );
+        assert_twin!(GpuRayHit, "ray.wgsl", "RayHit", [body, t, normal, point, pad]);
+        assert_twin!(
+            GpuRayParams,
+            "ray.wgsl",
+            "RayParams",
+            [rays, bodies, filtered, strips, two, rays_at, worlds, pad0, grid, entries, pad1, pad2, pad3]
+        );
     }
 }

@@ -60,7 +60,7 @@ pub fn neighbours<B: AsRef<[Polygon]>>(
         let detail = format!("{radius}: must be finite and at least 0");
         return Err(crate::Error::InvalidSetting { what: "radius", detail });
     }
-    if let Some(found) = crate::gpu::world::gather::neighbours(gpu, bodies, radius, k, filters)? {
+    if let Some(found) = crate::gpu::world::neighbours::neighbours(gpu, bodies, radius, k, filters)? {
         return Ok(found);
     }
     let options = DetectOptions::default().with_margin(radius).with_filters(filters.to_vec());

@@ -50,7 +50,9 @@ impl World {
                 category: filter.category,
                 mask: filter.mask,
                 group: filter.group,
-                pad: [0, world, 0],
+                first: 0,
+                world,
+                pad: 0,
                 lo_rest: [lx[1], ly[1], lx[2], ly[2]],
                 hi_rest: [hx[1], hy[1], hx[2], hy[2]],
             });

@@ -3,10 +3,12 @@
 // rows, then rank each row within its body's rows by (distance, neighbour) and keep the first k
 // in that order. Keys are unique (one pair per two bodies), so the ranks are a permutation and
 // the result does not depend on the order the atomics ran.
-//
-// struct Contact and the TOTAL_* word indices come from satgpu::gpu::RECORDS_WGSL, pasted before this.
 
-struct Params {
+#import records
+#import constants
+#import index
+
+struct NeighbourParams {
     bodies: u32,
     k: u32,          // rows kept per body (0xffffffff: all)
     pad0: u32,
@@ -22,7 +24,7 @@ struct Row {
     normal_y: f32,
 }
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<uniform> params: NeighbourParams;
 @group(0) @binding(1) var<storage, read> totals: array<u32>;
 @group(0) @binding(2) var<storage, read> contacts: array<Contact>;
 @group(0) @binding(3) var<storage, read> body_of: array<u32>;              // per instance
@@ -34,17 +36,11 @@ struct Row {
 @group(0) @binding(6) var<storage, read_write> rows: array<Row>;
 @group(0) @binding(7) var<storage, read_write> kept: array<Row>;
 
-const WG: u32 = 64u;
-const SCAN_WG: u32 = 256u;
 const B_SIDE: u32 = 0x80000000u;
-
-fn index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return gid.x + gid.y * nwg.x * WG;
-}
 
 @compute @workgroup_size(64)
 fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let p = index(gid, nwg);
+    let p = linear_index(gid, nwg);
     if p >= totals[TOTAL_COLLIDING] {
         return;
     }
@@ -53,7 +49,7 @@ fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     atomicAdd(&counts[body_of[c.b]], 1u);
 }
 
-var<workgroup> sums: array<vec2<u32>, SCAN_WG>;
+var<workgroup> row_sums: array<vec2<u32>, SCAN_WG>;
 
 // One workgroup: the row starts and the kept starts (at most k a body), and the rank pass's
 // indirect arguments over all rows.
@@ -69,18 +65,18 @@ fn scan(@builtin(local_invocation_id) lid: vec3<u32>) {
         let c = atomicLoad(&counts[b]);
         total += vec2<u32>(c, min(c, params.k));
     }
-    sums[t] = total;
+    row_sums[t] = total;
     workgroupBarrier();
     for (var step = 1u; step < SCAN_WG; step *= 2u) {
         var v = vec2<u32>(0u);
         if t >= step {
-            v = sums[t - step];
+            v = row_sums[t - step];
         }
         workgroupBarrier();
-        sums[t] += v;
+        row_sums[t] += v;
         workgroupBarrier();
     }
-    var at = sums[t] - total;
+    var at = row_sums[t] - total;
     for (var b = first; b < end; b++) {
         starts[b] = at.x;
         starts[n + 1u + b] = at.y;
@@ -88,9 +84,9 @@ fn scan(@builtin(local_invocation_id) lid: vec3<u32>) {
         at += vec2<u32>(c, min(c, params.k));
     }
     if t == SCAN_WG - 1u {
-        starts[n] = sums[t].x;
-        starts[2u * n + 1u] = sums[t].y;
-        let groups = max((sums[t].x + WG - 1u) / WG, 1u);
+        starts[n] = row_sums[t].x;
+        starts[2u * n + 1u] = row_sums[t].y;
+        let groups = max((row_sums[t].x + WG - 1u) / WG, 1u);
         starts[2u * n + 2u] = min(groups, 65535u);
         starts[2u * n + 3u] = (groups + 65534u) / 65535u;
         starts[2u * n + 4u] = 1u;
@@ -105,7 +101,7 @@ fn put(body: u32, row: Row) {
 
 @compute @workgroup_size(64)
 fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let p = index(gid, nwg);
+    let p = linear_index(gid, nwg);
     if p >= totals[TOTAL_COLLIDING] {
         return;
     }
@@ -136,7 +132,7 @@ fn before(x: Row, y: Row) -> bool {
 
 @compute @workgroup_size(64)
 fn rank(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let r = index(gid, nwg);
+    let r = linear_index(gid, nwg);
     let n = params.bodies;
     if r >= starts[n] {
         return;

@@ -4,7 +4,11 @@
 // cells, sort each cell by agent index (so that every sum below runs in one fixed order, and
 // the result does not depend on the order the atomics ran), step every agent, tick the clock.
 
-struct Params {
+#import constants
+#import index
+#import segment
+
+struct CfsmParams {
     n: u32,              // agents
     cells: u32,          // gx * gy
     gx: u32,
@@ -30,7 +34,7 @@ struct Params {
     exited_off: u32,     // grid: the step after which each agent left (0 while it walks)
 }
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<uniform> params: CfsmParams;
 @group(0) @binding(1) var<storage, read> state_in: array<vec4<f32>>;        // x, y, direction
 @group(0) @binding(2) var<storage, read_write> state_out: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> agents: array<vec4<f32>>;          // v0, radius, time gap, 0
@@ -42,16 +46,10 @@ struct Params {
 // their stand-offs (4 words each: corner, waypoint).
 @group(0) @binding(6) var<storage, read> ground: array<u32>;
 
-const WG: u32 = 64u;
-const SCAN_WG: u32 = 256u;
 const GONE: u32 = 0xffffffffu;
 // exp's argument is capped here (its value below 1.1e13), so that no sum overflows f32.
 const MAX_EXPONENT: f32 = 30.0;
 const NEAR_MAX: u32 = 48u;
-
-fn index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return gid.x + gid.y * nwg.x * WG;
-}
 
 fn cell_xy(p: vec2<f32>) -> vec2<i32> {
     let c = floor((p - params.origin) / params.cell);
@@ -66,7 +64,7 @@ fn cell_of(p: vec2<f32>) -> u32 {
 
 @compute @workgroup_size(64)
 fn bin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = index(gid, nwg);
+    let i = linear_index(gid, nwg);
     if i >= params.n {
         return;
     }
@@ -78,7 +76,7 @@ fn bin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
     atomicAdd(&counts[1], 1u);
 }
 
-var<workgroup> sums: array<u32, SCAN_WG>;
+var<workgroup> cell_sums: array<u32, SCAN_WG>;
 
 // One workgroup: each invocation sums a run of cells, the workgroup scans the runs, and each
 // invocation writes its run's starts.
@@ -92,30 +90,30 @@ fn scan(@builtin(local_invocation_id) lid: vec3<u32>) {
     for (var c = first; c < end; c++) {
         total += atomicLoad(&counts[2u + c]);
     }
-    sums[t] = total;
+    cell_sums[t] = total;
     workgroupBarrier();
     for (var step = 1u; step < SCAN_WG; step *= 2u) {
         var v = 0u;
         if t >= step {
-            v = sums[t - step];
+            v = cell_sums[t - step];
         }
         workgroupBarrier();
-        sums[t] += v;
+        cell_sums[t] += v;
         workgroupBarrier();
     }
-    var start = sums[t] - total;
+    var start = cell_sums[t] - total;
     for (var c = first; c < end; c++) {
         grid[c] = start;
         start += atomicLoad(&counts[2u + c]);
     }
     if t == SCAN_WG - 1u {
-        grid[params.cells] = sums[t];
+        grid[params.cells] = cell_sums[t];
     }
 }
 
 @compute @workgroup_size(64)
 fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = index(gid, nwg);
+    let i = linear_index(gid, nwg);
     if i >= params.n {
         return;
     }
@@ -128,7 +126,7 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 // Each cell's agents in index order (insertion sort: cells hold tens of agents).
 @compute @workgroup_size(64)
 fn sort(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let c = index(gid, nwg);
+    let c = linear_index(gid, nwg);
     if c >= params.cells {
         return;
     }
@@ -158,7 +156,7 @@ fn opposite(x: f32, y: f32) -> bool {
 }
 
 // Whether segments p-q and a-b meet (touching counts).
-fn meets(p: vec2<f32>, q: vec2<f32>, a: vec2<f32>, b: vec2<f32>) -> bool {
+fn segments_meet(p: vec2<f32>, q: vec2<f32>, a: vec2<f32>, b: vec2<f32>) -> bool {
     let d1 = cross2(q - p, a - p);
     let d2 = cross2(q - p, b - p);
     let d3 = cross2(b - a, p - a);
@@ -180,7 +178,7 @@ fn wall(k: u32) -> vec4<f32> {
 fn sees_all(p: vec2<f32>, q: vec2<f32>) -> bool {
     for (var k = 0u; k < params.segments; k++) {
         let w = wall(k);
-        if meets(p, q, w.xy, w.zw) {
+        if segments_meet(p, q, w.xy, w.zw) {
             return false;
         }
     }
@@ -190,7 +188,7 @@ fn sees_all(p: vec2<f32>, q: vec2<f32>) -> bool {
 fn sees_listed(p: vec2<f32>, q: vec2<f32>, first: u32, end: u32) -> bool {
     for (var k = first; k < end; k++) {
         let w = wall(ground[k]);
-        if meets(p, q, w.xy, w.zw) {
+        if segments_meet(p, q, w.xy, w.zw) {
             return false;
         }
     }
@@ -210,7 +208,7 @@ fn unit(v: vec2<f32>) -> vec2<f32> {
 fn cuts(p: vec2<f32>, q: vec2<f32>, k: u32) -> bool {
     let at = params.way_off + 4u * (params.waypoints + k);
     let s = bitcast<vec4<f32>>(vec4<u32>(ground[at], ground[at + 1u], ground[at + 2u], ground[at + 3u]));
-    return meets(p, q, s.xy, s.zw) && !(cross2(q - p, s.zw - p) == 0.0 && cross2(q - p, s.xy - p) != 0.0);
+    return segments_meet(p, q, s.xy, s.zw) && !(cross2(q - p, s.zw - p) == 0.0 && cross2(q - p, s.xy - p) != 0.0);
 }
 
 // Whether p-q meets no wall and, when `clear`, cuts no corner's stand-off.
@@ -258,19 +256,9 @@ fn destination(p: vec2<f32>) -> vec2<f32> {
     return p;
 }
 
-fn closest_on(a: vec2<f32>, b: vec2<f32>, p: vec2<f32>) -> vec2<f32> {
-    let ab = b - a;
-    let len2 = dot(ab, ab);
-    var t = 0.0;
-    if len2 > 0.0 {
-        t = clamp(dot(p - a, ab) / len2, 0.0, 1.0);
-    }
-    return a + t * ab;
-}
-
 @compute @workgroup_size(64)
 fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = index(gid, nwg);
+    let i = linear_index(gid, nwg);
     if i >= params.n {
         return;
     }
@@ -318,7 +306,7 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     for (var k = walls_first; k < walls_end; k++) {
         let w = wall(ground[k]);
-        let closest = closest_on(w.xy, w.zw, p);
+        let closest = closest_on(p, w.xy, w.zw);
         let d = distance(p, closest);
         if d <= params.cutoff {
             let exponent = min((me.y - d) / params.d_wall, MAX_EXPONENT);

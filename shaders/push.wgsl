@@ -7,7 +7,11 @@
 // (integer addition is associative), so the order in which the GPU runs the pairs cannot change
 // the result. Nothing else is shared between invocations.
 
-struct Params {
+#import records
+#import constants
+#import index
+
+struct PushParams {
     bodies: u32,         // number of bodies, walls included
     frame: u32,          // frame index within the current stats window
     reuse: u32,          // 1: the iteration reuses the last detection's contacts (see push)
@@ -32,9 +36,7 @@ struct Agent {
     pad: f32,
 }
 
-// struct Contact and the TOTAL_* word indices come from satgpu::gpu::RECORDS_WGSL, pasted before this.
-
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<uniform> params: PushParams;
 @group(0) @binding(1) var<storage, read_write> transforms: array<vec4<f32>>; // World: x, y, cos, sin
 @group(0) @binding(2) var<storage, read_write> agents: array<Agent>;
 // Per body: xy where the frame started, zw where the bodies were at the last detection.
@@ -47,18 +49,13 @@ struct Agent {
 // then 4 words per frame: largest depth (f32 bits), total depth (f32 bits), colliding pairs, 0.
 @group(0) @binding(7) var<storage, read_write> stats: array<atomic<u32>>;
 
-const WG: u32 = 64u;
 const MEASURE_WG: u32 = 256u;
-
-fn index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return gid.x + gid.y * nwg.x * WG;
-}
 
 // Walk: relax the velocity toward the preferred one (toward the goal, slowing within a radius
 // of it), move, and remember where the frame started.
 @compute @workgroup_size(64)
 fn integrate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = index(gid, nwg);
+    let i = linear_index(gid, nwg);
     if i >= params.bodies {
         return;
     }
@@ -83,7 +80,7 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
 // positions at detection are the positions now.
 @compute @workgroup_size(64)
 fn anchor(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = index(gid, nwg);
+    let i = linear_index(gid, nwg);
     if i >= params.bodies {
         return;
     }
@@ -102,7 +99,7 @@ fn add_move(body: u32, d: vec2<f32>) {
 // two bodies have since moved apart along the normal (the contact's separation, updated).
 @compute @workgroup_size(64)
 fn push(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let k = index(gid, nwg);
+    let k = linear_index(gid, nwg);
     if k >= totals[TOTAL_COLLIDING] {
         return;
     }
@@ -136,7 +133,7 @@ fn push(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 // from both sides is not pushed twice), scaled by `relax`; the sums are cleared for the next.
 @compute @workgroup_size(64)
 fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = index(gid, nwg);
+    let i = linear_index(gid, nwg);
     if i >= params.bodies {
         return;
     }
@@ -154,7 +151,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 // deep push-out does not launch it.
 @compute @workgroup_size(64)
 fn finish(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = index(gid, nwg);
+    let i = linear_index(gid, nwg);
     if i >= params.bodies {
         return;
     }

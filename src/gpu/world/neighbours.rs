@@ -1,4 +1,4 @@
-//! Each body's neighbours gathered on the GPU from a resident frame (`gather.wgsl`): the rows of
+//! Each body's neighbours gathered on the GPU from a resident frame (`shaders/neighbours.wgsl`): the rows of
 //! every body ranked by (distance, neighbour) there, and only the kept rows read back.
 
 use crate::error::Result;
@@ -6,34 +6,33 @@ use crate::geometry::{Filter, Polygon};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::kernels::buffers::init as init_buffer;
 use crate::gpu::kernels::pipelines::{Program, Slot};
-use crate::gpu::kernels::shaders::RECORDS_WGSL;
 use crate::gpu::stages::readback::read_as;
 use crate::gpu::world::options::WorldOptions;
 use crate::gpu::world::World;
 use crate::neighbours::Neighbours;
 
-const SHADER: &str = include_str!("gather.wgsl");
 const B_SIDE: u32 = 0x8000_0000;
 /// The most rows of one body ranked on the GPU (each row walks its body's rows): past it, the
 /// host gathers.
 const MAX_DEGREE: u32 = 4096;
 
-/// `Params` in gather.wgsl.
+/// `NeighbourParams` in shaders/neighbours.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
     bodies: u32,
     k: u32,
-    pad: [u32; 2],
+    pad0: u32,
+    pad1: u32,
 }
 
-/// gather.wgsl's passes, in this order.
+/// shaders/neighbours.wgsl's passes, in this order.
 const ENTRIES: [&str; 4] = ["count", "scan", "scatter", "rank"];
 
 fn program(device: &wgpu::Device) -> Program {
     use Slot::{Read, ReadWrite, Uniform};
     let slots = [Uniform, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite];
-    Program::new(device, "satgpu.gather", &format!("{RECORDS_WGSL}\n{SHADER}"), &slots, &ENTRIES)
+    Program::new(device, "satgpu.neighbours", "neighbours.wgsl", &slots, &ENTRIES)
 }
 
 /// Submits `encoder` with copies of `(buffer, byte offset, words)` and reads them back, one
@@ -86,7 +85,7 @@ pub(crate) fn neighbours<B: AsRef<[Polygon]>>(
     let body_of: Vec<u32> =
         bodies.iter().enumerate().flat_map(|(i, b)| std::iter::repeat_n(i as u32, b.as_ref().len())).collect();
     let k = k.map_or(u32::MAX, |k| k.min(u32::MAX as usize) as u32);
-    let params = Params { bodies: n as u32, k, pad: [0; 2] };
+    let params = Params { bodies: n as u32, k, pad0: 0, pad1: 0 };
     let device = gpu.device();
     use wgpu::BufferUsages as U;
     let (p, params_buffer, body_buffer, counts, args) = gpu.scoped(|| {
@@ -187,4 +186,16 @@ pub(crate) fn neighbours<B: AsRef<[Polygon]>>(
         out.normal.push([widen(row[2]), widen(row[3])]);
     }
     Ok(Some(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parameters; the rows are read back as words, 4 a row.
+    #[test]
+    fn the_records_match_their_wgsl_twins() {
+        crate::twins::assert_twin!(Params, "neighbours.wgsl", "NeighbourParams", [bodies, k, pad0, pad1]);
+        crate::twins::check_array("neighbours.wgsl", "kept", "Row", 16);
+    }
 }
