@@ -1,0 +1,83 @@
+//! Scene files and the built-in scene kinds.
+
+use numpy::PyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::arrays::{filter_list, FilterArrays};
+use crate::errors::raise;
+use crate::shapes::{shape_list, Compound, Shapes};
+
+/// The shapes of a scene file and, when any has a collision filter, the `(category, mask,
+/// group)` arrays (else `None`); every shape is validated, errors name the file and the shape.
+#[pyfunction]
+pub(crate) fn read_scene(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+) -> PyResult<(Bound<'_, PyAny>, Option<Bound<'_, pyo3::types::PyTuple>>)> {
+    let scene = py.detach(|| satgpu::scene::read_scene(&path)).map_err(raise)?;
+
+    let filters = if scene.filters.is_empty() {
+        None
+    } else {
+        let f = &scene.filters;
+        let category = PyArray1::from_iter(py, f.iter().map(|f| f.category));
+        let mask = PyArray1::from_iter(py, f.iter().map(|f| f.mask));
+        let group = PyArray1::from_iter(py, f.iter().map(|f| f.group));
+        Some(pyo3::types::PyTuple::new(py, [category.into_any(), mask.into_any(), group.into_any()])?)
+    };
+    // A scene with compound bodies gives a list of `Compound`s (one per body), else `Shapes`.
+    let shapes = if scene.is_compound() {
+        let bodies: Vec<Compound> = scene.compounds.into_iter().map(|inner| Compound { inner }).collect();
+        pyo3::types::PyList::new(py, bodies)?.into_any()
+    } else {
+        Bound::new(py, Shapes { inner: scene.polygons })?.into_any()
+    };
+    Ok((shapes, filters))
+}
+
+/// Writes `shapes` (and their filters, where not the default) as a scene file, whole or not at
+/// all.
+#[pyfunction]
+#[pyo3(signature = (path, shapes, filters = None))]
+pub(crate) fn write_scene(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    shapes: &Bound<'_, PyAny>,
+    filters: Option<FilterArrays<'_>>,
+) -> PyResult<()> {
+    let polygons = shape_list(shapes)?;
+    let filters = match filters {
+        Some(f) => filter_list(Some(f), polygons.len())?,
+        None => vec![],
+    };
+    let scene = satgpu::scene::Scene { polygons, filters, compounds: vec![] };
+    py.detach(|| satgpu::scene::write_scene(&path, &scene)).map_err(raise)
+}
+
+/// The names of the built-in scene kinds, as `generate` takes them (the compound ones last).
+#[pyfunction]
+pub(crate) fn scene_kinds() -> Vec<&'static str> {
+    satgpu::scene::SceneKind::ALL.iter().chain(&satgpu::scene::SceneKind::COMPOUND).map(|k| k.name()).collect()
+}
+
+/// `n` shapes of a built-in scene kind (as `satgpu gen` writes them), the same for the same
+/// seed on every machine: a `Shapes`, or for a compound kind ("rooms") a list of `Compound`s.
+#[pyfunction]
+#[pyo3(signature = (kind, n, seed = 1))]
+pub(crate) fn generate<'py>(py: Python<'py>, kind: &str, n: usize, seed: u64) -> PyResult<Bound<'py, PyAny>> {
+    use satgpu::memory::{self, SceneSize, Work};
+    let kind: satgpu::scene::SceneKind = kind.parse().map_err(PyValueError::new_err)?;
+    // Refused before anything is made where the shapes would not fit in the host's memory (the
+    // text's share of the CLI's estimate stands for the arrays the shapes are packed into).
+    let needed = memory::estimate(SceneSize::generated(kind, n, seed), Work::GENERATE).host;
+    let what = || format!("{} {kind} shapes", memory::grouped(n as u64));
+    memory::check(what, "host", needed, memory::available_within(None)).map_err(raise)?;
+    if kind.is_compound() {
+        let bodies = py.detach(|| satgpu::scene::generate_bodies(kind, n, seed));
+        let bodies: Vec<Compound> = bodies.into_iter().map(|inner| Compound { inner }).collect();
+        return Ok(pyo3::types::PyList::new(py, bodies)?.into_any());
+    }
+    let inner = py.detach(|| satgpu::scene::generate(kind, n, seed));
+    Ok(Bound::new(py, Shapes { inner })?.into_any())
+}
