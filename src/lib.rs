@@ -6,6 +6,7 @@ pub mod error;
 pub mod geometry;
 pub mod gpu;
 pub mod memory;
+pub mod named;
 pub mod neighbours;
 mod options;
 pub mod reference;

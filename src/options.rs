@@ -77,6 +77,16 @@ pub enum ContactOrder {
     Gpu,
 }
 
+crate::named::named!(
+    ContactOrder,
+    "order",
+    [
+        (ContactOrder::Auto, "auto", "On the GPU on a GPU, on the host on a CPU adapter"),
+        (ContactOrder::Host, "host", "On the host after the readback"),
+        (ContactOrder::Gpu, "gpu", "On the GPU by a radix sort; the readback is a copy"),
+    ]
+);
+
 /// What a frame reports per colliding pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ContactDetail {
@@ -88,3 +98,12 @@ pub enum ContactDetail {
     /// colliding pairs.
     Full,
 }
+
+crate::named::named!(
+    ContactDetail,
+    "contacts",
+    [
+        (ContactDetail::Basic, "basic", "The pair, its normal and its depth"),
+        (ContactDetail::Full, "full", "Also containment flags and a contact manifold"),
+    ]
+);

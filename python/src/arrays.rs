@@ -99,15 +99,6 @@ impl Columns {
     }
 }
 
-/// Whether `contacts` asks for manifolds: "basic" or "full".
-pub(crate) fn full(contacts: &str) -> PyResult<bool> {
-    match contacts {
-        "basic" => Ok(false),
-        "full" => Ok(true),
-        other => Err(PyValueError::new_err(format!("contacts must be \"basic\" or \"full\", got {other:?}"))),
-    }
-}
-
 /// The one-shot options of `filters`, `contacts` and `margin` for `n` bodies.
 pub(crate) fn detect_options(
     filters: Option<FilterArrays<'_>>,
@@ -115,7 +106,7 @@ pub(crate) fn detect_options(
     contacts: &str,
     margin: f64,
 ) -> PyResult<DetectOptions> {
-    let detail = if full(contacts)? { ContactDetail::Full } else { ContactDetail::Basic };
+    let detail: ContactDetail = contacts.parse().map_err(PyValueError::new_err)?;
     Ok(DetectOptions::default().with_filters(filter_list(filters, n)?).with_margin(margin).with_contact_detail(detail))
 }
 

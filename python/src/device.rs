@@ -28,13 +28,7 @@ impl Gpu {
         pci_bus_id: Option<String>,
     ) -> PyResult<Gpu> {
         use satgpu::gpu::{AdapterChoice, GpuOptions};
-        let choice = match adapter {
-            "auto" => AdapterChoice::Auto,
-            "software" => AdapterChoice::Software,
-            other => {
-                return Err(PyValueError::new_err(format!("adapter must be \"auto\" or \"software\", got {other:?}")))
-            }
-        };
+        let choice: AdapterChoice = adapter.parse().map_err(PyValueError::new_err)?;
         if !(timeout.is_finite() && timeout > 0.0) {
             return Err(PyValueError::new_err(format!("timeout must be a positive number of seconds, got {timeout}")));
         }

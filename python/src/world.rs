@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{
-    cast_list, filter_list, full, hit_arrays, impact_arrays, ray_list, set_poses, stats_dict, world_list, Columns,
+    cast_list, filter_list, hit_arrays, impact_arrays, ray_list, set_poses, stats_dict, world_list, Columns,
     FilterArrays, HitArrays, ImpactArrays,
 };
 use crate::device::Gpu;
@@ -66,18 +66,9 @@ impl World {
         let shapes = if bodies.is_some() { vec![] } else { shape_list(shapes)? };
         let body_shapes =
             body_shapes.as_slice().map_err(|_| PyValueError::new_err("body_shapes must be C-contiguous"))?;
-        let order = match order {
-            "auto" => ContactOrder::Auto,
-            "gpu" => ContactOrder::Gpu,
-            "host" => ContactOrder::Host,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "order must be \"auto\", \"gpu\" or \"host\", got {other:?}"
-                )))
-            }
-        };
-        let full = full(contacts)?;
-        let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
+        let order: ContactOrder = order.parse().map_err(PyValueError::new_err)?;
+        let detail: ContactDetail = contacts.parse().map_err(PyValueError::new_err)?;
+        let full = detail == ContactDetail::Full;
         let options = WorldOptions::default()
             .with_order(order)
             .with_contact_detail(detail)

@@ -61,6 +61,15 @@ pub enum Resolve {
     Reuse,
 }
 
+crate::named::named!(
+    Resolve,
+    "resolve",
+    [
+        (Resolve::Fresh, "fresh", "A fresh detection per push-out iteration"),
+        (Resolve::Reuse, "reuse", "One detection per frame, its contacts reused with updated separations"),
+    ]
+);
+
 /// How a [`Simulation`] runs.
 #[derive(Debug, Clone)]
 pub struct SimOptions {

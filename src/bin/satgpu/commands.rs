@@ -156,7 +156,7 @@ pub(crate) fn detect(
     source: &SceneArgs,
     backend: Backend,
     out: Option<&Path>,
-    (full, margin): (bool, f64),
+    (detail, margin): (ContactDetail, f64),
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     // Every argument is checked before any work starts.
@@ -175,7 +175,7 @@ pub(crate) fn detect(
     let gpu = if backend == Backend::Gpu { Some(device.open()?) } else { None };
     let open_ms = ms(t);
     let t = Instant::now();
-    let detail = if full { ContactDetail::Full } else { ContactDetail::Basic };
+    let full = detail == ContactDetail::Full;
     let options = DetectOptions::default().with_filters(filters).with_margin(margin).with_contact_detail(detail);
     let (contacts, manifolds, parts) = match compounds.is_empty() {
         true => detect_bodies(gpu.as_ref(), &polygons, &options)?,

@@ -27,6 +27,15 @@ pub enum AdapterChoice {
     Software,
 }
 
+crate::named::named!(
+    AdapterChoice,
+    "adapter",
+    [
+        (AdapterChoice::Auto, "auto", "The best adapter (discrete, integrated, virtual, then CPU)"),
+        (AdapterChoice::Software, "software", "A CPU adapter only (Mesa lavapipe or llvmpipe)"),
+    ]
+);
+
 /// The longest a wait on the GPU is allowed, whatever timeout is asked (a year: as good as
 /// waiting for ever, and far from where a deadline would overflow the clock's range).
 pub const LONGEST_WAIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
