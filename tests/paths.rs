@@ -1,7 +1,7 @@
 //! Every file path the project's sources and docs name (`src/...`, `shaders/...`, `python/...`,
 //! `docs/...`, `tests/...`, `benches/...`, `examples/...`, `scripts/...`) exists: comments named
 //! files that had moved (issue 63). The recipe's placeholders (`my_pass`) and the composer's
-//! `#import` pattern are the exceptions.
+//! `#import` pattern are the exceptions. And files stay short enough to read.
 
 use std::path::{Path, PathBuf};
 
@@ -85,4 +85,26 @@ fn a_path_is_read_whole_and_only_at_its_start() {
     assert_eq!(named("see src/gpu/host/pack.rs: inner_circle"), ["src/gpu/host/pack.rs"]);
     assert_eq!(named("(python/src/lib.rs) and shaders/sat.wgsl."), ["python/src/lib.rs", "shaders/sat.wgsl"]);
     assert_eq!(named("[docs](docs/numerics.md#bands), src/gpu/ and mysrc/x.rs"), ["docs/numerics.md"]);
+}
+
+/// Files do not regrow past what a reader takes in (issue 63): no Rust file of the library, the
+/// CLI or the Python bindings over 550 lines, the World's own file under 400, BENCHMARKS.md under
+/// 300.
+#[test]
+fn files_stay_readable() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lines = |p: &Path| std::fs::read_to_string(p).unwrap().lines().count();
+    let mut rust = vec![];
+    files(&root.join("src"), &mut rust);
+    files(&root.join("python/src"), &mut rust);
+    rust.retain(|p| p.extension().is_some_and(|e| e == "rs"));
+    assert!(rust.len() > 100, "only {} files found", rust.len());
+    let long: Vec<String> = rust
+        .iter()
+        .filter(|p| lines(p) > 550)
+        .map(|p| format!("{} ({} lines)", p.strip_prefix(root).unwrap().display(), lines(p)))
+        .collect();
+    assert!(long.is_empty(), "over 550 lines: {long:?}");
+    assert!(lines(&root.join("src/gpu/world/mod.rs")) < 400);
+    assert!(lines(&root.join("BENCHMARKS.md")) < 300);
 }

@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use crate::error::{Error, Result};
+use crate::geometry::{ContactEvents, Manifold};
 use crate::gpu::device::pass::PassTime;
 use crate::gpu::host::events::HostEvents;
 use crate::gpu::host::order;
@@ -293,5 +294,39 @@ impl World {
         let mapped = self.read_manifolds(totals.colliding)?;
         let manifolds = self.spans.time("copy_out", || mapped.records::<GpuManifold>().into_owned());
         Ok((contacts, manifolds))
+    }
+}
+
+/// What the last frame collected left beside its contacts.
+impl World {
+    /// The shape pairs of the last frame collected with [`step_into`](World::step_into) or
+    /// [`collect_into`](World::collect_into), at the same index as its contacts (see
+    /// [`Frame::shapes`](crate::gpu::Frame::shapes)); empty when every body has one shape.
+    pub fn shape_pairs(&self) -> &[[u32; 2]] {
+        &self.shape_pairs
+    }
+
+    /// The manifolds of the last frame collected with [`step_into`](World::step_into) or
+    /// [`collect_into`](World::collect_into), at the same index as its contacts; empty unless
+    /// the world runs with [`ContactDetail::Full`](crate::gpu::ContactDetail::Full). ([`step`](World::step) moves them into
+    /// [`Frame::manifolds`](crate::gpu::Frame::manifolds).)
+    pub fn manifolds(&self) -> &[Manifold] {
+        &self.manifolds
+    }
+
+    /// With [`WorldOptions::events`](crate::gpu::WorldOptions::events), the pairs that began and ended touching from the frame
+    /// collected before the last to the last (after the first frame, all its pairs began);
+    /// `None` without events. Each list is sorted by (a, b). Computed on the GPU, or with
+    /// [`ContactOrder::Host`](crate::gpu::ContactOrder::Host) on the host from the pairs read back.
+    pub fn events(&self) -> Option<&ContactEvents> {
+        self.contact_events.as_ref()
+    }
+
+    /// With [`WorldOptions::continuous`](crate::gpu::WorldOptions::continuous), each pair of bodies that touched at some moment of
+    /// the last frame collected (by any of [`step`](World::step), [`step_into`](World::step_into),
+    /// [`step_view`](World::step_view) or [`collect_into`](World::collect_into)), with the first,
+    /// sorted by (a, b): as [`Frame::impacts`](crate::gpu::Frame::impacts); `None` without.
+    pub fn impacts(&self) -> Option<&[crate::Impact]> {
+        self.sized.impacts.as_ref().map(|_| self.impacts.as_slice())
     }
 }

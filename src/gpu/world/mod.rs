@@ -190,43 +190,12 @@ impl World {
         self.options.contact_detail == ContactDetail::Full
     }
 
-    /// The shape pairs of the last frame collected with [`step_into`](World::step_into) or
-    /// [`collect_into`](World::collect_into), at the same index as its contacts (see
-    /// [`Frame::shapes`]); empty when every body has one shape.
-    pub fn shape_pairs(&self) -> &[[u32; 2]] {
-        &self.shape_pairs
-    }
-
-    /// The manifolds of the last frame collected with [`step_into`](World::step_into) or
-    /// [`collect_into`](World::collect_into), at the same index as its contacts; empty unless
-    /// the world runs with [`ContactDetail::Full`](crate::gpu::ContactDetail::Full). ([`step`](World::step) moves them into
-    /// [`Frame::manifolds`].)
-    pub fn manifolds(&self) -> &[Manifold] {
-        &self.manifolds
-    }
-
     /// How many times the sized buffers ([`contacts_buffer`](World::contacts_buffer),
     /// [`candidates_buffer`](World::candidates_buffer)) were replaced since the world was made.
     /// A caller that binds them rebuilds its bind groups when this changes. The other buffers
     /// live as long as the world.
     pub fn generation(&self) -> u64 {
         self.generation
-    }
-
-    /// With [`WorldOptions::events`], the pairs that began and ended touching from the frame
-    /// collected before the last to the last (after the first frame, all its pairs began);
-    /// `None` without events. Each list is sorted by (a, b). Computed on the GPU, or with
-    /// [`ContactOrder::Host`](crate::gpu::ContactOrder::Host) on the host from the pairs read back.
-    pub fn events(&self) -> Option<&ContactEvents> {
-        self.contact_events.as_ref()
-    }
-
-    /// With [`WorldOptions::continuous`], each pair of bodies that touched at some moment of
-    /// the last frame collected (by any of [`step`](World::step), [`step_into`](World::step_into),
-    /// [`step_view`](World::step_view) or [`collect_into`](World::collect_into)), with the first,
-    /// sorted by (a, b): as [`Frame::impacts`]; `None` without.
-    pub fn impacts(&self) -> Option<&[crate::Impact]> {
-        self.sized.impacts.as_ref().map(|_| self.impacts.as_slice())
     }
 
     /// With continuous collision, a frame's poses become the next frame's start poses: a frame
