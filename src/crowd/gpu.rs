@@ -326,23 +326,9 @@ impl Crowd {
         words: u64,
     ) -> Result<Vec<u32>> {
         let gpu = &self.gpu;
-        let size = (4 * words).max(4);
-        let read = gpu.scoped(|| {
-            gpu.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some("satgpu.crowd.read"),
-                size: size.next_multiple_of(4),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?;
-        if words > 0 {
-            encoder.copy_buffer_to_buffer(buffer, offset, &read, 0, 4 * words);
-        }
         let encoder = std::mem::replace(encoder, gpu.device().create_command_encoder(&Default::default()));
-        let submission = gpu.queue().submit([encoder.finish()]);
-        let mut out: Vec<u32> = crate::gpu::read_as(gpu, &read, size, submission, "the crowd's step")?;
-        out.truncate(words as usize);
-        Ok(out)
+        let mut read = crate::gpu::read_copies(gpu, encoder, &[(buffer, offset, 4 * words)], "the crowd's step")?;
+        Ok(read.pop().unwrap_or_default())
     }
 }
 

@@ -34,7 +34,7 @@ pub use kernels::layout;
 pub use kernels::layout::{GpuContact, GpuManifold, GpuTransform};
 pub(crate) use kernels::pipelines::{Program, Slot};
 pub use kernels::shaders::{shader_sources, RECORDS_WGSL};
-pub(crate) use stages::readback::read_as;
+pub(crate) use stages::readback::{read_as, read_copies};
 pub use world::broad::{BroadPhase, ALL_PAIRS_MAX};
 pub use world::options::{
     ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, MAX_WORLDS, STRIP_HEIGHT_FACTOR,

@@ -33,21 +33,8 @@ fn upload(gpu: &Gpu, label: &str, bytes: &[u8]) -> wgpu::Buffer {
 }
 
 fn download(gpu: &Gpu, encoder: wgpu::CommandEncoder, copies: &[(&wgpu::Buffer, u64, u64)]) -> Result<Vec<u8>> {
-    let mut encoder = encoder;
-    let total: u64 = copies.iter().map(|c| c.2).sum();
-    let read = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("satgpu.testing.read"),
-        size: total.max(4),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut at = 0;
-    for &(buf, offset, size) in copies {
-        encoder.copy_buffer_to_buffer(buf, offset, &read, at, size);
-        at += size;
-    }
-    let submission = gpu.queue().submit([encoder.finish()]);
-    readback::read_as(gpu, &read, total, submission, "test readback")
+    let words = readback::read_copies(gpu, encoder, copies, "test readback")?;
+    Ok(words.iter().flat_map(|w| bytemuck::cast_slice::<u32, u8>(w).iter().copied()).collect())
 }
 
 /// Exclusive prefix sum of `data` on the GPU, with at most `fold` workgroups per dispatch row.

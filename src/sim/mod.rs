@@ -438,18 +438,9 @@ impl Simulation {
     pub fn positions(&self) -> Result<Vec<[f32; 2]>> {
         let gpu = self.world.gpu();
         let size = 16 * self.world.len() as u64;
-        let read = gpu.scoped(|| {
-            gpu.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some("satgpu.sim.positions"),
-                size: size.max(16),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?;
-        let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(self.world.transforms_buffer(), 0, &read, 0, size);
-        let submission = gpu.queue().submit([encoder.finish()]);
-        let words: Vec<u32> = crate::gpu::read_as(gpu, &read, size, submission, "the positions")?;
+        let encoder = gpu.device().create_command_encoder(&Default::default());
+        let copies = [(self.world.transforms_buffer(), 0, size)];
+        let words = crate::gpu::read_copies(gpu, encoder, &copies, "the positions")?.pop().unwrap_or_default();
         Ok(words.chunks_exact(4).map(|t| [f32::from_bits(t[0]), f32::from_bits(t[1])]).collect())
     }
 

@@ -18,7 +18,7 @@ const TICKS_AT: u64 = 256;
 const STATUS_BYTES: u64 = TICKS_AT + Timestamps::BYTES;
 
 /// A u32 on the GPU: its buffer and byte offset.
-pub(crate) type Slot<'a> = (&'a wgpu::Buffer, u64);
+pub(crate) type Word<'a> = (&'a wgpu::Buffer, u64);
 
 /// The three totals of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,8 +86,8 @@ impl Readback {
     pub fn encode_totals(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        (entries, candidates, colliding): (Option<Slot<'_>>, Slot<'_>, Slot<'_>),
-        cut: Option<Slot<'_>>,
+        (entries, candidates, colliding): (Option<Word<'_>>, Word<'_>, Word<'_>),
+        cut: Option<Word<'_>>,
         args: &wgpu::Buffer,
     ) {
         for (slot, at) in [(entries, 0), (cut, 12)] {
@@ -102,7 +102,7 @@ impl Readback {
     }
 
     /// Records the copy of the colliding total (at `buf`, byte `off`) alone (a later batch).
-    pub fn encode_colliding(&self, encoder: &mut wgpu::CommandEncoder, (buf, off): Slot<'_>) {
+    pub fn encode_colliding(&self, encoder: &mut wgpu::CommandEncoder, (buf, off): Word<'_>) {
         encoder.copy_buffer_to_buffer(buf, off, &self.totals, 8, 4);
     }
 
@@ -321,6 +321,47 @@ impl Mapped {
     fn bytes(&self) -> &[u8] {
         self.view.as_deref().unwrap_or_default()
     }
+}
+
+/// Submits `encoder` with `copies` (buffer, byte offset, bytes; each a multiple of 4) into one
+/// mappable buffer and reads them after one wait, as words, one vector per copy: the one
+/// readback of the work asked beside a frame (ray casts, region queries, the neighbours' gather,
+/// the simulations' figures and positions) and of the tests' kernels. `what` names the work in
+/// a timeout error.
+pub(crate) fn read_copies(
+    gpu: &Gpu,
+    mut encoder: wgpu::CommandEncoder,
+    copies: &[(&wgpu::Buffer, u64, u64)],
+    what: &'static str,
+) -> Result<Vec<Vec<u32>>> {
+    let total: u64 = copies.iter().map(|c| c.2).sum();
+    let size = total.max(4);
+    let read = gpu.scoped(|| {
+        gpu.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("satgpu.read"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    })?;
+    let mut at = 0;
+    for &(buffer, offset, bytes) in copies {
+        if bytes > 0 {
+            encoder.copy_buffer_to_buffer(buffer, offset, &read, at, bytes);
+        }
+        at += bytes;
+    }
+    let submission = gpu.queue().submit([encoder.finish()]);
+    let all: Vec<u32> = read_as(gpu, &read, size, submission, what)?;
+    let mut at = 0;
+    Ok(copies
+        .iter()
+        .map(|&(_, _, bytes)| {
+            let words = (bytes / 4) as usize;
+            at += words;
+            all[at - words..at].to_vec()
+        })
+        .collect())
 }
 
 /// Maps the first `size` bytes of `buffer` (MAP_READ) after `submission` completes and returns

@@ -6,7 +6,7 @@ use crate::geometry::{Filter, Polygon};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::kernels::buffers::init as init_buffer;
 use crate::gpu::kernels::pipelines::{Program, Slot};
-use crate::gpu::stages::readback::read_as;
+use crate::gpu::stages::readback::read_copies;
 use crate::gpu::world::options::WorldOptions;
 use crate::gpu::world::World;
 use crate::neighbours::Neighbours;
@@ -33,38 +33,6 @@ fn program(device: &wgpu::Device) -> Program {
     use Slot::{Read, ReadWrite, Uniform};
     let slots = [Uniform, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite];
     Program::new(device, "satgpu.neighbours", "neighbours.wgsl", &slots, &ENTRIES)
-}
-
-/// Submits `encoder` with copies of `(buffer, byte offset, words)` and reads them back, one
-/// vector each.
-fn read_words(gpu: &Gpu, encoder: wgpu::CommandEncoder, copies: &[(&wgpu::Buffer, u64, u64)]) -> Result<Vec<Vec<u32>>> {
-    let mut encoder = encoder;
-    let total: u64 = copies.iter().map(|c| c.2).sum();
-    let size = (4 * total).max(4);
-    let read = gpu.scoped(|| {
-        gpu.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("satgpu.gather.read"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    })?;
-    let mut at = 0;
-    for &(buffer, offset, words) in copies {
-        if words > 0 {
-            encoder.copy_buffer_to_buffer(buffer, offset, &read, 4 * at, 4 * words);
-        }
-        at += words;
-    }
-    let submission = gpu.queue().submit([encoder.finish()]);
-    let all: Vec<u32> = read_as(gpu, &read, size, submission, "the neighbours' gather")?;
-    let mut out = vec![];
-    let mut at = 0usize;
-    for &(_, _, words) in copies {
-        out.push(all[at..at + words as usize].to_vec());
-        at += words as usize;
-    }
-    Ok(out)
 }
 
 /// [`gpu::neighbours`](crate::gpu::neighbours) with the gather on the GPU; `None` when a frame
@@ -149,7 +117,8 @@ pub(crate) fn neighbours<B: AsRef<[Polygon]>>(
             pass.set_pipeline(rank);
             pass.dispatch_workgroups_indirect(&args, 0);
         }
-        let words = read_words(gpu, encoder, &[(world.totals_buffer(), 0, 4), (&starts, 0, 2 * n as u64 + 2)])?;
+        let copies = [(world.totals_buffer(), 0, 16), (&starts, 0, 4 * (2 * n as u64 + 2))];
+        let words = read_copies(gpu, encoder, &copies, "the neighbours' gather")?;
         let (totals, row_starts) = (&words[0], &words[1][..n + 1]);
         let kept_starts = &words[1][n + 1..];
         let (entries, candidates) = (u64::from(totals[0]), u64::from(totals[1]));
@@ -169,7 +138,8 @@ pub(crate) fn neighbours<B: AsRef<[Polygon]>>(
             return Ok(None);
         }
         let total = u64::from(kept_starts[n]);
-        let rows = read_words(gpu, device.create_command_encoder(&Default::default()), &[(&kept, 0, 4 * total)])?;
+        let encoder = device.create_command_encoder(&Default::default());
+        let rows = read_copies(gpu, encoder, &[(&kept, 0, 16 * total)], "the neighbours' gather")?;
         break (kept_starts.to_vec(), rows.into_iter().next().unwrap_or_default());
     };
     let (starts, rows) = kept_starts;

@@ -6,7 +6,7 @@ use crate::geometry::{check_region, BoxQuery, Filter, PointQuery};
 use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::query::{self, GpuQuery, Queries};
-use crate::gpu::stages::readback::read_as;
+use crate::gpu::stages::readback::read_copies;
 use crate::gpu::world::World;
 
 impl World {
@@ -92,25 +92,15 @@ impl World {
             return Err(Error::TooLarge { what: "region queries' counts and worlds", needed, limit });
         }
         let queries = Queries::new(gpu, &self.bodies, records, (filtered, self.world_count), self.fold);
-        let read = |size: u64, label: &str| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: size.max(16),
-                usage: U::MAP_READ | U::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
         let mut encoder = device.create_command_encoder(&Default::default());
         {
             let mut rec = Recorder::new(&mut encoder, gpu.kernels(), None);
             self.transform.encode(&mut rec);
         }
         queries.encode_count(gpu, &mut encoder);
-        let total_read = read(8, "satgpu.query.total.read");
         let (counts, at) = queries.total();
-        encoder.copy_buffer_to_buffer(counts, at, &total_read, 0, 8);
-        let submission = gpu.queue().submit([encoder.finish()]);
-        let [total, cut] = read_as::<[u32; 2]>(gpu, &total_read, 8, submission, "region queries")?[0];
+        let words = read_copies(gpu, encoder, &[(counts, at, 8)], "region queries")?;
+        let [total, cut] = words[0][..] else { unreachable!("two words read") };
         if cut != 0 {
             return Err(loops_cut(gpu.adapter_info(), "one body's box meets too many queries"));
         }
@@ -122,11 +112,9 @@ impl World {
             return Err(Error::TooLarge { what: "region query results", needed: 8 * total, limit });
         }
         let hits = crate::gpu::kernels::buffers::storage(device, "satgpu.query.hits", 8 * total, U::COPY_SRC);
-        let hits_read = read(8 * total, "satgpu.query.hits.read");
         let mut encoder = device.create_command_encoder(&Default::default());
         queries.encode_write(gpu, &mut encoder, &hits);
-        encoder.copy_buffer_to_buffer(&hits, 0, &hits_read, 0, 8 * total);
-        let submission = gpu.queue().submit([encoder.finish()]);
-        read_as::<[u32; 2]>(gpu, &hits_read, 8 * total, submission, "region queries")
+        let words = read_copies(gpu, encoder, &[(&hits, 0, 8 * total)], "region queries")?;
+        Ok(bytemuck::cast_slice(&words[0]).to_vec())
     }
 }

@@ -5,7 +5,7 @@ use crate::geometry::{Polygon, Ray, RayHit, ShapeCast, MAX_COORDINATE};
 use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, CUT, HEADER_WORDS};
-use crate::gpu::stages::readback::read_as;
+use crate::gpu::stages::readback::read_copies;
 use crate::gpu::world::World;
 
 /// How far a ray reaches on the GPU: past every point a body can hold from every origin a ray
@@ -167,22 +167,14 @@ impl World {
         let filtered = !self.filters.is_empty();
         let cast = RayCast::new(gpu, strip, &self.bodies, (rays, table), (filtered, self.world_count), self.fold);
         cast.encode(gpu, &mut encoder, &self.control);
-        let size = RECORD * rays.len() as u64;
-        let read = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("satgpu.ray.read"),
-            size: size + 16,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let (hits, at) = cast.hits();
-        encoder.copy_buffer_to_buffer(hits, at, &read, 0, size);
+        let mut copies = vec![(hits, at, RECORD * rays.len() as u64)];
         if let (Some((total, at)), _) = self.sized.broad.totals() {
-            encoder.copy_buffer_to_buffer(total, at, &read, size, 4);
+            copies.push((total, at, 4));
         }
-        let submission = gpu.queue().submit([encoder.finish()]);
-        let words = read_as::<u32>(gpu, &read, size + 16, submission, "ray casts")?;
-        let entries = if strip.is_some() { u64::from(words[words.len() - 4]) } else { 0 };
-        let records: &[[GpuRayHit; 2]] = bytemuck::cast_slice(&words[..words.len() - 4]);
+        let words = read_copies(gpu, encoder, &copies, "ray casts")?;
+        let entries = words.get(1).map_or(0, |w| u64::from(w[0]));
+        let records: &[[GpuRayHit; 2]] = bytemuck::cast_slice(&words[0]);
         Ok((records.iter().map(|r| r[0]).collect(), entries))
     }
 }
