@@ -48,11 +48,15 @@ pub enum Pass {
     /// [`WorldOptions::events`](crate::gpu::WorldOptions::events) only: the pairs that began and
     /// ended since the previous frame.
     Events,
+    /// Not a frame's: ray and shape casts ([`World::cast_rays`](crate::gpu::World::cast_rays),
+    /// [`World::cast_shapes`](crate::gpu::World::cast_shapes)), each walking the strips of the
+    /// frame's sorted entries to its nearest hit.
+    Cast,
 }
 
 impl Pass {
     /// Every pass, in frame order.
-    pub const ALL: [Pass; 15] = [
+    pub const ALL: [Pass; 16] = [
         Pass::Transform,
         Pass::Entries,
         Pass::Sort,
@@ -68,6 +72,7 @@ impl Pass {
         Pass::Order,
         Pass::Manifold,
         Pass::Events,
+        Pass::Cast,
     ];
 
     /// The name in [`FrameStats::passes`](crate::gpu::FrameStats::passes), `bench --json` and the
@@ -89,6 +94,7 @@ impl Pass {
             Pass::Order => "order",
             Pass::Manifold => "manifold",
             Pass::Events => "events",
+            Pass::Cast => "cast",
         }
     }
 

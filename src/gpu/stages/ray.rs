@@ -7,6 +7,7 @@
 use std::mem::offset_of;
 
 use crate::gpu::device::context::Gpu;
+use crate::gpu::device::pass::{Pass, Recorder};
 use crate::gpu::kernels::buffers::{dispatch, init, storage};
 use crate::gpu::kernels::control;
 use crate::gpu::kernels::shared::{MAX_STRIPS, WG};
@@ -145,23 +146,24 @@ impl RayCast {
     }
 
     /// Records the copy of the grid and the entry count from `control` (after the sorted
-    /// entries, which must be recorded before), the strips' widest boxes and the casts.
-    pub fn encode(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, control: &wgpu::Buffer) {
-        let kernels = gpu.kernels();
+    /// entries, which must be recorded before), the strips' widest boxes and the casts
+    /// ([`Pass::Cast`]).
+    pub fn encode(&self, rec: &mut Recorder<'_>, control: &wgpu::Buffer) {
+        let kernels = rec.kernels;
         if self.strips {
             let (grid, entries) = (offset_of!(GpuRayParams, grid) as u64, offset_of!(GpuRayParams, entries) as u64);
+            let encoder = rec.encoder();
             encoder.copy_buffer_to_buffer(control, 4 * control::GRID, &self.params, grid, 32);
             encoder.copy_buffer_to_buffer(control, 4 * control::ENTRIES, &self.params, entries, 4);
         }
-        let mut pass = encoder
-            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("satgpu.ray"), timestamp_writes: None });
+        let pass = rec.pass(Pass::Cast);
         pass.set_bind_group(0, &self.group, &[]);
         if self.strips {
             pass.set_pipeline(&kernels.ray[0].pipeline);
-            dispatch(&mut pass, MAX_STRIPS * WG, WG, self.fold);
+            dispatch(pass, MAX_STRIPS * WG, WG, self.fold);
         }
         pass.set_pipeline(&kernels.ray[if self.shapes { 2 } else { 1 }].pipeline);
-        dispatch(&mut pass, self.rays, WG, self.fold);
+        dispatch(pass, self.rays, WG, self.fold);
     }
 
     /// Where the answers lie: 64 bytes per ray from this offset of this buffer (COPY_SRC), each

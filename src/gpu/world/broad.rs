@@ -85,6 +85,15 @@ impl Broad {
         }
     }
 
+    /// The passes of the sorted entries alone, the index that casts walk
+    /// ([`encode_sorted`](Broad::encode_sorted)); none with all pairs.
+    pub fn index_passes(&self) -> &'static [Pass] {
+        match self {
+            Broad::Strips { .. } => &[Pass::Entries, Pass::Sort],
+            Broad::AllPairs(_) => &[],
+        }
+    }
+
     pub fn encode(&self, rec: &mut Recorder<'_>) {
         match self {
             Broad::Strips { entries, sort, sweep, .. } => {
@@ -97,14 +106,19 @@ impl Broad {
     }
 
     /// Records the strip entries and their sort alone, the frame's sorted structure that ray
-    /// casts walk, and returns their buffers; `None` with all pairs.
-    pub fn encode_sorted(&self, rec: &mut Recorder<'_>) -> Option<&StripBuffers> {
+    /// casts walk ([`index`](Broad::index)); nothing with all pairs.
+    pub fn encode_sorted(&self, rec: &mut Recorder<'_>) {
+        if let Broad::Strips { entries, sort, .. } = self {
+            entries.encode(rec);
+            sort.encode(rec);
+        }
+    }
+
+    /// The buffers of the sorted entries ([`encode_sorted`](Broad::encode_sorted)); `None` with
+    /// all pairs.
+    pub fn index(&self) -> Option<&StripBuffers> {
         match self {
-            Broad::Strips { strip, entries, sort, .. } => {
-                entries.encode(rec);
-                sort.encode(rec);
-                Some(strip)
-            }
+            Broad::Strips { strip, .. } => Some(strip),
             Broad::AllPairs(_) => None,
         }
     }

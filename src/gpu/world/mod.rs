@@ -25,6 +25,7 @@ use crate::gpu::host::order;
 use crate::gpu::host::pack::Packed;
 use crate::gpu::kernels::layout::{GpuContact, GpuParams};
 use crate::gpu::resources::{BodyBuffers, Wiring};
+use crate::gpu::stages::ray::RayCast;
 use crate::gpu::stages::readback::Readback;
 use crate::gpu::stages::transform::TransformStage;
 use crate::gpu::world::options::{ContactDetail, Frame, FrameStats, WorldOptions};
@@ -259,6 +260,11 @@ impl World {
     /// Records the steps of `plan` (see `plan.rs`), each pass timed where the plan is and the
     /// device has timestamps.
     fn record(&self, encoder: &mut wgpu::CommandEncoder, plan: &Plan) {
+        self.record_asking(encoder, plan, None);
+    }
+
+    /// [`record`](World::record), with the casts asked where `plan` has them.
+    fn record_asking(&self, encoder: &mut wgpu::CommandEncoder, plan: &Plan, casts: Option<&RayCast>) {
         let timestamps = self.readback.timestamps.as_ref().filter(|_| plan.timed);
         let mut rec = Recorder::new(encoder, self.gpu.kernels(), timestamps);
         let (s, k) = (&self.sized, rec.kernels);
@@ -285,6 +291,8 @@ impl World {
                     let totals = (entries, candidates, s.compact.total());
                     self.readback.encode_totals(rec.encoder(), totals, s.broad.need(), &s.pairs.args);
                 }
+                Work::Index => s.broad.encode_sorted(&mut rec),
+                Work::Casts => casts.expect("the casts asked").encode(&mut rec, &self.control),
             }
         }
     }

@@ -35,6 +35,11 @@ pub(crate) enum Work {
     Events,
     /// The totals copied aside for the readback: encoder work, no pass.
     Totals,
+    /// The strip entries and their sort alone: the index that casts walk (nothing with all
+    /// pairs).
+    Index,
+    /// Ray and shape casts through the index (the casts asked, `World::record`'s question).
+    Casts,
 }
 
 /// One step: its work and the named passes it records, in order.
@@ -73,6 +78,8 @@ pub(crate) struct Plans {
     /// A batch past the first (more candidates than one binding holds): the candidate write, the
     /// narrow phase, the compaction and what follows it, in one compute pass.
     pub batch: Plan,
+    /// Ray and shape casts where the bodies stand now: their transforms, the index, the casts.
+    pub casts: Plan,
 }
 
 impl Plans {
@@ -125,6 +132,14 @@ impl Plans {
             resident: frame(gpu_order, true, false, false, false),
             resident_events: frame(ordering, true, events, false, false),
             batch: Plan { steps: batch, timed: false },
+            casts: Plan {
+                steps: vec![
+                    step(Work::Transform, &[Pass::Transform]),
+                    step(Work::Index, sized.broad.index_passes()),
+                    step(Work::Casts, &[Pass::Cast]),
+                ],
+                timed: false,
+            },
         }
     }
 }

@@ -3,7 +3,6 @@
 use crate::error::Result;
 use crate::geometry::{Polygon, Ray, RayHit, ShapeCast, MAX_COORDINATE};
 use crate::gpu::device::adapter::loops_cut;
-use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, CUT, HEADER_WORDS};
 use crate::gpu::stages::readback::read_copies;
 use crate::gpu::world::World;
@@ -158,15 +157,11 @@ impl World {
     /// transform, entry and sort passes, the casts, one wait.
     fn record_rays(&self, rays: &[GpuRay], table: &[[f32; 4]]) -> Result<(Vec<GpuRayHit>, u64)> {
         let (gpu, device) = (&self.gpu, self.gpu.device());
-        let mut encoder = device.create_command_encoder(&Default::default());
-        let strip = {
-            let mut rec = Recorder::new(&mut encoder, gpu.kernels(), None);
-            self.transform.encode(&mut rec);
-            self.sized.broad.encode_sorted(&mut rec)
-        };
+        let strip = self.sized.broad.index();
         let filtered = !self.filters.is_empty();
         let cast = RayCast::new(gpu, strip, &self.bodies, (rays, table), (filtered, self.world_count), self.fold);
-        cast.encode(gpu, &mut encoder, &self.control);
+        let mut encoder = device.create_command_encoder(&Default::default());
+        self.record_asking(&mut encoder, &self.plans.casts, Some(&cast));
         let (hits, at) = cast.hits();
         let mut copies = vec![(hits, at, RECORD * rays.len() as u64)];
         if let (Some((total, at)), _) = self.sized.broad.totals() {
