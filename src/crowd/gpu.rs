@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::crowd::{check, Agent, Evacuation, Geometry, Model};
 use crate::error::{Error, Result};
-use crate::gpu::{init_buffer as init, Gpu, Program, Slot};
+use crate::gpu::{init_buffer as init, Gpu, Program};
 
 /// The most cells the grid has: a larger area gets larger cells.
 const MAX_CELLS: f64 = (1u64 << 22) as f64;
@@ -166,9 +166,7 @@ impl Crowd {
         let device = gpu.device();
         use wgpu::BufferUsages as U;
         let (program, buffers) = gpu.scoped(|| {
-            use Slot::{Read, ReadWrite, Uniform};
-            let slots = [Uniform, Read, ReadWrite, Read, ReadWrite, ReadWrite, Read];
-            let program = Program::new(device, "satgpu.crowd", "cfsm.wgsl", &slots, &ENTRIES);
+            let program = Program::new(device, "satgpu.crowd", "cfsm.wgsl", &ENTRIES);
             let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
             let buffers = (
                 init(device, "satgpu.crowd.params", bytemuck::bytes_of(&params), U::UNIFORM),

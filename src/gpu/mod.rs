@@ -32,7 +32,7 @@ pub use host::pack::{Pose, PoseArrays, PoseScalar, ROTATION_TOLERANCE};
 pub(crate) use kernels::buffers::init as init_buffer;
 pub use kernels::layout;
 pub use kernels::layout::{GpuContact, GpuManifold, GpuTransform};
-pub(crate) use kernels::pipelines::{Program, Slot};
+pub(crate) use kernels::pipelines::Program;
 pub use kernels::shaders::{shader_sources, RECORDS_WGSL};
 pub(crate) use stages::readback::{read_as, read_copies};
 pub use world::broad::{BroadPhase, ALL_PAIRS_MAX};

@@ -1,7 +1,7 @@
 //! The simulation's side of the GPU: its uniform block, its per-body record (both laid out as in
 //! shaders/push.wgsl) and the pipelines of its entry points.
 
-use crate::gpu::{Program, Slot};
+use crate::gpu::Program;
 
 /// The simulation's uniform block (`PushParams` in shaders/push.wgsl).
 #[repr(C)]
@@ -47,10 +47,8 @@ pub(super) struct Pipelines {
 
 impl Pipelines {
     pub(super) fn new(device: &wgpu::Device) -> Pipelines {
-        use Slot::{Read, ReadWrite, Uniform};
-        let slots = [Uniform, ReadWrite, ReadWrite, ReadWrite, ReadWrite, Read, Read, ReadWrite];
         let entries = ["integrate", "anchor", "push", "apply", "finish", "guard", "measure"];
-        let program = Program::new(device, "satgpu.sim", "push.wgsl", &slots, &entries);
+        let program = Program::new(device, "satgpu.sim", "push.wgsl", &entries);
         let mut pipelines = program.pipelines.into_iter();
         let mut next = || pipelines.next().expect("one pipeline per entry point");
         Pipelines {

@@ -3,6 +3,7 @@
 //! records) and the buffer helpers. Knows no device beyond a `wgpu::Device`, and nothing of the
 //! frame's stages.
 
+pub(crate) mod bindings;
 pub(crate) mod buffers;
 pub(crate) mod control;
 pub mod layout;

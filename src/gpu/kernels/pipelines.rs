@@ -1,40 +1,8 @@
 //! The compute pipelines, created once per device from the composed shaders (shaders.rs). Layouts are explicit so that a binding a
 //! specialised pipeline does not touch (the count variant of the sweep) keeps its slot.
 
-use crate::gpu::kernels::shaders::{self, page_binding, Kind, Paging, RADIX_WG, SCAN_WG};
-
-/// How a shader uses one binding.
-#[derive(Clone, Copy)]
-pub(crate) enum Slot {
-    Uniform,
-    UniformDynamic,
-    Read,
-    ReadWrite,
-    /// A large array that may be bound in pages (a `#paged` line of the kernel): read.
-    Paged(Kind),
-    /// The same, read and written.
-    PagedWrite(Kind),
-}
-
-impl Slot {
-    fn is_storage(&self) -> bool {
-        !matches!(self, Slot::Uniform | Slot::UniformDynamic)
-    }
-
-    fn kind(&self) -> Option<Kind> {
-        match self {
-            Slot::Paged(kind) | Slot::PagedWrite(kind) => Some(*kind),
-            _ => None,
-        }
-    }
-}
-
-/// The storage bindings a kernel of `slots` takes with `paging`: one per slot, and one more per
-/// page past the first of each paged slot.
-pub(crate) fn storage_bindings(slots: &[Slot], paging: Paging) -> u32 {
-    let pages = |slot: &Slot| slot.kind().map_or(1, |kind| paging.of(kind).count);
-    slots.iter().filter(|s| s.is_storage()).map(pages).sum()
-}
+use crate::gpu::kernels::bindings::{slots, Slot};
+use crate::gpu::kernels::shaders::{self, page_binding, Paging, RADIX_WG, SCAN_WG};
 
 /// Every binding of `slots` with `paging`: slot `i` at binding `i`, and page `p` of a paged
 /// slot at [`page_binding`]`(i, p)`.
@@ -81,8 +49,8 @@ pub(crate) struct Program {
 
 impl Program {
     /// The pipelines of `entries` of the kernel `file` (`shaders/FILE`).
-    pub fn new(device: &wgpu::Device, label: &str, file: &str, slots: &[Slot], entries: &[&str]) -> Program {
-        let layout = layout(device, label, slots, Paging::ONE);
+    pub fn new(device: &wgpu::Device, label: &str, file: &str, entries: &[&str]) -> Program {
+        let layout = layout(device, label, slots(file), Paging::ONE);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(shaders::source(file).into()),
@@ -259,49 +227,6 @@ impl Tuning {
     }
 }
 
-use Kind::{Bodies, Entries, Shapes};
-use Slot::{Paged, PagedWrite, Read, ReadWrite, Uniform, UniformDynamic};
-
-// The slots of the kernels with paged arrays (the `#paged` lines of their files).
-const TRANSFORM: [Slot; 8] =
-    [Uniform, Paged(Bodies), Paged(Bodies), Paged(Shapes), PagedWrite(Bodies), ReadWrite, Paged(Bodies), Paged(Bodies)];
-const ENTRIES: [Slot; 7] = [Uniform, Read, Paged(Bodies), ReadWrite, ReadWrite, ReadWrite, Read];
-const CONTROL_GRID: [Slot; 4] = [Uniform, Read, ReadWrite, Paged(Bodies)];
-const GATHER: [Slot; 4] = [Read, Read, Paged(Bodies), PagedWrite(Entries)];
-const RANK_GATHER: [Slot; 7] = [Read, Read, Read, Paged(Bodies), ReadWrite, ReadWrite, PagedWrite(Entries)];
-const SWEEP: [Slot; 8] = [Uniform, Read, Read, Read, Paged(Entries), ReadWrite, ReadWrite, Paged(Bodies)];
-const ALLPAIRS: [Slot; 6] = [Uniform, Paged(Bodies), ReadWrite, ReadWrite, Paged(Bodies), Read];
-const SAT: [Slot; 9] =
-    [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, ReadWrite, ReadWrite, Uniform];
-const IMPACT: [Slot; 8] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite, Uniform];
-const DEEPEST: [Slot; 6] = [Read, Read, ReadWrite, ReadWrite, Paged(Bodies), ReadWrite];
-const MANIFOLD: [Slot; 7] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, Uniform];
-const QUERY: [Slot; 9] =
-    [Uniform, Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), Read, Paged(Bodies), ReadWrite, ReadWrite];
-const RAY: [Slot; 9] =
-    [Uniform, Read, Read, Paged(Entries), Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite];
-
-/// The most storage bindings any kernel takes with `paging` (8 without pages: the kernels
-/// without paged arrays take at most that many).
-pub(crate) fn storage_needed(paging: Paging) -> u32 {
-    let paged: [&[Slot]; 13] = [
-        &TRANSFORM,
-        &ENTRIES,
-        &CONTROL_GRID,
-        &GATHER,
-        &RANK_GATHER,
-        &SWEEP,
-        &ALLPAIRS,
-        &SAT,
-        &IMPACT,
-        &DEEPEST,
-        &MANIFOLD,
-        &QUERY,
-        &RAY,
-    ];
-    paged.iter().map(|slots| storage_bindings(slots, paging)).max().unwrap_or(0).max(8)
-}
-
 /// Every pipeline of the collision pipeline.
 pub(crate) struct Kernels {
     pub tuning: Tuning,
@@ -357,21 +282,21 @@ impl Kernels {
         // Every kernel that plans a scan (shared/scan_plan.wgsl) needs its block length.
         let scan_block = [("BLOCK", tuning.scan_block() as f64)];
         let src = |name: &str| shaders::source_paged(name, paging);
-        let k = |label: &str, file: &str, slots: &[Slot]| Kernel::new(device, paging, label, &src(file), slots, &[]);
-        let tuned = |label: &str, file: &str, slots: &[Slot], constants: &[(&str, f64)]| {
-            Kernel::new(device, paging, label, &src(file), slots, constants)
+        let k = |label: &str, file: &str| Kernel::new(device, paging, label, &src(file), slots(file), &[]);
+        let tuned = |label: &str, file: &str, constants: &[(&str, f64)]| {
+            Kernel::new(device, paging, label, &src(file), slots(file), constants)
         };
-        let pair = |label: &str, file: &str, slots: &[Slot]| {
-            let source = src(file);
+        let pair = |label: &str, file: &str| {
+            let (source, slots) = (src(file), slots(file));
             let count = Kernel::new(device, paging, &format!("{label}.count"), &source, slots, &[("WRITE", 0.0)]);
             let write = Kernel::sharing(device, &format!("{label}.write"), &source, &count, &[("WRITE", 1.0)]);
             (count, write)
         };
-        let (entries_count, entries_write) = pair("satgpu.entries", "entries.wgsl", &ENTRIES);
+        let (entries_count, entries_write) = pair("satgpu.entries", "entries.wgsl");
         // The broad phases come in four variants: count or write, without or with the filters, so
         // that a world without filters pays nothing for them (a constant, not a uniform, decides).
-        let quad = |label: &str, file: &str, slots: &[Slot]| {
-            let source = src(file);
+        let quad = |label: &str, file: &str| {
+            let (source, slots) = (src(file), slots(file));
             let first = Kernel::new(
                 device,
                 paging,
@@ -394,72 +319,41 @@ impl Kernels {
             let [a, b, c] = more;
             [first, a, b, c]
         };
-        let sweep = quad("satgpu.sweep", "sweep.wgsl", &SWEEP);
-        let allpairs = quad("satgpu.allpairs", "allpairs.wgsl", &ALLPAIRS);
-        let scan_blocks =
-            tuned("satgpu.scan.blocks", "scan_blocks.wgsl", &[Uniform, Read, ReadWrite, ReadWrite], &scan_chunk);
+        let sweep = quad("satgpu.sweep", "sweep.wgsl");
+        let allpairs = quad("satgpu.allpairs", "allpairs.wgsl");
+        let scan_blocks = tuned("satgpu.scan.blocks", "scan_blocks.wgsl", &scan_chunk);
         let scan_add = Kernel::sharing(device, "satgpu.scan.add", &src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
         Kernels {
             tuning,
             paging,
-            impact: k("satgpu.impact", "impact.wgsl", &IMPACT),
-            transform: k("satgpu.transform", "transform.wgsl", &TRANSFORM),
-            control_grid: tuned("satgpu.control.grid", "control_grid.wgsl", &CONTROL_GRID, &scan_block),
+            impact: k("satgpu.impact", "impact.wgsl"),
+            transform: k("satgpu.transform", "transform.wgsl"),
+            control_grid: tuned("satgpu.control.grid", "control_grid.wgsl", &scan_block),
             entries_count,
             entries_write,
-            control_entries: tuned(
-                "satgpu.control.entries",
-                "control_entries.wgsl",
-                &[Uniform, Read, ReadWrite],
-                &scan_block,
-            ),
-            radix_setup: tuned(
-                "satgpu.radix.setup",
-                "radix_setup.wgsl",
-                &[ReadWrite],
-                &[("TILE", tuning.radix_tile() as f64)],
-            ),
-            radix_hist: tuned(
-                "satgpu.radix.hist",
-                "radix_hist.wgsl",
-                &[UniformDynamic, Read, Read, ReadWrite],
-                &radix_chunk,
-            ),
-            radix_scatter: tuned(
-                "satgpu.radix.scatter",
-                "radix_scatter.wgsl",
-                &[UniformDynamic, Read, Read, Read, Read, ReadWrite, ReadWrite],
-                &radix_chunk,
-            ),
-            radix_tile: k(
-                "satgpu.radix.tile",
-                "radix_tile.wgsl",
-                &[Uniform, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite],
-            ),
-            gather: k("satgpu.gather", "gather.wgsl", &GATHER),
-            rank_sort: k("satgpu.rank_sort", "rank_sort.wgsl", &[Read, Read, Read, ReadWrite, ReadWrite]),
-            rank_gather: k("satgpu.rank_gather", "rank_gather.wgsl", &RANK_GATHER),
+            control_entries: tuned("satgpu.control.entries", "control_entries.wgsl", &scan_block),
+            radix_setup: tuned("satgpu.radix.setup", "radix_setup.wgsl", &[("TILE", tuning.radix_tile() as f64)]),
+            radix_hist: tuned("satgpu.radix.hist", "radix_hist.wgsl", &radix_chunk),
+            radix_scatter: tuned("satgpu.radix.scatter", "radix_scatter.wgsl", &radix_chunk),
+            radix_tile: k("satgpu.radix.tile", "radix_tile.wgsl"),
+            gather: k("satgpu.gather", "gather.wgsl"),
+            rank_sort: k("satgpu.rank_sort", "rank_sort.wgsl"),
+            rank_gather: k("satgpu.rank_gather", "rank_gather.wgsl"),
             sweep,
             allpairs,
-            control_pairs: tuned(
-                "satgpu.control.pairs",
-                "control_pairs.wgsl",
-                &[Uniform, Read, ReadWrite, ReadWrite],
-                &scan_block,
-            ),
-            scan_setup: tuned("satgpu.scan.setup", "scan_setup.wgsl", &[ReadWrite], &scan_block),
+            control_pairs: tuned("satgpu.control.pairs", "control_pairs.wgsl", &scan_block),
+            scan_setup: tuned("satgpu.scan.setup", "scan_setup.wgsl", &scan_block),
             scan_blocks,
             scan_add,
             sat: {
-                let source = src("sat.wgsl");
-                let slots = SAT;
+                let (source, slots) = (src("sat.wgsl"), slots("sat.wgsl"));
                 let prune = f64::from(tuning.prune_from);
                 let plain = Kernel::new(
                     device,
                     paging,
                     "satgpu.sat",
                     &source,
-                    &slots,
+                    slots,
                     &[("PHASE", 0.0), ("ROUNDED", 0.0), ("PRUNE_FROM", prune)],
                 );
                 let variant = |label: &str, phase: f64, rounded: f64| {
@@ -474,49 +368,39 @@ impl Kernels {
                 }
             },
             deepest: {
-                let source = src("deepest.wgsl");
-                let slots = DEEPEST;
-                let first = Kernel::new(device, paging, "satgpu.deepest.clear", &source, &slots, &[("STEP", 0.0)]);
+                let (source, slots) = (src("deepest.wgsl"), slots("deepest.wgsl"));
+                let first = Kernel::new(device, paging, "satgpu.deepest.clear", &source, slots, &[("STEP", 0.0)]);
                 let more = [("claim", 1.0), ("part", 2.0), ("keep", 3.0)].map(|(name, step)| {
                     Kernel::sharing(device, &format!("satgpu.deepest.{name}"), &source, &first, &[("STEP", step)])
                 });
                 let [a, b, c] = more;
                 [first, a, b, c]
             },
-            compact: k("satgpu.compact", "compact.wgsl", &[Read, Read, Read, Read, ReadWrite, ReadWrite]),
-            order_keys: k(
-                "satgpu.order.keys",
-                "order_keys.wgsl",
-                &[Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite],
-            ),
+            compact: k("satgpu.compact", "compact.wgsl"),
+            order_keys: k("satgpu.order.keys", "order_keys.wgsl"),
             order: {
-                let source = src("order_gather.wgsl");
-                let slots = [Read, Read, Read, ReadWrite, Read, ReadWrite];
-                let rekey = Kernel::new(device, paging, "satgpu.order.rekey", &source, &slots, &[("GATHER", 0.0)]);
+                let (source, slots) = (src("order_gather.wgsl"), slots("order_gather.wgsl"));
+                let rekey = Kernel::new(device, paging, "satgpu.order.rekey", &source, slots, &[("GATHER", 0.0)]);
                 let gather = Kernel::sharing(device, "satgpu.order.gather", &source, &rekey, &[("GATHER", 1.0)]);
                 [rekey, gather]
             },
-            manifold: k("satgpu.manifold", "manifold.wgsl", &MANIFOLD),
+            manifold: k("satgpu.manifold", "manifold.wgsl"),
             events: {
-                let setup =
-                    tuned("satgpu.events.setup", "events_setup.wgsl", &[ReadWrite, Read, Read, ReadWrite], &scan_block);
-                let source = src("events.wgsl");
-                let slots = [Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite];
-                let flags = Kernel::new(device, paging, "satgpu.events.flags", &source, &slots, &[("EVENT_STEP", 1.0)]);
+                let setup = tuned("satgpu.events.setup", "events_setup.wgsl", &scan_block);
+                let (source, slots) = (src("events.wgsl"), slots("events.wgsl"));
+                let flags = Kernel::new(device, paging, "satgpu.events.flags", &source, slots, &[("EVENT_STEP", 1.0)]);
                 let write = Kernel::sharing(device, "satgpu.events.write", &source, &flags, &[("EVENT_STEP", 2.0)]);
                 [setup, flags, write]
             },
             query: {
-                let source = src("query.wgsl");
-                let slots = QUERY;
-                let count = Kernel::new(device, paging, "satgpu.query.count", &source, &slots, &[("QUERY_STEP", 0.0)]);
+                let (source, slots) = (src("query.wgsl"), slots("query.wgsl"));
+                let count = Kernel::new(device, paging, "satgpu.query.count", &source, slots, &[("QUERY_STEP", 0.0)]);
                 let write = Kernel::sharing(device, "satgpu.query.write", &source, &count, &[("QUERY_STEP", 1.0)]);
                 [count, write]
             },
             ray: {
-                let source = src("ray.wgsl");
-                let slots = RAY;
-                let widths = Kernel::new(device, paging, "satgpu.ray.widths", &source, &slots, &[("RAY_STEP", 0.0)]);
+                let (source, slots) = (src("ray.wgsl"), slots("ray.wgsl"));
+                let widths = Kernel::new(device, paging, "satgpu.ray.widths", &source, slots, &[("RAY_STEP", 0.0)]);
                 let casts = |label, shapes| {
                     Kernel::sharing(device, label, &source, &widths, &[("RAY_STEP", 1.0), ("SHAPE_CASTS", shapes)])
                 };

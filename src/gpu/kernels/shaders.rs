@@ -286,6 +286,12 @@ pub fn shader_sources() -> Vec<(&'static str, String)> {
     KERNELS.iter().map(|(name, _)| (*name, source(name))).collect()
 }
 
+/// The kernel `file` as written, before composition.
+#[cfg(test)]
+pub(crate) fn raw(file: &str) -> &'static str {
+    KERNELS.iter().find(|(n, _)| *n == file).map_or("", |(_, text)| text)
+}
+
 /// The composed kernel `file` (empty if there is none, which pipeline creation then reports),
 /// every array in one binding.
 pub(crate) fn source(file: &str) -> String {

@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::device::context::Gpu;
-use crate::gpu::kernels::pipelines::storage_needed;
+use crate::gpu::kernels::bindings::storage_needed;
 use crate::gpu::kernels::shaders::{Kind, Pages, Paging};
 use crate::gpu::world::options::WorldOptions;
 use crate::memory::{self, grouped, SceneSize, Work};

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::geometry::{Filter, Polygon};
 use crate::gpu::device::context::Gpu;
 use crate::gpu::kernels::buffers::init as init_buffer;
-use crate::gpu::kernels::pipelines::{Program, Slot};
+use crate::gpu::kernels::pipelines::Program;
 use crate::gpu::stages::readback::read_copies;
 use crate::gpu::world::options::WorldOptions;
 use crate::gpu::world::World;
@@ -30,9 +30,7 @@ struct Params {
 const ENTRIES: [&str; 4] = ["count", "scan", "scatter", "rank"];
 
 fn program(device: &wgpu::Device) -> Program {
-    use Slot::{Read, ReadWrite, Uniform};
-    let slots = [Uniform, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite];
-    Program::new(device, "satgpu.neighbours", "neighbours.wgsl", &slots, &ENTRIES)
+    Program::new(device, "satgpu.neighbours", "neighbours.wgsl", &ENTRIES)
 }
 
 /// [`gpu::neighbours`](crate::gpu::neighbours) with the gather on the GPU; `None` when a frame
