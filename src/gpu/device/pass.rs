@@ -52,11 +52,15 @@ pub enum Pass {
     /// [`World::cast_shapes`](crate::gpu::World::cast_shapes)), each walking the strips of the
     /// frame's sorted entries to its nearest hit.
     Cast,
+    /// Not a frame's: region queries ([`World::query_boxes`](crate::gpu::World::query_boxes) and
+    /// the like), each body's hits among the queries of its strips counted and scanned (the
+    /// write follows once the total is known).
+    Query,
 }
 
 impl Pass {
     /// Every pass, in frame order.
-    pub const ALL: [Pass; 16] = [
+    pub const ALL: [Pass; 17] = [
         Pass::Transform,
         Pass::Entries,
         Pass::Sort,
@@ -73,6 +77,7 @@ impl Pass {
         Pass::Manifold,
         Pass::Events,
         Pass::Cast,
+        Pass::Query,
     ];
 
     /// The name in [`FrameStats::passes`](crate::gpu::FrameStats::passes), `bench --json` and the
@@ -95,6 +100,7 @@ impl Pass {
             Pass::Manifold => "manifold",
             Pass::Events => "events",
             Pass::Cast => "cast",
+            Pass::Query => "query",
         }
     }
 

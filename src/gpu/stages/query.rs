@@ -5,8 +5,10 @@
 //! then written as `(query, body)` in body order; the host groups them by query.
 
 use crate::gpu::device::context::Gpu;
+use crate::gpu::device::pass::{Pass, Recorder};
 use crate::gpu::kernels::buffers::{dispatch, init, storage};
 use crate::gpu::kernels::control;
+use crate::gpu::kernels::pipelines::Kernels;
 use crate::gpu::kernels::shared::WG;
 use crate::gpu::primitives::scan::Scan;
 use crate::gpu::resources::BodyBuffers;
@@ -198,27 +200,34 @@ impl Queries {
         4 * (u64::from(n) + 2) + if worlds > 1 { 4 * u64::from(n) } else { 0 }
     }
 
-    fn encode_step(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, step: usize, hits: &wgpu::Buffer) {
-        let kernels = gpu.kernels();
+    fn encode_step(
+        &self,
+        (device, kernels): (&wgpu::Device, &Kernels),
+        pass: &mut wgpu::ComputePass<'_>,
+        step: usize,
+        hits: &wgpu::Buffer,
+    ) {
         let resources: Vec<_> = self.buffers[..8].iter().chain([hits]).map(|b| b.as_entire_binding()).collect();
-        let group = kernels.query[step].bind(gpu.device(), "satgpu.query", &resources);
-        let mut pass = encoder.begin_compute_pass(&Default::default());
+        let group = kernels.query[step].bind(device, "satgpu.query", &resources);
         pass.set_pipeline(&kernels.query[step].pipeline);
         pass.set_bind_group(0, &group, &[]);
-        dispatch(&mut pass, self.n, WG, self.fold);
+        dispatch(pass, self.n, WG, self.fold);
         if step == 0 {
-            self.scan.encode(kernels, &mut pass);
+            self.scan.encode(kernels, pass);
         }
     }
 
-    /// Records the count of each body's hits and their scan; the total is then at [`total`].
-    pub fn encode_count(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+    /// Records the count of each body's hits and their scan ([`Pass::Query`]); the total is
+    /// then at [`total`](Queries::total).
+    pub fn encode_count(&self, device: &wgpu::Device, rec: &mut Recorder<'_>) {
+        let encoder = rec.encoder();
         encoder.clear_buffer(&self.counts, 0, None);
         if let Some(worlds) = &self.worlds {
             let at = 4 * (u64::from(self.n) + 2);
             encoder.copy_buffer_to_buffer(worlds, 0, &self.counts, at, 4 * u64::from(self.n));
         }
-        self.encode_step(gpu, encoder, 0, &self.buffers[8]);
+        let kernels = rec.kernels;
+        self.encode_step((device, kernels), rec.pass(Pass::Query), 0, &self.buffers[8]);
     }
 
     /// Where the total lands, followed by the cut flag: two u32 in a COPY_SRC buffer.
@@ -229,7 +238,8 @@ impl Queries {
     /// Records the hits as `(query, body)` into `hits` (8 bytes each, as many as the total), in
     /// body order.
     pub fn encode_write(&self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder, hits: &wgpu::Buffer) {
-        self.encode_step(gpu, encoder, 1, hits);
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        self.encode_step((gpu.device(), gpu.kernels()), &mut pass, 1, hits);
     }
 }
 

@@ -19,17 +19,16 @@ use std::time::Instant;
 use crate::error::Result;
 use crate::geometry::{Contact, ContactEvents, Filter, Manifold};
 use crate::gpu::device::context::Gpu;
-use crate::gpu::device::pass::{Pass, Recorder, SpanLog};
+use crate::gpu::device::pass::{Pass, SpanLog};
 use crate::gpu::host::events::HostEvents;
 use crate::gpu::host::order;
 use crate::gpu::host::pack::Packed;
 use crate::gpu::kernels::layout::{GpuContact, GpuParams};
 use crate::gpu::resources::{BodyBuffers, Wiring};
-use crate::gpu::stages::ray::RayCast;
 use crate::gpu::stages::readback::Readback;
 use crate::gpu::stages::transform::TransformStage;
 use crate::gpu::world::options::{ContactDetail, Frame, FrameStats, WorldOptions};
-use crate::gpu::world::plan::{Plan, Plans, Work};
+use crate::gpu::world::plan::Plans;
 use crate::gpu::world::sized::CapacityStages;
 
 mod bodies;
@@ -45,6 +44,7 @@ pub(crate) mod options;
 mod plan;
 mod queries;
 mod rays;
+mod record;
 mod resident;
 pub(crate) mod sized;
 pub(crate) mod view;
@@ -255,46 +255,6 @@ impl World {
             worlds: self.world_count,
         };
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
-    }
-
-    /// Records the steps of `plan` (see `plan.rs`), each pass timed where the plan is and the
-    /// device has timestamps.
-    fn record(&self, encoder: &mut wgpu::CommandEncoder, plan: &Plan) {
-        self.record_asking(encoder, plan, None);
-    }
-
-    /// [`record`](World::record), with the casts asked where `plan` has them.
-    fn record_asking(&self, encoder: &mut wgpu::CommandEncoder, plan: &Plan, casts: Option<&RayCast>) {
-        let timestamps = self.readback.timestamps.as_ref().filter(|_| plan.timed);
-        let mut rec = Recorder::new(encoder, self.gpu.kernels(), timestamps);
-        let (s, k) = (&self.sized, rec.kernels);
-        let planned = "planned from the world's stages";
-        for step in &plan.steps {
-            match step.work {
-                Work::Clear => {
-                    rec.encoder().clear_buffer(&s.pairs.args, 0, None);
-                    if let Some((buf, at)) = s.broad.need() {
-                        rec.encoder().clear_buffer(buf, at, Some(4));
-                    }
-                }
-                Work::Transform => self.transform.encode(&mut rec),
-                Work::Broad => s.broad.encode(&mut rec),
-                Work::BroadWrite => s.broad.encode_write(&mut rec),
-                Work::Sat => s.narrow.encode(k, rec.pass(Pass::Sat), self.rounded, self.large),
-                Work::Impacts => s.impacts.as_ref().expect(planned).encode(&mut rec),
-                Work::Compact { deepest, keys } => s.encode_compact(k, rec.pass(Pass::Compact), keys, deepest),
-                Work::Order => s.order.as_ref().expect(planned).encode(k, rec.pass(Pass::Order)),
-                Work::Manifold => s.manifold.as_ref().expect(planned).encode(k, rec.pass(Pass::Manifold)),
-                Work::Events => s.events.as_ref().expect(planned).encode(k, rec.pass(Pass::Events), self.parity()),
-                Work::Totals => {
-                    let (entries, candidates) = s.broad.totals();
-                    let totals = (entries, candidates, s.compact.total());
-                    self.readback.encode_totals(rec.encoder(), totals, s.broad.need(), &s.pairs.args);
-                }
-                Work::Index => s.broad.encode_sorted(&mut rec),
-                Work::Casts => casts.expect("the casts asked").encode(&mut rec, &self.control),
-            }
-        }
     }
 
     /// The plans again, after the stages or the options changed.

@@ -2,6 +2,8 @@
 //! stages and options whenever either changes, and read by the recording, the batches, the
 //! timestamps and [`World::passes`](crate::gpu::World::passes), which therefore cannot disagree.
 //! Adding a pass is a shader, a stage file, a [`Work`] that records it and its entry here.
+//! `World::record` (record.rs) lays a plan out into an encoder; the questions asked beside a
+//! frame (casts, region queries) are plans too, their last step the question asked.
 
 use crate::gpu::device::pass::Pass;
 use crate::gpu::world::broad::Broad;
@@ -40,6 +42,8 @@ pub(crate) enum Work {
     Index,
     /// Ray and shape casts through the index (the casts asked, `World::record`'s question).
     Casts,
+    /// Region queries: each body's hits counted and scanned (the queries asked).
+    Queries,
 }
 
 /// One step: its work and the named passes it records, in order.
@@ -80,6 +84,8 @@ pub(crate) struct Plans {
     pub batch: Plan,
     /// Ray and shape casts where the bodies stand now: their transforms, the index, the casts.
     pub casts: Plan,
+    /// Region queries where the bodies stand now: their transforms, the queries' count.
+    pub queries: Plan,
 }
 
 impl Plans {
@@ -138,6 +144,10 @@ impl Plans {
                     step(Work::Index, sized.broad.index_passes()),
                     step(Work::Casts, &[Pass::Cast]),
                 ],
+                timed: false,
+            },
+            queries: Plan {
+                steps: vec![step(Work::Transform, &[Pass::Transform]), step(Work::Queries, &[Pass::Query])],
                 timed: false,
             },
         }

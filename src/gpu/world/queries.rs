@@ -4,9 +4,9 @@ use crate::error::{Error, Result};
 use crate::geometry::frame::split;
 use crate::geometry::{check_region, BoxQuery, Filter, PointQuery};
 use crate::gpu::device::adapter::loops_cut;
-use crate::gpu::device::pass::Recorder;
 use crate::gpu::stages::query::{self, GpuQuery, Queries};
 use crate::gpu::stages::readback::read_copies;
+use crate::gpu::world::record::Asked;
 use crate::gpu::world::World;
 
 impl World {
@@ -93,11 +93,7 @@ impl World {
         }
         let queries = Queries::new(gpu, &self.bodies, records, (filtered, self.world_count), self.fold);
         let mut encoder = device.create_command_encoder(&Default::default());
-        {
-            let mut rec = Recorder::new(&mut encoder, gpu.kernels(), None);
-            self.transform.encode(&mut rec);
-        }
-        queries.encode_count(gpu, &mut encoder);
+        self.record_asking(&mut encoder, &self.plans.queries, Some(Asked::Queries(&queries)));
         let (counts, at) = queries.total();
         let words = read_copies(gpu, encoder, &[(counts, at, 8)], "region queries")?;
         let [total, cut] = words[0][..] else { unreachable!("two words read") };

@@ -5,6 +5,7 @@ use crate::geometry::{Polygon, Ray, RayHit, ShapeCast, MAX_COORDINATE};
 use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, CUT, HEADER_WORDS};
 use crate::gpu::stages::readback::read_copies;
+use crate::gpu::world::record::Asked;
 use crate::gpu::world::World;
 
 /// How far a ray reaches on the GPU: past every point a body can hold from every origin a ray
@@ -161,7 +162,7 @@ impl World {
         let filtered = !self.filters.is_empty();
         let cast = RayCast::new(gpu, strip, &self.bodies, (rays, table), (filtered, self.world_count), self.fold);
         let mut encoder = device.create_command_encoder(&Default::default());
-        self.record_asking(&mut encoder, &self.plans.casts, Some(&cast));
+        self.record_asking(&mut encoder, &self.plans.casts, Some(Asked::Casts(&cast)));
         let (hits, at) = cast.hits();
         let mut copies = vec![(hits, at, RECORD * rays.len() as u64)];
         if let (Some((total, at)), _) = self.sized.broad.totals() {
