@@ -10,7 +10,7 @@ mod crowd;
 use common::{bits, gpu_contacts, read_back};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use satgpu::gpu::{self, ContactOrder, World, WorldOptions};
+use satgpu::gpu::{self, ContactOrder, Question, World, WorldOptions};
 use satgpu::scene::{generate, SceneKind};
 use satgpu::validate;
 
@@ -696,5 +696,28 @@ fn arrays_past_one_binding_give_the_same_bytes_in_pages() {
     match World::from_polygons(&paged_device(9), &round, &full) {
         Err(Error::TooLarge { what: "shape vertices", limit, .. }) => assert_eq!(limit, 2 * (256 << 10)),
         other => panic!("expected TooLarge for the shape vertices, got {:?}", other.map(|w| w.len())),
+    }
+}
+
+/// The questions asked of the bodies where they stand are plans too, named like a frame's
+/// passes: casts walk the index a frame sorts, region queries count after the transform, and
+/// the neighbours' gather follows a frame left on the GPU.
+#[test]
+fn each_question_reports_its_passes() {
+    let gpu = common::gpu();
+    let names = |world: &World, q: Question| world.passes_of(q).iter().map(|p| p.name()).collect::<Vec<_>>();
+    for (n, index) in [(200, &[][..]), (2000, &["entries", "sort"][..])] {
+        let world = World::from_polygons(&gpu, &generate(SceneKind::Mixed, n, 3), &WorldOptions::default()).unwrap();
+        assert_eq!(world.passes(), world.passes_of(Question::Frame), "{n}");
+        let mut casts = vec!["transform"];
+        casts.extend(index);
+        casts.push("cast");
+        assert_eq!(names(&world, Question::Casts), casts, "{n}");
+        assert_eq!(names(&world, Question::Queries), ["transform", "query"], "{n}");
+        // Auto leaves a resident frame's pairs unordered.
+        let mut gather: Vec<_> = names(&world, Question::Frame).into_iter().filter(|&p| p != "order").collect();
+        assert_eq!(names(&world, Question::Resident), gather, "{n}");
+        gather.extend(["gather", "rank"]);
+        assert_eq!(names(&world, Question::Neighbours), gather, "{n}");
     }
 }

@@ -36,8 +36,10 @@ pub(crate) use kernels::pipelines::Program;
 pub use kernels::shaders::{shader_sources, RECORDS_WGSL};
 pub(crate) use stages::readback::{read_as, read_copies};
 pub use world::broad::{BroadPhase, ALL_PAIRS_MAX};
+pub(crate) use world::growth::Fit;
 pub use world::options::{
     ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, MAX_WORLDS, STRIP_HEIGHT_FACTOR,
 };
+pub use world::plan::Question;
 pub use world::view::ContactView;
 pub use world::{check_fits, detect, neighbours, World};

@@ -4,6 +4,7 @@
 //! again from its saved state.
 
 use crate::error::{Error, Result};
+use crate::gpu::Fit;
 use crate::sim::{FrameReport, Simulation};
 
 /// Bytes of the stats buffer for `window` frames: two words of totals, four per frame (largest
@@ -57,37 +58,34 @@ impl Simulation {
             }
             let words = self.read_stats()?;
             let (entries, candidates) = (u64::from(words[0]), u64::from(words[1]));
-            let outgrown = entries > u64::from(self.world.entry_capacity())
-                || candidates > u64::from(self.world.candidate_capacity());
             // A sweep walk longer than the windows run (software adapters) runs the window again.
             let need = (0..frames).map(|f| words[5 + 4 * f]).max().unwrap_or(0);
-            let windows = !outgrown && self.world.ensure_windows(need)?;
-            if !outgrown && !windows {
-                let window = self.options.window;
-                let events = self.world.events().is_some();
-                for (f, &ms) in self.window_ms.iter().enumerate() {
-                    let w = &words[2 + 4 * f..6 + 4 * f];
-                    let e = &words[2 + 4 * window + 2 * f..][..2];
-                    self.reports.push(FrameReport {
-                        max_depth: f64::from(f32::from_bits(w[0])),
-                        total_depth: f64::from(f32::from_bits(w[1])),
-                        colliding: u64::from(w[2]),
-                        events: events.then(|| (u64::from(e[0]), u64::from(e[1]))),
-                        ms,
-                    });
+            match self.world.fit(entries, candidates, need)? {
+                Fit::Fits => {
+                    let window = self.options.window;
+                    let events = self.world.events().is_some();
+                    for (f, &ms) in self.window_ms.iter().enumerate() {
+                        let w = &words[2 + 4 * f..6 + 4 * f];
+                        let e = &words[2 + 4 * window + 2 * f..][..2];
+                        self.reports.push(FrameReport {
+                            max_depth: f64::from(f32::from_bits(w[0])),
+                            total_depth: f64::from(f32::from_bits(w[1])),
+                            colliding: u64::from(w[2]),
+                            events: events.then(|| (u64::from(e[0]), u64::from(e[1]))),
+                            ms,
+                        });
+                    }
+                    self.start_window();
+                    return Ok(());
                 }
-                self.start_window();
-                return Ok(());
-            }
-            if outgrown {
-                self.world.reserve(entries + entries / 2, candidates + candidates / 2)?;
-            }
-            if candidates > u64::from(self.world.candidate_capacity()) {
-                return Err(Error::TooLarge {
-                    what: "simulation candidate pairs (one binding)",
-                    needed: candidates * 8,
-                    limit: u64::from(self.world.candidate_capacity()) * 8,
-                });
+                Fit::Batches => {
+                    return Err(Error::TooLarge {
+                        what: "simulation candidate pairs (one binding)",
+                        needed: candidates * 8,
+                        limit: u64::from(self.world.candidate_capacity()) * 8,
+                    })
+                }
+                Fit::Rerun => {}
             }
             self.reruns += 1;
             self.restore_window();

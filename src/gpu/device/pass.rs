@@ -56,11 +56,17 @@ pub enum Pass {
     /// the like), each body's hits among the queries of its strips counted and scanned (the
     /// write follows once the total is known).
     Query,
+    /// Not a frame's: the neighbours' gather ([`gpu::neighbours`](crate::gpu::neighbours)), each
+    /// body's rows (both ends of every pair of a frame with a margin) counted, scanned and
+    /// scattered.
+    Gather,
+    /// Not a frame's: each body's gathered rows ranked by (distance, neighbour), the first k kept.
+    Rank,
 }
 
 impl Pass {
     /// Every pass, in frame order.
-    pub const ALL: [Pass; 17] = [
+    pub const ALL: [Pass; 19] = [
         Pass::Transform,
         Pass::Entries,
         Pass::Sort,
@@ -78,6 +84,8 @@ impl Pass {
         Pass::Events,
         Pass::Cast,
         Pass::Query,
+        Pass::Gather,
+        Pass::Rank,
     ];
 
     /// The name in [`FrameStats::passes`](crate::gpu::FrameStats::passes), `bench --json` and the
@@ -101,6 +109,8 @@ impl Pass {
             Pass::Events => "events",
             Pass::Cast => "cast",
             Pass::Query => "query",
+            Pass::Gather => "gather",
+            Pass::Rank => "rank",
         }
     }
 

@@ -15,6 +15,7 @@ pub(crate) mod events;
 pub(crate) mod impact;
 pub(crate) mod manifold;
 pub(crate) mod narrow;
+pub(crate) mod neighbours;
 pub(crate) mod ordering;
 pub(crate) mod query;
 pub(crate) mod ray;

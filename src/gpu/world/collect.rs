@@ -11,6 +11,7 @@ use crate::gpu::host::events::HostEvents;
 use crate::gpu::host::order;
 use crate::gpu::kernels::layout::{GpuContact, GpuManifold};
 use crate::gpu::stages::readback::{Mapped, Totals};
+use crate::gpu::world::growth::Fit;
 use crate::gpu::world::options::FrameStats;
 use crate::gpu::world::{InFlight, World};
 
@@ -55,31 +56,13 @@ impl World {
                 ("collision frame", &mut self.spans),
             )?;
             let gpu_ms = start.elapsed().as_secs_f64() * 1e3;
-            let c = self.sized.capacity;
-            let room = u64::from(c.candidates);
-            // Candidates past the largest capacity one binding allows are not a rerun but batches.
-            let rerun =
-                if totals.entries > u64::from(c.entries) || (totals.candidates > room && room < c.max_candidates) {
-                    log::info!(
-                        "{} entries / {} candidates exceed the capacity {} / {}; growing and rerunning",
-                        totals.entries,
-                        totals.candidates,
-                        c.entries,
-                        c.candidates
-                    );
-                    // Candidates counted from a truncated entry list are a lower bound: the rerun
-                    // grows again if it must.
-                    self.reserve(totals.entries, totals.candidates)?;
-                    true
-                } else {
-                    self.ensure_windows(totals.need)?
-                };
-            if rerun {
+            let fit = self.fit(totals.entries, totals.candidates, totals.need)?;
+            if fit == Fit::Rerun {
                 let submission = self.submit_frame()?;
                 self.in_flight = Some(InFlight { submission, start, reruns: reruns + 1 });
                 continue;
             }
-            if self.sized.events.is_some() && totals.candidates > room {
+            if self.sized.events.is_some() && fit == Fit::Batches {
                 // The events stage holds one binding of pairs; these come in batches.
                 self.move_events_to_host()?;
             }

@@ -13,6 +13,17 @@ use crate::gpu::world::sized::CapacityStages;
 use crate::gpu::world::World;
 use crate::memory::grouped;
 
+/// What a run over the bodies does next, after [`World::fit`] read its totals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fit {
+    /// Its buffers held everything: the results are whole.
+    Fits,
+    /// The buffers grew (or the sweep's windows did): run again.
+    Rerun,
+    /// The candidates outgrow one binding (at the largest capacity): run in batches, or refuse.
+    Batches,
+}
+
 impl World {
     /// Replaces every polygon of a world made by [`from_polygons`](World::from_polygons), for a
     /// one-shot scene that changes every frame (in a world of bodies of several shapes, every
@@ -114,6 +125,31 @@ impl World {
         self.generation += 1;
         self.write_params(0);
         Ok(())
+    }
+
+    /// The one growth rule of every run over the bodies where they stand (a frame, the casts, the
+    /// neighbours' gather, a simulation's window), from the totals it read back: `entries` strip
+    /// entries and `candidates` candidate pairs needed, `need` the sweep's windows word. Grows
+    /// the buffers and says [`Fit::Rerun`] where they were too small (or, on a software adapter,
+    /// a sweep walk longer than the windows run); [`Fit::Batches`] where the candidates outgrow
+    /// what one binding holds; [`Fit::Fits`] otherwise. Counts from a truncated run are lower
+    /// bounds: the rerun grows again if it must.
+    pub(crate) fn fit(&mut self, entries: u64, candidates: u64, need: u32) -> Result<Fit> {
+        let c = self.sized.capacity;
+        let room = u64::from(c.candidates);
+        if entries > u64::from(c.entries) || (candidates > room && room < c.max_candidates) {
+            log::info!(
+                "{entries} entries / {candidates} candidates exceed the capacity {} / {}; growing and rerunning",
+                c.entries,
+                c.candidates
+            );
+            self.reserve(entries, candidates)?;
+            return Ok(Fit::Rerun);
+        }
+        if self.ensure_windows(need)? {
+            return Ok(Fit::Rerun);
+        }
+        Ok(if candidates > room { Fit::Batches } else { Fit::Fits })
     }
 
     /// Makes room for at least `candidates` candidate pairs (and as many contacts).

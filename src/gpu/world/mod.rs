@@ -28,7 +28,7 @@ use crate::gpu::resources::{BodyBuffers, Wiring};
 use crate::gpu::stages::readback::Readback;
 use crate::gpu::stages::transform::TransformStage;
 use crate::gpu::world::options::{ContactDetail, Frame, FrameStats, WorldOptions};
-use crate::gpu::world::plan::Plans;
+use crate::gpu::world::plan::{Plans, Question};
 use crate::gpu::world::sized::CapacityStages;
 
 mod bodies;
@@ -37,11 +37,11 @@ mod build;
 mod collect;
 mod detect;
 mod fits;
-mod growth;
+pub(crate) mod growth;
 mod inputs;
 mod neighbours;
 pub(crate) mod options;
-mod plan;
+pub(crate) mod plan;
 mod queries;
 mod rays;
 mod record;
@@ -266,7 +266,12 @@ impl World {
     /// left on the GPU under [`ContactOrder::Auto`](crate::gpu::ContactOrder::Auto) skips
     /// [`Pass::Order`]).
     pub fn passes(&self) -> Vec<Pass> {
-        self.plans.read_back.passes()
+        self.passes_of(Question::Frame)
+    }
+
+    /// The passes `question` runs, in order, as its plan records them (`passes()` is a frame's).
+    pub fn passes_of(&self, question: Question) -> Vec<Pass> {
+        self.plans.of(question).passes()
     }
 
     /// Runs a frame and reads the colliding pairs back, sorted by (a, b). Grows the buffers and

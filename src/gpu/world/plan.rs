@@ -3,7 +3,8 @@
 //! timestamps and [`World::passes`](crate::gpu::World::passes), which therefore cannot disagree.
 //! Adding a pass is a shader, a stage file, a [`Work`] that records it and its entry here.
 //! `World::record` (record.rs) lays a plan out into an encoder; the questions asked beside a
-//! frame (casts, region queries) are plans too, their last step the question asked.
+//! frame (casts, region queries, the neighbours' gather) are plans too, their last step the
+//! question asked.
 
 use crate::gpu::device::pass::Pass;
 use crate::gpu::world::broad::Broad;
@@ -44,6 +45,27 @@ pub(crate) enum Work {
     Casts,
     /// Region queries: each body's hits counted and scanned (the queries asked).
     Queries,
+    /// The neighbours' gather over a resident frame's pairs (the gather asked).
+    Gather,
+}
+
+/// What a world records: a frame, or a question asked of the bodies where they stand; see
+/// [`World::passes_of`](crate::gpu::World::passes_of).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Question {
+    /// A frame read back ([`World::step`](crate::gpu::World::step)).
+    Frame,
+    /// A frame left on the GPU ([`World::encode`](crate::gpu::World::encode)).
+    Resident,
+    /// Ray and shape casts ([`World::cast_rays`](crate::gpu::World::cast_rays)).
+    Casts,
+    /// Region queries ([`World::query_boxes`](crate::gpu::World::query_boxes)): the count; the
+    /// write follows once the total is read.
+    Queries,
+    /// Each body's neighbours ([`gpu::neighbours`](crate::gpu::neighbours)): a frame left on
+    /// the GPU with the margin as radius, then the gather of its pairs.
+    Neighbours,
 }
 
 /// One step: its work and the named passes it records, in order.
@@ -86,9 +108,22 @@ pub(crate) struct Plans {
     pub casts: Plan,
     /// Region queries where the bodies stand now: their transforms, the queries' count.
     pub queries: Plan,
+    /// Each body's neighbours: a resident frame, then the gather of its pairs by body.
+    pub neighbours: Plan,
 }
 
 impl Plans {
+    /// The plan of `question`.
+    pub fn of(&self, question: Question) -> &Plan {
+        match question {
+            Question::Frame => &self.read_back,
+            Question::Resident => &self.resident,
+            Question::Casts => &self.casts,
+            Question::Queries => &self.queries,
+            Question::Neighbours => &self.neighbours,
+        }
+    }
+
     /// The plans for a world of `sized`'s stages under `options`.
     pub fn new(sized: &CapacityStages, options: &WorldOptions) -> Plans {
         let ordering = sized.order.is_some();
@@ -133,9 +168,12 @@ impl Plans {
         };
         let mut batch = vec![step(Work::BroadWrite, write)];
         batch.extend(tail(ordering, ordering, false, true));
+        let resident = frame(gpu_order, true, false, false, false);
+        let mut neighbours = resident.clone();
+        neighbours.steps.push(step(Work::Gather, &[Pass::Gather, Pass::Rank]));
         Plans {
             read_back: frame(ordering, ordering, events, true, options.timestamps),
-            resident: frame(gpu_order, true, false, false, false),
+            resident,
             resident_events: frame(ordering, true, events, false, false),
             batch: Plan { steps: batch, timed: false },
             casts: Plan {
@@ -150,6 +188,7 @@ impl Plans {
                 steps: vec![step(Work::Transform, &[Pass::Transform]), step(Work::Queries, &[Pass::Query])],
                 timed: false,
             },
+            neighbours,
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::geometry::{Polygon, Ray, RayHit, ShapeCast, MAX_COORDINATE};
 use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, CUT, HEADER_WORDS};
 use crate::gpu::stages::readback::read_copies;
+use crate::gpu::world::growth::Fit;
 use crate::gpu::world::record::Asked;
 use crate::gpu::world::World;
 
@@ -147,10 +148,9 @@ impl World {
         loop {
             let gpu = self.gpu.clone();
             let (hits, entries) = gpu.scoped(|| self.record_rays(rays, table))??;
-            if entries <= u64::from(self.sized.capacity.entries) {
+            if self.fit(entries, 0, 0)? == Fit::Fits {
                 return Ok(hits);
             }
-            self.reserve(entries, 0)?;
         }
     }
 

@@ -2,17 +2,19 @@
 //! the questions asked beside it ([`Asked`]), each pass timed where the plan is.
 
 use crate::gpu::device::pass::{Pass, Recorder};
+use crate::gpu::stages::neighbours::Gather;
 use crate::gpu::stages::query::Queries;
 use crate::gpu::stages::ray::RayCast;
 use crate::gpu::world::plan::{Plan, Work};
 use crate::gpu::world::World;
 
 /// The question a plan's last step asks of the bodies where they stand ([`Work::Casts`],
-/// [`Work::Queries`]).
+/// [`Work::Queries`], [`Work::Gather`]).
 #[derive(Clone, Copy)]
 pub(crate) enum Asked<'a> {
     Casts(&'a RayCast),
     Queries(&'a Queries),
+    Gather(&'a Gather),
 }
 
 impl World {
@@ -58,6 +60,10 @@ impl World {
                 Work::Queries => match asked {
                     Some(Asked::Queries(queries)) => queries.encode_count(self.gpu.device(), &mut rec),
                     _ => unreachable!("a plan with queries is recorded with the queries asked"),
+                },
+                Work::Gather => match asked {
+                    Some(Asked::Gather(gather)) => gather.encode(&mut rec),
+                    _ => unreachable!("a plan with the neighbours' gather is recorded with the gather asked"),
                 },
             }
         }
