@@ -213,8 +213,8 @@ class TiledWorld:
     ):
         if isinstance(tiles, bool) or not isinstance(tiles, (int, np.integer)) or tiles < 1:
             raise ValueError(f"tiles must be a positive integer, got {tiles!r}")
-        if not (np.isfinite(margin) and margin >= 0):
-            raise ValueError(f"margin must be a finite distance of at least 0, got {margin!r}")
+        # Refused as a World refuses them, before any tile starts.
+        _satgpu.check_world_options(order=order, contacts=contacts, margin=margin)
         self._body_shapes = _array("body_shapes", body_shapes, np.uint32, 1)
         self._n = len(self._body_shapes)
         bounds = _satgpu.shape_bounds(shapes)
@@ -230,10 +230,6 @@ class TiledWorld:
             raise ValueError(f"slack must be a finite distance of at least 0, got {slack!r}")
         self._contacts, self._events = contacts, events
         self._compound = not isinstance(shapes, satgpu.Shapes) and any(isinstance(s, satgpu.Compound) for s in shapes)
-        if order not in ("auto", "gpu", "host"):
-            raise ValueError(f'order must be "auto", "gpu" or "host", got {order!r}')
-        if contacts not in ("basic", "full"):
-            raise ValueError(f'contacts must be "basic" or "full", got {contacts!r}')
         options = dict(order=order, contacts=contacts, margin=margin)
         if not ray.is_initialized():
             ray.init()

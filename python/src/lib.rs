@@ -56,6 +56,7 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(scene::generate, m)?,
         wrap_pyfunction!(pack::shape_bounds, m)?,
         wrap_pyfunction!(pack::_from_cores, m)?,
+        wrap_pyfunction!(world::check_world_options, m)?,
     ] {
         m.add_function(f)?;
     }

@@ -41,6 +41,35 @@ impl World {
     }
 }
 
+/// A `World`'s options from its keyword arguments, refused as the `World` would refuse them
+/// (a `ValueError` naming the word, an `InvalidSettingError` naming the setting).
+fn world_options(
+    order: &str,
+    contacts: &str,
+    margin: f64,
+    (events, continuous): (bool, bool),
+) -> PyResult<satgpu::gpu::WorldOptions> {
+    use satgpu::gpu::{ContactDetail, ContactOrder, WorldOptions};
+    let order: ContactOrder = order.parse().map_err(PyValueError::new_err)?;
+    let detail: ContactDetail = contacts.parse().map_err(PyValueError::new_err)?;
+    let options = WorldOptions::default()
+        .with_order(order)
+        .with_contact_detail(detail)
+        .with_margin(margin)
+        .with_events(events)
+        .with_continuous(continuous);
+    options.check().map_err(raise)?;
+    Ok(options)
+}
+
+/// Checks a `World`'s keyword arguments without making one (for `satgpu.ray.TiledWorld`, whose
+/// tiles make theirs later), refused with the errors a `World` gives.
+#[pyfunction]
+#[pyo3(signature = (order = "auto", contacts = "basic", margin = 0.0))]
+pub fn check_world_options(order: &str, contacts: &str, margin: f64) -> PyResult<()> {
+    world_options(order, contacts, margin, (false, false)).map(|_| ())
+}
+
 #[pymethods]
 impl World {
     /// `shapes` (a `Shapes`, or a sequence of `Shape` and `Compound`), each placed relative to
@@ -61,20 +90,12 @@ impl World {
         events: bool,
         continuous: bool,
     ) -> PyResult<World> {
-        use satgpu::gpu::{ContactDetail, ContactOrder, WorldOptions};
         let bodies = body_list(shapes)?;
         let shapes = if bodies.is_some() { vec![] } else { shape_list(shapes)? };
         let body_shapes =
             body_shapes.as_slice().map_err(|_| PyValueError::new_err("body_shapes must be C-contiguous"))?;
-        let order: ContactOrder = order.parse().map_err(PyValueError::new_err)?;
-        let detail: ContactDetail = contacts.parse().map_err(PyValueError::new_err)?;
-        let full = detail == ContactDetail::Full;
-        let options = WorldOptions::default()
-            .with_order(order)
-            .with_contact_detail(detail)
-            .with_margin(margin)
-            .with_events(events)
-            .with_continuous(continuous);
+        let options = world_options(order, contacts, margin, (events, continuous))?;
+        let full = options.contact_detail == satgpu::gpu::ContactDetail::Full;
         let g = &gpu.inner;
         let world = py
             .detach(|| match &bodies {

@@ -5,6 +5,7 @@ allowed and not, Ray shut down, a tile that raises), the exact Contacts or one T
 
 import os
 import pickle
+import re
 import signal
 import threading
 
@@ -153,6 +154,12 @@ def test_tiled_world_refuses_what_one_world_refuses(adapter):
         satgpu.ray.TiledWorld(shapes, body_shapes, tiles=0)
     with pytest.raises(satgpu.UnknownShapeError, match="body 3 uses shape 50, but only 50 shapes"):
         satgpu.ray.TiledWorld(shapes, np.where(body_shapes == 3, 50, body_shapes).astype(np.uint32))
+    # Options refused as one World refuses them, with the same errors and words.
+    for bad in (dict(order="sorted"), dict(contacts="all"), dict(margin=-1.0), dict(margin=float("nan"))):
+        with pytest.raises(ValueError) as one:
+            satgpu.World(shapes, body_shapes, **bad)
+        with pytest.raises(type(one.value), match=re.escape(str(one.value))):
+            satgpu.ray.TiledWorld(shapes, body_shapes, **bad)
     with satgpu.ray.TiledWorld(shapes, body_shapes, tiles=2, adapter=adapter) as tiled:
         xy, angle = np.zeros((50, 2)), np.zeros(50)
         xy[7, 1] = np.nan

@@ -145,13 +145,10 @@ impl World {
 }
 
 /// The margin of `options` as the GPU uses it: rounded up to f32, so that no pair within the
-/// margin is lost; refused when negative, not finite, or asked with what it does not support yet.
+/// margin is lost; the options refused as [`WorldOptions::check`] says.
 fn gpu_margin(options: &WorldOptions) -> Result<f32> {
+    options.check()?;
     let m = options.margin;
-    let refuse = |why: &str| Err(crate::Error::InvalidSetting { what: "margin", detail: format!("{m}: {why}") });
-    if !(m >= 0.0 && m.is_finite() && m <= f64::from(f32::MAX)) {
-        return refuse("must be finite, at least 0 and at most 3.4e38");
-    }
     let f = m as f32;
     Ok(if f64::from(f) < m { f.next_up() } else { f })
 }

@@ -85,6 +85,18 @@ pub struct WorldOptions {
 }
 
 impl WorldOptions {
+    /// Whether a world can be made with these options, checked before anything is made:
+    /// [`margin`](WorldOptions::margin) finite, at least 0 and at most f32's largest;
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it otherwise.
+    pub fn check(&self) -> crate::Result<()> {
+        let m = self.margin;
+        if !(m >= 0.0 && m.is_finite() && m <= f64::from(f32::MAX)) {
+            let detail = format!("{m}: must be finite, at least 0 and at most 3.4e38");
+            return Err(crate::Error::InvalidSetting { what: "margin", detail });
+        }
+        Ok(())
+    }
+
     /// With room for `candidates` candidate pairs up front.
     pub fn with_candidate_capacity(mut self, candidates: u32) -> Self {
         self.candidate_capacity = Some(candidates);
