@@ -18,15 +18,31 @@ pub(crate) fn gen(kind: SceneKind, n: usize, seed: u64, out: &Path) -> Result<()
     Ok(())
 }
 
+/// `satgpu run`: a generated scene detected on the GPU (timed, the second frame) and checked
+/// against the reference, bodies of one shape or of several alike.
 pub(crate) fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> Result<(), Failure> {
     let gpu = device.open()?;
     let estimate = check_generated(&gpu, kind, n, seed, Work::VALIDATE)?;
-    if kind.is_compound() {
-        return run_compound(&gpu, kind, n, seed);
-    }
     let t = Instant::now();
-    let polygons = scene::generate(kind, n, seed);
-    println!("scene      {kind}, {n} polygons, seed {seed} (generated in {:.0} ms)", ms(t));
+    if kind.is_compound() {
+        let bodies = scene::generate_bodies(kind, n, seed);
+        let parts: usize = bodies.iter().map(|b| b.shapes().len()).sum();
+        run_bodies(&gpu, &bodies, format!("{kind}, {n} bodies ({parts} convex parts), seed {seed}"), t, estimate)
+    } else {
+        let polygons = scene::generate(kind, n, seed);
+        run_bodies(&gpu, &polygons, format!("{kind}, {n} polygons, seed {seed}"), t, estimate)
+    }
+}
+
+/// `run`'s report on `bodies` (`scene` says what they are; generated since `generated`).
+fn run_bodies<B: AsRef<[satgpu::Polygon]> + Sync>(
+    gpu: &Gpu,
+    bodies: &[B],
+    scene: String,
+    generated: Instant,
+    estimate: memory::MemoryEstimate,
+) -> Result<(), Failure> {
+    println!("scene      {scene} (generated in {:.0} ms)", ms(generated));
     println!("adapter    {}", gpu.describe());
     let available = gpu.memory_available().map_or("unknown".into(), memory::human_bytes);
     println!(
@@ -35,24 +51,27 @@ pub(crate) fn run(kind: SceneKind, n: usize, seed: u64, device: &DeviceArgs) -> 
         memory::human_bytes(estimate.device)
     );
     let t = Instant::now();
-    let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default().with_timestamps(true))?;
+    let mut world = World::from_bodies(gpu, bodies, &WorldOptions::default().with_timestamps(true))?;
     let upload_ms = ms(t);
     // The first frame compiles shaders in the driver and sizes the buffers; time the second.
     world.step()?;
+    let t = Instant::now();
     let frame = world.step()?;
+    let step_ms = ms(t);
     let stats = &frame.stats;
     println!("upload     {upload_ms:.2} ms (wall, buffers and bind groups)");
     for p in &stats.passes {
         println!("  {:<16} {:>9.3} ms ({})", p.name, p.ms, p.clock);
     }
     println!("frame      {:.2} ms (wall, second frame, GPU passes + readback)", stats.frame_ms);
-    println!("candidates {}", stats.candidates);
-    println!("colliding  {}", stats.colliding);
+    println!("step       {step_ms:.2} ms (wall, the whole step: the frame and the Frame handed over)");
+    println!("candidates {} (pairs of shapes)", stats.candidates);
+    println!("colliding  {} (pairs of bodies)", frame.contacts.len());
     let t = Instant::now();
-    let expected = reference::detect(&polygons, &DetectOptions::default());
+    let expected = reference::detect(bodies, &DetectOptions::default());
     let (ref_candidates, colliding) = (expected.candidates, expected.contacts.len());
     println!("reference  {:.1} ms (CPU f64), {ref_candidates} candidates, {colliding} colliding", ms(t));
-    verdict(&validate::compare(&polygons, &frame.contacts, &expected.contacts, &DetectOptions::default()))
+    verdict(&validate::compare(bodies, &frame.contacts, &expected.contacts, &DetectOptions::default()))
 }
 
 /// Prints `run`'s comparison with the reference; exit 1 on a disagreement outside the band.
@@ -70,35 +89,6 @@ fn verdict(report: &validate::Report) -> Result<(), Failure> {
             format!("{} pairs disagree with the CPU reference outside the band", report.disagreements.len()),
         ))
     }
-}
-
-/// `run` on a kind of compound bodies: the pairs of bodies from the GPU against the reference's.
-fn run_compound(gpu: &Gpu, kind: SceneKind, n: usize, seed: u64) -> Result<(), Failure> {
-    let t = Instant::now();
-    let bodies = scene::generate_bodies(kind, n, seed);
-    let parts: usize = bodies.iter().map(|b| b.shapes().len()).sum();
-    println!("scene      {kind}, {n} bodies ({parts} convex parts), seed {seed} (generated in {:.0} ms)", ms(t));
-    println!("adapter    {}", gpu.describe());
-    let t = Instant::now();
-    let options = WorldOptions::default().with_timestamps(true);
-    let mut world = gpu::World::from_bodies(gpu, &bodies, &options)?;
-    let upload_ms = ms(t);
-    world.step()?;
-    let t = Instant::now();
-    let frame = world.step()?;
-    let step_ms = ms(t);
-    println!("upload     {upload_ms:.2} ms (wall, buffers and bind groups)");
-    println!(
-        "frame      {:.2} ms (wall, second frame, GPU passes + readback, the pairs named by body)",
-        frame.stats.frame_ms
-    );
-    println!("bodies     {step_ms:.2} ms (wall, the whole step: the frame and the Frame handed over)");
-    println!("candidates {} (pairs of parts)", frame.stats.candidates);
-    println!("colliding  {} (pairs of bodies)", frame.contacts.len());
-    let t = Instant::now();
-    let expected = reference::detect(&bodies, &DetectOptions::default()).contacts;
-    println!("reference  {:.1} ms (CPU f64), {} colliding", ms(t), expected.len());
-    verdict(&validate::compare(&bodies, &frame.contacts, &expected, &DetectOptions::default()))
 }
 
 /// `satgpu neighbours`: each body's neighbours within `radius` (the `k` nearest), on the GPU or
