@@ -108,7 +108,7 @@ pub(crate) fn _from_cores<'py>(
         satgpu::Body::chain(&points, closed, parts[0].radius())
     };
     let body = inner.map_err(|e| shape_error("compound", None, e))?;
-    Ok(Bound::new(py, Compound { inner: body })?.into_any())
+    Ok(Bound::new(py, Compound::new(body))?.into_any())
 }
 
 /// The circle around each body in its own frame (n x 3 float64: centre x, y, radius): centred

@@ -28,7 +28,7 @@ pub(crate) fn read_scene(
     };
     // A scene with compound bodies gives a list of `Compound`s (one per body), else `Shapes`.
     let shapes = if scene.is_compound() {
-        let bodies: Vec<Compound> = scene.compounds.into_iter().map(|inner| Compound { inner }).collect();
+        let bodies: Vec<Compound> = scene.compounds.into_iter().map(Compound::new).collect();
         pyo3::types::PyList::new(py, bodies)?.into_any()
     } else {
         Bound::new(py, Shapes { inner: scene.polygons })?.into_any()
@@ -75,7 +75,7 @@ pub(crate) fn generate<'py>(py: Python<'py>, kind: &str, n: usize, seed: u64) ->
     memory::check(what, "host", needed, memory::available_within(None)).map_err(raise)?;
     if kind.is_compound() {
         let bodies = py.detach(|| satgpu::scene::generate_bodies(kind, n, seed));
-        let bodies: Vec<Compound> = bodies.into_iter().map(|inner| Compound { inner }).collect();
+        let bodies: Vec<Compound> = bodies.into_iter().map(Compound::new).collect();
         return Ok(pyo3::types::PyList::new(py, bodies)?.into_any());
     }
     let inner = py.detach(|| satgpu::scene::generate(kind, n, seed));

@@ -165,9 +165,7 @@ pub(crate) fn segment(a: Vec<f64>, b: Vec<f64>, r: f64) -> PyResult<Shape> {
 #[pyfunction]
 #[pyo3(signature = (points, r#loop = false, radius = 0.0))]
 pub(crate) fn chain(points: Vec<[f64; 2]>, r#loop: bool, radius: f64) -> PyResult<Compound> {
-    satgpu::Body::chain(&points, r#loop, radius)
-        .map(|inner| Compound { inner })
-        .map_err(|e| shape_error("chain", None, e))
+    satgpu::Body::chain(&points, r#loop, radius).map(Compound::new).map_err(|e| shape_error("chain", None, e))
 }
 
 /// The walls of a walkable area: one closed chain per ring, the exterior's first, then each
@@ -176,7 +174,7 @@ pub(crate) fn chain(points: Vec<[f64; 2]>, r#loop: bool, radius: f64) -> PyResul
 #[pyo3(signature = (exterior, holes, radius = 0.0))]
 pub(crate) fn walls(exterior: Vec<[f64; 2]>, holes: Vec<Vec<[f64; 2]>>, radius: f64) -> PyResult<Vec<Compound>> {
     let bodies = satgpu::Body::walls(&exterior, &holes, radius).map_err(|e| shape_error("walls", None, e))?;
-    Ok(bodies.into_iter().map(|inner| Compound { inner }).collect())
+    Ok(bodies.into_iter().map(Compound::new).collect())
 }
 
 /// A ring: its points.
@@ -271,14 +269,27 @@ pub(crate) fn shape_list(shapes: &Bound<'_, PyAny>) -> PyResult<Vec<Polygon>> {
 #[pyclass(frozen, module = "satgpu")]
 pub(crate) struct Compound {
     pub(crate) inner: satgpu::Body,
+    /// `parts`, made at the first read and the same object at every read after it.
+    parts: std::sync::OnceLock<Py<Shapes>>,
+}
+
+impl Compound {
+    pub(crate) fn new(inner: satgpu::Body) -> Compound {
+        Compound { inner, parts: std::sync::OnceLock::new() }
+    }
 }
 
 #[pymethods]
 impl Compound {
-    /// The convex parts.
+    /// The convex parts: one `Shapes`, made at the first read (a copy of the parts) and the same
+    /// object after it, so that reading `parts[i]` in a loop costs no copy of them all.
     #[getter]
-    fn parts(&self) -> Shapes {
-        Shapes { inner: self.inner.shapes().to_vec() }
+    fn parts(&self, py: Python<'_>) -> PyResult<Py<Shapes>> {
+        if let Some(parts) = self.parts.get() {
+            return Ok(parts.clone_ref(py));
+        }
+        let made = Py::new(py, Shapes { inner: self.inner.shapes().to_vec() })?;
+        Ok(self.parts.get_or_init(|| made).clone_ref(py))
     }
 
     fn __len__(&self) -> usize {
@@ -299,7 +310,7 @@ impl Compound {
 #[pyfunction]
 pub(crate) fn compound(parts: &Bound<'_, PyAny>) -> PyResult<Compound> {
     let parts = shape_list(parts)?;
-    satgpu::Body::new(parts).map(|inner| Compound { inner }).map_err(|e| shape_error("compound", None, e))
+    satgpu::Body::new(parts).map(Compound::new).map_err(|e| shape_error("compound", None, e))
 }
 
 /// The body whose outline is the simple polygon `vertices` (an n x 2 array or a list of
@@ -308,9 +319,7 @@ pub(crate) fn compound(parts: &Bound<'_, PyAny>) -> PyResult<Compound> {
 #[pyfunction]
 #[pyo3(signature = (vertices, radius = 0.0))]
 pub(crate) fn concave(vertices: Vec<[f64; 2]>, radius: f64) -> PyResult<Compound> {
-    satgpu::Body::from_outline(vertices, radius)
-        .map(|inner| Compound { inner })
-        .map_err(|e| shape_error("outline", None, e))
+    satgpu::Body::from_outline(vertices, radius).map(Compound::new).map_err(|e| shape_error("outline", None, e))
 }
 
 /// The bodies an argument names when any of them is a `Compound` (a `Shape` then being a body
