@@ -473,9 +473,17 @@ fn parts_and_concave_outlines_make_compound_bodies() {
     );
     assert_eq!(scene.filters[1].mask, 3);
     assert_eq!(parse(&scene_to_json(&scene)).unwrap(), scene, "round trip");
-    // Convex scenes stay as they were.
-    let convex = parse(r#"{"polygons": [{"vertices": [[0,0],[1,0],[0,1]]}]}"#).unwrap();
-    assert!(!convex.is_compound() && convex.polygons.len() == 1 && convex.compounds.is_empty());
+    // One list of bodies whichever field holds them: each entry's shapes, in file order.
+    let bodies = scene.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert!((0..3).all(|i| bodies[i] == scene.compounds[i].shapes()));
+    // Convex scenes stay as they were, each shape a body of one.
+    let convex =
+        parse(r#"{"polygons": [{"vertices": [[0,0],[1,0],[0,1]]}, {"circle": {"center": [5, 5], "radius": 1}}]}"#)
+            .unwrap();
+    assert!(!convex.is_compound() && convex.polygons.len() == 2 && convex.compounds.is_empty());
+    assert_eq!(convex.bodies(), [std::slice::from_ref(&convex.polygons[0]), std::slice::from_ref(&convex.polygons[1])]);
+    assert!(parse(r#"{"polygons": []}"#).unwrap().bodies().is_empty());
     // A convex outline of more than 1,024 vertices is split rather than refused.
     let ring: Vec<String> = (0..2000)
         .map(|i| {

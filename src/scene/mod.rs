@@ -81,7 +81,19 @@ impl Scene {
         self.compounds.extend(walls);
     }
 
-    /// Whether the bodies are in `compounds` (some entry has parts).
+    /// Every body's shapes, one slice per body (each entry in file order, then each ring of the
+    /// walls), whichever field holds them: what [`gpu::detect`](crate::gpu::detect),
+    /// [`World::from_bodies`](crate::gpu::World::from_bodies) and the reference take, so that a
+    /// caller need not ask which. A body of one shape gives the fast path of polygons there.
+    pub fn bodies(&self) -> Vec<&[Polygon]> {
+        match self.compounds.is_empty() {
+            true => self.polygons.iter().map(std::slice::from_ref).collect(),
+            false => self.compounds.iter().map(Body::shapes).collect(),
+        }
+    }
+
+    /// Whether the bodies are in `compounds` (some entry has parts): pairs then name their
+    /// bodies' deepest part pair too.
     pub fn is_compound(&self) -> bool {
         !self.compounds.is_empty()
     }

@@ -22,7 +22,8 @@ type Casts = (Vec<Polygon>, Vec<(Vec<ShapeCast>, usize)>);
 fn read_casts(path: &Path, scene: &scene::Scene) -> Result<Casts, Failure> {
     let layout: &[&str] = &["x", "y", "radius", "dx", "dy", "length", "shape?", "angle?"];
     let (_, rows) = read_rows(path, &[layout])?;
-    let entries = scene.len();
+    let bodies = scene.bodies();
+    let entries = bodies.len();
     let mut shapes: Vec<Polygon> = vec![];
     let mut circles = std::collections::HashMap::new();
     let mut placed: std::collections::HashMap<_, std::ops::Range<usize>> = std::collections::HashMap::new();
@@ -66,7 +67,7 @@ fn read_casts(path: &Path, scene: &scene::Scene) -> Result<Casts, Failure> {
                 Entry::Occupied(parts) => parts.get().clone(),
                 Entry::Vacant(slot) => {
                     let first = shapes.len();
-                    shapes.extend(centred(scene, shape as usize, radius).map_err(|e| {
+                    shapes.extend(centred(bodies[shape as usize], radius).map_err(|e| {
                         bad(format!("shape {shape}, centred on its box and grown by the radius, is no shape: {e}"))
                     })?);
                     slot.insert(first..shapes.len()).clone()
@@ -82,12 +83,10 @@ fn read_casts(path: &Path, scene: &scene::Scene) -> Result<Casts, Failure> {
     Ok((shapes, casts))
 }
 
-/// Entry `i`'s convex parts moved so that its box's centre is the origin, grown by `radius`;
+/// A body's convex `parts` moved so that their box's centre is the origin, grown by `radius`;
 /// an error where a part is no longer a shape (the move rounds two vertices together, or the
 /// radius grows past what a shape may have).
-fn centred(scene: &scene::Scene, i: usize, radius: f64) -> Result<Vec<Polygon>, PolygonError> {
-    let parts: &[Polygon] =
-        if scene.compounds.is_empty() { std::slice::from_ref(&scene.polygons[i]) } else { scene.compounds[i].shapes() };
+fn centred(parts: &[Polygon], radius: f64) -> Result<Vec<Polygon>, PolygonError> {
     let (lo, hi) = parts.iter().map(Polygon::aabb).fold(([f64::MAX; 2], [f64::MIN; 2]), |(lo, hi), b| {
         ([lo[0].min(b.min[0]), lo[1].min(b.min[1])], [hi[0].max(b.max[0]), hi[1].max(b.max[1])])
     });

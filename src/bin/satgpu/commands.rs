@@ -109,13 +109,12 @@ pub(crate) fn neighbours(
     if let Some(out) = out.filter(|o| o.extension().and_then(|e| e.to_str()) != Some("csv")) {
         return Err(Failure(2, format!("{}: --out must end in .csv", out.display())));
     }
-    let scene::Scene { polygons, filters, compounds } = source.read()?;
+    let scene = source.read()?;
+    let (bodies, filters) = (scene.bodies(), &scene.filters);
     let t = Instant::now();
-    let found = match (backend, compounds.is_empty()) {
-        (Backend::Gpu, true) => gpu::neighbours(&device.open()?, &polygons, radius, k, &filters)?,
-        (Backend::Gpu, false) => gpu::neighbours(&device.open()?, &compounds, radius, k, &filters)?,
-        (Backend::Cpu, true) => reference::neighbours(&polygons, radius, k, &filters),
-        (Backend::Cpu, false) => reference::neighbours(&compounds, radius, k, &filters),
+    let found = match backend {
+        Backend::Gpu => gpu::neighbours(&device.open()?, &bodies, radius, k, filters)?,
+        Backend::Cpu => reference::neighbours(&bodies, radius, k, filters),
     };
     let said = format!(
         "{} bodies, {} neighbour rows within {radius} ({} backend, {:.1} ms)",
@@ -159,20 +158,19 @@ pub(crate) fn detect(
         Some((_, Some("csv"))) => false,
         Some((out, _)) => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
     };
-    let scene::Scene { polygons, filters, compounds } = source.read()?;
+    let scene = source.read()?;
+    let (bodies, compound) = (scene.bodies(), scene.is_compound());
     // Opening the device (and compiling every pipeline) is timed apart from the detection.
     let t = Instant::now();
     let gpu = if backend == Backend::Gpu { Some(device.open()?) } else { None };
     let open_ms = ms(t);
     let t = Instant::now();
     let full = detail == ContactDetail::Full;
-    let options = DetectOptions::default().with_filters(filters).with_margin(margin).with_contact_detail(detail);
-    let (contacts, manifolds, parts) = match compounds.is_empty() {
-        true => detect_bodies(gpu.as_ref(), &polygons, &options)?,
-        false => detect_bodies(gpu.as_ref(), &compounds, &options)?,
-    };
+    let options =
+        DetectOptions::default().with_filters(scene.filters.clone()).with_margin(margin).with_contact_detail(detail);
+    let (contacts, manifolds, parts) = detect_bodies(gpu.as_ref(), &bodies, &options)?;
     // With compound bodies, each pair's deepest part pair too (part 0 where every body has one).
-    let parts = (!compounds.is_empty()).then(|| match parts.is_empty() {
+    let parts = compound.then(|| match parts.is_empty() {
         true => vec![[0, 0]; contacts.len()],
         false => parts,
     });
@@ -195,9 +193,11 @@ pub(crate) fn detect(
         }
         None => {
             let mut stdout = std::io::stdout().lock();
-            let bodies = match compounds.iter().map(|c| c.shapes().len()).sum::<usize>() {
-                0 => format!("{} polygons", polygons.len()),
-                parts => format!("{} bodies ({parts} convex parts)", compounds.len()),
+            let bodies = match compound {
+                false => format!("{} polygons", bodies.len()),
+                true => {
+                    format!("{} bodies ({} convex parts)", bodies.len(), bodies.iter().map(|b| b.len()).sum::<usize>())
+                }
             };
             let _ = writeln!(stdout, "{bodies}, {} ({timing})", pairs_said(&contacts, margin, false));
             for (i, c) in contacts.iter().enumerate().take(10) {

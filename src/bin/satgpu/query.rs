@@ -122,12 +122,12 @@ pub(crate) struct Flat {
 
 impl Flat {
     pub fn of(scene: &scene::Scene) -> Flat {
-        if scene.compounds.is_empty() {
+        if !scene.is_compound() {
             return Flat { parts: scene.polygons.clone(), filters: scene.filters.clone(), owner: vec![] };
         }
         let (mut parts, mut filters, mut owner) = (vec![], vec![], vec![]);
-        for (body, c) in scene.compounds.iter().enumerate() {
-            for p in c.shapes() {
+        for (body, shapes) in scene.bodies().into_iter().enumerate() {
+            for p in shapes {
                 parts.push(p.clone());
                 owner.push(body as u32);
                 if !scene.filters.is_empty() {
@@ -159,10 +159,7 @@ impl Flat {
 /// its filters.
 pub(crate) fn open_world(gpu: &Gpu, scene: &scene::Scene) -> Result<World, Failure> {
     let options = WorldOptions::default();
-    let mut world = match scene.compounds.is_empty() {
-        true => World::from_polygons(gpu, &scene.polygons, &options)?,
-        false => World::from_bodies(gpu, &scene.compounds, &options)?,
-    };
+    let mut world = World::from_bodies(gpu, &scene.bodies(), &options)?;
     if !scene.filters.is_empty() {
         world.set_filters(&scene.filters)?;
     }
