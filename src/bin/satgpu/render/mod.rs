@@ -18,7 +18,6 @@ mod window;
 use std::path::Path;
 
 use satgpu::gpu;
-use satgpu::scene;
 use satgpu::{Aabb, Contact, DetectOptions, Error, Polygon};
 
 use crate::draw::{self, fit, line_height, text_width, ticks, Anchor, Color, Drawing, Format, Paint, Rect};
@@ -152,25 +151,20 @@ pub fn command(
         }
         _ => return Err(Failure(2, "--window takes X0,Y0,X1,Y1 with X0 < X1 and Y0 < Y1".into())),
     };
-    let scene::Scene { polygons, filters, compounds } = input.read()?;
+    let scene = input.read()?;
+    let (bodies, compound) = (scene.bodies(), scene.is_compound());
     // Compound bodies are drawn part by part; a pair of bodies marks its deepest part pair
     // (pairs read from a file, whose parts are not known, the bodies' first parts).
-    let first: Vec<u32> = compounds
+    let first: Vec<u32> = bodies
         .iter()
-        .scan(0u32, |next, c| {
+        .scan(0u32, |next, shapes| {
             let at = *next;
-            *next += c.shapes().len() as u32;
+            *next += shapes.len() as u32;
             Some(at)
         })
         .collect();
-    let polygons = if compounds.is_empty() {
-        polygons
-    } else {
-        compounds.iter().flat_map(|c| c.shapes().iter().cloned()).collect()
-    };
-    let bodies = if compounds.is_empty() { polygons.len() } else { compounds.len() };
     let to_parts = |contacts: Vec<Contact>, parts: Option<Vec<[u32; 2]>>| -> Vec<Contact> {
-        if compounds.is_empty() {
+        if !compound {
             return contacts;
         }
         let deepest = |i: usize, k: usize| parts.as_ref().and_then(|p| p.get(i)).map_or(0, |p| p[k]);
@@ -186,24 +180,32 @@ pub fn command(
     };
     let (contacts, source) = match pairs {
         PairSource::None => (vec![], String::new()),
-        PairSource::File(path) => (to_parts(read_pairs(path, bodies)?, None), format!("from {}", file_name(path))),
-        PairSource::Detect(device) if !compounds.is_empty() => {
-            let gpu = device.open()?;
-            let frame = gpu::detect(&gpu, &compounds, &DetectOptions::default().with_filters(filters.clone()))?;
-            (to_parts(frame.contacts, Some(frame.shapes)), "detected on the GPU".to_string())
+        PairSource::File(path) => {
+            (to_parts(read_pairs(path, bodies.len())?, None), format!("from {}", file_name(path)))
         }
         PairSource::Detect(device) => {
             let gpu = device.open()?;
-            let frame = gpu::detect(&gpu, &polygons, &DetectOptions::default().with_filters(filters.clone()))?;
-            (frame.contacts, "detected on the GPU".to_string())
+            let frame = gpu::detect(&gpu, &bodies, &DetectOptions::default().with_filters(scene.filters.clone()))?;
+            (to_parts(frame.contacts, Some(frame.shapes)), "detected on the GPU".to_string())
+        }
+    };
+    // Every shape, body after body: the scene's own list where each body is one shape.
+    let flat: Vec<Polygon>;
+    let polygons: &[Polygon] = match compound {
+        false => &scene.polygons,
+        true => {
+            flat = bodies.iter().flat_map(|shapes| shapes.iter().cloned()).collect();
+            &flat
         }
     };
     let options = Options { width, view, title: file_name(&input.scene), contacts_source: source };
-    let owners: Vec<u32> =
-        compounds.iter().enumerate().flat_map(|(b, c)| std::iter::repeat_n(b as u32, c.shapes().len())).collect();
+    let owners: Vec<u32> = match compound {
+        false => vec![],
+        true => bodies.iter().enumerate().flat_map(|(b, shapes)| std::iter::repeat_n(b as u32, shapes.len())).collect(),
+    };
     let picture = draw_bodies(
         &Bodies {
-            shapes: &polygons,
+            shapes: polygons,
             fixed: &[],
             contacts: &contacts,
             groups: &[],
