@@ -22,15 +22,17 @@ pub(crate) struct Params {
 /// shaders/neighbours.wgsl's passes, in this order.
 const ENTRIES: [&str; 4] = ["count", "scan", "scatter", "rank"];
 
-fn program(device: &wgpu::Device) -> Program {
+/// The gather's pipelines, made once per search and shared by its runs (a rerun after growth
+/// makes new buffers, not new pipelines).
+pub(crate) fn program(device: &wgpu::Device) -> Program {
     Program::new(device, "satgpu.neighbours", "neighbours.wgsl", &ENTRIES)
 }
 
 /// The neighbours' gather over a resident frame's pairs ([`Work::Gather`]): each body's rows
 /// counted, scanned and scattered ([`Pass::Gather`]), then ranked and the first k kept
 /// ([`Pass::Rank`]). Its buffers hold the rows of a world's candidate capacity.
-pub(crate) struct Gather {
-    program: Program,
+pub(crate) struct Gather<'a> {
+    program: &'a Program,
     group: wgpu::BindGroup,
     counts: wgpu::Buffer,
     /// Row starts, kept starts, the rank pass's arguments, then each row's body.
@@ -43,16 +45,17 @@ pub(crate) struct Gather {
     n: u64,
 }
 
-impl Gather {
-    /// The gather of the pairs of a frame (its `totals` and `contacts`, the frame's resident
-    /// buffers; `candidates` its candidate capacity) for `params`, each instance's body in
-    /// `body_of`.
+impl<'a> Gather<'a> {
+    /// The gather, by `program`, of the pairs of a frame (its `totals` and `contacts`, the
+    /// frame's resident buffers; `candidates` its candidate capacity) for `params`, each
+    /// instance's body in `body_of`.
     pub fn new(
         gpu: &Gpu,
+        program: &'a Program,
         (totals, contacts, candidates): (&wgpu::Buffer, &wgpu::Buffer, u32),
         params: &Params,
         body_of: &[u32],
-    ) -> Result<Gather> {
+    ) -> Result<Gather<'a>> {
         use wgpu::BufferUsages as U;
         let (device, n) = (gpu.device(), u64::from(params.bodies));
         let rows_cap = 2 * u64::from(candidates);
@@ -65,7 +68,6 @@ impl Gather {
                     mapped_at_creation: false,
                 })
             };
-            let program = program(device);
             let params = init_buffer(device, "satgpu.gather.params", bytemuck::bytes_of(params), U::UNIFORM);
             let body_of = init_buffer(device, "satgpu.gather.body_of", bytemuck::cast_slice(body_of), U::STORAGE);
             let counts =

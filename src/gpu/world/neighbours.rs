@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::geometry::{Filter, Polygon};
 use crate::gpu::device::context::Gpu;
-use crate::gpu::stages::neighbours::{Gather, Params};
+use crate::gpu::stages::neighbours::{program, Gather, Params};
 use crate::gpu::stages::readback::read_copies;
 use crate::gpu::world::growth::Fit;
 use crate::gpu::world::options::WorldOptions;
@@ -36,9 +36,10 @@ pub(crate) fn neighbours<B: AsRef<[Polygon]>>(
         bodies.iter().enumerate().flat_map(|(i, b)| std::iter::repeat_n(i as u32, b.as_ref().len())).collect();
     let k = k.map_or(u32::MAX, |k| k.min(u32::MAX as usize) as u32);
     let params = Params { bodies: n as u32, k, pad0: 0, pad1: 0 };
+    let program = gpu.scoped(|| program(gpu.device()))?;
     let kept_starts = loop {
         let frame = (world.totals_buffer(), world.contacts_buffer(), world.candidate_capacity());
-        let gather = Gather::new(gpu, frame, &params, &body_of)?;
+        let gather = Gather::new(gpu, &program, frame, &params, &body_of)?;
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
         world.record_asking(&mut encoder, &world.plans.neighbours, Some(Asked::Gather(&gather)));
         let copies = [(world.totals_buffer(), 0, 16), (&gather.starts, 0, 4 * (2 * n as u64 + 2))];

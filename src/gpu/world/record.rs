@@ -14,7 +14,7 @@ use crate::gpu::world::World;
 pub(crate) enum Asked<'a> {
     Casts(&'a RayCast),
     Queries(&'a Queries),
-    Gather(&'a Gather),
+    Gather(&'a Gather<'a>),
 }
 
 impl World {
