@@ -7,6 +7,7 @@
 #import constants
 #import index
 #import segment
+#import workgroup_scan
 
 struct CfsmParams {
     n: u32,              // agents
@@ -76,8 +77,6 @@ fn bin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
     atomicAdd(&counts[1], 1u);
 }
 
-var<workgroup> cell_sums: array<u32, SCAN_WG>;
-
 // One workgroup: each invocation sums a run of cells, the workgroup scans the runs, and each
 // invocation writes its run's starts.
 @compute @workgroup_size(256)
@@ -90,24 +89,14 @@ fn scan(@builtin(local_invocation_id) lid: vec3<u32>) {
     for (var c = first; c < end; c++) {
         total += atomicLoad(&counts[2u + c]);
     }
-    cell_sums[t] = total;
-    workgroupBarrier();
-    for (var step = 1u; step < SCAN_WG; step *= 2u) {
-        var v = 0u;
-        if t >= step {
-            v = cell_sums[t - step];
-        }
-        workgroupBarrier();
-        cell_sums[t] += v;
-        workgroupBarrier();
-    }
-    var start = cell_sums[t] - total;
+    let inclusive = workgroup_scan(t, total);
+    var start = inclusive - total;
     for (var c = first; c < end; c++) {
         grid[c] = start;
         start += atomicLoad(&counts[2u + c]);
     }
     if t == SCAN_WG - 1u {
-        grid[params.cells] = cell_sums[t];
+        grid[params.cells] = inclusive;
     }
 }
 

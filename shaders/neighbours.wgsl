@@ -7,6 +7,7 @@
 #import records
 #import constants
 #import index
+#import workgroup_scan
 
 struct NeighbourParams {
     bodies: u32,
@@ -49,8 +50,6 @@ fn count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     atomicAdd(&counts[body_of[c.b]], 1u);
 }
 
-var<workgroup> row_sums: array<vec2<u32>, SCAN_WG>;
-
 // One workgroup: the row starts and the kept starts (at most k a body), and the rank pass's
 // indirect arguments over all rows.
 @compute @workgroup_size(256)
@@ -65,18 +64,8 @@ fn scan(@builtin(local_invocation_id) lid: vec3<u32>) {
         let c = atomicLoad(&counts[b]);
         total += vec2<u32>(c, min(c, params.k));
     }
-    row_sums[t] = total;
-    workgroupBarrier();
-    for (var step = 1u; step < SCAN_WG; step *= 2u) {
-        var v = vec2<u32>(0u);
-        if t >= step {
-            v = row_sums[t - step];
-        }
-        workgroupBarrier();
-        row_sums[t] += v;
-        workgroupBarrier();
-    }
-    var at = row_sums[t] - total;
+    let inclusive = vec2<u32>(workgroup_scan(t, total.x), workgroup_scan(t, total.y));
+    var at = inclusive - total;
     for (var b = first; b < end; b++) {
         starts[b] = at.x;
         starts[n + 1u + b] = at.y;
@@ -84,9 +73,9 @@ fn scan(@builtin(local_invocation_id) lid: vec3<u32>) {
         at += vec2<u32>(c, min(c, params.k));
     }
     if t == SCAN_WG - 1u {
-        starts[n] = row_sums[t].x;
-        starts[2u * n + 1u] = row_sums[t].y;
-        let groups = max((row_sums[t].x + WG - 1u) / WG, 1u);
+        starts[n] = inclusive.x;
+        starts[2u * n + 1u] = inclusive.y;
+        let groups = max((inclusive.x + WG - 1u) / WG, 1u);
         starts[2u * n + 2u] = min(groups, 65535u);
         starts[2u * n + 3u] = (groups + 65534u) / 65535u;
         starts[2u * n + 4u] = 1u;

@@ -8,8 +8,7 @@
 #import constants
 #import index
 #import scan
-
-var<workgroup> partial: array<u32, SCAN_WG>;
+#import workgroup_scan
 
 @compute @workgroup_size(SCAN_WG)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
@@ -25,24 +24,14 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     for (var k = 0u; k < count; k++) {
         own += data[start + k];
     }
-    partial[lid] = own;
-    workgroupBarrier();
-    for (var off = 1u; off < SCAN_WG; off *= 2u) {
-        var v = 0u;
-        if lid >= off {
-            v = partial[lid - off];
-        }
-        workgroupBarrier();
-        partial[lid] += v;
-        workgroupBarrier();
-    }
-    var running = partial[lid] - own;
+    let inclusive = workgroup_scan(lid, own);
+    var running = inclusive - own;
     for (var k = 0u; k < count; k++) {
         let x = data[start + k];
         data[start + k] = running;
         running += x;
     }
     if lid == SCAN_WG - 1u && block * SCAN_WG * CHUNK < max(n, 1u) {
-        sums[block] = partial[lid];
+        sums[block] = inclusive;
     }
 }

@@ -49,7 +49,7 @@ const KERNELS: [(&str, &str); 31] = [
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 21] = [
+const SHARED: [(&str, &str); 22] = [
     ("params", include_str!("../../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../../shaders/shared/index.wgsl")),
@@ -63,6 +63,7 @@ const SHARED: [(&str, &str); 21] = [
     ("digits", include_str!("../../../shaders/shared/digits.wgsl")),
     ("chunk", include_str!("../../../shaders/shared/chunk.wgsl")),
     ("scan", include_str!("../../../shaders/shared/scan.wgsl")),
+    ("workgroup_scan", include_str!("../../../shaders/shared/workgroup_scan.wgsl")),
     ("scan_plan", include_str!("../../../shaders/shared/scan_plan.wgsl")),
     ("count_or_write", include_str!("../../../shaders/shared/count_or_write.wgsl")),
     ("side", include_str!("../../../shaders/shared/side.wgsl")),
