@@ -18,8 +18,10 @@ mod cost {
     pub const NEIGHBOURS_PER_BODY: u64 = 48;
     /// See [`NEIGHBOURS_PER_BODY`]: per pair both ends' rows (40 bytes each), made and returned.
     pub const NEIGHBOURS_PER_PAIR: u64 = 2 * 2 * 40;
-    /// A [`Polygon`](crate::Polygon) on the host: the struct, two vector headers' allocations.
-    pub const POLYGON_PER_BODY: u64 = 96;
+    /// A [`Polygon`](crate::Polygon) on the host: the struct, two vector headers' allocations,
+    /// and the [`Body`](crate::Body) of a scene that holds it (a vector header and its
+    /// allocation).
+    pub const POLYGON_PER_BODY: u64 = 136;
     /// Its vertices and unit edge normals, two f64 pairs each.
     pub const POLYGON_PER_VERTEX: u64 = 32;
     /// A world's host side: the packing and the spare packing `set_polygons` reuses, each with

@@ -539,8 +539,8 @@ fn rotated_combs_split_collide_and_read_back() {
     }
     // Written out as parts and read back: the same bodies (parts with corners that turn by less
     // than Polygon::new's margin included).
-    let scene = satgpu::scene::Scene { polygons: vec![], filters: vec![], compounds: bodies.clone() };
+    let scene = satgpu::scene::Scene::from_bodies(bodies.clone());
     let text = satgpu::scene::scene_to_json(&scene);
     let back = satgpu::scene::parse_scene(&text, std::path::Path::new("combs.json")).unwrap();
-    assert_eq!(back.compounds, bodies);
+    assert_eq!(back.bodies, bodies);
 }

@@ -449,7 +449,7 @@ proptest! {
         for t in [text.as_str(), &base[..cut.min(base.len())], long.as_str()] {
             // Filters on the first and the last shape: a scene that parses has one per shape or none.
             if let Ok(scene) = parse_scene(t, "fuzz.json".as_ref()) {
-                prop_assert!(scene.filters.is_empty() || scene.filters.len() == scene.polygons.len());
+                prop_assert!(scene.filters.is_empty() || scene.filters.len() == scene.len());
             }
         }
     }

@@ -10,7 +10,7 @@ use satgpu::scene::{
     SceneKind,
 };
 use satgpu::DetectOptions;
-use satgpu::{Contact, Error, Filter, Polygon, PolygonError, ShapeKind};
+use satgpu::{Body, Contact, Error, Filter, Polygon, PolygonError, ShapeKind};
 
 fn parse(text: &str) -> satgpu::Result<Scene> {
     parse_scene(text, Path::new("scene.json"))
@@ -97,14 +97,14 @@ fn a_bad_polygon_is_named_by_its_index_and_clockwise_input_is_turned() {
         PolygonError::TooManyVertices { count: MAX_OUTLINE_VERTICES + 1, max: MAX_OUTLINE_VERTICES }
     );
     let scene = parse(r#"{"polygons": [{"vertices": [[0, 0], [0, 1], [1, 1], [1, 0]]}]}"#).unwrap();
-    assert_eq!(scene.polygons[0].vertices(), &[[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]);
+    assert_eq!(scene.bodies[0].shapes()[0].vertices(), &[[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]);
 }
 
 #[test]
 fn empty_scene_and_extra_fields_are_valid() {
-    assert!(parse(r#"{"polygons": []}"#).unwrap().polygons.is_empty());
+    assert!(parse(r#"{"polygons": []}"#).unwrap().bodies.is_empty());
     let scene = parse(r#"{"name": "x", "polygons": [{"vertices": [[0, 0], [1, 0], [0, 1]], "color": 3}]}"#).unwrap();
-    assert_eq!(scene.polygons.len(), 1);
+    assert_eq!(scene.len(), 1);
 }
 
 #[test]
@@ -143,7 +143,7 @@ fn scene_json_round_trips_exactly() {
         let text = scene_to_json(&scene);
         let back = parse(&text).unwrap();
         let bits = |s: &Scene| -> Vec<u64> {
-            s.polygons.iter().flat_map(|p| p.vertices()).flat_map(|v| v.map(f64::to_bits)).collect()
+            s.shapes().flat_map(|p| p.vertices()).flat_map(|v| v.map(f64::to_bits)).collect()
         };
         assert_eq!(bits(&back), bits(&scene), "{kind}");
         assert_eq!(back, scene);
@@ -152,7 +152,7 @@ fn scene_json_round_trips_exactly() {
     let scene = parse(r#"{"polygons": [{"vertices": [[-0.0, 0.1], [123456.789, -2.5e-7], [3e10, 7.25]]}]}"#).unwrap();
     let back = parse(&scene_to_json(&scene)).unwrap();
     assert_eq!(back, scene);
-    assert!(back.polygons[0].vertices().iter().any(|v| v[0].to_bits() == (-0.0f64).to_bits()));
+    assert!(back.bodies[0].shapes()[0].vertices().iter().any(|v| v[0].to_bits() == (-0.0f64).to_bits()));
 }
 
 #[test]
@@ -286,11 +286,13 @@ fn every_shape_parses_with_its_filter_and_round_trips() {
         {"capsule": {"a": [0, 8], "b": [3, 9], "radius": 0.125}, "mask": 4294967295}
     ]}"#;
     let scene = parse(text).unwrap();
-    let kinds: Vec<ShapeKind> = scene.polygons.iter().map(|p| p.kind()).collect();
+    let shapes: Vec<&Polygon> = scene.shapes().collect();
+    assert!(!scene.compound && scene.bodies.iter().all(|b| b.shapes().len() == 1));
+    let kinds: Vec<ShapeKind> = shapes.iter().map(|p| p.kind()).collect();
     assert_eq!(kinds, [ShapeKind::Polygon, ShapeKind::RoundedPolygon, ShapeKind::Circle, ShapeKind::Capsule]);
-    assert_eq!(scene.polygons[1].radius(), 0.25);
-    assert_eq!(scene.polygons[2].vertices(), &[[1.0, 5.0]]);
-    assert_eq!(scene.polygons[3].vertices(), &[[0.0, 8.0], [3.0, 9.0]]);
+    assert_eq!(shapes[1].radius(), 0.25);
+    assert_eq!(shapes[2].vertices(), &[[1.0, 5.0]]);
+    assert_eq!(shapes[3].vertices(), &[[0.0, 8.0], [3.0, 9.0]]);
     let d = Filter::DEFAULT;
     assert_eq!(
         scene.filters,
@@ -391,11 +393,11 @@ fn a_filter_on_the_first_or_the_last_shape_is_kept() {
     for text in [format!(r#"{{"polygons": [{a}, {b}]}}"#), format!(r#"{{"polygons": [{b}, {a}]}}"#)] {
         let scene = parse(&text).unwrap();
         assert!(
-            satgpu::reference::detect(&scene.polygons, &DetectOptions::default()).contacts.len() == 1,
+            satgpu::reference::detect(&scene.bodies, &DetectOptions::default()).contacts.len() == 1,
             "the squares overlap"
         );
         assert!(
-            satgpu::reference::detect(&scene.polygons, &DetectOptions::default().with_filters(scene.filters.to_vec()))
+            satgpu::reference::detect(&scene.bodies, &DetectOptions::default().with_filters(scene.filters.to_vec()))
                 .contacts
                 .is_empty(),
             "{text}"
@@ -462,28 +464,34 @@ fn parts_and_concave_outlines_make_compound_bodies() {
         {"parts": [{"circle": {"center": [0, 0], "radius": 1}}, {"vertices": [[0,0],[2,0],[2,2],[1,0.5],[0,2]]}]}
     ]}"#;
     let scene = parse(text).unwrap();
-    assert!(scene.is_compound() && scene.polygons.is_empty());
+    assert!(scene.compound);
     assert_eq!(scene.len(), 3);
-    let parts: Vec<usize> = scene.compounds.iter().map(|c| c.shapes().len()).collect();
+    let parts: Vec<usize> = scene.bodies.iter().map(|c| c.shapes().len()).collect();
     assert_eq!(parts[0], 1);
     assert!(parts[1] >= 2 && parts[2] >= 3, "{parts:?}");
-    assert!(
-        scene.compounds[1].shapes().iter().all(|p| p.radius() == 0.25),
-        "every part of a rounded outline is rounded"
-    );
+    assert!(scene.bodies[1].shapes().iter().all(|p| p.radius() == 0.25), "every part of a rounded outline is rounded");
     assert_eq!(scene.filters[1].mask, 3);
     assert_eq!(parse(&scene_to_json(&scene)).unwrap(), scene, "round trip");
-    // One list of bodies whichever field holds them: each entry's shapes, in file order.
-    let bodies = scene.bodies();
-    assert_eq!(bodies.len(), 3);
-    assert!((0..3).all(|i| bodies[i] == scene.compounds[i].shapes()));
+    // Every shape, body after body: the one part of the triangle first.
+    let shapes: Vec<&Polygon> = scene.shapes().collect();
+    assert_eq!(shapes.len(), parts.iter().sum::<usize>());
+    assert_eq!(shapes[0], &scene.bodies[0].shapes()[0]);
+    assert_eq!(*shapes.last().unwrap(), scene.bodies[2].shapes().last().unwrap());
     // Convex scenes stay as they were, each shape a body of one.
     let convex =
         parse(r#"{"polygons": [{"vertices": [[0,0],[1,0],[0,1]]}, {"circle": {"center": [5, 5], "radius": 1}}]}"#)
             .unwrap();
-    assert!(!convex.is_compound() && convex.polygons.len() == 2 && convex.compounds.is_empty());
-    assert_eq!(convex.bodies(), [std::slice::from_ref(&convex.polygons[0]), std::slice::from_ref(&convex.polygons[1])]);
-    assert!(parse(r#"{"polygons": []}"#).unwrap().bodies().is_empty());
+    assert!(!convex.compound && convex.len() == 2);
+    assert!(convex.bodies.iter().all(|b| b.shapes().len() == 1));
+    assert_eq!(convex.shapes().map(|p| p.kind()).collect::<Vec<_>>(), [ShapeKind::Polygon, ShapeKind::Circle]);
+    assert_eq!(convex.clone().into_shapes(), convex.shapes().cloned().collect::<Vec<_>>());
+    assert!(!scene_to_json(&convex).contains("parts"), "a plain scene writes plain entries");
+    // A plain scene with walls is compound: every body is written back as parts.
+    let mut walled = convex.clone();
+    walled.add_walls(vec![Body::chain(&[[9.0, 0.0], [9.0, 9.0]], false, 0.0).unwrap()]);
+    assert!(walled.compound && walled.len() == 3);
+    assert_eq!(parse(&scene_to_json(&walled)).unwrap(), walled, "round trip with walls");
+    assert!(parse(r#"{"polygons": []}"#).unwrap().is_empty());
     // A convex outline of more than 1,024 vertices is split rather than refused.
     let ring: Vec<String> = (0..2000)
         .map(|i| {
@@ -492,7 +500,7 @@ fn parts_and_concave_outlines_make_compound_bodies() {
         })
         .collect();
     let big = parse(&format!(r#"{{"polygons": [{{"vertices": [{}]}}]}}"#, ring.join(","))).unwrap();
-    assert!(big.compounds[0].shapes().len() >= 2);
+    assert!(big.compound && big.bodies[0].shapes().len() >= 2);
 }
 
 #[test]

@@ -46,7 +46,7 @@ fn segments_are_made_and_refused_by_name() {
     let text = r#"{"polygons": [{"vertices": [[0, 0], [1, 0], [0, 1]]},
         {"segment": {"a": [0, 0], "b": [2, 0]}}, {"segment": {"a": [0, 1], "b": [2, 1], "radius": 0.25}}]}"#;
     let scene = parse_scene(text, Path::new("walls.json")).unwrap();
-    let kinds: Vec<ShapeKind> = scene.polygons.iter().map(|p| p.kind()).collect();
+    let kinds: Vec<ShapeKind> = scene.shapes().map(|p| p.kind()).collect();
     assert_eq!(kinds, [ShapeKind::Polygon, ShapeKind::Segment, ShapeKind::Capsule]);
     let again = parse_scene(&scene_to_json(&scene), Path::new("again.json")).unwrap();
     assert_eq!(again, scene);
@@ -205,7 +205,7 @@ fn chains_are_made_and_refused_by_name() {
     let text = r#"{"polygons": [{"chain": {"points": [[0, 0], [1, 0], [1, 1]]}},
         {"chain": {"points": [[0, 0], [1, 0], [1, 1]], "loop": true, "radius": 0.25}}]}"#;
     let scene = parse_scene(text, Path::new("walls.json")).unwrap();
-    assert_eq!(scene.compounds, [open, closed]);
+    assert_eq!(scene.bodies, [open, closed]);
     let again = parse_scene(&scene_to_json(&scene), Path::new("again.json")).unwrap();
     assert_eq!(again, scene);
     assert_eq!(
@@ -481,7 +481,7 @@ fn walkable_area(s: f64) -> Vec<Body> {
         .map(|c| circle(1.0 + 58.0 * (c[0] - lo[0]) / (hi[0] - lo[0]), 1.0 + 38.0 * (c[1] - lo[1]) / (hi[1] - lo[1])))
         .collect();
     bodies.extend([[30.0, 0.25], [9.75, 12.0], [0.25, 0.25], [20.25, 20.0]].map(|[x, y]| circle(x, y)));
-    bodies.extend(scene.compounds[1..].iter().cloned());
+    bodies.extend(scene.bodies[1..].iter().cloned());
     bodies
 }
 

@@ -27,11 +27,11 @@ pub(crate) fn read_scene(
         Some(pyo3::types::PyTuple::new(py, [category.into_any(), mask.into_any(), group.into_any()])?)
     };
     // A scene with compound bodies gives a list of `Compound`s (one per body), else `Shapes`.
-    let shapes = if scene.is_compound() {
-        let bodies: Vec<Compound> = scene.compounds.into_iter().map(Compound::new).collect();
+    let shapes = if scene.compound {
+        let bodies: Vec<Compound> = scene.bodies.into_iter().map(Compound::new).collect();
         pyo3::types::PyList::new(py, bodies)?.into_any()
     } else {
-        Bound::new(py, Shapes { inner: scene.polygons })?.into_any()
+        Bound::new(py, Shapes { inner: scene.into_shapes() })?.into_any()
     };
     Ok((shapes, filters))
 }
@@ -51,7 +51,7 @@ pub(crate) fn write_scene(
         Some(f) => filter_list(Some(f), polygons.len())?,
         None => vec![],
     };
-    let scene = satgpu::scene::Scene { polygons, filters, compounds: vec![] };
+    let scene = satgpu::scene::Scene { filters, ..satgpu::scene::Scene::new(polygons) };
     py.detach(|| satgpu::scene::write_scene(&path, &scene)).map_err(raise)
 }
 

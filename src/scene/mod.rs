@@ -40,34 +40,44 @@ mod wkt;
 pub use generate::{generate, generate_bodies, SceneKind};
 pub use wkt::{parse_wkt_polygon, Area};
 
-/// A set of shapes to test against each other; the index of a shape is its identity in every
-/// reported pair.
+/// A scene: bodies to test against each other, each one shape or several; the index of a body
+/// is its identity in every reported pair.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Scene {
-    /// The shapes (polygons, rounded polygons, circles, capsules), in file order.
-    pub polygons: Vec<Polygon>,
-    /// One collision filter per shape, or empty when every shape has [`Filter::DEFAULT`].
+    /// The bodies, in file order, then one per ring of the walls ([`Scene::add_walls`]). A plain
+    /// entry (one convex shape) is a body of one shape. [`gpu::detect`](crate::gpu::detect),
+    /// [`World::from_bodies`](crate::gpu::World::from_bodies) and the reference take them as they
+    /// are; where every body is one shape they run the plain frame.
+    pub bodies: Vec<Body>,
+    /// One collision filter per body, or empty when every body has [`Filter::DEFAULT`].
     pub filters: Vec<Filter>,
-    /// The bodies, when any entry is a compound one (`"parts"`, a chain, or an outline split at
-    /// the door) or the scene has walls ([`Scene::add_walls`]): one per entry, then one per
-    /// ring of the walls, a single shape as one part, and `polygons` is then empty. Empty when
-    /// every entry is one convex shape (they are in `polygons`).
-    pub compounds: Vec<Body>,
+    /// Whether the scene is compound: some entry has parts (`"parts"`, a chain, or an outline
+    /// split at the door), or the scene has walls. Its pairs then name their bodies' deepest
+    /// part pair too, and [`scene_to_json`] writes every entry as parts, so that the file reads
+    /// back as the same scene.
+    pub compound: bool,
 }
 
 impl Scene {
-    /// A scene of `polygons` with the default filter everywhere.
-    pub fn new(polygons: Vec<Polygon>) -> Scene {
-        Scene { polygons, filters: vec![], compounds: vec![] }
+    /// A plain scene: a body of one shape for each of `shapes`, with the default filter
+    /// everywhere.
+    pub fn new(shapes: Vec<Polygon>) -> Scene {
+        Scene { bodies: shapes.into_iter().map(Body::from).collect(), filters: vec![], compound: false }
     }
 
-    /// A scene of compound `bodies` with the default filter everywhere.
+    /// A compound scene of `bodies` with the default filter everywhere.
+    pub fn from_bodies(bodies: Vec<Body>) -> Scene {
+        Scene { bodies, filters: vec![], compound: true }
+    }
+
+    /// The former name of [`Scene::from_bodies`].
+    #[deprecated(since = "0.2.0", note = "a scene is bodies: `Scene::from_bodies`")]
     pub fn from_compounds(bodies: Vec<Body>) -> Scene {
-        Scene { polygons: vec![], filters: vec![], compounds: bodies }
+        Scene::from_bodies(bodies)
     }
 
     /// Adds `walls` (bodies, as [`Area::walls`] gives them) after the scene's bodies, with the
-    /// default filter; the scene's bodies are then in `compounds`.
+    /// default filter; the scene is then compound.
     pub fn add_walls(&mut self, walls: Vec<Body>) {
         if walls.is_empty() {
             return;
@@ -75,37 +85,33 @@ impl Scene {
         if !self.filters.is_empty() {
             self.filters.resize(self.filters.len() + walls.len(), Filter::DEFAULT);
         }
-        if self.compounds.is_empty() {
-            self.compounds = std::mem::take(&mut self.polygons).into_iter().map(Body::from).collect();
+        self.compound = true;
+        self.bodies.extend(walls);
+    }
+
+    /// Every body's shapes, body after body.
+    pub fn shapes(&self) -> impl Iterator<Item = &Polygon> {
+        self.bodies.iter().flat_map(Body::shapes)
+    }
+
+    /// Every body's shapes, body after body, moved out of the scene (a plain scene's shapes in
+    /// file order).
+    pub fn into_shapes(self) -> Vec<Polygon> {
+        let mut out = Vec::with_capacity(self.bodies.len());
+        for body in self.bodies {
+            out.extend(body.into_shapes());
         }
-        self.compounds.extend(walls);
+        out
     }
 
-    /// Every body's shapes, one slice per body (each entry in file order, then each ring of the
-    /// walls), whichever field holds them: what [`gpu::detect`](crate::gpu::detect),
-    /// [`World::from_bodies`](crate::gpu::World::from_bodies) and the reference take, so that a
-    /// caller need not ask which. A body of one shape gives the fast path of polygons there.
-    pub fn bodies(&self) -> Vec<&[Polygon]> {
-        match self.compounds.is_empty() {
-            true => self.polygons.iter().map(std::slice::from_ref).collect(),
-            false => self.compounds.iter().map(Body::shapes).collect(),
-        }
-    }
-
-    /// Whether the bodies are in `compounds` (some entry has parts): pairs then name their
-    /// bodies' deepest part pair too.
-    pub fn is_compound(&self) -> bool {
-        !self.compounds.is_empty()
-    }
-
-    /// The number of bodies (entries).
+    /// The number of bodies (entries, then the walls' rings).
     pub fn len(&self) -> usize {
-        self.polygons.len().max(self.compounds.len())
+        self.bodies.len()
     }
 
     /// Whether the scene has no bodies.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.bodies.is_empty()
     }
 }
 
@@ -146,18 +152,17 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
     let Some(raw) = file.polygons else {
         return Err(Error::MissingPolygons { path: path.to_path_buf() });
     };
-    let mut polygons = Vec::with_capacity(raw.len());
-    // Every body so far, once one of them is compound.
-    let mut compounds: Option<Vec<Body>> = None;
-    // The filter list starts at the first non-default filter (which may be shape 0's), so a
-    // scene without filters never holds one per shape.
+    let mut bodies = Vec::with_capacity(raw.len());
+    let mut compound = false;
+    // The filter list starts at the first non-default filter (which may be body 0's), so a
+    // scene without filters never holds one per body.
     let mut filters: Option<Vec<Filter>> = None;
     for (index, entry) in raw.into_iter().enumerate() {
         let filter = entry.filter();
         match filters.as_mut() {
             Some(list) => list.push(filter),
             None if filter != Filter::DEFAULT => {
-                let mut list = Vec::with_capacity(polygons.capacity());
+                let mut list = Vec::with_capacity(bodies.capacity());
                 list.resize(index, Filter::DEFAULT);
                 list.push(filter);
                 filters = Some(list);
@@ -165,15 +170,15 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene> {
             None => {}
         }
         let body = entry.body().map_err(|reason| Error::InvalidPolygon { index, reason })?;
-        match body {
-            Entry::Shape(p) if compounds.is_none() => polygons.push(p),
-            Entry::Shape(p) => compounds.get_or_insert_default().push(p.into()),
-            Entry::Parts(c) => compounds
-                .get_or_insert_with(|| std::mem::take(&mut polygons).into_iter().map(Body::from).collect())
-                .push(c),
-        }
+        bodies.push(match body {
+            Entry::Shape(p) => Body::from(p),
+            Entry::Parts(c) => {
+                compound = true;
+                c
+            }
+        });
     }
-    let mut scene = Scene { polygons, filters: filters.unwrap_or_default(), compounds: compounds.unwrap_or_default() };
+    let mut scene = Scene { bodies, filters: filters.unwrap_or_default(), compound };
     if let Some(walls) = file.walls {
         // The walls follow the entries, one body per ring.
         scene.add_walls(area_walls(&walls.wkt, walls.radius.unwrap_or(0.0), path)?);
@@ -217,23 +222,22 @@ pub fn scene_to_json(scene: &Scene) -> String {
             out.push_str(&format!(", \"category\": {}, \"mask\": {}, \"group\": {}", f.category, f.mask, f.group));
         }
     };
-    for (i, p) in scene.polygons.iter().enumerate() {
+    for (i, body) in scene.bodies.iter().enumerate() {
         out.push_str(if i == 0 { "\n" } else { ",\n" });
-        shape_json(&mut out, p);
-        filter(&mut out, i);
-        out.push('}');
-    }
-    for (i, c) in scene.compounds.iter().enumerate() {
-        out.push_str(if i == 0 { "\n" } else { ",\n" });
-        // Every body of a compound scene as parts, a single shape too, so that the file reads
-        // back as the same scene.
-        out.push_str("{\"parts\": [");
-        for (k, p) in c.shapes().iter().enumerate() {
-            out.push_str(if k == 0 { "" } else { ", " });
-            shape_json(&mut out, p);
-            out.push('}');
+        match (scene.compound, body.shapes()) {
+            (false, [p]) => shape_json(&mut out, p),
+            // Every body of a compound scene as parts, a single shape too, so that the file
+            // reads back as the same scene.
+            (_, shapes) => {
+                out.push_str("{\"parts\": [");
+                for (k, p) in shapes.iter().enumerate() {
+                    out.push_str(if k == 0 { "" } else { ", " });
+                    shape_json(&mut out, p);
+                    out.push('}');
+                }
+                out.push(']');
+            }
         }
-        out.push(']');
         filter(&mut out, i);
         out.push('}');
     }

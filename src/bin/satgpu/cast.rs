@@ -22,7 +22,7 @@ type Casts = (Vec<Polygon>, Vec<(Vec<ShapeCast>, usize)>);
 fn read_casts(path: &Path, scene: &scene::Scene) -> Result<Casts, Failure> {
     let layout: &[&str] = &["x", "y", "radius", "dx", "dy", "length", "shape?", "angle?"];
     let (_, rows) = read_rows(path, &[layout])?;
-    let bodies = scene.bodies();
+    let bodies = &scene.bodies;
     let entries = bodies.len();
     let mut shapes: Vec<Polygon> = vec![];
     let mut circles = std::collections::HashMap::new();
@@ -67,7 +67,7 @@ fn read_casts(path: &Path, scene: &scene::Scene) -> Result<Casts, Failure> {
                 Entry::Occupied(parts) => parts.get().clone(),
                 Entry::Vacant(slot) => {
                     let first = shapes.len();
-                    shapes.extend(centred(bodies[shape as usize], radius).map_err(|e| {
+                    shapes.extend(centred(bodies[shape as usize].shapes(), radius).map_err(|e| {
                         bad(format!("shape {shape}, centred on its box and grown by the radius, is no shape: {e}"))
                     })?);
                     slot.insert(first..shapes.len()).clone()

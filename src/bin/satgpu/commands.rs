@@ -10,7 +10,7 @@ pub(crate) fn gen(kind: SceneKind, n: usize, seed: u64, out: &Path) -> Result<()
     let available = memory::available_within(memory_limit()?);
     memory::check(|| format!("{} {kind} polygons", memory::grouped(n as u64)), "host", estimate.host, available)?;
     let scene = match kind.is_compound() {
-        true => scene::Scene::from_compounds(scene::generate_bodies(kind, n, seed)),
+        true => scene::Scene::from_bodies(scene::generate_bodies(kind, n, seed)),
         false => scene::Scene::new(scene::generate(kind, n, seed)),
     };
     scene::write_scene(out, &scene)?;
@@ -110,11 +110,11 @@ pub(crate) fn neighbours(
         return Err(Failure(2, format!("{}: --out must end in .csv", out.display())));
     }
     let scene = source.read()?;
-    let (bodies, filters) = (scene.bodies(), &scene.filters);
+    let (bodies, filters) = (&scene.bodies, &scene.filters);
     let t = Instant::now();
     let found = match backend {
-        Backend::Gpu => gpu::neighbours(&device.open()?, &bodies, radius, k, filters)?,
-        Backend::Cpu => reference::neighbours(&bodies, radius, k, filters),
+        Backend::Gpu => gpu::neighbours(&device.open()?, bodies, radius, k, filters)?,
+        Backend::Cpu => reference::neighbours(bodies, radius, k, filters),
     };
     let said = format!(
         "{} bodies, {} neighbour rows within {radius} ({} backend, {:.1} ms)",
@@ -159,7 +159,7 @@ pub(crate) fn detect(
         Some((out, _)) => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
     };
     let scene = source.read()?;
-    let (bodies, compound) = (scene.bodies(), scene.is_compound());
+    let (bodies, compound) = (&scene.bodies, scene.compound);
     // Opening the device (and compiling every pipeline) is timed apart from the detection.
     let t = Instant::now();
     let gpu = if backend == Backend::Gpu { Some(device.open()?) } else { None };
@@ -168,7 +168,7 @@ pub(crate) fn detect(
     let full = detail == ContactDetail::Full;
     let options =
         DetectOptions::default().with_filters(scene.filters.clone()).with_margin(margin).with_contact_detail(detail);
-    let (contacts, manifolds, parts) = detect_bodies(gpu.as_ref(), &bodies, &options)?;
+    let (contacts, manifolds, parts) = detect_bodies(gpu.as_ref(), bodies, &options)?;
     // With compound bodies, each pair's deepest part pair too (part 0 where every body has one).
     let parts = compound.then(|| match parts.is_empty() {
         true => vec![[0, 0]; contacts.len()],
@@ -196,7 +196,11 @@ pub(crate) fn detect(
             let bodies = match compound {
                 false => format!("{} polygons", bodies.len()),
                 true => {
-                    format!("{} bodies ({} convex parts)", bodies.len(), bodies.iter().map(|b| b.len()).sum::<usize>())
+                    format!(
+                        "{} bodies ({} convex parts)",
+                        bodies.len(),
+                        bodies.iter().map(|b| b.shapes().len()).sum::<usize>()
+                    )
                 }
             };
             let _ = writeln!(stdout, "{bodies}, {} ({timing})", pairs_said(&contacts, margin, false));
@@ -312,14 +316,14 @@ pub(crate) fn bench(
             Some((kind, n)) => scene::generate(kind, n, seed),
             None => {
                 let scene = scene::read_scene(Path::new(&name))?;
-                if scene.is_compound() {
+                if scene.compound {
                     // Not silently an empty scene: compound bodies are not benchmarked yet.
                     return Err(Failure(
                         2,
                         format!("{name}: bench takes scenes of convex shapes; this one has compound bodies (\"parts\" or concave outlines): use `satgpu detect`"),
                     ));
                 }
-                scene.polygons
+                scene.into_shapes()
             }
         };
         bar.set_message(format!("{name} n={}", polygons.len()));

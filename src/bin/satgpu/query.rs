@@ -122,19 +122,17 @@ pub(crate) struct Flat {
 
 impl Flat {
     pub fn of(scene: &scene::Scene) -> Flat {
-        if !scene.is_compound() {
-            return Flat { parts: scene.polygons.clone(), filters: scene.filters.clone(), owner: vec![] };
+        let parts = scene.shapes().cloned().collect();
+        if !scene.compound {
+            return Flat { parts, filters: scene.filters.clone(), owner: vec![] };
         }
-        let (mut parts, mut filters, mut owner) = (vec![], vec![], vec![]);
-        for (body, shapes) in scene.bodies().into_iter().enumerate() {
-            for p in shapes {
-                parts.push(p.clone());
-                owner.push(body as u32);
-                if !scene.filters.is_empty() {
-                    filters.push(scene.filters[body]);
-                }
-            }
-        }
+        let owner: Vec<u32> = (scene.bodies.iter().enumerate())
+            .flat_map(|(b, body)| std::iter::repeat_n(b as u32, body.shapes().len()))
+            .collect();
+        let filters = match scene.filters.is_empty() {
+            true => vec![],
+            false => owner.iter().map(|&b| scene.filters[b as usize]).collect(),
+        };
         Flat { parts, filters, owner }
     }
 
@@ -159,7 +157,7 @@ impl Flat {
 /// its filters.
 pub(crate) fn open_world(gpu: &Gpu, scene: &scene::Scene) -> Result<World, Failure> {
     let options = WorldOptions::default();
-    let mut world = World::from_bodies(gpu, &scene.bodies(), &options)?;
+    let mut world = World::from_bodies(gpu, &scene.bodies, &options)?;
     if !scene.filters.is_empty() {
         world.set_filters(&scene.filters)?;
     }

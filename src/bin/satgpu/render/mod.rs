@@ -152,14 +152,14 @@ pub fn command(
         _ => return Err(Failure(2, "--window takes X0,Y0,X1,Y1 with X0 < X1 and Y0 < Y1".into())),
     };
     let scene = input.read()?;
-    let (bodies, compound) = (scene.bodies(), scene.is_compound());
+    let (bodies, compound) = (&scene.bodies, scene.compound);
     // Compound bodies are drawn part by part; a pair of bodies marks its deepest part pair
     // (pairs read from a file, whose parts are not known, the bodies' first parts).
     let first: Vec<u32> = bodies
         .iter()
-        .scan(0u32, |next, shapes| {
+        .scan(0u32, |next, body| {
             let at = *next;
-            *next += shapes.len() as u32;
+            *next += body.shapes().len() as u32;
             Some(at)
         })
         .collect();
@@ -185,27 +185,22 @@ pub fn command(
         }
         PairSource::Detect(device) => {
             let gpu = device.open()?;
-            let frame = gpu::detect(&gpu, &bodies, &DetectOptions::default().with_filters(scene.filters.clone()))?;
+            let frame = gpu::detect(&gpu, bodies, &DetectOptions::default().with_filters(scene.filters.clone()))?;
             (to_parts(frame.contacts, Some(frame.shapes)), "detected on the GPU".to_string())
         }
     };
-    // Every shape, body after body: the scene's own list where each body is one shape.
-    let flat: Vec<Polygon>;
-    let polygons: &[Polygon] = match compound {
-        false => &scene.polygons,
-        true => {
-            flat = bodies.iter().flat_map(|shapes| shapes.iter().cloned()).collect();
-            &flat
-        }
-    };
+    // Every shape, body after body.
+    let polygons: Vec<Polygon> = scene.shapes().cloned().collect();
     let options = Options { width, view, title: file_name(&input.scene), contacts_source: source };
     let owners: Vec<u32> = match compound {
         false => vec![],
-        true => bodies.iter().enumerate().flat_map(|(b, shapes)| std::iter::repeat_n(b as u32, shapes.len())).collect(),
+        true => {
+            bodies.iter().enumerate().flat_map(|(b, body)| std::iter::repeat_n(b as u32, body.shapes().len())).collect()
+        }
     };
     let picture = draw_bodies(
         &Bodies {
-            shapes: polygons,
+            shapes: &polygons,
             fixed: &[],
             contacts: &contacts,
             groups: &[],
