@@ -321,6 +321,15 @@ def _transform_array(name: str, value, ndim: int) -> np.ndarray:
     return value
 
 
+def _poses(xy, angle):
+    """`xy` (n x 2) and `angle` (n) as `World.set_transforms` reads them: both float64 or both
+    float32, read where they lie."""
+    xy, angle = _transform_array("xy", xy, 2), _transform_array("angle", angle, 1)
+    if xy.dtype != angle.dtype:
+        raise ValueError(f"xy and angle must have one dtype, got {xy.dtype} and {angle.dtype}")
+    return xy, angle
+
+
 class World:
     """A persistent world: shapes uploaded once, every body placed by a transform each frame.
 
@@ -367,10 +376,7 @@ class World:
     def set_transforms(self, xy, angle) -> None:
         """Places every body: `xy` (n x 2) and `angle` (n, radians counter-clockwise), both
         float64 or both float32, read without a copy. Each value is rounded to f32 once."""
-        xy, angle = _transform_array("xy", xy, 2), _transform_array("angle", angle, 1)
-        if xy.dtype != angle.dtype:
-            raise ValueError(f"xy and angle must have one dtype, got {xy.dtype} and {angle.dtype}")
-        self._world.set_transforms(xy, angle)
+        self._world.set_transforms(*_poses(xy, angle))
 
     def set_worlds(self, worlds) -> None:
         """Puts each body in a world (`worlds`: n indices below `MAX_WORLDS`, uint32), as

@@ -33,7 +33,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError("satgpu.ray needs Ray: pip install ray") from e
 
 import satgpu
-from satgpu import Contacts, FiltersLike, ShapesLike, _array, _filters, _satgpu, _transform_array
+from satgpu import Contacts, FiltersLike, ShapesLike, _array, _filters, _poses, _satgpu
 
 __all__ = ["TiledWorld", "assigned_gpu"]
 
@@ -274,22 +274,10 @@ class TiledWorld:
 
     def set_transforms(self, xy, angle) -> None:
         """Places every body, as `World.set_transforms` does, and decides which tile holds it."""
-        xy, angle = _transform_array("xy", xy, 2), _transform_array("angle", angle, 1)
-        if xy.dtype != angle.dtype:
-            raise ValueError(f"xy and angle must have one dtype, got {xy.dtype} and {angle.dtype}")
-        if len(xy) != self._n or len(angle) != self._n:
-            raise satgpu.TransformCountError(f"{len(xy)} positions and {len(angle)} angles for {self._n} bodies")
+        xy, angle = _poses(xy, angle)
+        # Refused as one World refuses them, with its errors, before any tile sees them.
+        _satgpu.check_transforms(xy, angle, self._n)
         x, y, a = (v.astype(np.float64) for v in (xy[:, 0], xy[:, 1], angle))
-        bad = ~(np.isfinite(x) & np.isfinite(y) & np.isfinite(a))
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise satgpu.NonFiniteTransformError(f"transform {i} is not finite ({x[i]}, {y[i]}, angle {a[i]})")
-        far = (np.abs(x) > 1e37) | (np.abs(y) > 1e37)
-        if far.any():
-            i = int(np.argmax(far))
-            raise satgpu.TransformOutOfRangeError(
-                f"transform {i} translates by ({x[i]}, {y[i]}), outside the supported range of +-1e37 per coordinate"
-            )
         c, s = np.cos(a), np.sin(a)
         lx, ly, r = self._circle[:, 0], self._circle[:, 1], self._circle[:, 2]
         center = np.stack([x + c * lx - s * ly, y + s * lx + c * ly], axis=1)
@@ -300,8 +288,7 @@ class TiledWorld:
     def set_filters(self, category, mask, group) -> None:
         """Each body's filter, as `World.set_filters`."""
         category, mask, group = _filters((category, mask, group))
-        if not len(category) == len(mask) == len(group) == self._n:
-            raise satgpu.FilterCountError(f"{len(category)}, {len(mask)} and {len(group)} filters for {self._n} bodies")
+        _satgpu.check_filters(category, mask, group, self._n)
         self._filters = (category.copy(), mask.copy(), group.copy())
         self._filters_sent = [False] * self.tiles
 

@@ -310,22 +310,35 @@ pub(crate) fn pose_slices<'a, T: numpy::Element + bytemuck::Pod>(
     Ok((bytemuck::cast_slice(xy), angle))
 }
 
-/// Places every body from `xy` and `angle` (float64 or float32 arrays of one dtype), read where
-/// they lie: no copy is made. The GIL stays held, so that no Python thread writes the arrays
-/// while they are read (on every core).
+/// Places every body of `world` from `xy` and `angle` (float64 or float32 arrays of one dtype),
+/// read where they lie: no copy is made; without a world, checks them as placing `bodies`
+/// bodies would, with the same errors. The GIL stays held, so that no Python thread writes the
+/// arrays while they are read (on every core).
 pub(crate) fn set_poses(
-    world: &mut satgpu::gpu::World,
+    world: Option<&mut satgpu::gpu::World>,
+    bodies: usize,
     xy: &Bound<'_, PyAny>,
     angle: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
-    use satgpu::gpu::PoseArrays;
+    use satgpu::gpu::{PoseArrays, PoseScalar};
+    fn place<T: PoseScalar>(
+        world: Option<&mut satgpu::gpu::World>,
+        bodies: usize,
+        poses: PoseArrays<'_, T>,
+    ) -> PyResult<()> {
+        match world {
+            Some(world) => world.set_pose_arrays(poses),
+            None => poses.check(bodies),
+        }
+        .map_err(raise)
+    }
     if let (Ok(p), Ok(a)) = (xy.extract::<PyReadonlyArray2<'_, f64>>(), angle.extract::<PyReadonlyArray1<'_, f64>>()) {
         let (xy, angle) = pose_slices(&p, &a)?;
-        return world.set_pose_arrays(PoseArrays { xy, angle }).map_err(raise);
+        return place(world, bodies, PoseArrays { xy, angle });
     }
     if let (Ok(p), Ok(a)) = (xy.extract::<PyReadonlyArray2<'_, f32>>(), angle.extract::<PyReadonlyArray1<'_, f32>>()) {
         let (xy, angle) = pose_slices(&p, &a)?;
-        return world.set_pose_arrays(PoseArrays { xy, angle }).map_err(raise);
+        return place(world, bodies, PoseArrays { xy, angle });
     }
     Err(PyValueError::new_err("xy and angle must be NumPy arrays of one dtype, float64 or float32: xy n x 2, angle n"))
 }

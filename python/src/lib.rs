@@ -57,6 +57,8 @@ fn _satgpu(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(pack::shape_bounds, m)?,
         wrap_pyfunction!(pack::_from_cores, m)?,
         wrap_pyfunction!(world::check_world_options, m)?,
+        wrap_pyfunction!(world::check_transforms, m)?,
+        wrap_pyfunction!(world::check_filters, m)?,
     ] {
         m.add_function(f)?;
     }

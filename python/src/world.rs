@@ -70,6 +70,25 @@ pub fn check_world_options(order: &str, contacts: &str, margin: f64) -> PyResult
     world_options(order, contacts, margin, (false, false)).map(|_| ())
 }
 
+/// Whether `xy` and `angle` can place `bodies` bodies, with `World.set_transforms`' errors (a
+/// tiled world holds the transforms for its tiles' worlds).
+#[pyfunction]
+pub fn check_transforms(xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>, bodies: usize) -> PyResult<()> {
+    set_poses(None, bodies, xy, angle)
+}
+
+/// Whether `category`, `mask` and `group` are one filter for each of `bodies` bodies, with
+/// `World.set_filters`' errors.
+#[pyfunction]
+pub fn check_filters(
+    category: PyReadonlyArray1<'_, u32>,
+    mask: PyReadonlyArray1<'_, u32>,
+    group: PyReadonlyArray1<'_, i32>,
+    bodies: usize,
+) -> PyResult<()> {
+    filter_list(Some((category, mask, group)), bodies).map(|_| ())
+}
+
 #[pymethods]
 impl World {
     /// `shapes` (a `Shapes`, or a sequence of `Shape` and `Compound`), each placed relative to
@@ -115,7 +134,7 @@ impl World {
     /// float64 or both float32, C-contiguous. A bad value is an `InvalidTransformError` naming
     /// the body, and nothing is uploaded.
     fn set_transforms(&self, py: Python<'_>, xy: &Bound<'_, PyAny>, angle: &Bound<'_, PyAny>) -> PyResult<()> {
-        set_poses(&mut *self.lock(py)?, xy, angle)
+        set_poses(Some(&mut *self.lock(py)?), self.bodies, xy, angle)
     }
 
     /// Sets each body's filter from `category`, `mask` (uint32) and `group` (int32) arrays.

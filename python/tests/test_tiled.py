@@ -167,6 +167,25 @@ def test_tiled_world_refuses_what_one_world_refuses(adapter):
             tiled.set_transforms(xy, angle)
         with pytest.raises(satgpu.TransformCountError):
             tiled.set_transforms(xy[:10], angle[:10])
+        # Transforms and filters refused as one World refuses them, with the same errors and
+        # words: the first bad transform by index, counts, lengths that differ, dtypes.
+        far = np.zeros((50, 2))
+        far[[3, 40], 0] = 3e38
+        far[41, 1] = np.inf
+        ones = np.ones(50, np.uint32)
+        world = satgpu.World(shapes, body_shapes, gpu=satgpu.default_gpu())
+        for call, args in (
+            ("set_transforms", (far, np.zeros(50))),
+            ("set_transforms", (xy, np.zeros(50, np.float32))),
+            ("set_transforms", (np.zeros((50, 2), np.float32), np.full(50, np.nan, np.float32))),
+            ("set_transforms", (np.zeros((49, 2)), np.zeros(49))),
+            ("set_filters", (ones[:49], ones[:49], ones[:49].astype(np.int32))),
+            ("set_filters", (ones, ones[:49], ones.astype(np.int32))),
+        ):
+            with pytest.raises(Exception) as one:
+                getattr(world, call)(*args)
+            with pytest.raises(type(one.value), match=re.escape(str(one.value))):
+                getattr(tiled, call)(*args)
     with pytest.raises(satgpu.Error, match="was closed"):
         tiled.step()
 

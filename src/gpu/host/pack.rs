@@ -410,6 +410,24 @@ pub struct PoseArrays<'a, T: PoseScalar> {
     pub angle: &'a [T],
 }
 
+impl<T: PoseScalar> PoseArrays<'_, T> {
+    /// Whether these poses can place `bodies` bodies, checked as
+    /// [`World::set_pose_arrays`](crate::gpu::World::set_pose_arrays) checks them, with its
+    /// errors: one pose per body ([`Error::TransformCount`]), each finite and in range (the
+    /// first bad one's error, by index, on every core). For a caller that holds poses for worlds
+    /// made later, such as a tiled world, and owes its caller the World's errors now.
+    pub fn check(&self, bodies: usize) -> Result<()> {
+        use rayon::prelude::*;
+        if self.angle.len() != bodies || self.xy.len() != bodies {
+            return Err(Error::TransformCount { got: self.angle.len(), expected: bodies });
+        }
+        match (0..bodies).into_par_iter().find_first(|&i| self.to_gpu(i).is_err()) {
+            Some(i) => self.to_gpu(i).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+}
+
 impl<T: PoseScalar> PoseSource for PoseArrays<'_, T> {
     fn len(&self) -> usize {
         self.xy.len()

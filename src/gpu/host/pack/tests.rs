@@ -217,3 +217,28 @@ fn large_shapes_carry_an_inner_circle() {
     assert_eq!(shared.shape_data.len(), 17);
     assert_eq!(shared.shape_data[16][2], inner_circle(&shared.shape_data[..16], shared.bodies[0].radius).1);
 }
+
+/// Pose arrays checked alone (a tiled world holds them for worlds made later) give what placing
+/// them gives: the count, then the first bad pose by index, found on every core.
+#[test]
+fn pose_arrays_check_as_a_world_places_them() {
+    let n = 3 * TRANSFORM_CHUNK + 5;
+    let mut xy = vec![[0.5f64, -1.0]; n];
+    let angle = vec![0.25f64; n];
+    assert!(PoseArrays { xy: &xy, angle: &angle }.check(n).is_ok());
+    assert!(PoseArrays::<f64> { xy: &[], angle: &[] }.check(0).is_ok());
+    let count = PoseArrays { xy: &xy, angle: &angle }.check(n + 1);
+    assert!(matches!(count, Err(Error::TransformCount { got, expected }) if got == n && expected == n + 1));
+    let short = PoseArrays { xy: &xy[1..], angle: &angle };
+    assert!(matches!(short.check(n), Err(Error::TransformCount { .. })));
+    // Bad ones in the last chunk, a middle one and the first: the first by index is named.
+    xy[n - 1] = [f64::NAN, 0.0];
+    xy[2 * TRANSFORM_CHUNK + 1] = [3e38, 0.0];
+    let poses = PoseArrays { xy: &xy, angle: &angle };
+    assert!(matches!(poses.check(n), Err(Error::TransformOutOfRange { body, .. }) if body == 2 * TRANSFORM_CHUNK + 1));
+    xy[0] = [0.0, f64::INFINITY];
+    let poses = PoseArrays { xy: &xy, angle: &angle };
+    assert!(matches!(poses.check(n), Err(Error::NonFiniteTransform { body: 0, .. })));
+    let mut out = vec![];
+    assert_eq!(format!("{:?}", poses.check(n)), format!("{:?}", transforms_into(&poses, &mut out, None)));
+}
