@@ -24,7 +24,8 @@ pub use geometry::{
     Aabb, Body, BoxQuery, Contact, ContactEvents, ContactPoint, Filter, Impact, Manifold, PointQuery, Polygon,
     PolygonError, Ray, RayHit, ShapeCast, ShapeKind, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE,
 };
-pub use options::{ContactDetail, ContactOrder, DetectOptions};
+pub use gpu::DetectOptions;
+pub use options::{ContactDetail, ContactOrder};
 /// The wgpu this crate is built on, for [`gpu::Gpu::from_device`] and the resident buffers:
 /// use `satgpu::wgpu` rather than a `wgpu` dependency of your own, so that the versions match.
 pub use wgpu;

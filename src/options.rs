@@ -1,58 +1,6 @@
-//! What a detection reports, on either side: the options that [`gpu::detect`](crate::gpu::detect)
-//! and [`reference::detect`](crate::reference::detect) share (and a
-//! [`World`](crate::gpu::World)'s [`WorldOptions`](crate::gpu::WorldOptions) repeat per frame).
-
-use crate::geometry::Filter;
-
-/// What one detection reports: filters, margin, contact detail and order, for
-/// [`gpu::detect`](crate::gpu::detect) and [`reference::detect`](crate::reference::detect).
-///
-/// ```
-/// use satgpu::{ContactDetail, DetectOptions};
-/// let options = DetectOptions::default().with_margin(0.5).with_contact_detail(ContactDetail::Full);
-/// assert_eq!(options.margin, 0.5);
-/// ```
-#[derive(Debug, Clone, Default, PartialEq)]
-#[non_exhaustive]
-pub struct DetectOptions {
-    /// One collision filter per body, or empty (the default): [`Filter::DEFAULT`] everywhere. A
-    /// pair is reported only where [`Filter::should_collide`] allows it.
-    pub filters: Vec<Filter>,
-    /// Neighbours within a distance (default 0: colliding pairs only); see
-    /// [`WorldOptions::margin`](crate::gpu::WorldOptions::margin). Finite and at least 0.
-    pub margin: f64,
-    /// What each pair reports (default [`ContactDetail::Basic`]).
-    pub contact_detail: ContactDetail,
-    /// Where the GPU orders the pairs (default [`ContactOrder::Auto`]). Every choice gives the same
-    /// pairs in the same order; the reference, which sorts its own, ignores it.
-    pub order: ContactOrder,
-}
-
-impl DetectOptions {
-    /// With one filter per body (see [`filters`](DetectOptions::filters)).
-    pub fn with_filters(mut self, filters: Vec<Filter>) -> Self {
-        self.filters = filters;
-        self
-    }
-
-    /// Reporting every pair at most `margin` apart.
-    pub fn with_margin(mut self, margin: f64) -> Self {
-        self.margin = margin;
-        self
-    }
-
-    /// With `detail` per pair.
-    pub fn with_contact_detail(mut self, detail: ContactDetail) -> Self {
-        self.contact_detail = detail;
-        self
-    }
-
-    /// With the pairs ordered where `order` says.
-    pub fn with_order(mut self, order: ContactOrder) -> Self {
-        self.order = order;
-        self
-    }
-}
+//! What a detection reports, on either side: the contact detail and the order that
+//! [`WorldOptions`](crate::gpu::WorldOptions) (and through it [`DetectOptions`](crate::DetectOptions))
+//! name, and that [`reference::detect`](crate::reference::detect) reads too.
 
 /// Where a frame's colliding pairs are ordered by (a, b). Every choice gives the same pairs, in
 /// the same order, with the same bits; they differ only in time, and in the order

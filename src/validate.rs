@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use crate::geometry::{Contact, ContactPoint, Manifold, Polygon};
-use crate::options::DetectOptions;
+use crate::gpu::DetectOptions;
 use crate::reference;
 
 /// The band's width in units of f32 epsilon times the pair's size ([`pair_scale`]).
@@ -124,7 +124,7 @@ pub fn compare<B: AsRef<[Polygon]>>(
     reference: &[Contact],
     options: &DetectOptions,
 ) -> Report {
-    let margin = options.margin;
+    let margin = options.world.margin;
     let shapes = |a: u32| bodies[a as usize].as_ref();
     compare_with(
         gpu,
@@ -306,7 +306,7 @@ pub fn compare_manifolds<B: AsRef<[Polygon]>>(
             let [ka, kb] = shapes.get(i).copied().unwrap_or([0, 0]);
             let a = &bodies[c.a as usize].as_ref()[ka as usize];
             let b = &bodies[c.b as usize].as_ref()[kb as usize];
-            check_manifold_within(a, b, c, m, options.margin).map(|why| (c.a, c.b, why))
+            check_manifold_within(a, b, c, m, options.world.margin).map(|why| (c.a, c.b, why))
         })
         .collect()
 }

@@ -9,7 +9,7 @@
 
 mod common;
 
-use satgpu::gpu::{self, Frame, Gpu, World, WorldOptions};
+use satgpu::gpu::{self, Frame, Gpu, World};
 use satgpu::reference::contact_events;
 use satgpu::scene::{generate, SceneKind};
 use satgpu::{
@@ -88,7 +88,7 @@ fn cell<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOptions, w
     assert!(frame.contacts.iter().any(|c| c.b == last), "{what}: the last body, a wall, meets nothing");
     let several = bodies.iter().any(|b| b.as_ref().len() > 1);
     assert_eq!(frame.shapes.len(), if several { frame.contacts.len() } else { 0 }, "{what}: shape pairs");
-    match options.contact_detail {
+    match options.world.contact_detail {
         ContactDetail::Full => {
             assert_eq!(frame.manifolds.len(), frame.contacts.len(), "{what}: one manifold per pair");
             let wrong = validate::compare_manifolds(bodies, &frame.contacts, &frame.shapes, &frame.manifolds, options);
@@ -110,11 +110,7 @@ fn cell<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOptions, w
 /// of its pairs and the last's, the second frame's pairs against the reference; returns the
 /// second frame's batches.
 fn events_cell<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOptions, what: &str) -> u32 {
-    let world_options = WorldOptions::default()
-        .with_margin(options.margin)
-        .with_contact_detail(options.contact_detail)
-        .with_order(options.order)
-        .with_events(true);
+    let world_options = options.world.clone().with_events(true);
     // The last body leaves (a pile's pairs end), the others shift.
     let last = bodies.len() - 1;
     let step = |i: usize| match i == last {

@@ -114,7 +114,7 @@ fn segments_agree_with_the_reference_among_every_kind_at_every_scale() {
             let want = reference::detect(&polygons, &options);
             let report = validate::compare(&polygons, &got.contacts, &want.contacts, &options);
             assert!(report.ok(), "{kind:?} {options:?}: {}", report.disagreements[0]);
-            if options.contact_detail == ContactDetail::Full {
+            if options.world.contact_detail == ContactDetail::Full {
                 let wrong = validate::compare_manifolds(&polygons, &got.contacts, &[], &got.manifolds, &options);
                 assert!(wrong.is_empty(), "{kind:?}: manifolds: {:?}", wrong[0]);
             }
@@ -270,7 +270,7 @@ fn chains_agree_with_the_reference_as_the_first_and_last_body() {
             let on_last = got.contacts.iter().filter(|c| c.b == last).count();
             let loops = got.contacts.iter().filter(|c| (1..=10).contains(&c.a)).count();
             assert!(first > 10 && on_last > 10 && loops > 10, "{what}: {first}, {loops}, {on_last} pairs with chains");
-            if options.contact_detail == ContactDetail::Full {
+            if options.world.contact_detail == ContactDetail::Full {
                 let wrong = validate::compare_manifolds(&bodies, &got.contacts, &got.shapes, &got.manifolds, &options);
                 assert!(wrong.is_empty(), "{what}: manifolds: {:?}", wrong[0]);
             }
@@ -509,7 +509,7 @@ fn a_walkable_area_from_wkt_agrees_with_the_reference() {
             for agent in 1500..1504 {
                 let touching = got.contacts.iter().find(|c| c.a == agent && c.b >= 1504);
                 assert!(
-                    touching.is_some_and(|c| c.depth == 0.0 || options.margin > 0.0),
+                    touching.is_some_and(|c| c.depth == 0.0 || options.world.margin > 0.0),
                     "{what}: agent {agent}: {touching:?}"
                 );
             }

@@ -119,7 +119,7 @@ pub(crate) fn pairs_dict<'py>(
     options: &DetectOptions,
     compound: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let manifolds = (options.contact_detail == ContactDetail::Full).then_some(manifolds);
+    let manifolds = (options.world.contact_detail == ContactDetail::Full).then_some(manifolds);
     if !compound {
         return Columns { manifolds, ..py.detach(|| Columns::of_contacts(&contacts)) }.into_dict(py);
     }

@@ -24,7 +24,6 @@ mod stages;
 pub mod testing;
 mod world;
 
-pub use crate::options::DetectOptions;
 pub use device::adapter::{describe_adapter, list_adapters, unsuitable_reason, AdapterReport};
 pub use device::context::{AdapterChoice, Gpu, GpuOptions, LONGEST_WAIT};
 pub use device::pass::{HostSpan, Pass, PassTime};
@@ -38,7 +37,7 @@ pub(crate) use stages::readback::{read_as, read_copies};
 pub use world::broad::{BroadPhase, ALL_PAIRS_MAX};
 pub(crate) use world::growth::Fit;
 pub use world::options::{
-    ContactDetail, ContactOrder, Frame, FrameStats, WorldOptions, MAX_WORLDS, STRIP_HEIGHT_FACTOR,
+    ContactDetail, ContactOrder, DetectOptions, Frame, FrameStats, WorldOptions, MAX_WORLDS, STRIP_HEIGHT_FACTOR,
 };
 pub use world::plan::Question;
 pub use world::view::ContactView;

@@ -4,7 +4,8 @@
 
 use super::{broad_phase_inflated, manifold_within, proximity};
 use crate::geometry::{Contact, Manifold, Polygon};
-use crate::options::{ContactDetail, DetectOptions};
+use crate::gpu::DetectOptions;
+use crate::options::ContactDetail;
 
 /// The reference's answer to one detection (see [`detect`]).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -29,8 +30,9 @@ pub struct Detection {
 ///
 /// `bodies` is a slice of [`Body`](crate::Body) or of [`Polygon`] (each a body of one shape).
 /// Shapes of one body never pair with each other; a pair of bodies reports its deepest shape
-/// pair. The filters (empty, or one per body) apply to all of a body's shapes;
-/// [`DetectOptions::order`] does not change the answer and is not read.
+/// pair. The filters (empty, or one per body) apply to all of a body's shapes.
+/// The order ([`WorldOptions::order`](crate::gpu::WorldOptions::order)) and the GPU's own options
+/// do not change the answer and are not read.
 ///
 /// With a margin `d > 0`, each pair's `depth` is minus its signed distance (see
 /// [`signed_distance`](super::signed_distance)): colliding pairs as without a margin, pairs apart
@@ -42,7 +44,7 @@ pub struct Detection {
 /// If the margin is negative, NaN or infinite, or the filters are neither empty nor one per
 /// body: the reference judges inputs the library has already validated.
 pub fn detect<B: AsRef<[Polygon]>>(bodies: &[B], options: &DetectOptions) -> Detection {
-    let (margin, filters) = (options.margin, &options.filters);
+    let (margin, filters) = (options.world.margin, &options.filters);
     assert!(margin >= 0.0 && margin.is_finite(), "the margin must be finite and at least 0, got {margin}");
     assert!(filters.is_empty() || filters.len() == bodies.len(), "one filter per body");
     // Every shape with its body and its index in the body, numbered body by body.
@@ -76,7 +78,7 @@ pub fn detect<B: AsRef<[Polygon]>>(bodies: &[B], options: &DetectOptions) -> Det
         }
         same
     });
-    let manifolds = match options.contact_detail {
+    let manifolds = match options.world.contact_detail {
         ContactDetail::Basic => vec![],
         ContactDetail::Full => found
             .iter()

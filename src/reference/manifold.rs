@@ -178,7 +178,7 @@ pub fn manifold(a: &Polygon, b: &Polygon, contact: &Contact) -> Manifold {
 }
 
 /// As [`manifold`], for a pair within `margin` (see
-/// [`DetectOptions::margin`](crate::DetectOptions::margin)): clipped points whose depth is at least `-margin`
+/// [`WorldOptions::margin`](crate::gpu::WorldOptions::margin)): clipped points whose depth is at least `-margin`
 /// are kept, so a pair apart gets the points midway between its closest features, each with a
 /// negative depth (minus the distance there); the closest points themselves are each point
 /// moved by half its depth along the normal, back toward `a` and on toward `b`.

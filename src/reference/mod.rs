@@ -11,7 +11,7 @@
 //! between the cores, along the line between their closest points, found here by brute force over
 //! every vertex and edge.
 //!
-//! Neighbours within a margin ([`DetectOptions::margin`](crate::DetectOptions::margin),
+//! Neighbours within a margin ([`WorldOptions::margin`](crate::gpu::WorldOptions::margin),
 //! [`signed_distance`]): every pair at most a
 //! distance apart, with its signed distance (minus the MTV depth where the shapes collide, the
 //! distance between the closed shapes where they are apart).

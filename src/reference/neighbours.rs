@@ -3,8 +3,8 @@
 //! distance and neighbour, and the first `k` of each body kept.
 
 use crate::geometry::{Filter, Polygon};
+use crate::gpu::DetectOptions;
 use crate::neighbours::Neighbours;
-use crate::options::DetectOptions;
 use crate::reference::detect;
 
 /// Each body's neighbours at signed distance at most `radius` (negative where they overlap),

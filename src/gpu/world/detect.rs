@@ -3,10 +3,9 @@
 use crate::error::Result;
 use crate::geometry::{Filter, Polygon};
 use crate::gpu::device::context::Gpu;
-use crate::gpu::world::options::{Frame, WorldOptions};
+use crate::gpu::world::options::{DetectOptions, Frame};
 use crate::gpu::world::World;
 use crate::neighbours::Neighbours;
-use crate::options::DetectOptions;
 
 /// Every pair of `bodies` that collide (or, under a margin, lie at most the margin apart), as
 /// `options` asks, on the GPU: the one-shot call, the GPU's
@@ -29,11 +28,7 @@ use crate::options::DetectOptions;
 /// # }
 /// ```
 pub fn detect<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOptions) -> Result<Frame> {
-    let world_options = WorldOptions::default()
-        .with_margin(options.margin)
-        .with_contact_detail(options.contact_detail)
-        .with_order(options.order);
-    let mut world = World::from_bodies(gpu, bodies, &world_options)?;
+    let mut world = World::from_bodies(gpu, bodies, &options.world)?;
     if !options.filters.is_empty() {
         world.set_filters(&options.filters)?;
     }

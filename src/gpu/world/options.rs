@@ -1,7 +1,7 @@
 //! What a caller passes to a [`World`](crate::gpu::World) and gets back from a frame: options,
 //! counts and timings.
 
-use crate::geometry::Contact;
+use crate::geometry::{Contact, Filter};
 use crate::gpu::device::pass::{HostSpan, PassTime};
 use crate::gpu::world::broad::BroadPhase;
 pub use crate::options::{ContactDetail, ContactOrder};
@@ -17,7 +17,7 @@ pub const STRIP_HEIGHT_FACTOR: f64 = 4.0;
 pub const MAX_WORLDS: u32 = crate::gpu::kernels::shared::MAX_STRIPS;
 
 /// Options for a [`World`](crate::gpu::World): `WorldOptions::default().with_candidate_capacity(1 << 20)`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct WorldOptions {
     /// Candidate pairs to make room for up front (default: 6 per body, at least 1024, at most
@@ -160,6 +160,61 @@ impl WorldOptions {
     /// With continuous collision (see [`WorldOptions::continuous`]).
     pub fn with_continuous(mut self, continuous: bool) -> Self {
         self.continuous = continuous;
+        self
+    }
+}
+
+/// One detection: the filters of its bodies and the options of the world it makes, for
+/// [`gpu::detect`](crate::gpu::detect), which makes that world and steps it once, and
+/// [`reference::detect`](crate::reference::detect), which reads the filters, the margin and the
+/// contact detail (every other option changes no answer).
+///
+/// ```
+/// use satgpu::{ContactDetail, DetectOptions};
+/// let options = DetectOptions::default().with_margin(0.5).with_contact_detail(ContactDetail::Full);
+/// assert_eq!(options.world.margin, 0.5);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct DetectOptions {
+    /// One collision filter per body, or empty (the default): [`Filter::DEFAULT`] everywhere. A
+    /// pair is reported only where [`Filter::should_collide`] allows it.
+    pub filters: Vec<Filter>,
+    /// The world's options: [`margin`](WorldOptions::margin),
+    /// [`contact_detail`](WorldOptions::contact_detail), [`order`](WorldOptions::order) (every
+    /// choice gives the same pairs in the same order; the reference sorts its own) and the GPU's
+    /// own (capacities, broad phase, strip height, timestamps).
+    pub world: WorldOptions,
+}
+
+impl DetectOptions {
+    /// With one filter per body (see [`filters`](DetectOptions::filters)).
+    pub fn with_filters(mut self, filters: Vec<Filter>) -> Self {
+        self.filters = filters;
+        self
+    }
+
+    /// With `world` as the world's options.
+    pub fn with_world(mut self, world: WorldOptions) -> Self {
+        self.world = world;
+        self
+    }
+
+    /// Reporting every pair at most `margin` apart (see [`WorldOptions::margin`]).
+    pub fn with_margin(mut self, margin: f64) -> Self {
+        self.world.margin = margin;
+        self
+    }
+
+    /// With `detail` per pair.
+    pub fn with_contact_detail(mut self, detail: ContactDetail) -> Self {
+        self.world.contact_detail = detail;
+        self
+    }
+
+    /// With the pairs ordered where `order` says.
+    pub fn with_order(mut self, order: ContactOrder) -> Self {
+        self.world.order = order;
         self
     }
 }
