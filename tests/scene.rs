@@ -492,6 +492,8 @@ fn parts_and_concave_outlines_make_compound_bodies() {
     assert!(walled.compound && walled.len() == 3);
     assert_eq!(parse(&scene_to_json(&walled)).unwrap(), walled, "round trip with walls");
     assert!(parse(r#"{"polygons": []}"#).unwrap().is_empty());
+    assert_eq!(Scene::from_bodies(vec![]), parse(r#"{"polygons": []}"#).unwrap(), "no bodies: a plain scene");
+    assert!(Scene::from_bodies(vec![Body::from(convex.bodies[0].shapes()[0].clone())]).compound);
     // A convex outline of more than 1,024 vertices is split rather than refused.
     let ring: Vec<String> = (0..2000)
         .map(|i| {

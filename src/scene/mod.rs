@@ -65,9 +65,10 @@ impl Scene {
         Scene { bodies: shapes.into_iter().map(Body::from).collect(), filters: vec![], compound: false }
     }
 
-    /// A compound scene of `bodies` with the default filter everywhere.
+    /// A compound scene of `bodies` with the default filter everywhere (no bodies: an empty
+    /// plain scene, as a file of no entries reads).
     pub fn from_bodies(bodies: Vec<Body>) -> Scene {
-        Scene { bodies, filters: vec![], compound: true }
+        Scene { compound: !bodies.is_empty(), bodies, filters: vec![] }
     }
 
     /// The former name of [`Scene::from_bodies`].
