@@ -492,6 +492,12 @@ fn parts_and_concave_outlines_make_compound_bodies() {
     assert!(walled.compound && walled.len() == 3);
     assert_eq!(parse(&scene_to_json(&walled)).unwrap(), walled, "round trip with walls");
     assert!(parse(r#"{"polygons": []}"#).unwrap().is_empty());
+    // The body of every shape: one each for plain entries, one per segment for a chain.
+    assert_eq!(convex.owners(), [0, 1]);
+    let mut bent = convex.clone();
+    bent.add_walls(vec![Body::chain(&[[9.0, 0.0], [9.0, 9.0], [0.0, 9.0]], false, 0.0).unwrap()]);
+    assert_eq!((bent.owners(), bent.shapes().count()), (vec![0, 1, 2, 2], 4));
+    assert!(Scene::from_bodies(vec![]).owners().is_empty());
     assert_eq!(Scene::from_bodies(vec![]), parse(r#"{"polygons": []}"#).unwrap(), "no bodies: a plain scene");
     assert!(Scene::from_bodies(vec![Body::from(convex.bodies[0].shapes()[0].clone())]).compound);
     // A convex outline of more than 1,024 vertices is split rather than refused.

@@ -9,6 +9,15 @@ import pytest
 import satgpu
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "one_backend: CI runs it on one backend only; it checks what no adapter changes (a model's flows "
+        "against JuPedSim's, where the GPU model's bytes are checked against its reference on both "
+        "backends by the Rust tests; Ray's handling of dead tiles)",
+    )
+
+
 @pytest.fixture(scope="session")
 def adapter():
     return os.environ.get("SATGPU_TEST_ADAPTER", "software")

@@ -76,6 +76,7 @@ def test_the_gpu_empties_a_room_as_the_reference_does(gpu):
     assert g["flow"] == pytest.approx(c["flow"], rel=0.05)
 
 
+@pytest.mark.one_backend
 def test_a_bottleneck_flows_as_in_jupedsim(kept):
     """2 m wide, 120 agents, 3 seeds: the mean flow and evacuation time within 5 % of JuPedSim's
     (measured on this machine: within 3 %; at 1 m both models can jam for good)."""
@@ -119,6 +120,7 @@ def kept(request):
     return get
 
 
+@pytest.mark.one_backend
 @pytest.mark.parametrize("make", [corner, u_turn, zigzag])
 def test_corridors_that_turn_flow_as_in_jupedsim(gpu, kept, make):
     """Issue 62: 2.4 m wide, 60 agents, 5 seeds: the mean flow and evacuation time within 5 % of

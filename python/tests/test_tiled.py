@@ -261,6 +261,7 @@ class Faulty:
         return e.value
 
 
+@pytest.mark.one_backend
 def test_tiles_killed_between_and_during_steps_or_raising_give_the_exact_step_or_a_tile_error(gpu, adapter):
     f = Faulty(gpu, adapter)
     assert f.exact() == 0
@@ -290,6 +291,7 @@ def test_tiles_killed_between_and_during_steps_or_raising_give_the_exact_step_or
     f.tiled.close()
 
 
+@pytest.mark.one_backend
 def test_a_worker_process_killed_with_restarts_allowed_gives_the_exact_step(gpu, adapter):
     # Ray starts the actor again from its arguments, with no world: the tile echoes an epoch it
     # does not hold and is sent its bodies again (it answered short before). Killed again, past
@@ -303,6 +305,7 @@ def test_a_worker_process_killed_with_restarts_allowed_gives_the_exact_step(gpu,
     f.tiled.close()
 
 
+@pytest.mark.one_backend
 def test_ray_shut_down_under_a_tiled_world_is_named_until_it_runs_again(gpu, adapter):
     f = Faulty(gpu, adapter, tiles=2)
     f.exact()

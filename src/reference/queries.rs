@@ -1,5 +1,6 @@
 //! Ray casts, shape casts and region queries from the definitions (issues 26 and 44), by brute
-//! force over every body: obviously right, and the judge of the GPU's.
+//! force over every body: obviously right, and the judge of the GPU's. (A region query skips the
+//! exact test of a body whose bounding box it misses, that box widened by a rounding.)
 //!
 //! A shape is its core (a point, a segment or a convex polygon) grown by its radius: the points
 //! within `radius` of the core. A ray from outside the shape first meets it on one of the core's
@@ -16,7 +17,15 @@
 //! [`colliding`]) hit at 0.
 
 use super::{colliding, cross, dot, sub};
-use crate::geometry::{BoxQuery, Filter, PointQuery, Polygon, Ray, RayHit, ShapeCast, Transform};
+use crate::geometry::{Aabb, BoxQuery, Filter, PointQuery, Polygon, Ray, RayHit, ShapeCast, Transform};
+
+/// Every body's bounding box, each side moved out by the one rounding `Polygon::aabb` may have
+/// made (adding the radius): a shape lies inside its box, so a region apart from it meets no
+/// point of the shape, and the exact test is left for the boxes that meet.
+fn bounds(polygons: &[Polygon]) -> Vec<Aabb> {
+    let out = |a: Aabb| Aabb { min: a.min.map(f64::next_down), max: a.max.map(f64::next_up) };
+    polygons.iter().map(|p| out(p.aabb())).collect()
+}
 
 /// Whether a query's `filter` sees body `i` (`filters` empty: every body has the default).
 fn sees(filter: &Filter, filters: &[Filter], i: usize) -> bool {
@@ -250,6 +259,7 @@ pub fn cast_shapes(
 /// is neither empty nor one per polygon.
 pub fn query_boxes(polygons: &[Polygon], filters: &[Filter], queries: &[BoxQuery]) -> Vec<Vec<u32>> {
     assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
+    let bounds = bounds(polygons);
     queries
         .iter()
         .enumerate()
@@ -257,7 +267,8 @@ pub fn query_boxes(polygons: &[Polygon], filters: &[Filter], queries: &[BoxQuery
             q.check(k).unwrap_or_else(|e| panic!("{e}"));
             let rect = Polygon::region(q.aabb.min, q.aabb.max);
             (0..polygons.len())
-                .filter(|&i| sees(&q.filter, filters, i) && colliding(&rect, &polygons[i]))
+                .filter(|&i| bounds[i].overlaps(&q.aabb) && sees(&q.filter, filters, i))
+                .filter(|&i| colliding(&rect, &polygons[i]))
                 .map(|i| i as u32)
                 .collect()
         })
@@ -272,11 +283,14 @@ pub fn query_boxes(polygons: &[Polygon], filters: &[Filter], queries: &[BoxQuery
 /// If `filters` is neither empty nor one per polygon.
 pub fn query_points(polygons: &[Polygon], filters: &[Filter], queries: &[PointQuery]) -> Vec<Vec<u32>> {
     assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
+    let bounds = bounds(polygons);
     queries
         .iter()
         .map(|q| {
+            let at = Aabb { min: q.point, max: q.point };
             (0..polygons.len())
-                .filter(|&i| sees(&q.filter, filters, i) && super::distance_to_shape(&polygons[i], q.point) == 0.0)
+                .filter(|&i| bounds[i].overlaps(&at) && sees(&q.filter, filters, i))
+                .filter(|&i| super::distance_to_shape(&polygons[i], q.point) == 0.0)
                 .map(|i| i as u32)
                 .collect()
         })

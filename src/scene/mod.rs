@@ -105,6 +105,12 @@ impl Scene {
         out
     }
 
+    /// The body of every shape, shape by shape (in the order of [`Scene::shapes`]).
+    pub fn owners(&self) -> Vec<u32> {
+        let each = self.bodies.iter().map(|body| body.shapes().len());
+        each.enumerate().flat_map(|(b, n)| std::iter::repeat_n(b as u32, n)).collect()
+    }
+
     /// The number of bodies (entries, then the walls' rings).
     pub fn len(&self) -> usize {
         self.bodies.len()

@@ -126,9 +126,7 @@ impl Flat {
         if !scene.compound {
             return Flat { parts, filters: scene.filters.clone(), owner: vec![] };
         }
-        let owner: Vec<u32> = (scene.bodies.iter().enumerate())
-            .flat_map(|(b, body)| std::iter::repeat_n(b as u32, body.shapes().len()))
-            .collect();
+        let owner = scene.owners();
         let filters = match scene.filters.is_empty() {
             true => vec![],
             false => owner.iter().map(|&b| scene.filters[b as usize]).collect(),

@@ -155,14 +155,8 @@ pub fn command(
     let (bodies, compound) = (&scene.bodies, scene.compound);
     // Compound bodies are drawn part by part; a pair of bodies marks its deepest part pair
     // (pairs read from a file, whose parts are not known, the bodies' first parts).
-    let first: Vec<u32> = bodies
-        .iter()
-        .scan(0u32, |next, body| {
-            let at = *next;
-            *next += body.shapes().len() as u32;
-            Some(at)
-        })
-        .collect();
+    let owners: Vec<u32> = if compound { scene.owners() } else { vec![] };
+    let first = |body: u32| owners.partition_point(|&o| o < body) as u32;
     let to_parts = |contacts: Vec<Contact>, parts: Option<Vec<[u32; 2]>>| -> Vec<Contact> {
         if !compound {
             return contacts;
@@ -171,11 +165,7 @@ pub fn command(
         contacts
             .into_iter()
             .enumerate()
-            .map(|(i, c)| Contact {
-                a: first[c.a as usize] + deepest(i, 0),
-                b: first[c.b as usize] + deepest(i, 1),
-                ..c
-            })
+            .map(|(i, c)| Contact { a: first(c.a) + deepest(i, 0), b: first(c.b) + deepest(i, 1), ..c })
             .collect()
     };
     let (contacts, source) = match pairs {
@@ -189,15 +179,9 @@ pub fn command(
             (to_parts(frame.contacts, Some(frame.shapes)), "detected on the GPU".to_string())
         }
     };
-    // Every shape, body after body.
-    let polygons: Vec<Polygon> = scene.shapes().cloned().collect();
+    // Every shape, body after body, moved out of the scene.
+    let polygons: Vec<Polygon> = scene.into_shapes();
     let options = Options { width, view, title: file_name(&input.scene), contacts_source: source };
-    let owners: Vec<u32> = match compound {
-        false => vec![],
-        true => {
-            bodies.iter().enumerate().flat_map(|(b, body)| std::iter::repeat_n(b as u32, body.shapes().len())).collect()
-        }
-    };
     let picture = draw_bodies(
         &Bodies {
             shapes: &polygons,
