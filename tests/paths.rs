@@ -117,10 +117,12 @@ fn locked(path: &str) -> Vec<(String, String)> {
     (lines.windows(2)).filter_map(|w| Some((value(w[0], "name = ")?, value(w[1], "version = ")?))).collect()
 }
 
-/// The Python crate locks every crate it shares with satgpu at satgpu's versions, so that CI's
-/// pip build, given satgpu's target folder and profile, compiles only satgpu and the bindings
-/// (about 1 minute, where 5 from nothing). Not compared: what only other platforms build
-/// (bumpalo, pin-project-lite: web and wasm) and crates locked at more than one version.
+/// The Python crate locks every crate it shares with satgpu at satgpu's versions: the package is
+/// built with the wgpu and naga that satgpu's tests run (python/Cargo.lock had drifted to newer
+/// ones). Not compared: what only other platforms build (bumpalo, pin-project-lite: web and wasm)
+/// and crates locked at more than one version. (Sharing the compiled crates with CI's pip build
+/// would take more: pyo3's macros turn on features of syn that bytemuck's derive then builds
+/// with, so bytemuck and every wgpu crate compile again.)
 #[test]
 fn the_python_lock_keeps_the_crates_versions() {
     let ours = locked("Cargo.lock");
