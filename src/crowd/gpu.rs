@@ -1,6 +1,7 @@
 //! The collision-free speed model on the GPU: buffers, pipelines and batches of steps
 //! (`shaders/cfsm.wgsl` has the passes).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::crowd::{check, Agent, Evacuation, Geometry, Model};
@@ -51,7 +52,7 @@ pub struct Crowd {
     n: usize,
     dt: f64,
     params: Params,
-    program: Program,
+    program: Arc<Program>,
     /// Bind groups reading state 0 and writing state 1, and the other way round.
     groups: [wgpu::BindGroup; 2],
     states: [wgpu::Buffer; 2],
@@ -165,10 +166,10 @@ impl Crowd {
             agents.iter().map(|a| [a.desired_speed as f32, a.radius as f32, a.time_gap as f32, 0.0]).collect();
         let device = gpu.device();
         use wgpu::BufferUsages as U;
-        let (program, buffers) = gpu.scoped(|| {
-            let program = Program::new(device, "satgpu.crowd", "cfsm.wgsl", &ENTRIES);
+        let program = gpu.program("satgpu.crowd", "cfsm.wgsl", &ENTRIES)?;
+        let buffers = gpu.scoped(|| {
             let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
-            let buffers = (
+            (
                 init(device, "satgpu.crowd.params", bytemuck::bytes_of(&params), U::UNIFORM),
                 [
                     init(device, "satgpu.crowd.state0", bytemuck::cast_slice(&state), storage),
@@ -178,8 +179,7 @@ impl Crowd {
                 init(device, "satgpu.crowd.counts", &vec![0u8; 4 * (cells as usize + 2)], storage),
                 init(device, "satgpu.crowd.grid", &vec![0u8; 4 * grid_words as usize], storage),
                 init(device, "satgpu.crowd.ground", bytemuck::cast_slice(&ground), U::STORAGE),
-            );
-            (program, buffers)
+            )
         })?;
         let (params_buffer, states, own, counts, grid, ground) = buffers;
         let group = |from: usize| {
@@ -232,11 +232,11 @@ impl Crowd {
     /// `step`, one step and the clock's tick.
     fn encode(&self, encoder: &mut wgpu::CommandEncoder, from: usize, step: bool) {
         encoder.clear_buffer(&self.counts, 4, None);
-        let p = &self.program.pipelines;
+        let p: [_; 6] = std::array::from_fn(|k| self.program.pipeline(k));
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_bind_group(0, &self.groups[from], &[]);
         let (n, cells) = (self.params.n, self.params.cells);
-        let passes = [(&p[0], n), (&p[1], 0), (&p[2], n), (&p[3], cells), (&p[4], n), (&p[5], 0)];
+        let passes = [(p[0], n), (p[1], 0), (p[2], n), (p[3], cells), (p[4], n), (p[5], 0)];
         for (pipeline, items) in &passes[..if step { 6 } else { 4 }] {
             pass.set_pipeline(pipeline);
             // Items 0: one workgroup.

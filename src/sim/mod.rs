@@ -255,13 +255,13 @@ impl Simulation {
             })
         };
         use wgpu::BufferUsages as U;
-        let (pipelines, params_buffer, agents_buffer, marks, moves, stats, stats_read, saved) = gpu.scoped(|| {
+        let pipelines = gpu.scoped(|| Pipelines::new(gpu))??;
+        let (params_buffer, agents_buffer, marks, moves, stats, stats_read, saved) = gpu.scoped(|| {
             let agents_buffer = buffer("satgpu.sim.agents", 32 * n as u64, U::STORAGE | U::COPY_DST | U::COPY_SRC);
             gpu.queue().write_buffer(&agents_buffer, 0, bytemuck::cast_slice(&agents));
             let moves = buffer("satgpu.sim.moves", 12 * n as u64, U::STORAGE | U::COPY_DST);
             gpu.queue().write_buffer(&moves, 0, &vec![0u8; 12 * n]);
             (
-                Pipelines::new(device),
                 buffer("satgpu.sim.params", std::mem::size_of::<Params>() as u64, U::UNIFORM | U::COPY_DST),
                 agents_buffer,
                 buffer("satgpu.sim.marks", 16 * n as u64, U::STORAGE),

@@ -1,7 +1,8 @@
 //! The simulation's side of the GPU: its uniform block, its per-body record (both laid out as in
 //! shaders/push.wgsl) and the pipelines of its entry points.
 
-use crate::gpu::Program;
+use crate::error::Result;
+use crate::gpu::Gpu;
 
 /// The simulation's uniform block (`PushParams` in shaders/push.wgsl).
 #[repr(C)]
@@ -46,12 +47,17 @@ pub(super) struct Pipelines {
 }
 
 impl Pipelines {
-    pub(super) fn new(device: &wgpu::Device) -> Pipelines {
+    /// The device's program of shaders/push.wgsl (made once per device), every entry point
+    /// compiled (a simulation runs them all).
+    pub(super) fn new(gpu: &Gpu) -> Result<Pipelines> {
         let entries = ["integrate", "anchor", "push", "apply", "finish", "guard", "measure"];
-        let program = Program::new(device, "satgpu.sim", "push.wgsl", &entries);
-        let mut pipelines = program.pipelines.into_iter();
-        let mut next = || pipelines.next().expect("one pipeline per entry point");
-        Pipelines {
+        let program = gpu.program("satgpu.sim", "push.wgsl", &entries)?;
+        let mut k = 0;
+        let mut next = || {
+            k += 1;
+            program.pipeline(k - 1).clone()
+        };
+        Ok(Pipelines {
             integrate: next(),
             anchor: next(),
             push: next(),
@@ -59,8 +65,8 @@ impl Pipelines {
             finish: next(),
             guard: next(),
             measure: next(),
-            layout: program.layout,
-        }
+            layout: program.layout.clone(),
+        })
     }
 }
 

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::gpu::device::adapter::{
     describe_adapter, enumerate, rank, report, satgpu_limits, search_order, unsuitable_reason, AdapterReport,
 };
-use crate::gpu::kernels::pipelines::{Kernels, Tuning};
+use crate::gpu::kernels::pipelines::{Kernels, Program, Tuning};
 use crate::gpu::kernels::shaders::Paging;
 
 /// The device memory blocks wgpu suballocates from; its host blocks, where writes are staged,
@@ -128,6 +128,8 @@ struct Inner {
     /// The kernels compiled for each [`Paging`] a world has needed, every array in one binding
     /// first.
     kernels: Mutex<Vec<Arc<Kernels>>>,
+    /// The programs beside the frame ([`Gpu::program`]), by shader file.
+    programs: Mutex<Vec<(&'static str, Arc<Program>)>>,
 }
 
 /// An open device with satgpu's compute pipelines. Cheap to clone (reference-counted).
@@ -276,12 +278,13 @@ impl Gpu {
         let owned = lost.is_some();
         let lost = lost.unwrap_or_default();
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        // Compile every pipeline now, so the first frame does not pay for it and a driver that
-        // rejects a shader fails here, with the device named.
+        // The bind group layouts now; each pipeline when a frame first records it (`Kernel::pipeline`:
+        // a frame that needs a few of the ~50 variants does not compile the rest).
         let kernels = scoped(&device, || Arc::new(Kernels::new(&device, tuning, Paging::ONE)))
             .map_err(|e| Error::Device(format!("creating the pipelines on {}: {e}", describe_adapter(&info))))?;
         let all = Mutex::new(vec![kernels.clone()]);
-        let inner = Arc::new(Inner { device, queue, info, timestamps, lost, owned, kernels: all });
+        let inner =
+            Arc::new(Inner { device, queue, info, timestamps, lost, owned, kernels: all, programs: Mutex::default() });
         Ok(Gpu { inner, kernels, timeout, memory_limit: None })
     }
 
@@ -369,6 +372,18 @@ impl Gpu {
 
     pub(crate) fn kernels(&self) -> &Kernels {
         &self.kernels
+    }
+
+    /// The program of `entries` of `shaders/FILE`, made once per device (its pipelines compiled
+    /// when first recorded) and shared by every search, crowd and simulation on it.
+    pub(crate) fn program(&self, label: &str, file: &'static str, entries: &[&'static str]) -> Result<Arc<Program>> {
+        let mut all = self.inner.programs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, p)) = all.iter().find(|(f, _)| *f == file) {
+            return Ok(p.clone());
+        }
+        let program = Arc::new(self.scoped(|| Program::new(self.device(), label, file, entries))?);
+        all.push((file, program.clone()));
+        Ok(program)
     }
 
     /// This handle, recording with the kernels compiled for `paging` (compiled on first need,

@@ -1,6 +1,8 @@
 //! The compute pipelines, created once per device from the composed shaders (shaders.rs). Layouts are explicit so that a binding a
 //! specialised pipeline does not touch (the count variant of the sweep) keeps its slot.
 
+use std::sync::{Arc, OnceLock};
+
 use crate::gpu::kernels::bindings::{slots, Slot};
 use crate::gpu::kernels::shaders::{self, page_binding, Paging, RADIX_WG, SCAN_WG};
 
@@ -39,41 +41,29 @@ fn layout(device: &wgpu::Device, label: &str, slots: &[Slot], paging: Paging) ->
 
 /// A kernel of several entry points over one bind group layout, slot `i` at binding `i` (no
 /// paging): the passes that run beside a frame (the simulations', the neighbours' gather), one
-/// pipeline per entry point, composed from `shaders/` like every other kernel.
+/// pipeline per entry point (each compiled when first recorded), composed from `shaders/` like
+/// every other kernel.
 pub(crate) struct Program {
     pub layout: wgpu::BindGroupLayout,
     /// One per entry point, in the order asked for.
-    pub pipelines: Vec<wgpu::ComputePipeline>,
+    pub kernels: Vec<Kernel>,
     label: String,
 }
 
 impl Program {
     /// The pipelines of `entries` of the kernel `file` (`shaders/FILE`).
-    pub fn new(device: &wgpu::Device, label: &str, file: &str, entries: &[&str]) -> Program {
-        let layout = layout(device, label, slots(file), Paging::ONE);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(shaders::source(file).into()),
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(label),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipelines = entries
+    pub fn new(device: &wgpu::Device, label: &str, file: &str, entries: &[&'static str]) -> Program {
+        let first = Kernel::new(device, Paging::ONE, label, &shaders::source(file), slots(file), &[]);
+        let kernels = entries
             .iter()
-            .map(|entry| {
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(&format!("{label}.{entry}")),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-            })
+            .map(|&entry| Kernel { entry, ..Kernel::sharing(&format!("{label}.{entry}"), &first, &[]) })
             .collect();
-        Program { layout, pipelines, label: label.to_string() }
+        Program { layout: first.layout, kernels, label: label.to_string() }
+    }
+
+    /// The pipeline of entry point `k` (in the order given to [`Program::new`]).
+    pub fn pipeline(&self, k: usize) -> &wgpu::ComputePipeline {
+        self.kernels[k].pipeline()
     }
 
     /// A bind group of whole `buffers`, in slot order.
@@ -90,10 +80,27 @@ impl Program {
     }
 }
 
-/// One compute pipeline and its bind group layout.
+/// A composed shader and, once a pipeline of it is first made, its module: the variants of one
+/// kernel (count and write, the filtered ones, the narrow phase's) share both.
+struct Source {
+    label: String,
+    text: String,
+    module: OnceLock<wgpu::ShaderModule>,
+}
+
+/// One compute pipeline and its bind group layout. The layout is made at once; the pipeline
+/// when a pass first records it ([`Kernel::pipeline`]), since compiling it is most of what
+/// opening a device costs on a software adapter (lavapipe compiles each with LLVM) and a frame
+/// records only the variants its world needs. A first recording happens inside the error scopes
+/// of [`Gpu::scoped`](crate::gpu::Gpu), so a driver that rejects a shader is reported there.
 pub(crate) struct Kernel {
-    pub pipeline: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
+    device: wgpu::Device,
+    label: String,
+    source: Arc<Source>,
+    constants: Vec<(&'static str, f64)>,
+    entry: &'static str,
+    pipeline: OnceLock<wgpu::ComputePipeline>,
     slots: Vec<Slot>,
     paging: Paging,
 }
@@ -105,48 +112,71 @@ impl Kernel {
         label: &str,
         source: &str,
         slots: &[Slot],
-        constants: &[(&str, f64)],
+        constants: &[(&'static str, f64)],
     ) -> Kernel {
         let layout = layout(device, label, slots, paging);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-        let pipeline = Self::pipeline(device, label, &module, &layout, constants);
-        Kernel { pipeline, layout, slots: slots.to_vec(), paging }
+        let source = Arc::new(Source { label: label.to_string(), text: source.to_string(), module: OnceLock::new() });
+        Kernel {
+            layout,
+            device: device.clone(),
+            label: label.to_string(),
+            source,
+            constants: constants.to_vec(),
+            entry: "main",
+            pipeline: OnceLock::new(),
+            slots: slots.to_vec(),
+            paging,
+        }
     }
 
-    /// A second pipeline from `source` with `other`'s bind group layout, so one bind group
-    /// serves both.
-    fn sharing(device: &wgpu::Device, label: &str, source: &str, other: &Kernel, constants: &[(&str, f64)]) -> Kernel {
-        let layout = other.layout.clone();
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-        let pipeline = Self::pipeline(device, label, &module, &layout, constants);
-        Kernel { pipeline, layout, slots: other.slots.clone(), paging: other.paging }
+    /// A second pipeline of `other`'s shader with other `constants`, and `other`'s bind group
+    /// layout, so one bind group serves both.
+    fn sharing(label: &str, other: &Kernel, constants: &[(&'static str, f64)]) -> Kernel {
+        Kernel {
+            layout: other.layout.clone(),
+            device: other.device.clone(),
+            label: label.to_string(),
+            source: other.source.clone(),
+            constants: constants.to_vec(),
+            entry: "main",
+            pipeline: OnceLock::new(),
+            slots: other.slots.clone(),
+            paging: other.paging,
+        }
     }
 
-    fn pipeline(
-        device: &wgpu::Device,
-        label: &str,
-        module: &wgpu::ShaderModule,
-        layout: &wgpu::BindGroupLayout,
-        constants: &[(&str, f64)],
-    ) -> wgpu::ComputePipeline {
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(label),
-            bind_group_layouts: &[Some(layout)],
-            immediate_size: 0,
-        });
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(label),
-            layout: Some(&pipeline_layout),
-            module,
-            entry_point: Some("main"),
-            compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
-            cache: None,
+    /// A pipeline of another shader, `source`, with `other`'s bind group layout.
+    fn beside(label: &str, source: &str, other: &Kernel, constants: &[(&'static str, f64)]) -> Kernel {
+        let source = Arc::new(Source { label: label.to_string(), text: source.to_string(), module: OnceLock::new() });
+        Kernel { source, ..Kernel::sharing(label, other, constants) }
+    }
+
+    /// The pipeline, compiled the first time it is asked for.
+    pub fn pipeline(&self) -> &wgpu::ComputePipeline {
+        self.pipeline.get_or_init(|| {
+            let source = &self.source;
+            let module = source.module.get_or_init(|| {
+                self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(&source.label),
+                    source: wgpu::ShaderSource::Wgsl(source.text.as_str().into()),
+                })
+            });
+            let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&self.label),
+                bind_group_layouts: &[Some(&self.layout)],
+                immediate_size: 0,
+            });
+            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&self.label),
+                layout: Some(&pipeline_layout),
+                module,
+                entry_point: Some(self.entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &self.constants,
+                    ..Default::default()
+                },
+                cache: None,
+            })
         })
     }
 
@@ -283,13 +313,13 @@ impl Kernels {
         let scan_block = [("BLOCK", tuning.scan_block() as f64)];
         let src = |name: &str| shaders::source_paged(name, paging);
         let k = |label: &str, file: &str| Kernel::new(device, paging, label, &src(file), slots(file), &[]);
-        let tuned = |label: &str, file: &str, constants: &[(&str, f64)]| {
+        let tuned = |label: &str, file: &str, constants: &[(&'static str, f64)]| {
             Kernel::new(device, paging, label, &src(file), slots(file), constants)
         };
         let pair = |label: &str, file: &str| {
             let (source, slots) = (src(file), slots(file));
             let count = Kernel::new(device, paging, &format!("{label}.count"), &source, slots, &[("WRITE", 0.0)]);
-            let write = Kernel::sharing(device, &format!("{label}.write"), &source, &count, &[("WRITE", 1.0)]);
+            let write = Kernel::sharing(&format!("{label}.write"), &count, &[("WRITE", 1.0)]);
             (count, write)
         };
         let (entries_count, entries_write) = pair("satgpu.entries", "entries.wgsl");
@@ -306,15 +336,7 @@ impl Kernels {
                 &[("WRITE", 0.0), ("FILTERED", 0.0)],
             );
             let more = [("write", 1.0, 0.0), ("count.filtered", 0.0, 1.0), ("write.filtered", 1.0, 1.0)].map(
-                |(name, w, f)| {
-                    Kernel::sharing(
-                        device,
-                        &format!("{label}.{name}"),
-                        &source,
-                        &first,
-                        &[("WRITE", w), ("FILTERED", f)],
-                    )
-                },
+                |(name, w, f)| Kernel::sharing(&format!("{label}.{name}"), &first, &[("WRITE", w), ("FILTERED", f)]),
             );
             let [a, b, c] = more;
             [first, a, b, c]
@@ -322,7 +344,7 @@ impl Kernels {
         let sweep = quad("satgpu.sweep", "sweep.wgsl");
         let allpairs = quad("satgpu.allpairs", "allpairs.wgsl");
         let scan_blocks = tuned("satgpu.scan.blocks", "scan_blocks.wgsl", &scan_chunk);
-        let scan_add = Kernel::sharing(device, "satgpu.scan.add", &src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
+        let scan_add = Kernel::beside("satgpu.scan.add", &src("scan_add.wgsl"), &scan_blocks, &scan_chunk);
         Kernels {
             tuning,
             paging,
@@ -358,7 +380,7 @@ impl Kernels {
                 );
                 let variant = |label: &str, phase: f64, rounded: f64| {
                     let constants = [("PHASE", phase), ("ROUNDED", rounded), ("PRUNE_FROM", prune)];
-                    Kernel::sharing(device, label, &source, &plain, &constants)
+                    Kernel::sharing(label, &plain, &constants)
                 };
                 let rounded = variant("satgpu.sat.rounded", 0.0, 1.0);
                 Sat {
@@ -370,9 +392,8 @@ impl Kernels {
             deepest: {
                 let (source, slots) = (src("deepest.wgsl"), slots("deepest.wgsl"));
                 let first = Kernel::new(device, paging, "satgpu.deepest.clear", &source, slots, &[("STEP", 0.0)]);
-                let more = [("claim", 1.0), ("part", 2.0), ("keep", 3.0)].map(|(name, step)| {
-                    Kernel::sharing(device, &format!("satgpu.deepest.{name}"), &source, &first, &[("STEP", step)])
-                });
+                let more = [("claim", 1.0), ("part", 2.0), ("keep", 3.0)]
+                    .map(|(name, step)| Kernel::sharing(&format!("satgpu.deepest.{name}"), &first, &[("STEP", step)]));
                 let [a, b, c] = more;
                 [first, a, b, c]
             },
@@ -381,7 +402,7 @@ impl Kernels {
             order: {
                 let (source, slots) = (src("order_gather.wgsl"), slots("order_gather.wgsl"));
                 let rekey = Kernel::new(device, paging, "satgpu.order.rekey", &source, slots, &[("GATHER", 0.0)]);
-                let gather = Kernel::sharing(device, "satgpu.order.gather", &source, &rekey, &[("GATHER", 1.0)]);
+                let gather = Kernel::sharing("satgpu.order.gather", &rekey, &[("GATHER", 1.0)]);
                 [rekey, gather]
             },
             manifold: k("satgpu.manifold", "manifold.wgsl"),
@@ -389,21 +410,20 @@ impl Kernels {
                 let setup = tuned("satgpu.events.setup", "events_setup.wgsl", &scan_block);
                 let (source, slots) = (src("events.wgsl"), slots("events.wgsl"));
                 let flags = Kernel::new(device, paging, "satgpu.events.flags", &source, slots, &[("EVENT_STEP", 1.0)]);
-                let write = Kernel::sharing(device, "satgpu.events.write", &source, &flags, &[("EVENT_STEP", 2.0)]);
+                let write = Kernel::sharing("satgpu.events.write", &flags, &[("EVENT_STEP", 2.0)]);
                 [setup, flags, write]
             },
             query: {
                 let (source, slots) = (src("query.wgsl"), slots("query.wgsl"));
                 let count = Kernel::new(device, paging, "satgpu.query.count", &source, slots, &[("QUERY_STEP", 0.0)]);
-                let write = Kernel::sharing(device, "satgpu.query.write", &source, &count, &[("QUERY_STEP", 1.0)]);
+                let write = Kernel::sharing("satgpu.query.write", &count, &[("QUERY_STEP", 1.0)]);
                 [count, write]
             },
             ray: {
                 let (source, slots) = (src("ray.wgsl"), slots("ray.wgsl"));
                 let widths = Kernel::new(device, paging, "satgpu.ray.widths", &source, slots, &[("RAY_STEP", 0.0)]);
-                let casts = |label, shapes| {
-                    Kernel::sharing(device, label, &source, &widths, &[("RAY_STEP", 1.0), ("SHAPE_CASTS", shapes)])
-                };
+                let casts =
+                    |label, shapes| Kernel::sharing(label, &widths, &[("RAY_STEP", 1.0), ("SHAPE_CASTS", shapes)]);
                 let rays = casts("satgpu.ray.rays", 0.0);
                 let shapes = casts("satgpu.ray.shapes", 1.0);
                 [widths, rays, shapes]

@@ -139,12 +139,12 @@ impl RadixSort {
     /// Records the sort into `pass`.
     pub fn encode(&self, kernels: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
         if let Some(tile) = &self.tile {
-            pass.set_pipeline(&kernels.radix_tile.pipeline);
+            pass.set_pipeline(kernels.radix_tile.pipeline());
             pass.set_bind_group(0, tile, &[]);
             pass.dispatch_workgroups(1, 1, 1);
             return;
         }
-        pass.set_pipeline(&kernels.radix_setup.pipeline);
+        pass.set_pipeline(kernels.radix_setup.pipeline());
         pass.set_bind_group(0, &self.setup, &[]);
         pass.dispatch_workgroups(1, 1, 1);
         // Every pass scans histograms of the same length: one setup serves them all.
@@ -153,11 +153,11 @@ impl RadixSort {
         for p in 0..self.passes {
             let parity = (p % 2) as usize;
             let offset = [(self.stride * u64::from(p)) as u32];
-            pass.set_pipeline(&kernels.radix_hist.pipeline);
+            pass.set_pipeline(kernels.radix_hist.pipeline());
             pass.set_bind_group(0, &self.hist[parity], &offset);
             pass.dispatch_workgroups_indirect(&self.control, tiles_args);
             self.hist_scan.encode_levels(kernels, pass);
-            pass.set_pipeline(&kernels.radix_scatter.pipeline);
+            pass.set_pipeline(kernels.radix_scatter.pipeline());
             pass.set_bind_group(0, &self.scatter[parity], &offset);
             pass.dispatch_workgroups_indirect(&self.control, tiles_args);
         }

@@ -126,7 +126,7 @@ impl Scan {
 
     /// Records the setup alone: level lengths and dispatch arguments from the length.
     pub fn encode_setup(&self, kernels: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
-        pass.set_pipeline(&kernels.scan_setup.pipeline);
+        pass.set_pipeline(kernels.scan_setup.pipeline());
         pass.set_bind_group(0, &self.setup, &[]);
         pass.dispatch_workgroups(1, 1, 1);
     }
@@ -135,12 +135,12 @@ impl Scan {
     /// current length (once is enough for several scans of the same length).
     pub fn encode_levels(&self, kernels: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
         let args = |l: usize| 4 * (self.region + ARGS_WORD + 3 * l as u64);
-        pass.set_pipeline(&kernels.scan_blocks.pipeline);
+        pass.set_pipeline(kernels.scan_blocks.pipeline());
         for l in 0..self.levels {
             pass.set_bind_group(0, &self.groups[l], &[]);
             pass.dispatch_workgroups_indirect(&self.control, args(l));
         }
-        pass.set_pipeline(&kernels.scan_add.pipeline);
+        pass.set_pipeline(kernels.scan_add.pipeline());
         for l in (0..self.levels - 1).rev() {
             pass.set_bind_group(0, &self.groups[l], &[]);
             pass.dispatch_workgroups_indirect(&self.control, args(l));

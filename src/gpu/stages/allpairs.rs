@@ -67,7 +67,7 @@ impl AllPairs {
     /// The count or, with `write`, the write kernel over every body.
     fn record(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, write: bool) {
         let kernel = Kernels::pick(&k.allpairs, write, self.filtered);
-        pass.set_pipeline(&kernel.pipeline);
+        pass.set_pipeline(kernel.pipeline());
         pass.set_bind_group(0, &self.group, &[]);
         dispatch(pass, self.n, WG, self.fold);
     }

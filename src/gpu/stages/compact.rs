@@ -44,7 +44,7 @@ impl Compact {
 
     pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
         self.encode_scan(k, pass);
-        pass.set_pipeline(&k.compact.pipeline);
+        pass.set_pipeline(k.compact.pipeline());
         pass.set_bind_group(0, &self.group, &[]);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
     }

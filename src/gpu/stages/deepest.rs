@@ -39,7 +39,7 @@ impl Deepest {
     pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
         pass.set_bind_group(0, &self.group, &[]);
         for phase in &k.deepest {
-            pass.set_pipeline(&phase.pipeline);
+            pass.set_pipeline(phase.pipeline());
             pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
         }
     }

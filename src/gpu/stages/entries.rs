@@ -70,18 +70,18 @@ impl Entries {
     pub fn encode(&self, rec: &mut Recorder<'_>) {
         let k = rec.kernels;
         let pass = rec.pass(Pass::Entries);
-        pass.set_pipeline(&k.control_grid.pipeline);
+        pass.set_pipeline(k.control_grid.pipeline());
         pass.set_bind_group(0, &self.grid_group, &[]);
         pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&k.entries_count.pipeline);
+        pass.set_pipeline(k.entries_count.pipeline());
         pass.set_bind_group(0, &self.entries_group, &[]);
         dispatch(pass, self.n, WG, self.fold);
         // control_grid.wgsl planned the scan's levels.
         self.body_scan.encode_levels(k, pass);
-        pass.set_pipeline(&k.control_entries.pipeline);
+        pass.set_pipeline(k.control_entries.pipeline());
         pass.set_bind_group(0, &self.control_group, &[]);
         pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&k.entries_write.pipeline);
+        pass.set_pipeline(k.entries_write.pipeline());
         pass.set_bind_group(0, &self.entries_group, &[]);
         dispatch(pass, self.n, WG, self.fold);
     }

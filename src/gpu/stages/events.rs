@@ -82,14 +82,14 @@ impl Events {
     /// Records the events of this frame's pairs against the previous frame's in `keys[parity]`.
     pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, parity: usize) {
         let [setup, flags, write] = &k.events;
-        pass.set_pipeline(&setup.pipeline);
+        pass.set_pipeline(setup.pipeline());
         pass.set_bind_group(0, &self.setups[parity], &[]);
         pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&flags.pipeline);
+        pass.set_pipeline(flags.pipeline());
         pass.set_bind_group(0, &self.groups[parity], &[]);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::EVENT_ARGS);
         self.scan.encode_levels(k, pass);
-        pass.set_pipeline(&write.pipeline);
+        pass.set_pipeline(write.pipeline());
         pass.set_bind_group(0, &self.groups[parity], &[]);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::EVENT_ARGS);
     }

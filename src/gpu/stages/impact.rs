@@ -49,7 +49,7 @@ impl ImpactStage {
         rec.encoder().clear_buffer(&self.impacts, 0, Some(RECORD));
         let k = rec.kernels;
         let pass = rec.pass(Pass::Impacts);
-        pass.set_pipeline(&k.impact.pipeline);
+        pass.set_pipeline(k.impact.pipeline());
         pass.set_bind_group(0, &self.group, &[]);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
     }

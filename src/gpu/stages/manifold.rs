@@ -41,7 +41,7 @@ impl ManifoldStage {
     }
 
     pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
-        pass.set_pipeline(&k.manifold.pipeline);
+        pass.set_pipeline(k.manifold.pipeline());
         pass.set_bind_group(0, &self.group, &[]);
         pass.dispatch_workgroups_indirect(&self.args, 0);
     }

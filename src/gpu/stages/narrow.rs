@@ -59,16 +59,16 @@ impl NarrowPhase {
     /// it. `large`: some body has more than [`SMALL`] vertices, so the binning and large-pair
     /// passes run.
     pub fn encode(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, rounded: bool, large: bool) {
-        pass.set_pipeline(&k.control_pairs.pipeline);
+        pass.set_pipeline(k.control_pairs.pipeline());
         pass.set_bind_group(0, &self.control_group, &[]);
         pass.dispatch_workgroups(1, 1, 1);
         pass.set_bind_group(0, &self.sat_group, &[]);
-        pass.set_pipeline(&k.sat.small[usize::from(rounded)].pipeline);
+        pass.set_pipeline(k.sat.small[usize::from(rounded)].pipeline());
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
         if large {
-            pass.set_pipeline(&k.sat.bin.pipeline);
+            pass.set_pipeline(k.sat.bin.pipeline());
             pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
-            pass.set_pipeline(&k.sat.large[usize::from(rounded)].pipeline);
+            pass.set_pipeline(k.sat.large[usize::from(rounded)].pipeline());
             pass.dispatch_workgroups_indirect(&self.control, 4 * control::PAIR_ARGS);
         }
     }

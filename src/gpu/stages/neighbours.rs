@@ -7,6 +7,7 @@ use crate::gpu::device::context::Gpu;
 use crate::gpu::device::pass::{Pass, Recorder};
 use crate::gpu::kernels::buffers::init as init_buffer;
 use crate::gpu::kernels::pipelines::Program;
+use std::sync::Arc;
 
 /// `NeighbourParams` in shaders/neighbours.wgsl.
 #[repr(C)]
@@ -22,10 +23,10 @@ pub(crate) struct Params {
 /// shaders/neighbours.wgsl's passes, in this order.
 const ENTRIES: [&str; 4] = ["count", "scan", "scatter", "rank"];
 
-/// The gather's pipelines, made once per search and shared by its runs (a rerun after growth
-/// makes new buffers, not new pipelines).
-pub(crate) fn program(device: &wgpu::Device) -> Program {
-    Program::new(device, "satgpu.neighbours", "neighbours.wgsl", &ENTRIES)
+/// The gather's pipelines, made once per device and shared by every search and its runs (a
+/// rerun after growth makes new buffers, not new pipelines).
+pub(crate) fn program(gpu: &Gpu) -> Result<Arc<Program>> {
+    gpu.program("satgpu.neighbours", "neighbours.wgsl", &ENTRIES)
 }
 
 /// The neighbours' gather over a resident frame's pairs ([`Work::Gather`]): each body's rows
@@ -86,7 +87,7 @@ impl<'a> Gather<'a> {
     /// Records the gather after the frame's steps.
     pub fn encode(&self, rec: &mut Recorder<'_>) {
         rec.encoder().clear_buffer(&self.counts, 0, None);
-        let [count, scan, scatter, rank] = &self.program.pipelines[..] else { unreachable!("four entry points") };
+        let [count, scan, scatter, rank] = [0, 1, 2, 3].map(|k| self.program.pipeline(k));
         let pass = rec.pass(Pass::Gather);
         pass.set_bind_group(0, &self.group, &[]);
         pass.set_pipeline(count);

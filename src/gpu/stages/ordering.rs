@@ -99,7 +99,7 @@ impl PairOrder {
 
     /// The keys, in place of the compaction's write (after its scan).
     pub fn encode_keys(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>) {
-        pass.set_pipeline(&k.order_keys.pipeline);
+        pass.set_pipeline(k.order_keys.pipeline());
         pass.set_bind_group(0, &self.keys_group, &[]);
         pass.dispatch_workgroups_indirect(&self.frame_control, 4 * control::PAIR_ARGS);
     }
@@ -115,7 +115,7 @@ impl PairOrder {
     }
 
     fn encode_phase(&self, kernel: &Kernel, pass: &mut wgpu::ComputePass<'_>) {
-        pass.set_pipeline(&kernel.pipeline);
+        pass.set_pipeline(kernel.pipeline());
         pass.set_bind_group(0, &self.gather_group, &[]);
         pass.dispatch_workgroups_indirect(&self.args, 0);
     }

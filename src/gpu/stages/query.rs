@@ -209,7 +209,7 @@ impl Queries {
     ) {
         let resources: Vec<_> = self.buffers[..8].iter().chain([hits]).map(|b| b.as_entire_binding()).collect();
         let group = kernels.query[step].bind(device, "satgpu.query", &resources);
-        pass.set_pipeline(&kernels.query[step].pipeline);
+        pass.set_pipeline(kernels.query[step].pipeline());
         pass.set_bind_group(0, &group, &[]);
         dispatch(pass, self.n, WG, self.fold);
         if step == 0 {

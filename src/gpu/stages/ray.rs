@@ -159,10 +159,10 @@ impl RayCast {
         let pass = rec.pass(Pass::Cast);
         pass.set_bind_group(0, &self.group, &[]);
         if self.strips {
-            pass.set_pipeline(&kernels.ray[0].pipeline);
+            pass.set_pipeline(kernels.ray[0].pipeline());
             dispatch(pass, MAX_STRIPS * WG, WG, self.fold);
         }
-        pass.set_pipeline(&kernels.ray[if self.shapes { 2 } else { 1 }].pipeline);
+        pass.set_pipeline(kernels.ray[if self.shapes { 2 } else { 1 }].pipeline());
         dispatch(pass, self.rays, WG, self.fold);
     }
 

@@ -82,16 +82,16 @@ impl Sort {
         let pass = rec.pass(Pass::Sort);
         let args = 4 * control::ENTRY_ARGS;
         if let Some([rank, back]) = &self.small {
-            pass.set_pipeline(&k.rank_sort.pipeline);
+            pass.set_pipeline(k.rank_sort.pipeline());
             pass.set_bind_group(0, rank, &[]);
             pass.dispatch_workgroups_indirect(&self.control, args);
-            pass.set_pipeline(&k.rank_gather.pipeline);
+            pass.set_pipeline(k.rank_gather.pipeline());
             pass.set_bind_group(0, back, &[]);
             pass.dispatch_workgroups_indirect(&self.control, args);
             return;
         }
         self.radix.encode(k, pass);
-        pass.set_pipeline(&k.gather.pipeline);
+        pass.set_pipeline(k.gather.pipeline());
         pass.set_bind_group(0, &self.gather_group, &[]);
         pass.dispatch_workgroups_indirect(&self.control, args);
     }

@@ -140,7 +140,7 @@ impl Sweep {
     /// The count or, with `write`, the write kernel over every sorted entry.
     fn record(&self, k: &Kernels, pass: &mut wgpu::ComputePass<'_>, write: bool) {
         let kernel = Kernels::pick(&k.sweep, write, self.filtered);
-        pass.set_pipeline(&kernel.pipeline);
+        pass.set_pipeline(kernel.pipeline());
         pass.set_bind_group(0, &self.group, &[]);
         pass.dispatch_workgroups_indirect(&self.control, 4 * control::ENTRY_ARGS);
     }

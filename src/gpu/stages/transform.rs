@@ -39,7 +39,7 @@ impl TransformStage {
         rec.encoder().clear_buffer(&self.bounds, 0, None);
         let k = rec.kernels;
         let pass = rec.pass(Pass::Transform);
-        pass.set_pipeline(&k.transform.pipeline);
+        pass.set_pipeline(k.transform.pipeline());
         pass.set_bind_group(0, &self.group, &[]);
         dispatch(pass, self.n, WG, self.fold);
     }

@@ -36,7 +36,7 @@ pub(crate) fn neighbours<B: AsRef<[Polygon]>>(
         bodies.iter().enumerate().flat_map(|(i, b)| std::iter::repeat_n(i as u32, b.as_ref().len())).collect();
     let k = k.map_or(u32::MAX, |k| k.min(u32::MAX as usize) as u32);
     let params = Params { bodies: n as u32, k, pad0: 0, pad1: 0 };
-    let program = gpu.scoped(|| program(gpu.device()))?;
+    let program = program(gpu)?;
     let kept_starts = loop {
         let frame = (world.totals_buffer(), world.contacts_buffer(), world.candidate_capacity());
         let gather = Gather::new(gpu, &program, frame, &params, &body_of)?;
