@@ -375,7 +375,12 @@ fn bench_writes_every_key_and_orders_where_asked() {
             assert!(sim[span].as_f64().is_some_and(|ms| ms >= 0.0), "sim frame, {span}: {row}");
         }
         assert!(host["transform_conversion"].is_null() && sim["pack"].is_null(), "{row}");
-        assert!(row["transforms_copy_ms"].as_f64().is_some() && row["contacts_copy_ms"].as_f64().is_some(), "{row}");
+        assert!(
+            row["transforms_copy_ms"].as_f64().is_some()
+                && row["contacts_copy_ms"].as_f64().is_some()
+                && row["packed_copy_ms"].as_f64().is_some_and(|ms| ms > 0.0),
+            "{row}"
+        );
         assert!(row["colliding"].as_u64().unwrap() > 0, "{row}");
         assert_eq!(!row["passes"]["order"].is_null(), order == "gpu", "{row}");
     }

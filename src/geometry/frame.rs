@@ -7,6 +7,7 @@
 /// not, and its result lies exactly halfway between two f32 values, a second rounding to f32
 /// would break the tie the wrong way, so the result is moved one f64 step toward the exact
 /// difference. Otherwise it is the plain f64 difference.
+#[inline]
 pub(crate) fn to_frame(x: f64, anchor: f32) -> f64 {
     let a = f64::from(anchor);
     let s = x - a;

@@ -82,6 +82,9 @@ pub struct BenchResult {
     pub transforms_copy_ms: f64,
     /// ... and of one copy of its f32 contacts, the same way, milliseconds.
     pub contacts_copy_ms: f64,
+    /// The floor of `pack` and `staging_write`: one copy of as many bytes as the world packs
+    /// (`World::packed_bytes`) into memory already in use, on every core, milliseconds.
+    pub packed_copy_ms: f64,
     /// CPU reference (f64, one thread) on the same scene, milliseconds.
     pub reference_ms: f64,
     /// Whether the GPU pairs of the last frame equal the reference's under the numerics contract.
@@ -308,7 +311,17 @@ pub fn run(
     let transforms_copy_ms = copy(&mut || transforms_dst.copy_from_slice(std::hint::black_box(&transforms)));
     let mut contacts_dst = raw.clone();
     let contacts_copy_ms = copy(&mut || contacts_dst.copy_from_slice(std::hint::black_box(&raw)));
-    std::hint::black_box((&transforms_dst, &contacts_dst));
+    let packed: Vec<u8> = vec![1; world.packed_bytes() as usize];
+    let mut packed_dst = vec![0u8; packed.len()];
+    let packed_copy_ms = copy(&mut || {
+        use rayon::prelude::*;
+        let from = std::hint::black_box(&packed);
+        packed_dst
+            .par_chunks_mut(1 << 20)
+            .zip(from.par_chunks(1 << 20))
+            .for_each(|(to, from)| to.copy_from_slice(from));
+    });
+    std::hint::black_box((&transforms_dst, &contacts_dst, &packed_dst));
 
     let mut resident_ms = vec![];
     for i in 0..warmup + frames {
@@ -363,6 +376,7 @@ pub fn run(
         sim_view_host_spans: medians(sim_view_host_spans),
         transforms_copy_ms,
         contacts_copy_ms,
+        packed_copy_ms,
         reference_ms,
         agrees,
     })

@@ -84,6 +84,15 @@ impl Packed {
         Ok(Packed { shape_data, bodies, boxes, transforms, typical_height: typical_height(&heights) })
     }
 
+    /// Bytes of every record: the shape data, the bodies, their boxes and transforms.
+    pub fn bytes(&self) -> u64 {
+        let size = |len: usize, each: usize| (len * each) as u64;
+        size(self.shape_data.len(), 16)
+            + size(self.bodies.len(), std::mem::size_of::<GpuBody>())
+            + size(self.boxes.len(), 16)
+            + size(self.transforms.len(), 16)
+    }
+
     /// One shape and one body per polygon; the shape is relative to the polygon's first vertex
     /// rounded to f32, which becomes the body's translation.
     pub fn from_polygons<P: Borrow<Polygon> + Sync>(polygons: &[P]) -> Result<Packed> {

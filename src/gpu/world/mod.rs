@@ -161,6 +161,13 @@ impl World {
         self.map.as_ref().map_or(self.packed.bodies.len(), |m| m.bodies())
     }
 
+    /// Bytes of the records the host packs and uploads when the world's polygons are set
+    /// ([`set_polygons`](World::set_polygons)): shape vertices, bodies, boxes and transforms.
+    /// A benchmark's floor for that packing is one copy of this many bytes.
+    pub fn packed_bytes(&self) -> u64 {
+        self.packed.bytes()
+    }
+
     /// Whether the world has no bodies.
     pub fn is_empty(&self) -> bool {
         self.packed.bodies.is_empty()
