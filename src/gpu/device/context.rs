@@ -128,8 +128,8 @@ struct Inner {
     /// The kernels compiled for each [`Paging`] a world has needed, every array in one binding
     /// first.
     kernels: Mutex<Vec<Arc<Kernels>>>,
-    /// The programs beside the frame ([`Gpu::program`]), by shader file.
-    programs: Mutex<Vec<(&'static str, Arc<Program>)>>,
+    /// The programs beside the frame ([`Gpu::program`]), by shader file and entry points.
+    programs: Mutex<Vec<(String, Arc<Program>)>>,
 }
 
 /// An open device with satgpu's compute pipelines. Cheap to clone (reference-counted).
@@ -374,15 +374,16 @@ impl Gpu {
         &self.kernels
     }
 
-    /// The program of `entries` of `shaders/FILE`, made once per device (its pipelines compiled
+    /// The program of `entries` of `shaders/FILE`, made once per device and list of entries (its pipelines compiled
     /// when first recorded) and shared by every search, crowd and simulation on it.
     pub(crate) fn program(&self, label: &str, file: &'static str, entries: &[&'static str]) -> Result<Arc<Program>> {
         let mut all = self.inner.programs.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, p)) = all.iter().find(|(f, _)| *f == file) {
+        let key = format!("{file}: {}", entries.join(" "));
+        if let Some((_, p)) = all.iter().find(|(k, _)| *k == key) {
             return Ok(p.clone());
         }
         let program = Arc::new(self.scoped(|| Program::new(self.device(), label, file, entries))?);
-        all.push((file, program.clone()));
+        all.push((key, program.clone()));
         Ok(program)
     }
 

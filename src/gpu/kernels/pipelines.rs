@@ -46,7 +46,7 @@ fn layout(device: &wgpu::Device, label: &str, slots: &[Slot], paging: Paging) ->
 pub(crate) struct Program {
     pub layout: wgpu::BindGroupLayout,
     /// One per entry point, in the order asked for.
-    pub kernels: Vec<Kernel>,
+    kernels: Vec<Kernel>,
     label: String,
 }
 
@@ -88,6 +88,12 @@ struct Source {
     module: OnceLock<wgpu::ShaderModule>,
 }
 
+impl Source {
+    fn new(label: &str, text: &str) -> Arc<Source> {
+        Arc::new(Source { label: label.to_string(), text: text.to_string(), module: OnceLock::new() })
+    }
+}
+
 /// One compute pipeline and its bind group layout. The layout is made at once; the pipeline
 /// when a pass first records it ([`Kernel::pipeline`]), since compiling it is most of what
 /// opening a device costs on a software adapter (lavapipe compiles each with LLVM) and a frame
@@ -115,7 +121,7 @@ impl Kernel {
         constants: &[(&'static str, f64)],
     ) -> Kernel {
         let layout = layout(device, label, slots, paging);
-        let source = Arc::new(Source { label: label.to_string(), text: source.to_string(), module: OnceLock::new() });
+        let source = Source::new(label, source);
         Kernel {
             layout,
             device: device.clone(),
@@ -138,7 +144,7 @@ impl Kernel {
             label: label.to_string(),
             source: other.source.clone(),
             constants: constants.to_vec(),
-            entry: "main",
+            entry: other.entry,
             pipeline: OnceLock::new(),
             slots: other.slots.clone(),
             paging: other.paging,
@@ -147,7 +153,7 @@ impl Kernel {
 
     /// A pipeline of another shader, `source`, with `other`'s bind group layout.
     fn beside(label: &str, source: &str, other: &Kernel, constants: &[(&'static str, f64)]) -> Kernel {
-        let source = Arc::new(Source { label: label.to_string(), text: source.to_string(), module: OnceLock::new() });
+        let source = Source::new(label, source);
         Kernel { source, ..Kernel::sharing(label, other, constants) }
     }
 
