@@ -1,61 +1,100 @@
 // Region queries (src/gpu/stages/query.rs): which bodies share a point with each query box (a
-// point is a box of no size). One invocation per body. The queries come binned into horizontal
-// strips (a query in every strip it spans), each strip's sorted by left edge with the largest
-// right edge so far (`reach`), so a body finds, in each strip its box spans, the queries that can
-// meet its box by two binary searches: those whose left edge is at most its right edge, from the
-// first whose `reach` is at least its left edge. A pair is taken in one strip only: the first
-// both span. Each such query meeting
-// the body's box, and seeing the body through the filters, gets the exact test, in the body's
-// own frame: the separating axes of the query box and the body's core, and where they are
-// apart, the distance between them against the body's radius. Where the bodies are in several
-// worlds, a query sees its own world's alone. Two dispatches (QUERY_STEP, a
-// pipeline constant): count each body's hits, then (after a scan of the counts) write them.
+// point is a box of no size), through the frame's own sorted strip entries (the transform, entry
+// and sort passes run first, and the grid and the entry count are copied into `qp`), as the
+// casts read them (strip_index.wgsl). Two steps (QUERY_STEP, a pipeline constant):
+//
+// 0. One workgroup per strip (of every world): where it starts and its widest box.
+// 1. One invocation per query: it walks the strips its box spans (of its own world, where the
+//    bodies are in several); in each, two binary searches over the sorted keys find the entries
+//    whose left edge can reach the box, and each body whose box meets it, taken in one strip
+//    only (the first both span), seen through the filters, gets the exact test in its own frame:
+//    the separating axes of the query box and the body's core, and where they are apart, the
+//    distance between them against the body's radius. Each hit takes the next slot of the hits
+//    (an atomic count, which goes on past the room the host gave: it then asks again with room
+//    for all); the host groups them by query and sorts each query's bodies. Without strips (the
+//    all-pairs broad phase, few bodies) a query tests every body of its world.
+//
+// Windows: Mesa's software adapters end an invocation's loops after 65,535 iterations in all
+// (loops.wgsl). A walk there stops before `qp.window_steps` steps (its loops' iterations,
+// counted from above) and keeps its place in a cursor; the host dispatches the step again
+// until no walk asks for more.
+//
+// Eight storage buffers at most (WebGPU's default): the hits' count, the strips' widths, the
+// queries, the walks' cursors and the hits share one (`io`), and the grid travels in the uniform.
 
 #import constants
+#import loops
 #import index
 #import body
-#import filter
+#import strip_index
 #import local_shape
 #import exact
-#import loops
 
+// A query box, 16 words in `io` from `qp.queries_at`. Twin of GpuQuery in src/gpu/stages/query.rs.
 struct Query {
     lo: vec2<f32>, // the corners rounded to f32
     hi: vec2<f32>,
-    reach: f32, // the largest right edge of the strip's queries up to this one
-    index: u32, // the query's index in the caller's list (a header: where the strip starts)
     category: u32,
     mask: u32,
     group: i32,
-    first: u32, // the first strip the query spans
     world: u32, // the world it looks into
-    pad: u32,
     lo_rest: vec4<f32>, // what rounding left of lo (x, y), then of that (x, y): exact sums
     hi_rest: vec4<f32>,
 }
 
+// Twin of GpuQueryParams in src/gpu/stages/query.rs.
 struct QueryParams {
+    queries: u32,
     bodies: u32,
-    strips: u32, // `queries` starts with strips + 1 headers, then the entries
-    filtered: u32, // the bodies' filters differ from the default
-    worlds: u32,   // the bodies' worlds (1: one; more: each body's follows the counts)
-    y0: f32,         // the strips' bottom
-    inv_height: f32, // strips per unit of y
-    zero: u32,       // 0, for `keep`
-    two: u32,        // 2, for `loops_cut`
+    filtered: u32,     // the bodies' filters differ from the default
+    strips: u32,       // the world sorts strip entries (else: every body is tested)
+    two: u32,          // 2, for `loops_cut`
+    worlds: u32,       // the bodies' worlds (1: one)
+    window_steps: u32, // a walk's loop iterations per dispatch (at least ENTRY_MOST)
+    index_at: u32,     // the word in `io` of the strips' widths, then their starts
+    queries_at: u32,   // of the first query
+    cursors_at: u32,   // of the first walk's cursor (4 words each)
+    hits_at: u32,      // of the first hit (2 words each)
+    room: u32,         // hits the io buffer holds
+    grid: Grid,        // copied from the control buffer after the sort
+    entries: u32,      // likewise: the sorted entries
+    zero: u32,         // 0, for `keep`
+    pad1: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> qp: QueryParams;
-#paged bodies 1 read bodies Body
-#paged shapes 2 read shapes vec4<f32>    // (vertex.xy, unit normal.xy), local
-#paged bodies 3 read transforms vec4<f32> // (x, y, cos, sin)
-#paged bodies 4 read aabbs vec4<f32>
-@group(0) @binding(5) var<storage, read> queries: array<Query>;
-#paged bodies 6 read filters vec4<u32>
-@group(0) @binding(7) var<storage, read_write> counts: array<u32>;     // then their offsets, the total, the cut flag, each body's world
-@group(0) @binding(8) var<storage, read_write> hits: array<vec2<u32>>; // (query, body)
+@group(0) @binding(1) var<storage, read> keys: array<u32>;   // sorted entries
+@group(0) @binding(2) var<storage, read> values: array<u32>; // body of each entry (no strips: world of each body)
+#paged entries 3 read boxes vec4<f32> // AABB of each entry (no strips: of each body)
+#paged bodies 4 read bodies Body
+#paged shapes 5 read shapes vec4<f32> // (vertex.xy, unit normal.xy), local
+#paged bodies 6 read transforms vec4<f32> // (x, y, cos, sin)
+#paged bodies 7 read filters vec4<u32>
+// The hits found (HIT_COUNT), the cut flag (a loop was cut short), the more flag (a walk asks for
+// another window); from `qp.index_at` the strips' widths and starts; from `qp.queries_at` the
+// queries; from `qp.cursors_at` per walk (strips done, next entry, done); from `qp.hits_at` the
+// hits, `(query, body)`. Atomic, for the hits' count; each other word has one writer, or all
+// writers write the same.
+@group(0) @binding(8) var<storage, read_write> io: array<atomic<u32>>;
 
-override QUERY_STEP: u32 = 0u;
+const HIT_COUNT: u32 = 0u;
+const CUT_FLAG: u32 = 1u;
+const MORE_FLAG: u32 = 2u;
+
+override QUERY_STEP: u32 = 1u;
+
+fn io_get(at: u32) -> u32 {
+    return atomicLoad(&io[at]);
+}
+
+fn io_set(at: u32, v: u32) {
+    atomicStore(&io[at], v);
+}
+
+// The most loop iterations one strip or one entry takes (its binary searches; its exact test,
+// 7 per vertex of a core of at most 1,024): a walk takes no step past `window_steps` less this.
+const ENTRY_MOST: u32 = 7300u;
 
 // x unchanged, in a way no compiler can see through (exact.wgsl): its bits XOR a uniform 0.
 fn keep(x: f32) -> f32 {
@@ -165,86 +204,134 @@ fn meets(i: u32, q: Query) -> bool {
     return d2 <= r * r;
 }
 
-fn strip_of(y: f32) -> u32 {
-    return u32(clamp(floor((y - qp.y0) * qp.inv_height), 0.0, f32(qp.strips - 1u)));
+fn read_query(i: u32) -> Query {
+    let at = qp.queries_at + 16u * i;
+    var w: array<u32, 16>;
+    for (var k = 0u; k < 16u; k++) {
+        w[k] = io_get(at + k);
+    }
+    let f = bitcast<vec4<f32>>(vec4<u32>(w[0], w[1], w[2], w[3]));
+    let lo_rest = bitcast<vec4<f32>>(vec4<u32>(w[8], w[9], w[10], w[11]));
+    let hi_rest = bitcast<vec4<f32>>(vec4<u32>(w[12], w[13], w[14], w[15]));
+    return Query(f.xy, f.zw, w[4], w[5], bitcast<i32>(w[6]), w[7], lo_rest, hi_rest);
 }
 
-// The first entry in [start, stop) whose left edge is past `x`.
-fn first_past(x: f32, start: u32, stop: u32) -> u32 {
-    var lo = start;
-    var hi = stop;
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2u;
-        if queries[mid].lo.x <= x {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
+// Whether the query's box and a body's share a point (closed), in f32.
+fn boxes_meet(q: Query, box: vec4<f32>) -> bool {
+    return q.lo.x <= box.z && q.hi.x >= box.x && q.lo.y <= box.w && q.hi.y >= box.y;
 }
 
-// The first entry in [start, stop) whose reach (largest right edge so far) is at least `x`.
-fn first_reaching(x: f32, start: u32, stop: u32) -> u32 {
-    var lo = start;
-    var hi = stop;
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2u;
-        if queries[mid].reach < x {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
+// Body `i` tested against query `q` (its box met): the steps it took. A hit takes the next
+// slot, where there is room.
+fn test_body(i: u32, q: Query, query: u32) -> u32 {
+    if !sees_body(vec3<u32>(q.category, q.mask, bitcast<u32>(q.group)), qp.filtered, i) {
+        return 1u;
+    }
+    let steps = 7u * bodies_at(i).count + 8u;
+    if meets(i, q) {
+        let slot = atomicAdd(&io[HIT_COUNT], 1u);
+        if slot < qp.room {
+            io_set(qp.hits_at + 2u * slot, query);
+            io_set(qp.hits_at + 2u * slot + 1u, i);
         }
     }
-    return lo;
+    return steps;
+}
+
+// Step 1: query `i`'s walk, from its cursor, for at most a window's steps.
+fn walk(i: u32) {
+    let cursor = qp.cursors_at + 4u * i;
+    if io_get(cursor + 2u) == 0u {
+        let q = read_query(i);
+        let last = qp.window_steps - ENTRY_MOST;
+        var steps = 0u;
+        var done = true;
+        var next = io_get(cursor + 1u);
+        var strips_done = io_get(cursor);
+        if qp.strips == 0u {
+            for (var b = next; b < qp.bodies; b++) {
+                if steps > last {
+                    next = b;
+                    done = false;
+                    break;
+                }
+                steps += 1u;
+                if (qp.worlds <= 1u || values[b] == q.world) && boxes_meet(q, boxes_at(b)) {
+                    steps += test_body(b, q, i);
+                }
+            }
+        } else {
+            let g = qp.grid;
+            // The first of the query's world's strips in the keys.
+            let first = q.world * g.strips;
+            let s0 = grid_strip(g, q.lo.y);
+            let s1 = grid_strip(g, q.hi.y);
+            var s = s0 + strips_done;
+            while s <= s1 {
+                if steps > last {
+                    done = false;
+                    break;
+                }
+                steps += 70u;
+                let w = first + s;
+                let width = bitcast<f32>(io_get(qp.index_at + w));
+                let strip_end = io_get(qp.index_at + MAX_STRIPS + w + 1u);
+                // Left edges from the box's less the widest, less a millionth of both (so that
+                // rounding loses no body), to the box's right edge.
+                let left = q.lo.x - width - (1e-6 * (abs(q.lo.x) + width) + 1e-30);
+                let start = first_from(grid_key(g, w, left), io_get(qp.index_at + MAX_STRIPS + w), strip_end);
+                let stop = first_from(grid_key(g, w, q.hi.x) + 1u, start, strip_end);
+                var k = max(start, next);
+                while k < stop && steps <= last {
+                    steps += 1u;
+                    let box = boxes_at(k);
+                    // A pair is taken in the first strip both span.
+                    if boxes_meet(q, box) && max(s0, grid_strip(g, box.y)) == s {
+                        steps += test_body(values[k], q, i);
+                    }
+                    k++;
+                }
+                if k < stop {
+                    next = k;
+                    done = false;
+                    break;
+                }
+                next = 0u;
+                s++;
+            }
+            strips_done = s - s0;
+        }
+        io_set(cursor, strips_done);
+        io_set(cursor + 1u, next);
+        if done {
+            io_set(cursor + 2u, 1u);
+        } else {
+            io_set(MORE_FLAG, 1u);
+        }
+        // Some loop was cut short (loops.wgsl): the host refuses the answer.
+        if loops_cut(qp.two) {
+            io_set(CUT_FLAG, 1u);
+        }
+    }
 }
 
 @compute @workgroup_size(WG)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = linear_index(gid, nwg);
-    if i >= qp.bodies {
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    if QUERY_STEP == 0u {
+        // Uniform control flow for the barriers: the whole workgroup returns or none of it.
+        let s = tile_index(wid, nwg);
+        if s < qp.grid.strips * qp.grid.worlds {
+            strip_width(qp.grid, qp.entries, s, lid, qp.index_at);
+        }
         return;
     }
-    let box = aabbs_at(i);
-    var at = 0u;
-    if QUERY_STEP == 1u {
-        at = counts[i];
-    }
-    var found = 0u;
-    let base = qp.strips + 1u;
-    let s0 = strip_of(box.y);
-    for (var s = s0; s <= strip_of(box.w); s++) {
-        let start = base + queries[s].index;
-        let stop = base + queries[s + 1u].index;
-        let end = first_past(box.z, start, stop);
-        for (var j = first_reaching(box.x, start, end); j < end; j++) {
-            let q = queries[j];
-            if q.hi.x < box.x || q.hi.y < box.y || q.lo.y > box.w || max(s0, q.first) != s {
-                continue;
-            }
-            if qp.worlds > 1u && counts[qp.bodies + 2u + i] != q.world {
-                continue;
-            }
-            if qp.filtered != 0u || q.category != 1u || q.mask != 0xffffffffu || q.group != 0 {
-                let f = select(vec4<u32>(1u, 0xffffffffu, 0u, 0u), filters_at(i), qp.filtered != 0u);
-                if !may_collide(vec4<u32>(q.category, q.mask, bitcast<u32>(q.group), 0u), f) {
-                    continue;
-                }
-            }
-            if !meets(i, q) {
-                continue;
-            }
-            if QUERY_STEP == 1u {
-                hits[at + found] = vec2<u32>(q.index, i);
-            }
-            found++;
-        }
-    }
-    if QUERY_STEP == 0u {
-        counts[i] = found;
-        // Some loop was cut short (loops.wgsl): the host refuses the answer.
-        if loops_cut(qp.two) {
-            counts[qp.bodies + 1u] = 1u;
-        }
+    let i = linear_index(gid, nwg);
+    if i < qp.queries {
+        walk(i);
     }
 }

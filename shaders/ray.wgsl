@@ -34,8 +34,7 @@
 #import loops
 #import index
 #import body
-#import filter
-#import strips
+#import strip_index
 #import local_shape
 #import cast
 
@@ -99,6 +98,10 @@ struct RayHit {
 
 // Twin of HEADER_WORDS in src/gpu/stages/ray.rs.
 const SHAPES_AT: u32 = 2u * MAX_STRIPS + 4u;
+
+fn io_set(at: u32, v: u32) {
+    io[at] = v;
+}
 
 override RAY_STEP: u32 = 0u;
 // Whether the batch casts shapes (else: rays alone). A pipeline of rays leaves the shapes' code
@@ -238,29 +241,6 @@ fn may_meet(r: Ray, box: vec4<f32>, limit: f32) -> bool {
     return t0 <= t1;
 }
 
-fn sees(r: Ray, i: u32) -> bool {
-    if rp.filtered == 0u && r.category == 1u && r.mask == 0xffffffffu && r.group == 0 {
-        return true;
-    }
-    let f = select(vec4<u32>(1u, 0xffffffffu, 0u, 0u), filters_at(i), rp.filtered != 0u);
-    return may_collide(vec4<u32>(r.category, r.mask, bitcast<u32>(r.group), 0u), f);
-}
-
-// The first entry in [start, stop) whose key is at least `k` (keys have 24 bits: k + 1 fits).
-fn first_from(k: u32, start: u32, stop: u32) -> u32 {
-    var lo = start;
-    var hi = stop;
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2u;
-        if keys[mid] < k {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
 struct Best {
     t: f32,
     body: u32,
@@ -270,7 +250,7 @@ struct Best {
 
 fn take_hit(best: ptr<function, Best>, i: u32, box: vec4<f32>, r: Ray) {
     let limit = min((*best).t, r.length);
-    if !sees(r, i) || !may_meet(r, box, limit) {
+    if !sees_body(vec3<u32>(r.category, r.mask, bitcast<u32>(r.group)), rp.filtered, i) || !may_meet(r, box, limit) {
         return;
     }
     let hit = cast_body(i, r, limit);
@@ -280,37 +260,6 @@ fn take_hit(best: ptr<function, Best>, i: u32, box: vec4<f32>, r: Ray) {
     // hit.t <= best.t here: nearer, or as near and a lower body.
     if hit.t < (*best).t || i < (*best).body {
         *best = Best(hit.t, i, hit.normal, hit.point);
-    }
-}
-
-var<workgroup> widest: array<f32, WG>;
-
-// Step 0: where strip `s` starts and its widest box, one workgroup's invocations striding over
-// its entries.
-fn strip_width(s: u32, lid: u32) {
-    let g = rp.grid;
-    let start = first_from(s << g.x_bits, 0u, rp.entries);
-    let stop = first_from((s + 1u) << g.x_bits, start, rp.entries);
-    if lid == 0u {
-        io[MAX_STRIPS + s] = start;
-        if s + 1u == g.strips * g.worlds {
-            io[MAX_STRIPS + s + 1u] = stop;
-        }
-    }
-    var w = 0.0;
-    for (var k = start + lid; k < stop; k += WG) {
-        let box = boxes_at(k);
-        w = max(w, box.z - box.x);
-    }
-    widest[lid] = w;
-    for (var half = WG / 2u; half > 0u; half /= 2u) {
-        workgroupBarrier();
-        if lid < half {
-            widest[lid] = max(widest[lid], widest[lid + half]);
-        }
-    }
-    if lid == 0u {
-        io[s] = bitcast<u32>(widest[0]);
     }
 }
 
@@ -434,7 +383,7 @@ fn main(
         // Uniform control flow for the barriers: the whole workgroup returns or none of it.
         let s = tile_index(wid, nwg);
         if s < rp.grid.strips * rp.grid.worlds {
-            strip_width(s, lid);
+            strip_width(rp.grid, rp.entries, s, lid, 0u);
         }
         return;
     }

@@ -56,10 +56,10 @@ const SAT: [Slot; 9] =
 const IMPACT: [Slot; 8] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite, Uniform];
 const DEEPEST: [Slot; 6] = [Read, Read, ReadWrite, ReadWrite, Paged(Bodies), ReadWrite];
 const MANIFOLD: [Slot; 7] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, Uniform];
-const QUERY: [Slot; 9] =
-    [Uniform, Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), Read, Paged(Bodies), ReadWrite, ReadWrite];
 const RAY: [Slot; 9] =
     [Uniform, Read, Read, Paged(Entries), Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite];
+/// Region queries read the index as the casts do.
+const QUERY: [Slot; 9] = RAY;
 
 /// The most storage bindings any kernel takes with `paging` (8 without pages: the kernels
 /// without paged arrays take at most that many).

@@ -305,7 +305,7 @@ pub(crate) struct Kernels {
     pub manifold: Kernel,
     /// Contact events (events.rs): setup, flags, write.
     pub events: [Kernel; 3],
-    /// Region queries (query.rs): count, then write.
+    /// Region queries (query.rs): the strips' widths, the walks.
     pub query: [Kernel; 2],
     /// Ray casts (ray.rs): the strips' widest boxes, then the casts of rays, or of shapes.
     pub ray: [Kernel; 3],
@@ -421,9 +421,9 @@ impl Kernels {
             },
             query: {
                 let (source, slots) = (src("query.wgsl"), slots("query.wgsl"));
-                let count = Kernel::new(device, paging, "satgpu.query.count", &source, slots, &[("QUERY_STEP", 0.0)]);
-                let write = Kernel::sharing("satgpu.query.write", &count, &[("QUERY_STEP", 1.0)]);
-                [count, write]
+                let widths = Kernel::new(device, paging, "satgpu.query.widths", &source, slots, &[("QUERY_STEP", 0.0)]);
+                let walks = Kernel::sharing("satgpu.query.walks", &widths, &[("QUERY_STEP", 1.0)]);
+                [widths, walks]
             },
             ray: {
                 let (source, slots) = (src("ray.wgsl"), slots("ray.wgsl"));

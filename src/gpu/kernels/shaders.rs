@@ -49,13 +49,14 @@ const KERNELS: [(&str, &str); 31] = [
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 22] = [
+const SHARED: [(&str, &str); 23] = [
     ("params", include_str!("../../../shaders/shared/params.wgsl")),
     ("body", include_str!("../../../shaders/shared/body.wgsl")),
     ("index", include_str!("../../../shaders/shared/index.wgsl")),
     ("sortable", include_str!("../../../shaders/shared/sortable.wgsl")),
     ("strips", include_str!("../../../shaders/shared/strips.wgsl")),
     ("grid", include_str!("../../../shaders/shared/grid.wgsl")),
+    ("strip_index", include_str!("../../../shaders/shared/strip_index.wgsl")),
     ("segment", include_str!("../../../shaders/shared/segment.wgsl")),
     ("local_shape", include_str!("../../../shaders/shared/local_shape.wgsl")),
     ("cast", include_str!("../../../shaders/shared/cast.wgsl")),

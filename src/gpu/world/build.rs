@@ -129,6 +129,7 @@ impl World {
                 poison: false,
                 map: None,
                 shape_pairs: vec![],
+                query_hits: 0,
             };
             world.replan();
             world.write_params(0);

@@ -142,6 +142,8 @@ pub struct World {
     pub(crate) map: Option<bodies::BodyMap>,
     /// The last frame's shape pairs, at the index of its pairs of bodies (empty without `map`).
     shape_pairs: Vec<[u32; 2]>,
+    /// Hits the last batch of region queries found: the room the next starts with.
+    query_hits: u64,
 }
 
 impl std::fmt::Debug for World {

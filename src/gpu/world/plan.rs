@@ -38,12 +38,13 @@ pub(crate) enum Work {
     Events,
     /// The totals copied aside for the readback: encoder work, no pass.
     Totals,
-    /// The strip entries and their sort alone: the index that casts walk (nothing with all
-    /// pairs).
+    /// The strip entries and their sort alone: the index that casts and region queries walk
+    /// (nothing with all pairs).
     Index,
     /// Ray and shape casts through the index (the casts asked, `World::record`'s question).
     Casts,
-    /// Region queries: each body's hits counted and scanned (the queries asked).
+    /// Region queries through the index: each query's hits counted and scanned (the queries
+    /// asked).
     Queries,
     /// The neighbours' gather over a resident frame's pairs (the gather asked).
     Gather,
@@ -106,7 +107,8 @@ pub(crate) struct Plans {
     pub batch: Plan,
     /// Ray and shape casts where the bodies stand now: their transforms, the index, the casts.
     pub casts: Plan,
-    /// Region queries where the bodies stand now: their transforms, the queries' count.
+    /// Region queries where the bodies stand now: their transforms, the index, the queries'
+    /// count.
     pub queries: Plan,
     /// Each body's neighbours: a resident frame, then the gather of its pairs by body.
     pub neighbours: Plan,
@@ -185,7 +187,11 @@ impl Plans {
                 timed: false,
             },
             queries: Plan {
-                steps: vec![step(Work::Transform, &[Pass::Transform]), step(Work::Queries, &[Pass::Query])],
+                steps: vec![
+                    step(Work::Transform, &[Pass::Transform]),
+                    step(Work::Index, sized.broad.index_passes()),
+                    step(Work::Queries, &[Pass::Query]),
+                ],
                 timed: false,
             },
             neighbours,

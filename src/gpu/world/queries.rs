@@ -4,8 +4,9 @@ use crate::error::{Error, Result};
 use crate::geometry::frame::split;
 use crate::geometry::{check_region, BoxQuery, Filter, PointQuery};
 use crate::gpu::device::adapter::loops_cut;
-use crate::gpu::stages::query::{self, GpuQuery, Queries};
+use crate::gpu::stages::query::{GpuQuery, Queries, SOFTWARE_WINDOW};
 use crate::gpu::stages::readback::read_copies;
+use crate::gpu::world::growth::Fit;
 use crate::gpu::world::record::Asked;
 use crate::gpu::world::World;
 
@@ -17,9 +18,10 @@ impl World {
     /// (the GPU's answer against [`reference::query_boxes`](crate::reference::query_boxes) in
     /// tests/queries.rs), except where an edge of the box passes through a vertex of an unturned
     /// body (the same f64 number): that body is found, as the reference finds it
-    /// (docs/numerics.md). Runs the transform pass, then counts, scans and writes the hits on the
-    /// GPU (two waits); the queries are sorted by left edge on the host so that each body
-    /// visits only those that can reach its box. A box with `min`
+    /// (docs/numerics.md). Runs the frame's transform, strip-entry and sort passes, then one
+    /// invocation per query that walks the strips its box spans, looking up in each the entries
+    /// that can reach it by binary search (one wait; the hits' room is the last call's, and a
+    /// call that finds more runs again with room for all). A box with `min`
     /// above `max`, or not finite, or past [`MAX_COORDINATE`](crate::MAX_COORDINATE), is
     /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it.
     pub fn query_boxes(&mut self, queries: &[BoxQuery]) -> Result<Vec<Vec<u32>>> {
@@ -45,14 +47,10 @@ impl World {
             records.push(GpuQuery {
                 lo: [lx[0], ly[0]],
                 hi: [hx[0], hy[0]],
-                reach: 0.0,
-                index: i as u32,
                 category: filter.category,
                 mask: filter.mask,
                 group: filter.group,
-                first: 0,
                 world,
-                pad: 0,
                 lo_rest: [lx[1], ly[1], lx[2], ly[2]],
                 hi_rest: [hx[1], hy[1], hx[2], hy[2]],
             });
@@ -60,18 +58,26 @@ impl World {
         if records.is_empty() || self.is_empty() {
             return Ok(vec![vec![]; regions.len()]);
         }
-        let binned = query::strips(&records);
-        let gpu = self.gpu.clone();
-        let filtered = !self.filters.is_empty();
-        let hits = gpu.scoped(|| self.run_queries(&binned, filtered))??;
-        // Each list made as long as it will be, then filled in body order: each comes out sorted.
-        let mut counts = vec![0u32; regions.len()];
-        for &[q, _] in &hits {
-            counts[q as usize] += 1;
-        }
-        let mut out: Vec<Vec<u32>> = counts.par_iter().map(|&c| Vec::with_capacity(c as usize)).collect();
-        for [q, body] in hits {
-            out[q as usize].push(body);
+        // Batches whose queries fill at most half a binding, the rest left for their hits.
+        let limits = self.gpu.device().limits();
+        let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        let (header, each) = (Queries::bytes(0, 0), Queries::bytes(1, 0) - Queries::bytes(0, 0));
+        let batch = ((binding / 2).saturating_sub(header) / each).max(1) as usize;
+        let mut out: Vec<Vec<u32>> = Vec::with_capacity(regions.len());
+        for chunk in records.chunks(batch) {
+            let hits = self.query_batch(chunk)?;
+            // Each query's hits follow the last's: each list made as long as it will be, filled,
+            // then sorted by body.
+            let mut counts = vec![0u32; chunk.len()];
+            for &[q, _] in &hits {
+                counts[q as usize] += 1;
+            }
+            let mut lists: Vec<Vec<u32>> = counts.par_iter().map(|&c| Vec::with_capacity(c as usize)).collect();
+            for [q, body] in hits {
+                lists[q as usize].push(body);
+            }
+            lists.par_iter_mut().for_each(|list| list.sort_unstable());
+            out.extend(lists);
         }
         // Shapes as their bodies, each body once.
         Ok(match &self.map {
@@ -80,37 +86,104 @@ impl World {
         })
     }
 
-    /// The `(query, body)` pairs of the sorted `records`, in body order: the transform pass and
-    /// the count (one wait for the total), then the write (one more).
-    fn run_queries(&self, records: &query::Strips, filtered: bool) -> Result<Vec<[u32; 2]>> {
-        use wgpu::BufferUsages as U;
-        let (gpu, device) = (&self.gpu, self.gpu.device());
-        let n = self.bodies.len();
-        let limit = device.limits().max_storage_buffer_binding_size;
-        let needed = Queries::counts_bytes(n, self.world_count);
-        if needed > limit {
-            return Err(Error::TooLarge { what: "region queries' counts and worlds", needed, limit });
+    /// The `(query, body)` pairs of one batch of `records`, in no fixed order; asked again with
+    /// the strip entries grown where the bodies as they stand now need more entries than the
+    /// buffers hold, or with room for every hit where there was less.
+    fn query_batch(&mut self, records: &[GpuQuery]) -> Result<Vec<[u32; 2]>> {
+        // Room for as many hits as the last call found.
+        let mut room = self.query_hits.max(MIN_ROOM);
+        loop {
+            self.gpu.check_memory(
+                || format!("{} region queries", crate::memory::grouped(records.len() as u64)),
+                crate::memory::MemoryEstimate {
+                    host: 16 * records.len() as u64 + 8 * room,
+                    device: Queries::bytes(records.len(), room),
+                },
+            )?;
+            let gpu = self.gpu.clone();
+            let walked = gpu.scoped(|| self.record_queries(records, room))??;
+            if self.fit(walked.entries, 0, 0)? != Fit::Fits {
+                continue;
+            }
+            let total = walked.total;
+            match walked.hits {
+                Some(hits) => {
+                    self.query_hits = total;
+                    return Ok(hits);
+                }
+                None => room = total,
+            }
         }
-        let queries = Queries::new(gpu, &self.bodies, records, (filtered, self.world_count), self.fold);
+    }
+
+    /// The walks of `records` with room for `room` hits: the transform, entry and sort passes and the walks, one wait; on software adapters more
+    /// windows of the walks while one asks for them, a wait each, then one for the hits.
+    fn record_queries(&self, records: &[GpuQuery], room: u64) -> Result<Walked> {
+        let (gpu, device) = (&self.gpu, self.gpu.device());
+        let limits = device.limits();
+        let (needed, limit) = (Queries::bytes(records.len(), room), limits.max_storage_buffer_binding_size);
+        if needed > limit.min(limits.max_buffer_size) {
+            return Err(Error::TooLarge { what: "region query results", needed, limit });
+        }
+        let strip = self.sized.broad.index();
+        let filtered = !self.filters.is_empty();
+        let window = if gpu.is_software() { SOFTWARE_WINDOW } else { u32::MAX };
+        let batch = (records, room as u32);
+        let queries = Queries::new(gpu, strip, &self.bodies, batch, (filtered, self.world_count), (self.fold, window));
         let mut encoder = device.create_command_encoder(&Default::default());
         self.record_asking(&mut encoder, &self.plans.queries, Some(Asked::Queries(&queries)));
-        let (counts, at) = queries.total();
-        let words = read_copies(gpu, encoder, &[(counts, at, 8)], "region queries")?;
-        let [total, cut] = words[0][..] else { unreachable!("two words read") };
-        if cut != 0 {
-            return Err(loops_cut(gpu.adapter_info(), "one body's box meets too many queries"));
+        let (state, at) = queries.state();
+        let mut copies = vec![(state, at, 12), queries.hits(room)];
+        if let (Some((total, at)), _) = self.sized.broad.totals() {
+            copies.push((total, at, 4));
         }
-        let total = u64::from(total);
-        if total == 0 {
-            return Ok(vec![]);
+        let mut words = read_copies(gpu, encoder, &copies, "region queries")?;
+        let entries = words.get(2).map_or(0, |w| u64::from(w[0]));
+        if entries > u64::from(self.sized.capacity.entries) {
+            return Ok(Walked { hits: None, entries, total: 0 });
         }
-        if 8 * total > limit {
-            return Err(Error::TooLarge { what: "region query results", needed: 8 * total, limit });
+        let mut hits = std::mem::take(&mut words[1]);
+        // Windows run so far, and how many the next round runs (doubling: a wait per round).
+        let (mut done, mut more, mut state_words) = (1u32, 1u32, words[0].clone());
+        while state_words[1] == 0 && state_words[2] != 0 && done < MAX_WINDOWS {
+            more *= 2;
+            let mut encoder = device.create_command_encoder(&Default::default());
+            queries.encode_more(gpu, &mut encoder, more);
+            done += more;
+            state_words = read_copies(gpu, encoder, &[(state, at, 12)], "region queries")?.remove(0);
         }
-        let hits = crate::gpu::kernels::buffers::storage(device, "satgpu.query.hits", 8 * total, U::COPY_SRC);
-        let mut encoder = device.create_command_encoder(&Default::default());
-        queries.encode_write(gpu, &mut encoder, &hits);
-        let words = read_copies(gpu, encoder, &[(&hits, 0, 8 * total)], "region queries")?;
-        Ok(bytemuck::cast_slice(&words[0]).to_vec())
+        if state_words[1] != 0 || state_words[2] != 0 {
+            let why = "a query's box meets too many bodies, or their shapes have too many vertices";
+            return Err(loops_cut(gpu.adapter_info(), why));
+        }
+        let total = u64::from(state_words[0]);
+        if total > room {
+            return Ok(Walked { hits: None, entries, total });
+        }
+        if done > 1 {
+            hits = read_copies(
+                gpu,
+                device.create_command_encoder(&Default::default()),
+                &[queries.hits(total)],
+                "region queries",
+            )?
+            .remove(0);
+        }
+        hits.truncate(2 * total as usize);
+        Ok(Walked { hits: Some(bytemuck::cast_slice(&hits).to_vec()), entries, total })
     }
 }
+
+/// What one batch's walks gave: the `(query, body)` pairs (`None` where the strip entries or the
+/// hits did not fit), the strip entries the bodies needed (0 with all pairs), the hits found.
+struct Walked {
+    hits: Option<Vec<[u32; 2]>>,
+    entries: u64,
+    total: u64,
+}
+
+/// The most windows of a walk (software adapters) before the answer is refused as cut short.
+const MAX_WINDOWS: u32 = 1 << 16;
+
+/// The least room for hits a batch of queries starts with.
+const MIN_ROOM: u64 = 1024;

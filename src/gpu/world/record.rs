@@ -58,7 +58,7 @@ impl World {
                     _ => unreachable!("a plan with casts is recorded with the casts asked"),
                 },
                 Work::Queries => match asked {
-                    Some(Asked::Queries(queries)) => queries.encode_count(self.gpu.device(), &mut rec),
+                    Some(Asked::Queries(queries)) => queries.encode(&mut rec, &self.control),
                     _ => unreachable!("a plan with queries is recorded with the queries asked"),
                 },
                 Work::Gather => match asked {
