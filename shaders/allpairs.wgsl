@@ -10,10 +10,10 @@
 #import filter
 
 @group(0) @binding(0) var<uniform> params: Params;
-#paged bodies 1 read aabbs vec4<f32>
+#paged instances 1 read aabbs vec4<f32>
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>; // per body: count, then offset
 @group(0) @binding(3) var<storage, read_write> candidates: array<vec2<u32>>;
-#paged bodies 4 read filters vec4<u32> // per body, read if FILTERED
+#paged instances 4 read filters vec4<u32> // per body, read if FILTERED
 @group(0) @binding(5) var<storage, read> worlds: array<u32>; // per body, read if params.worlds > 1
 
 @compute @workgroup_size(WG)

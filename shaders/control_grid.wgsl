@@ -22,7 +22,7 @@ const HIGH_RANK: u32 = 251u;    // the 98.5th
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> bounds: array<u32, 4>;
 @group(0) @binding(2) var<storage, read_write> control: array<u32>;
-#paged bodies 3 read aabbs vec4<f32>
+#paged instances 3 read aabbs vec4<f32>
 
 var<workgroup> centres: array<vec2<f32>, SAMPLES>;
 var<workgroup> picked: array<f32, 4>; // x low, x high, y low, y high percentile

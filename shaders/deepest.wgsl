@@ -19,7 +19,7 @@
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
 @group(0) @binding(2) var<storage, read_write> results: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> flags: array<u32>;
-#paged bodies 4 read filters vec4<u32>
+#paged instances 4 read filters vec4<u32>
 @group(0) @binding(5) var<storage, read_write> table: array<atomic<u32>>;
 
 override STEP: u32 = 0u;

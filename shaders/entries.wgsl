@@ -12,7 +12,7 @@
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> control: array<u32>;
-#paged bodies 2 read aabbs vec4<f32>
+#paged instances 2 read aabbs vec4<f32>
 @group(0) @binding(3) var<storage, read_write> counts: array<u32>; // per body: count, then offset
 @group(0) @binding(4) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values: array<u32>;

@@ -6,7 +6,7 @@
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;
 @group(0) @binding(1) var<storage, read> values: array<u32>; // body of each sorted entry
-#paged bodies 2 read aabbs vec4<f32>
+#paged instances 2 read aabbs vec4<f32>
 #paged entries 3 read_write boxes vec4<f32> // aabbs_at(values[i])
 
 @compute @workgroup_size(WG)

@@ -21,16 +21,16 @@
 #import params
 #import loops
 #import index
-#import body
+#import instance
 #import local_shape
 #import cast
 
 @group(0) @binding(0) var<storage, read> control: array<u32>; // [PAIRS] = candidates to test
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
-#paged bodies 2 read bodies Body
+#paged instances 2 read instances Instance
 #paged shapes 3 read shapes vec4<f32>    // (vertex.xy, unit normal.xy), local
-#paged bodies 4 read transforms vec4<f32> // the pose now: (x, y, cos, sin)
-#paged bodies 5 read starts vec4<f32>     // the pose at the start of the frame
+#paged instances 4 read transforms vec4<f32> // the pose now: (x, y, cos, sin)
+#paged instances 5 read starts vec4<f32>     // the pose at the start of the frame
 
 // Twin of the impacts buffer in src/gpu/stages/impact.rs: a count, then one record per pair
 // that touches, (a, b, toi as f32 bits, 0), in no order.
@@ -88,8 +88,8 @@ fn turn_between(r0: vec2<f32>, r1: vec2<f32>) -> f32 {
 
 // The pair's frame: what both ways of finding the first touch share.
 struct Sweep {
-    a: Body,
-    b: Body,
+    a: Instance,
+    b: Instance,
     sa: vec4<f32>,
     sb: vec4<f32>,
     k: i32,       // the scale's exponent
@@ -184,8 +184,8 @@ fn advancing(p: Sweep, v: vec2<f32>, ta: f32, tb: f32) -> f32 {
 
 // The first touch of candidate pair (a, b) in [0, 1], or -1 for none.
 fn first_touch(a: u32, b: u32) -> f32 {
-    let ba = bodies_at(a);
-    let bb = bodies_at(b);
+    let ba = instances_at(a);
+    let bb = instances_at(b);
     let sa = starts_at(a);
     let sb = starts_at(b);
     let ea = transforms_at(a);

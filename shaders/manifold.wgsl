@@ -22,7 +22,7 @@
 
 #import constants
 #import params
-#import body
+#import instance
 #import index
 #import side
 #import near
@@ -31,9 +31,9 @@
 
 @group(0) @binding(0) var<storage, read> contact_args: array<u32, 4>; // [3] = colliding pairs
 @group(0) @binding(1) var<storage, read> contacts: array<Contact>;
-#paged bodies 2 read bodies Body
+#paged instances 2 read instances Instance
 #paged shapes 3 read shapes vec4<f32>    // (vertex.xy, unit normal.xy), local
-#paged bodies 4 read transforms vec4<f32> // anchor = (x, y), cos, sin
+#paged instances 4 read transforms vec4<f32> // anchor = (x, y), cos, sin
 @group(0) @binding(5) var<storage, read_write> manifolds: array<Manifold>;
 @group(0) @binding(6) var<uniform> params: Params;
 
@@ -213,8 +213,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let c = contacts[i];
-    let ba = bodies_at(c.a);
-    let bb = bodies_at(c.b);
+    let ba = instances_at(c.a);
+    let bb = instances_at(c.b);
     let ta = transforms_at(c.a);
     let frame = pair_frame(ba, bb, ta, transforms_at(c.b));
     let a = frame.a;

@@ -25,7 +25,7 @@
 #import constants
 #import loops
 #import index
-#import body
+#import instance
 #import strip_index
 #import local_shape
 #import exact
@@ -67,10 +67,10 @@ struct QueryParams {
 @group(0) @binding(1) var<storage, read> keys: array<u32>;   // sorted entries
 @group(0) @binding(2) var<storage, read> values: array<u32>; // body of each entry (no strips: world of each body)
 #paged entries 3 read boxes vec4<f32> // AABB of each entry (no strips: of each body)
-#paged bodies 4 read bodies Body
+#paged instances 4 read instances Instance
 #paged shapes 5 read shapes vec4<f32> // (vertex.xy, unit normal.xy), local
-#paged bodies 6 read transforms vec4<f32> // (x, y, cos, sin)
-#paged bodies 7 read filters vec4<u32>
+#paged instances 6 read transforms vec4<f32> // (x, y, cos, sin)
+#paged instances 7 read filters vec4<u32>
 // The hits found (HIT_COUNT), the cut flag (a loop was cut short), the more flag (a walk asks for
 // another window); from `qp.index_at` the strips' widths and starts; from `qp.queries_at` the
 // queries; from `qp.cursors_at` per walk (strips done, next entry, done); from `qp.hits_at` the
@@ -109,7 +109,7 @@ fn beyond(along: vec2<f32>, to: vec2<f32>) -> bool {
 
 // Whether body `i` (its core grown by its radius) shares a point with the box `q`.
 fn meets(i: u32, q: Query) -> bool {
-    let b = bodies_at(i);
+    let b = instances_at(i);
     let t = transforms_at(i);
     // The box's corners relative to the body's translation, each coordinate rounded once from
     // the caller's f64 (as the host rounds the vertices: the same numbers give the same f32),
@@ -227,7 +227,7 @@ fn test_body(i: u32, q: Query, query: u32) -> u32 {
     if !sees_body(vec3<u32>(q.category, q.mask, bitcast<u32>(q.group)), qp.filtered, i) {
         return 1u;
     }
-    let steps = 7u * bodies_at(i).count + 8u;
+    let steps = 7u * instances_at(i).count + 8u;
     if meets(i, q) {
         let slot = atomicAdd(&io[HIT_COUNT], 1u);
         if slot < qp.room {

@@ -8,7 +8,7 @@
 @group(0) @binding(0) var<storage, read> control: array<u32>;
 @group(0) @binding(1) var<storage, read> sorted_keys: array<u32>;
 @group(0) @binding(2) var<storage, read> sorted_values: array<u32>;
-#paged bodies 3 read aabbs vec4<f32>
+#paged instances 3 read aabbs vec4<f32>
 @group(0) @binding(4) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values: array<u32>;
 #paged entries 6 read_write boxes vec4<f32>

@@ -33,7 +33,7 @@
 #import constants
 #import loops
 #import index
-#import body
+#import instance
 #import strip_index
 #import local_shape
 #import cast
@@ -86,10 +86,10 @@ struct RayHit {
 @group(0) @binding(1) var<storage, read> keys: array<u32>;       // sorted entries
 @group(0) @binding(2) var<storage, read> values: array<u32>;     // body of each entry (no strips: world of each body)
 #paged entries 3 read boxes vec4<f32> // AABB of each entry (no strips: of each body)
-#paged bodies 4 read bodies Body
+#paged instances 4 read instances Instance
 #paged shapes 5 read shapes vec4<f32> // (vertex.xy, unit normal.xy), local
-#paged bodies 6 read transforms vec4<f32> // (x, y, cos, sin)
-#paged bodies 7 read filters vec4<u32>
+#paged instances 6 read transforms vec4<f32> // (x, y, cos, sin)
+#paged instances 7 read filters vec4<u32>
 // MAX_STRIPS widths (f32 bits), MAX_STRIPS + 1 strip starts (the last: the end), from SHAPES_AT
 // the cast shapes' vertices, 4 words each (vertex.xy, unit normal.xy, local), then from
 // `rp.rays_at` 16 words per ray, over whose first 6 its answer is written: (body, t, normal,
@@ -123,7 +123,7 @@ struct Core {
     turn: vec2<f32>,
 }
 
-fn body_core(b: Body, inv: f32) -> Core {
+fn body_core(b: Instance, inv: f32) -> Core {
     return Core(0u, b.shape_start, b.count, inv, vec2<f32>(1.0, 0.0));
 }
 
@@ -148,7 +148,7 @@ fn normal_in(c: Core, k: u32) -> vec2<f32> {
 // The ray or cast `r` against body `i`: its nearest hit within `limit`.
 fn cast_body(i: u32, r: Ray, limit: f32) -> Hit {
     let miss = Hit(-1.0, vec2<f32>(0.0), vec2<f32>(0.0));
-    let b = bodies_at(i);
+    let b = instances_at(i);
     let t = transforms_at(i);
     let back = vec2<f32>(t.z, -t.w);
     let start = rotate(back, r.origin - t.xy);

@@ -37,16 +37,16 @@
 
 #import constants
 #import params
-#import body
+#import instance
 #import index
 #import side
 #import near
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;         // [PAIRS] = candidates to test
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
-#paged bodies 2 read bodies Body
+#paged instances 2 read instances Instance
 #paged shapes 3 read shapes vec4<f32>    // (vertex.xy, unit normal.xy), local
-#paged bodies 4 read transforms vec4<f32> // anchor = (x, y), cos, sin
+#paged instances 4 read transforms vec4<f32> // anchor = (x, y), cos, sin
 @group(0) @binding(5) var<storage, read_write> results: array<vec4<f32>>; // (normal.xy, depth, hit)
 @group(0) @binding(6) var<storage, read_write> flags: array<u32>;     // 1 if the pair collides
 // The large pairs (the contacts buffer, free until the compaction): per cost bin their count
@@ -433,7 +433,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let pair = candidates[t];
-    let n = vec2<u32>(bodies_at(pair.x).count, bodies_at(pair.y).count);
+    let n = vec2<u32>(instances_at(pair.x).count, instances_at(pair.y).count);
     if n.x <= SMALL && n.y <= SMALL {
         if PHASE == SMALL_PAIRS {
             test(t, true);
@@ -456,8 +456,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 // Tests candidate i; `small`: both polygons have at most SMALL vertices.
 fn test(i: u32, small: bool) {
     let pair = candidates[i];
-    let ba = bodies_at(pair.x);
-    let bb = bodies_at(pair.y);
+    let ba = instances_at(pair.x);
+    let bb = instances_at(pair.y);
     let ta = transforms_at(pair.x);
     let tb = transforms_at(pair.y);
     let frame = pair_frame(ba, bb, ta, tb);

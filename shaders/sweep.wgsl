@@ -35,7 +35,7 @@
 // Per entry its count, then its offset; then the windows word; then (windows only) the cursors.
 @group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> candidates: array<vec2<u32>>; // (a, b), a < b
-#paged bodies 7 read filters vec4<u32> // per body, read if FILTERED
+#paged instances 7 read filters vec4<u32> // per body, read if FILTERED
 
 // The first entry in [lo, hi) whose key is past `end`.
 fn walk_end(end: u32, lo_in: u32, hi_in: u32) -> u32 {

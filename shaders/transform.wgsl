@@ -11,18 +11,18 @@
 
 #import constants
 #import params
-#import body
+#import instance
 #import index
 #import sortable
 
 @group(0) @binding(0) var<uniform> params: Params;
-#paged bodies 1 read bodies Body
-#paged bodies 2 read transforms vec4<f32> // (x, y, cos, sin)
+#paged instances 1 read instances Instance
+#paged instances 2 read transforms vec4<f32> // (x, y, cos, sin)
 #paged shapes 3 read shapes vec4<f32>     // (vertex.xy, unit normal.xy), local
-#paged bodies 4 read_write aabbs vec4<f32> // (min.xy, max.xy)
+#paged instances 4 read_write aabbs vec4<f32> // (min.xy, max.xy)
 @group(0) @binding(5) var<storage, read_write> bounds: array<atomic<u32>, 4>; // ~min.x, ~min.y, max.x, max.y (sortable)
-#paged bodies 6 read boxes vec4<f32>     // the core's local box (min.xy, max.xy)
-#paged bodies 7 read starts vec4<f32>    // continuous: the pose at the start of the frame
+#paged instances 6 read boxes vec4<f32>     // the core's local box (min.xy, max.xy)
+#paged instances 7 read starts vec4<f32>    // continuous: the pose at the start of the frame
 
 var<workgroup> wg_bounds: array<atomic<u32>, 4>;
 
@@ -35,7 +35,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     workgroupBarrier();
     let i = linear_index(gid, nwg);
     if i < params.n_bodies {
-        let body = bodies_at(i);
+        let body = instances_at(i);
         let t = transforms_at(i);
         var lo = vec2<f32>(3.0e38);
         var hi = vec2<f32>(-3.0e38);

@@ -84,7 +84,7 @@ pub(crate) use assert_twin;
 
 #[cfg(test)]
 mod tests {
-    use crate::gpu::layout::{GpuBody, GpuContact, GpuManifold, GpuParams, GpuTransform};
+    use crate::gpu::layout::{GpuContact, GpuInstance, GpuManifold, GpuParams, GpuTransform};
 
     /// The records of the frame's kernels (`Contact` and `Manifold` also through the records
     /// users paste in: tests/shaders.rs).
@@ -109,7 +109,7 @@ mod tests {
                 worlds
             ]
         );
-        assert_twin!(GpuBody, "transform.wgsl", "Body", [shape_start, count, radius, round]);
+        assert_twin!(GpuInstance, "transform.wgsl", "Instance", [shape_start, count, radius, round]);
         assert_twin!(GpuContact, "compact.wgsl", "Contact", [a, b, normal_x, normal_y, depth, pad]);
         assert_twin!(
             GpuManifold,

@@ -4,7 +4,7 @@
 #import segment
 
 // Vertex k of body b's core, local.
-fn local_vertex(b: Body, k: u32) -> vec2<f32> {
+fn local_vertex(b: Instance, k: u32) -> vec2<f32> {
     return shapes_at(b.shape_start + k).xy;
 }
 

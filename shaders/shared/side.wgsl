@@ -79,7 +79,7 @@ struct Pair {
     k: i32,
 }
 
-fn pair_frame(ba: Body, bb: Body, ta: vec4<f32>, tb: vec4<f32>) -> Pair {
+fn pair_frame(ba: Instance, bb: Instance, ta: vec4<f32>, tb: vec4<f32>) -> Pair {
     let shift = tb.xy - ta.xy; // b's anchor in a's frame
     let extent = max(ba.radius + ba.round, bb.radius + bb.round + max(abs(shift.x), abs(shift.y)));
     let k = scale_exponent(extent);

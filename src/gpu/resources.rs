@@ -7,7 +7,7 @@
 
 use crate::gpu::host::pack::Packed;
 use crate::gpu::kernels::buffers::{init, storage, write_parallel};
-use crate::gpu::kernels::layout::{GpuBody, GpuContact};
+use crate::gpu::kernels::layout::{GpuContact, GpuInstance};
 use crate::gpu::kernels::shared::LARGE_LIST;
 
 /// What every stage binds or dispatches by: the per-world constants, the control buffer, the
@@ -63,7 +63,7 @@ impl BodyBuffers {
             bodies: init(
                 device,
                 "satgpu.bodies",
-                bytemuck::cast_slice::<GpuBody, u8>(&packed.bodies),
+                bytemuck::cast_slice::<GpuInstance, u8>(&packed.bodies),
                 U::STORAGE | U::COPY_DST,
             ),
             filters: storage(device, "satgpu.filters", 16 * n.max(1) as u64, U::COPY_DST),

@@ -8,7 +8,7 @@ use bytemuck::Zeroable;
 use crate::error::{Error, Result};
 use crate::geometry::frame::to_frame;
 use crate::geometry::{Polygon, Transform, MAX_COORDINATE};
-use crate::gpu::kernels::layout::{GpuBody, GpuTransform, LocalBounds};
+use crate::gpu::kernels::layout::{GpuInstance, GpuTransform, LocalBounds};
 use crate::gpu::kernels::shared::SMALL;
 
 /// Room for `len` more elements in `v`, or [`Error::HostMemory`] naming `what`.
@@ -26,7 +26,7 @@ pub(crate) struct Packed {
     /// more record, its [`inner_circle`].
     pub shape_data: Vec<[f32; 4]>,
     /// Per body: where its shape starts, its vertex count and radius.
-    pub bodies: Vec<GpuBody>,
+    pub bodies: Vec<GpuInstance>,
     /// Per body: its core's box in local coordinates (min.xy, max.xy).
     pub boxes: Vec<[f32; 4]>,
     /// Per body: (x, y, cos, sin), see [`transform`].
@@ -88,7 +88,7 @@ impl Packed {
     pub fn bytes(&self) -> u64 {
         let size = |len: usize, each: usize| (len * each) as u64;
         size(self.shape_data.len(), 16)
-            + size(self.bodies.len(), std::mem::size_of::<GpuBody>())
+            + size(self.bodies.len(), std::mem::size_of::<GpuInstance>())
             + size(self.boxes.len(), 16)
             + size(self.transforms.len(), 16)
     }
@@ -124,7 +124,7 @@ impl Packed {
             starts.push(start);
             start += c;
         }
-        resize_reusing(&mut self.bodies, n, GpuBody::zeroed(), "packed bodies")?;
+        resize_reusing(&mut self.bodies, n, GpuInstance::zeroed(), "packed bodies")?;
         resize_reusing(&mut self.shape_data, start as usize, [0.0; 4], "packed shape vertices")?;
         resize_reusing(&mut self.transforms, n, [0.0; 4], "packed transforms")?;
         resize_reusing(&mut self.boxes, n, [0.0; 4], "packed boxes")?;
@@ -207,7 +207,7 @@ fn pack_polygon(
     p: &Polygon,
     out: &mut [[f32; 4]],
     shape_start: u32,
-    body: &mut GpuBody,
+    body: &mut GpuInstance,
     t: &mut [f32; 4],
     local_box: &mut [f32; 4],
 ) {

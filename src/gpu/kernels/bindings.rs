@@ -39,25 +39,43 @@ pub(crate) fn storage_bindings(slots: &[Slot], paging: Paging) -> u32 {
     slots.iter().filter(|s| s.is_storage()).map(pages).sum()
 }
 
-use Kind::{Bodies, Entries, Shapes};
+use Kind::{Entries, Instances, Shapes};
 use Slot::{Paged, PagedWrite, Read, ReadWrite, Uniform, UniformDynamic};
 
 // The slots of the kernels with paged arrays (the `#paged` lines of their files).
-const TRANSFORM: [Slot; 8] =
-    [Uniform, Paged(Bodies), Paged(Bodies), Paged(Shapes), PagedWrite(Bodies), ReadWrite, Paged(Bodies), Paged(Bodies)];
-const ENTRIES: [Slot; 7] = [Uniform, Read, Paged(Bodies), ReadWrite, ReadWrite, ReadWrite, Read];
-const CONTROL_GRID: [Slot; 4] = [Uniform, Read, ReadWrite, Paged(Bodies)];
-const GATHER: [Slot; 4] = [Read, Read, Paged(Bodies), PagedWrite(Entries)];
-const RANK_GATHER: [Slot; 7] = [Read, Read, Read, Paged(Bodies), ReadWrite, ReadWrite, PagedWrite(Entries)];
-const SWEEP: [Slot; 8] = [Uniform, Read, Read, Read, Paged(Entries), ReadWrite, ReadWrite, Paged(Bodies)];
-const ALLPAIRS: [Slot; 6] = [Uniform, Paged(Bodies), ReadWrite, ReadWrite, Paged(Bodies), Read];
+const TRANSFORM: [Slot; 8] = [
+    Uniform,
+    Paged(Instances),
+    Paged(Instances),
+    Paged(Shapes),
+    PagedWrite(Instances),
+    ReadWrite,
+    Paged(Instances),
+    Paged(Instances),
+];
+const ENTRIES: [Slot; 7] = [Uniform, Read, Paged(Instances), ReadWrite, ReadWrite, ReadWrite, Read];
+const CONTROL_GRID: [Slot; 4] = [Uniform, Read, ReadWrite, Paged(Instances)];
+const GATHER: [Slot; 4] = [Read, Read, Paged(Instances), PagedWrite(Entries)];
+const RANK_GATHER: [Slot; 7] = [Read, Read, Read, Paged(Instances), ReadWrite, ReadWrite, PagedWrite(Entries)];
+const SWEEP: [Slot; 8] = [Uniform, Read, Read, Read, Paged(Entries), ReadWrite, ReadWrite, Paged(Instances)];
+const ALLPAIRS: [Slot; 6] = [Uniform, Paged(Instances), ReadWrite, ReadWrite, Paged(Instances), Read];
 const SAT: [Slot; 9] =
-    [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, ReadWrite, ReadWrite, Uniform];
-const IMPACT: [Slot; 8] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite, Uniform];
-const DEEPEST: [Slot; 6] = [Read, Read, ReadWrite, ReadWrite, Paged(Bodies), ReadWrite];
-const MANIFOLD: [Slot; 7] = [Read, Read, Paged(Bodies), Paged(Shapes), Paged(Bodies), ReadWrite, Uniform];
-const RAY: [Slot; 9] =
-    [Uniform, Read, Read, Paged(Entries), Paged(Bodies), Paged(Shapes), Paged(Bodies), Paged(Bodies), ReadWrite];
+    [Read, Read, Paged(Instances), Paged(Shapes), Paged(Instances), ReadWrite, ReadWrite, ReadWrite, Uniform];
+const IMPACT: [Slot; 8] =
+    [Read, Read, Paged(Instances), Paged(Shapes), Paged(Instances), Paged(Instances), ReadWrite, Uniform];
+const DEEPEST: [Slot; 6] = [Read, Read, ReadWrite, ReadWrite, Paged(Instances), ReadWrite];
+const MANIFOLD: [Slot; 7] = [Read, Read, Paged(Instances), Paged(Shapes), Paged(Instances), ReadWrite, Uniform];
+const RAY: [Slot; 9] = [
+    Uniform,
+    Read,
+    Read,
+    Paged(Entries),
+    Paged(Instances),
+    Paged(Shapes),
+    Paged(Instances),
+    Paged(Instances),
+    ReadWrite,
+];
 /// Region queries read the index as the casts do.
 const QUERY: [Slot; 9] = RAY;
 
@@ -140,7 +158,7 @@ mod tests {
                 let words: Vec<&str> = l.split_whitespace().collect();
                 (words.get(1) == Some(&binding.to_string().as_str())).then(|| match words[0] {
                     "shapes" => Kind::Shapes,
-                    "bodies" => Kind::Bodies,
+                    "instances" => Kind::Instances,
                     _ => Kind::Entries,
                 })
             })

@@ -30,21 +30,26 @@ impl GpuTransform {
     }
 }
 
-/// Where a body's shape lives (shaders: `Body`).
+/// A shape instance: one shape of one body as the GPU places it (a body of several shapes has
+/// one per shape), and where its shape lives (shaders: `Instance`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct GpuBody {
-    /// First vertex of the body's shape in the shape buffer.
+pub struct GpuInstance {
+    /// First vertex of the instance's shape in the shape buffer.
     pub shape_start: u32,
     /// Number of vertices.
     pub count: u32,
-    /// Largest distance of a vertex from the body's anchor, rounded up: the narrow phase picks
+    /// Largest distance of a vertex from the instance's anchor, rounded up: the narrow phase picks
     /// each pair's power-of-two scale from it.
     pub radius: f32,
     /// The shape's own radius around its core (0 for a plain polygon; circles, capsules and
     /// rounded polygons are every point within it of the core).
     pub round: f32,
 }
+
+/// The old name of [`GpuInstance`].
+#[deprecated(note = "renamed GpuInstance: one shape of one body on the GPU")]
+pub type GpuBody = GpuInstance;
 
 /// What a body needs to know of its core's local vertices, gathered one vertex at a time (so a
 /// packing loop reads each vertex once).
@@ -79,11 +84,11 @@ impl LocalBounds {
     }
 
     /// The body of these vertices: `count` of them from `shape_start`, `round` around the core.
-    pub fn body(&self, shape_start: u32, count: u32, round: f64) -> GpuBody {
-        GpuBody { shape_start, count, radius: self.radius(), round: round as f32 }
+    pub fn body(&self, shape_start: u32, count: u32, round: f64) -> GpuInstance {
+        GpuInstance { shape_start, count, radius: self.radius(), round: round as f32 }
     }
 
-    /// The largest distance of a vertex from the anchor, rounded up (`GpuBody::radius`).
+    /// The largest distance of a vertex from the anchor, rounded up (`GpuInstance::radius`).
     pub fn radius(&self) -> f32 {
         (self.r2.sqrt() * (1.0 + 1e-6)) as f32
     }
@@ -190,7 +195,7 @@ impl GpuManifold {
     }
 }
 
-const _: () = assert!(std::mem::size_of::<GpuBody>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuInstance>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuTransform>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuParams>() == 48);
 const _: () = assert!(std::mem::size_of::<GpuContact>() == 24);

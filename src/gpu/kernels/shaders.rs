@@ -51,7 +51,7 @@ const KERNELS: [(&str, &str); 31] = [
 /// The shared modules, by import name.
 const SHARED: [(&str, &str); 23] = [
     ("params", include_str!("../../../shaders/shared/params.wgsl")),
-    ("body", include_str!("../../../shaders/shared/body.wgsl")),
+    ("instance", include_str!("../../../shaders/shared/instance.wgsl")),
     ("index", include_str!("../../../shaders/shared/index.wgsl")),
     ("sortable", include_str!("../../../shaders/shared/sortable.wgsl")),
     ("strips", include_str!("../../../shaders/shared/strips.wgsl")),
@@ -129,8 +129,9 @@ fn constants() -> String {
 pub(crate) enum Kind {
     /// The packed shapes: vertices and normals, 16 bytes per record.
     Shapes,
-    /// The 16-byte per-body arrays: `Body` records, transforms, local boxes, AABBs, filters.
-    Bodies,
+    /// The 16-byte per-instance arrays (an instance: one shape of one body): `Instance` records,
+    /// transforms, local boxes, AABBs, filters.
+    Instances,
     /// The strip entries' gathered boxes, 16 bytes each.
     Entries,
 }
@@ -173,18 +174,18 @@ impl Pages {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Paging {
     pub shapes: Pages,
-    pub bodies: Pages,
+    pub instances: Pages,
     pub entries: Pages,
 }
 
 impl Paging {
     /// Every array in one binding.
-    pub const ONE: Paging = Paging { shapes: Pages::ONE, bodies: Pages::ONE, entries: Pages::ONE };
+    pub const ONE: Paging = Paging { shapes: Pages::ONE, instances: Pages::ONE, entries: Pages::ONE };
 
     pub fn of(&self, kind: Kind) -> Pages {
         match kind {
             Kind::Shapes => self.shapes,
-            Kind::Bodies => self.bodies,
+            Kind::Instances => self.instances,
             Kind::Entries => self.entries,
         }
     }
@@ -196,7 +197,7 @@ pub(crate) fn page_binding(binding: u32, p: u32) -> u32 {
 }
 
 /// The WGSL of a `#paged KIND BINDING ACCESS NAME TYPE` line: the binding of `NAME` (an
-/// `array<TYPE>` of KIND `shapes`, `bodies` or `entries`) in its pages, and `NAME_at(i)`, its
+/// `array<TYPE>` of KIND `shapes`, `instances` or `entries`) in its pages, and `NAME_at(i)`, its
 /// record `i` (and, for `read_write`, `NAME_set(i, v)`). In one page, the plain binding.
 fn paged(line: &str, paging: Paging) -> Result<String, String> {
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -205,7 +206,7 @@ fn paged(line: &str, paging: Paging) -> Result<String, String> {
     };
     let kind = match kind {
         "shapes" => Kind::Shapes,
-        "bodies" => Kind::Bodies,
+        "instances" => Kind::Instances,
         "entries" => Kind::Entries,
         _ => return Err(format!("unknown paged kind {kind:?}")),
     };
@@ -333,7 +334,7 @@ mod tests {
     #[test]
     fn paged_kernels_validate() {
         let pages = Pages { count: 3, shift: 4 };
-        let paging = Paging { shapes: pages, bodies: pages, entries: pages };
+        let paging = Paging { shapes: pages, instances: pages, entries: pages };
         for (name, _) in KERNELS {
             let src = source_paged(name, paging);
             let module =
@@ -343,9 +344,13 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
         }
         let sat = source_paged("sat.wgsl", paging);
-        for wanted in
-            ["shapes_2: array<vec4<f32>>", "transforms_1", "fn bodies_at(i: u32) -> Body", "i & 15u", "switch i >> 4u"]
-        {
+        for wanted in [
+            "shapes_2: array<vec4<f32>>",
+            "transforms_1",
+            "fn instances_at(i: u32) -> Instance",
+            "i & 15u",
+            "switch i >> 4u",
+        ] {
             assert!(sat.contains(wanted), "sat.wgsl in pages lacks {wanted:?}");
         }
         assert!(source_paged("gather.wgsl", paging).contains("fn boxes_set(i: u32, v: vec4<f32>)"));

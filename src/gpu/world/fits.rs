@@ -52,7 +52,7 @@ pub(super) fn check_bindings(gpu: &Gpu, bodies: u64, records: u64) -> Result<Pag
     if bodies >= (1 << 31) {
         return Err(Error::TooLarge { what: "bodies", needed: bodies, limit: 1 << 31 });
     }
-    let paging = Paging { shapes: room.pages(records), bodies: room.pages(bodies), entries: Pages::ONE };
+    let paging = Paging { shapes: room.pages(records), instances: room.pages(bodies), entries: Pages::ONE };
     // What the pages allow: as many as fit beside the other arrays' pages, and one buffer.
     let limit = |what: Kind| {
         let most = (1..=64)
@@ -60,7 +60,7 @@ pub(super) fn check_bindings(gpu: &Gpu, bodies: u64, records: u64) -> Result<Pag
                 let pages = if count == 1 { Pages::ONE } else { Pages { count, shift: room.shift } };
                 room.fits(match what {
                     Kind::Shapes => Paging { shapes: pages, ..paging },
-                    _ => Paging { bodies: pages, ..paging },
+                    _ => Paging { instances: pages, ..paging },
                 })
             })
             .last()
@@ -74,8 +74,8 @@ pub(super) fn check_bindings(gpu: &Gpu, bodies: u64, records: u64) -> Result<Pag
     }
     // Per body, 4-byte arrays (the entries' counts) stay in one binding.
     let needed = 16 * bodies;
-    if paging.bodies != Pages::ONE && (!room.fits(paging) || needed > room.buffer || 4 * bodies > room.binding) {
-        return Err(Error::TooLarge { what: "AABBs", needed, limit: limit(Kind::Bodies).min(4 * room.binding) });
+    if paging.instances != Pages::ONE && (!room.fits(paging) || needed > room.buffer || 4 * bodies > room.binding) {
+        return Err(Error::TooLarge { what: "AABBs", needed, limit: limit(Kind::Instances).min(4 * room.binding) });
     }
     Ok(paging)
 }
@@ -92,7 +92,7 @@ pub(super) fn entry_paging(gpu: &Gpu, paging: Paging, entries: u64, strips: bool
         .map_or(room.binding / 16, |count| u64::from(count) << room.shift);
     // The sweep's counts and (on software adapters) its cursors share one binding: 8 bytes.
     let max_entries = most.min(room.binding / 8 - 1).min(room.buffer / 16).min(u64::from(u32::MAX / 2));
-    let entries = if strips { room.pages(entries.min(max_entries)) } else { paging.bodies };
+    let entries = if strips { room.pages(entries.min(max_entries)) } else { paging.instances };
     (Paging { entries, ..paging }, max_entries)
 }
 

@@ -1,5 +1,7 @@
-// Where a body's shape lives; twin of GpuBody in src/gpu/kernels/layout.rs.
-struct Body {
+// A shape instance: one shape of one body as the GPU places it (a body of several shapes has
+// one per shape; a frame's pairs are of instances until the host maps them to bodies). Where its
+// shape lives; twin of GpuInstance in src/gpu/kernels/layout.rs.
+struct Instance {
     shape_start: u32, // first vertex of the shape in the packed shapes
     count: u32,       // vertices in the shape
     radius: f32,      // largest distance of a vertex from the body's anchor (rounded up)
