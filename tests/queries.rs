@@ -590,3 +590,27 @@ fn a_query_meeting_more_bodies_than_a_software_adapter_runs_at_once_finds_them_a
         assert_eq!(found, [vec![0], every.clone(), vec![], every], "{} bodies", polygons.len());
     }
 }
+
+/// Where a call's hits outgrow one binding (1 MiB here: about 127,000 hits beside the queries),
+/// its queries run in halves until each half's fit, and every hit comes back, in order.
+#[test]
+fn hits_past_one_binding_come_back_in_halves() {
+    let gpu = common::small_device();
+    let square = |x: f64, y: f64| Polygon::new(vec![[x, y], [x + 0.5, y], [x + 0.5, y + 0.5], [x, y + 0.5]]).unwrap();
+    let squares: Vec<Polygon> = (0..12_000).map(|k| square((k % 200) as f64, (k / 200) as f64)).collect();
+    let mut world = World::from_polygons(&gpu, &squares, &Default::default()).unwrap();
+    let every: Vec<u32> = (0..12_000).collect();
+    // 16 boxes over every body (192,000 hits), and a point in the first and in the last.
+    let mut queries = vec![BoxQuery { aabb: Aabb { min: [0.1, 0.1], max: [0.1, 0.1] }, ..all() }];
+    queries.extend([all(); 16]);
+    queries.push(BoxQuery { aabb: Aabb { min: [199.2, 59.2], max: [199.2, 59.2] }, ..all() });
+    let found = world.query_boxes(&queries).unwrap();
+    assert_eq!(found.len(), 18);
+    assert_eq!(found[0], [0]);
+    assert!(found[1..17].iter().all(|f| f == &every));
+    assert_eq!(found[17], [11_999]);
+}
+
+fn all() -> BoxQuery {
+    BoxQuery { aabb: Aabb { min: [-10.0, -10.0], max: [1000.0, 1000.0] }, filter: Filter::DEFAULT, world: 0 }
+}

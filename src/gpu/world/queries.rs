@@ -88,10 +88,15 @@ impl World {
 
     /// The `(query, body)` pairs of one batch of `records`, in no fixed order; asked again with
     /// the strip entries grown where the bodies as they stand now need more entries than the
-    /// buffers hold, or with room for every hit where there was less.
+    /// buffers hold, or with room for every hit where there was less, or in two halves where
+    /// their hits outgrow one binding (refused where one query's do).
     fn query_batch(&mut self, records: &[GpuQuery]) -> Result<Vec<[u32; 2]>> {
-        // Room for as many hits as the last call found.
-        let mut room = self.query_hits.max(MIN_ROOM);
+        let limits = self.gpu.device().limits();
+        let limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        // The most hits one binding holds beside the queries, and room for as many as the last
+        // call found.
+        let most = limit.saturating_sub(Queries::bytes(records.len(), 0)) / 8;
+        let mut room = self.query_hits.max(MIN_ROOM).min(most);
         loop {
             self.gpu.check_memory(
                 || format!("{} region queries", crate::memory::grouped(records.len() as u64)),
@@ -111,7 +116,18 @@ impl World {
                     self.query_hits = total;
                     return Ok(hits);
                 }
-                None => room = total,
+                None if total <= most => room = total,
+                None if records.len() == 1 => {
+                    let needed = Queries::bytes(1, total);
+                    return Err(Error::TooLarge { what: "one region query's hits", needed, limit });
+                }
+                None => {
+                    let half = records.len() / 2;
+                    let mut hits = self.query_batch(&records[..half])?;
+                    let rest = self.query_batch(&records[half..])?;
+                    hits.extend(rest.into_iter().map(|[q, body]| [q + half as u32, body]));
+                    return Ok(hits);
+                }
             }
         }
     }
@@ -120,11 +136,6 @@ impl World {
     /// windows of the walks while one asks for them, a wait each, then one for the hits.
     fn record_queries(&self, records: &[GpuQuery], room: u64) -> Result<Walked> {
         let (gpu, device) = (&self.gpu, self.gpu.device());
-        let limits = device.limits();
-        let (needed, limit) = (Queries::bytes(records.len(), room), limits.max_storage_buffer_binding_size);
-        if needed > limit.min(limits.max_buffer_size) {
-            return Err(Error::TooLarge { what: "region query results", needed, limit });
-        }
         let strip = self.sized.broad.index();
         let filtered = !self.filters.is_empty();
         let window = if gpu.is_software() { SOFTWARE_WINDOW } else { u32::MAX };
