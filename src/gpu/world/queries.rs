@@ -66,8 +66,8 @@ impl World {
         let mut out: Vec<Vec<u32>> = Vec::with_capacity(regions.len());
         for chunk in records.chunks(batch) {
             let hits = self.query_batch(chunk)?;
-            // Each query's hits follow the last's: each list made as long as it will be, filled,
-            // then sorted by body.
+            // The hits come in no fixed order: each query's list made as long as it will be,
+            // filled, then sorted by body (so the bytes are the same on every run).
             let mut counts = vec![0u32; chunk.len()];
             for &[q, _] in &hits {
                 counts[q as usize] += 1;
@@ -132,8 +132,9 @@ impl World {
         }
     }
 
-    /// The walks of `records` with room for `room` hits: the transform, entry and sort passes and the walks, one wait; on software adapters more
-    /// windows of the walks while one asks for them, a wait each, then one for the hits.
+    /// The walks of `records` with room for `room` hits: the transform, entry and sort passes
+    /// and the walks, one wait; on software adapters more windows of the walks while one asks
+    /// for them, a wait each, then one for the hits.
     fn record_queries(&self, records: &[GpuQuery], room: u64) -> Result<Walked> {
         let (gpu, device) = (&self.gpu, self.gpu.device());
         let strip = self.sized.broad.index();
