@@ -2,7 +2,8 @@
 // With WRITE = false it stores how many; the host's scan turns those into offsets; with
 // WRITE = true it writes the entries (key, body) at its offset, guarded by the capacity. The key
 // is the strip index in the high bits and the AABB min.x quantised below it, so sorting the keys
-// orders entries by strip, then by min.x.
+// orders entries by strip, then by min.x; the bit above them (KEY_FIRST) marks the body's entry
+// in its first strip.
 
 #import constants
 #import params
@@ -37,10 +38,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if params.worlds > 1u {
         first = worlds[i] * control[GRID + 2u];
     }
+    // The key's x bits, alike in every strip.
+    let x_key = key(0u, box.x);
+    let x_bits = control[GRID + 3u];
     for (var s = s0; s <= s1; s++) {
         let slot = start + s - s0;
         if slot < params.entry_capacity {
-            keys[slot] = key(first + s, box.x);
+            keys[slot] = ((first + s) << x_bits) | x_key | select(0u, KEY_FIRST, s == s0);
             values[slot] = i;
         }
     }

@@ -61,6 +61,7 @@ struct QueryParams {
     zero: u32,         // 0, for `keep`
     pad1: u32,
     pad2: u32,
+    map: array<vec4<u32>, MAP_WORDS / 4u>, // the grid's map, likewise
 }
 
 @group(0) @binding(0) var<uniform> qp: QueryParams;
@@ -90,6 +91,10 @@ fn io_get(at: u32) -> u32 {
 
 fn io_set(at: u32, v: u32) {
     atomicStore(&io[at], v);
+}
+
+fn grid_map(w: u32) -> u32 {
+    return qp.map[w / 4u][w % 4u];
 }
 
 // The most loop iterations one strip or one entry takes (its binary searches; its exact test,

@@ -70,6 +70,7 @@ struct RayParams {
     pad1: u32,
     pad2: u32,
     pad3: u32,
+    map: array<vec4<u32>, MAP_WORDS / 4u>, // the grid's map, likewise
 }
 
 // A ray's answer, over the first words of its record in `io`. Twin of GpuRayHit in
@@ -101,6 +102,10 @@ const SHAPES_AT: u32 = 2u * MAX_STRIPS + 4u;
 
 fn io_set(at: u32, v: u32) {
     io[at] = v;
+}
+
+fn grid_map(w: u32) -> u32 {
+    return rp.map[w / 4u][w % 4u];
 }
 
 override RAY_STEP: u32 = 0u;
@@ -304,21 +309,19 @@ fn cast_ray(i: u32) {
         var s = grid_strip(g, select(r.origin.y + e, r.origin.y - e, up));
         let last = grid_strip(g, select(end.y - e, end.y + e, up));
         loop {
-            // The part of the ray inside strip s (its edges widened by a thousandth of a strip
-            // and a millionth of their height, so that rounding loses no body, and by a cast
-            // shape's extent), up to the nearest hit so far.
+            // The part of the ray inside strip s (its edges moved out past the rounding of
+            // grid_strip, so that no body is lost, and by a cast shape's extent), up to the
+            // nearest hit so far.
             var t0 = 0.0;
             var t1 = min(best.t, r.length);
             if g.strips > 1u && r.dir.y != 0.0 {
                 var y_lo = -BIG;
                 var y_hi = BIG;
                 if s > 0u {
-                    y_lo = g.y0 + f32(s) / g.per_y;
-                    y_lo -= 1e-3 / g.per_y + 1e-6 * abs(y_lo) + e;
+                    y_lo = grid_edge(g, s, -1.0) - e;
                 }
                 if s + 1u < g.strips {
-                    y_hi = g.y0 + f32(s + 1u) / g.per_y;
-                    y_hi += 1e-3 / g.per_y + 1e-6 * abs(y_hi) + e;
+                    y_hi = grid_edge(g, s + 1u, 1.0) + e;
                 }
                 let ta = (y_lo - r.origin.y) / r.dir.y;
                 let tb = (y_hi - r.origin.y) / r.dir.y;

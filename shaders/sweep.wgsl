@@ -43,7 +43,7 @@ fn walk_end(end: u32, lo_in: u32, hi_in: u32) -> u32 {
     var hi = hi_in;
     while lo < hi {
         let mid = lo + (hi - lo) / 2u;
-        if keys[mid] <= end {
+        if (keys[mid] & KEY_MASK) <= end {
             lo = mid + 1u;
         } else {
             hi = mid;
@@ -61,10 +61,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let a = values[i];
     let box_a = boxes_at(i);
-    let s = keys[i] >> control[GRID + 3u];
+    let s = (keys[i] & KEY_MASK) >> control[GRID + 3u];
     let end = key(s, box_a.z);
-    // The strip within its world (see strips.wgsl).
-    let own_strip = s % control[GRID + 2u];
+    // The pair's strip is the larger of the two bodies' first strips (strip() never decreases),
+    // and neither is past this one: where a starts here every pair is kept, else those whose b
+    // starts here (KEY_FIRST, entries.wgsl).
+    let a_starts = (keys[i] & KEY_FIRST) != 0u;
     let steps = params.window_steps;
     let window = params.window;
     // This window's first step; past the entries (checked before the product could overflow)
@@ -75,7 +77,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             return;
         }
         first += window * steps;
-        if first >= n || keys[first] > end {
+        if first >= n || (keys[first] & KEY_MASK) > end {
             return;
         }
     }
@@ -92,14 +94,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var j = first;
     var taken = 0u;
     for (; j < n && taken < steps; j++) {
-        if keys[j] > end {
+        let key_b = keys[j];
+        if (key_b & KEY_MASK) > end {
             break;
         }
         taken++;
         let box_b = boxes_at(j);
         let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
         // Filtered pairs never become candidates, so they cost no narrow phase.
-        if overlap && strip(max(box_a.y, box_b.y)) == own_strip && (!FILTERED || may_collide(filter_a, filters_at(values[j]))) {
+        if overlap && (a_starts || (key_b & KEY_FIRST) != 0u) && (!FILTERED || may_collide(filter_a, filters_at(values[j]))) {
             if WRITE {
                 let b = values[j];
                 let slot = out + found;
@@ -123,7 +126,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     } else {
         atomicAdd(&counts[i], found);
     }
-    if window == 0u && j < n && keys[j] <= end {
+    if window == 0u && j < n && (keys[j] & KEY_MASK) <= end {
         // The windows this walk needs in all.
         let length = walk_end(end, j, n) - i - 1u;
         atomicMax(&counts[words], (length - 1u) / steps + 1u);

@@ -248,6 +248,26 @@ fn round_pile_and_scales_scenes_match_the_reference() {
     }
 }
 
+/// A scene over sixty orders of magnitude lays its strips and x buckets out over its sampled
+/// centres (a uniform grid put most of `scales` in one strip and one bucket), a crowd keeps the
+/// uniform grid, and both still find every pair, including with many strips' worth of bodies.
+#[test]
+fn scenes_over_many_magnitudes_map_the_grid_and_find_every_pair() {
+    let gpu = common::gpu();
+    for (kind, n, mapped) in [(SceneKind::Scales, 5000, 3), (SceneKind::Crowd, 5000, 0)] {
+        let polygons = generate(kind, n, 3);
+        let (pairs, _) = agree(&gpu, &polygons, &format!("{kind} {n}"));
+        assert!(pairs > n / 4, "{kind} {n}: only {pairs} pairs");
+        let mut world = World::from_polygons(&gpu, &polygons, &WorldOptions::default()).unwrap();
+        world.step().unwrap();
+        assert_eq!(gpu::testing::grid_mapped(&world).unwrap(), mapped, "{kind} {n}");
+        let [_, _, strips, ..] = gpu::testing::strip_grid(&world).unwrap();
+        if mapped != 0 {
+            assert!(strips > 100.0, "{kind} {n}: {strips} strips");
+        }
+    }
+}
+
 fn square(x: f64, y: f64, side: f64) -> Polygon {
     Polygon::new(vec![[x, y], [x + side, y], [x + side, y + side], [x, y + side]]).unwrap()
 }

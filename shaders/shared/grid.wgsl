@@ -1,8 +1,13 @@
-// The strip grid control_grid.wgsl writes at control[GRID..] (see strips.wgsl), read from the
-// control buffer, which the importing shader binds as `control`. Each function loads only the
-// words it uses (the sweep calls strip() in its inner loop).
+// The strip grid control_grid.wgsl writes at control[GRID..] and its map at control[GRID_MAP..]
+// (see strips.wgsl), read from the control buffer, which the importing shader binds as
+// `control`. Each function loads only the words it uses (the sweep calls strip() in its inner
+// loop).
 
 #import strips
+
+fn grid_map(w: u32) -> u32 {
+    return control[GRID_MAP + w];
+}
 
 // The strip holding height y.
 fn strip(y: f32) -> u32 {

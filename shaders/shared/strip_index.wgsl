@@ -25,7 +25,7 @@ fn first_from(k: u32, start: u32, stop: u32) -> u32 {
     var hi = stop;
     while lo < hi {
         let mid = lo + (hi - lo) / 2u;
-        if keys[mid] < k {
+        if (keys[mid] & KEY_MASK) < k {
             lo = mid + 1u;
         } else {
             hi = mid;

@@ -117,6 +117,17 @@ pub fn strip_grid(world: &World) -> Result<[f64; 7]> {
     Ok([f(0), f(1), w[2].into(), w[3].into(), f(4), f(5), w[6].into()])
 }
 
+/// Which axes the strip grid of `world`'s last frame maps by its sampled centres (bit 0: x, bit
+/// 1: y; control_grid.wgsl).
+pub fn grid_mapped(world: &World) -> Result<u32> {
+    let gpu = world.gpu().clone();
+    let raw = gpu.scoped(|| {
+        let encoder = gpu.device().create_command_encoder(&Default::default());
+        download(&gpu, encoder, &[(world.control_buffer(), 4 * control::GRID_MAP, 4)])
+    })??;
+    Ok(bytemuck::pod_read_unaligned(&raw[..4]))
+}
+
 /// A frame of a world of bodies of several shapes as the GPU left it: the shape pairs it kept
 /// (one per pair of bodies and batch), sorted by instance pair, before the host names them by
 /// body.

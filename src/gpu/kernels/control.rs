@@ -36,8 +36,16 @@ pub(crate) const EVENT_CURRENT: u64 = 45;
 pub(crate) const CAND_SCAN: u64 = 256;
 /// Region of the scan over collision flags.
 pub(crate) const PAIR_SCAN: u64 = 320;
+/// Knots of the grid's map along one axis: the sampled AABB centres, sorted (control_grid.wgsl).
+pub(crate) const MAP_KNOTS: u64 = 256;
+/// The grid's map (after the scans' regions): [0] which axes it maps (bit 0: x, bit 1: y), then
+/// from word 4 the x knots, then the y knots (`MAP_KNOTS` each, f32 bits). Where an axis is
+/// mapped, the grid is laid out over a coordinate's place among its knots (shared/strips.wgsl).
+pub(crate) const GRID_MAP: u64 = 384;
+/// Words of the grid's map.
+pub(crate) const MAP_WORDS: u64 = 4 + 2 * MAP_KNOTS;
 /// Words in the buffer.
-pub(crate) const WORDS: u64 = 384;
+pub(crate) const WORDS: u64 = GRID_MAP + MAP_WORDS.div_ceil(REGION) * REGION;
 /// Word of a scan or radix region holding the fold width (most workgroups per dispatch row).
 pub(crate) const FOLD: u64 = 15;
 /// Word of a scan region where level 0's (x, y, z) dispatch arguments start.
@@ -63,6 +71,20 @@ pub(crate) fn buffer(device: &wgpu::Device, label: &str, fold: u32) -> wgpu::Buf
         bytemuck::cast_slice(&initial(fold)),
         U::STORAGE | U::INDIRECT | U::COPY_DST | U::COPY_SRC,
     )
+}
+
+/// Records the copy of what a walk of the sorted entries reads of `control` (the grid, the
+/// entry count, the grid's map) into the batch's uniform `params`, at byte offsets `at`.
+pub(crate) fn copy_index(
+    encoder: &mut wgpu::CommandEncoder,
+    control: &wgpu::Buffer,
+    params: &wgpu::Buffer,
+    at: [u64; 3],
+) {
+    let [grid, entries, map] = at;
+    encoder.copy_buffer_to_buffer(control, 4 * GRID, params, grid, 32);
+    encoder.copy_buffer_to_buffer(control, 4 * ENTRIES, params, entries, 4);
+    encoder.copy_buffer_to_buffer(control, 4 * GRID_MAP, params, map, 4 * MAP_WORDS);
 }
 
 /// The binding of one region.

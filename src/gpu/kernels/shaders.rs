@@ -9,7 +9,9 @@
 
 use crate::gpu::kernels::control;
 use crate::gpu::kernels::shared::WG;
-use crate::gpu::kernels::shared::{COST_BINS, KEY_BITS, LARGE_LIST, MAX_STRIPS, ORDER_SHIFT, PART_BITS, SMALL};
+use crate::gpu::kernels::shared::{
+    COST_BINS, KEY_BITS, LARGE_LIST, MAX_STRIPS, ORDER_SHIFT, PART_BITS, SMALL, STRIP_HEIGHT_FACTOR,
+};
 
 /// The kernels, by file name: one file per pass of the frame (entry point `main`), then the
 /// programs of several entry points that run beside it ([`Program`](super::pipelines::Program)):
@@ -86,7 +88,7 @@ pub(crate) const RADIX_BINS: u32 = 16;
 
 /// The `constants` module: every value Rust and WGSL must agree on.
 fn constants() -> String {
-    let values: [(&str, u64, &str); 29] = [
+    let values: [(&str, u64, &str); 33] = [
         ("WG", WG.into(), "invocations per workgroup of per-body, per-entry and per-pair kernels"),
         ("RADIX_WG", RADIX_WG.into(), "invocations per workgroup of the radix kernels"),
         ("TILE_WG", TILE_WG.into(), "invocations of the one-workgroup radix sort"),
@@ -95,6 +97,10 @@ fn constants() -> String {
         ("KEY_BITS", KEY_BITS.into(), "bits of a strip entry key"),
         ("MAX_STRIPS", MAX_STRIPS.into(), "most strips of the strip grid"),
         ("GRID", control::GRID, "control: the strip grid (8 words)"),
+        ("STRIP_FACTOR", STRIP_HEIGHT_FACTOR as u64, "typical heights per strip (STRIP_HEIGHT_FACTOR)"),
+        ("GRID_MAP", control::GRID_MAP, "control: the grid's map (which axes, then their knots)"),
+        ("MAP_KNOTS", control::MAP_KNOTS, "knots of the grid's map along one axis"),
+        ("MAP_WORDS", control::MAP_WORDS, "words of the grid's map"),
         ("PAIRS", control::PAIRS, "control: candidate pairs to test"),
         ("PAIR_ARGS", control::PAIR_ARGS, "control: (x, y, z) for per-pair passes"),
         ("ENTRY_ARGS", control::ENTRY_ARGS, "control: (x, y, z) for per-entry passes"),

@@ -32,8 +32,9 @@ pub(crate) struct GpuQuery {
     pub hi_rest: [f32; 4],
 }
 
-/// The batch's parameters as `query.wgsl` reads them (`QueryParams`, 96 bytes): the host writes
-/// the first 48; the grid and the entry count are copied from the control buffer after the sort.
+/// The batch's parameters as `query.wgsl` reads them (`QueryParams`): the host writes the first
+/// 48 bytes; the grid, the entry count and the grid's map are copied from the control buffer
+/// after the sort.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct GpuQueryParams {
@@ -63,6 +64,8 @@ struct GpuQueryParams {
     zero: u32,
     pad1: u32,
     pad2: u32,
+    /// The grid's map, from the control buffer.
+    map: [u32; control::MAP_WORDS as usize],
 }
 
 /// A walk's loop iterations per dispatch on Mesa's software adapters, under their 65,535.
@@ -175,10 +178,12 @@ impl Queries {
     pub fn encode(&self, rec: &mut Recorder<'_>, control: &wgpu::Buffer) {
         let kernels = rec.kernels;
         if self.strips {
-            let (grid, entries) = (offset_of!(GpuQueryParams, grid) as u64, offset_of!(GpuQueryParams, entries) as u64);
-            let encoder = rec.encoder();
-            encoder.copy_buffer_to_buffer(control, 4 * control::GRID, &self.params, grid, 32);
-            encoder.copy_buffer_to_buffer(control, 4 * control::ENTRIES, &self.params, entries, 4);
+            let at = [
+                offset_of!(GpuQueryParams, grid),
+                offset_of!(GpuQueryParams, entries),
+                offset_of!(GpuQueryParams, map),
+            ];
+            control::copy_index(rec.encoder(), control, &self.params, at.map(|o| o as u64));
         }
         let pass = rec.pass(Pass::Query);
         pass.set_bind_group(0, &self.group, &[]);
@@ -244,7 +249,8 @@ mod tests {
                 entries,
                 zero,
                 pad1,
-                pad2
+                pad2,
+                map
             ]
         );
     }

@@ -52,8 +52,8 @@ pub(crate) struct GpuRayHit {
     pub pad: [u32; 2],
 }
 
-/// The batch's parameters as `ray.wgsl` reads them (`RayParams`, 80 bytes): the host writes
-/// the first 32 bytes; the grid and the entry count are copied from the control buffer after
+/// The batch's parameters as `ray.wgsl` reads them (`RayParams`): the host writes the first 32
+/// bytes; the grid, the entry count and the grid's map are copied from the control buffer after
 /// the sort.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -78,6 +78,8 @@ pub(crate) struct GpuRayParams {
     pub pad1: u32,
     pub pad2: u32,
     pub pad3: u32,
+    /// The grid's map, from the control buffer.
+    pub map: [u32; control::MAP_WORDS as usize],
 }
 
 /// The buffers and bind group of one batch of rays.
@@ -151,10 +153,8 @@ impl RayCast {
     pub fn encode(&self, rec: &mut Recorder<'_>, control: &wgpu::Buffer) {
         let kernels = rec.kernels;
         if self.strips {
-            let (grid, entries) = (offset_of!(GpuRayParams, grid) as u64, offset_of!(GpuRayParams, entries) as u64);
-            let encoder = rec.encoder();
-            encoder.copy_buffer_to_buffer(control, 4 * control::GRID, &self.params, grid, 32);
-            encoder.copy_buffer_to_buffer(control, 4 * control::ENTRIES, &self.params, entries, 4);
+            let at = [offset_of!(GpuRayParams, grid), offset_of!(GpuRayParams, entries), offset_of!(GpuRayParams, map)];
+            control::copy_index(rec.encoder(), control, &self.params, at.map(|o| o as u64));
         }
         let pass = rec.pass(Pass::Cast);
         pass.set_bind_group(0, &self.group, &[]);
@@ -192,7 +192,7 @@ mod tests {
             GpuRayParams,
             "ray.wgsl",
             "RayParams",
-            [rays, bodies, filtered, strips, two, rays_at, worlds, pad0, grid, entries, pad1, pad2, pad3]
+            [rays, bodies, filtered, strips, two, rays_at, worlds, pad0, grid, entries, pad1, pad2, pad3, map]
         );
     }
 }

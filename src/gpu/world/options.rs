@@ -6,11 +6,7 @@ use crate::gpu::device::pass::{HostSpan, PassTime};
 use crate::gpu::world::broad::BroadPhase;
 pub use crate::options::{ContactDetail, ContactOrder};
 
-/// Default strip height in typical AABB heights of the bodies' shapes (a mean that leaves out
-/// the few largest, see `pack::typical_height`). Taller strips mean fewer
-/// entries to sort but longer sweeps; on lavapipe at 100,000 polygons of every scene kind, frames
-/// were fastest between 4 and 6 (1.3 entries per body instead of 2 at 1), see docs/benchmarks-history.md.
-pub const STRIP_HEIGHT_FACTOR: f64 = 4.0;
+pub use crate::gpu::kernels::shared::STRIP_HEIGHT_FACTOR;
 
 /// The most worlds one [`World`](crate::gpu::World) holds ([`World::set_worlds`](crate::gpu::World::set_worlds)):
 /// each world has strips of its own, and the broad phase has this many in all.
