@@ -130,7 +130,7 @@ step sweeps_1m 60 "$(compare sweeps_1m crowd 1000000 SATGPU_BENCH_SWEEPS=1)"
 # JuPedSim's collision-free speed model (issue 43): time per step of the room, 1k to 10M agents.
 step cfsm 90 "$wheel && PYTHONPATH=/tmp/site python3 scripts/jupedsim_compare.py timing --satgpu-only --sizes 1000,10000,100000,1000000,10000000 --steps 20 --json $res/cfsm.json"
 step compare_100k_round 45 "$(compare compare_100k_round round 100000)"
-# scales: each frame's sweep takes over a second (BENCHMARKS.md): on its own.
+# scales: on its own (its sweep took over a second a frame before the grid's map, issue 64).
 step bench_scales1m 60 "satgpu bench --kind scales --n 1000000 --frames 3 --json $res/bench_scales1m.json"
 step bench_pile1m 90 "satgpu bench --kind pile --n 1000000 --frames 3 --json $res/bench_pile1m.json"
 echo "done in $(($(date +%s) - t_start)) s" | tee -a "$res/summary.txt"
