@@ -31,9 +31,14 @@ pub(crate) struct Packed {
     pub boxes: Vec<[f32; 4]>,
     /// Per body: (x, y, cos, sin), see [`transform`].
     pub transforms: Vec<[f32; 4]>,
-    /// A typical AABB height of the bodies' shapes (see [`typical_height`]); the default strip
-    /// height comes from it.
+    /// A typical AABB height of the bodies' shapes (see [`typical_height`]) when the world was
+    /// built; the default strip height comes from it. [`repack`](Packed::repack) leaves it as it
+    /// is: [`measure_height`](Packed::measure_height) sets it.
     pub typical_height: f64,
+    /// Whether some body is a circle or a capsule or has a radius around its core.
+    pub rounded: bool,
+    /// Whether some body has more vertices than the narrow phase's small path takes.
+    pub large: bool,
 }
 
 impl Packed {
@@ -81,7 +86,8 @@ impl Packed {
             heights.push(shape_height[s as usize]);
         }
         transforms.resize(n, [0.0, 0.0, 1.0, 0.0]);
-        Ok(Packed { shape_data, bodies, boxes, transforms, typical_height: typical_height(&heights) })
+        let (rounded, large) = flags(&bodies);
+        Ok(Packed { shape_data, bodies, boxes, transforms, typical_height: typical_height(&heights), rounded, large })
     }
 
     /// Bytes of every record: the shape data, the bodies, their boxes and transforms.
@@ -98,6 +104,7 @@ impl Packed {
     pub fn from_polygons<P: Borrow<Polygon> + Sync>(polygons: &[P]) -> Result<Packed> {
         let mut packed = Packed::default();
         packed.repack(polygons)?;
+        packed.measure_height(polygons);
         Ok(packed)
     }
 
@@ -106,7 +113,9 @@ impl Packed {
     /// frame then touches no fresh pages (for 10,000 polygons of 63 vertices on average, fresh
     /// pages cost more than the packing itself). Packs on every core in chunks of [`PACK_CHUNK`]
     /// polygons (the GPU is idle meanwhile); only the chunks' record counts are summed in turn.
-    /// The result does not depend on how many cores.
+    /// The result does not depend on how many cores. The typical height is left as it was (a world
+    /// whose polygons keep their layout keeps its strips): [`measure_height`](Packed::measure_height)
+    /// measures it.
     ///
     /// Every vector is reserved fallibly: memory the system refuses is [`Error::HostMemory`].
     pub fn repack<P: Borrow<Polygon> + Sync>(&mut self, polygons: &[P]) -> Result<()> {
@@ -142,9 +151,10 @@ impl Packed {
             .par_chunks_mut(PACK_CHUNK)
             .zip(self.transforms.par_chunks_mut(PACK_CHUNK))
             .zip(self.boxes.par_chunks_mut(PACK_CHUNK));
-        polygons.par_chunks(PACK_CHUNK).zip(pieces.into_par_iter().zip(starts)).zip(per_body).for_each(
+        let chunk_flags = polygons.par_chunks(PACK_CHUNK).zip(pieces.into_par_iter().zip(starts)).zip(per_body).map(
             |((polygons, (mut out, mut start)), ((bodies, ts), boxes))| {
-                for (p, ((body, t), local_box)) in polygons.iter().zip(bodies.iter_mut().zip(ts).zip(boxes)) {
+                for (p, ((body, t), local_box)) in polygons.iter().zip(bodies.iter_mut().zip(ts.iter_mut()).zip(boxes))
+                {
                     let p: &Polygon = p.borrow();
                     let count = vertex_count(p);
                     let (mine, tail) = std::mem::take(&mut out).split_at_mut(records(count) as usize);
@@ -152,8 +162,17 @@ impl Packed {
                     pack_polygon(p, mine, start, body, t, local_box);
                     start += records(count);
                 }
+                // Still in cache.
+                flags(bodies)
             },
         );
+        (self.rounded, self.large) = chunk_flags.reduce(|| (false, false), |a, b| (a.0 || b.0, a.1 || b.1));
+        Ok(())
+    }
+
+    /// Sets the typical height from `polygons`, those last [`repack`](Packed::repack)ed.
+    pub fn measure_height<P: Borrow<Polygon>>(&mut self, polygons: &[P]) {
+        let n = polygons.len();
         self.typical_height = typical_height_by(n, |i| {
             let p: &Polygon = polygons[i].borrow();
             let (lo, hi) = p
@@ -162,20 +181,6 @@ impl Packed {
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v[1]), hi.max(v[1])));
             hi - lo + 2.0 * p.radius()
         });
-        Ok(())
-    }
-
-    /// Whether some body is a circle or a capsule or has a radius around its core (on every core,
-    /// as are the two below: each is a pass over every body of every frame).
-    pub fn rounded(&self) -> bool {
-        use rayon::prelude::*;
-        self.bodies.par_iter().any(|b| b.round > 0.0 || b.count <= 2)
-    }
-
-    /// Whether some body has more vertices than the narrow phase's small path takes.
-    pub fn large(&self) -> bool {
-        use rayon::prelude::*;
-        self.bodies.par_iter().any(|b| b.count > SMALL)
     }
 
     /// Whether `other` has the same bodies with the same vertex counts at the same places, so
@@ -191,7 +196,14 @@ impl Packed {
     }
 }
 
-/// Polygons per parallel task of [`Packed::repack`]: enough that a task's work (some 50 ns a
+/// Whether some of `bodies` is a circle or a capsule or has a radius around its core (rounded),
+/// and whether some has more vertices than the narrow phase's small path takes (large).
+fn flags(bodies: &[GpuInstance]) -> (bool, bool) {
+    let rounded = bodies.iter().any(|b| b.round > 0.0 || b.count <= 2);
+    (rounded, bodies.iter().any(|b| b.count > SMALL))
+}
+
+/// Polygons per parallel task of [`Packed::repack`]: enough that a task's work (some 6 ns a
 /// vertex) dwarfs rayon's cost of handing it out.
 const PACK_CHUNK: usize = 2048;
 
@@ -219,7 +231,8 @@ fn pack_polygon(
     // for its inner circle.
     let mut bounds = LocalBounds::default();
     for ((o, v), n) in out[..v.len()].iter_mut().zip(v).zip(p.edge_normals()) {
-        let local = [0, 1].map(|k| to_frame(v[k], anchor[k]) as f32);
+        // (Not `[0, 1].map`, which did not inline: a call per vertex.)
+        let local = [to_frame(v[0], anchor[0]) as f32, to_frame(v[1], anchor[1]) as f32];
         *o = [local[0], local[1], n[0] as f32, n[1] as f32];
         bounds.add(o);
     }

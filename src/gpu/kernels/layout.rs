@@ -77,10 +77,16 @@ impl LocalBounds {
         bounds
     }
 
+    /// Adds a vertex (finite, as every packed one is: plain comparisons, not `f32::min`'s NaN
+    /// handling, which doubled the packing's time per vertex).
+    #[inline]
     pub fn add(&mut self, v: &[f32; 4]) {
-        self.lo = [self.lo[0].min(v[0]), self.lo[1].min(v[1])];
-        self.hi = [self.hi[0].max(v[0]), self.hi[1].max(v[1])];
-        self.r2 = self.r2.max(f64::from(v[0]) * f64::from(v[0]) + f64::from(v[1]) * f64::from(v[1]));
+        let least = |a: f32, b: f32| if b < a { b } else { a };
+        let most = |a: f32, b: f32| if b > a { b } else { a };
+        self.lo = [least(self.lo[0], v[0]), least(self.lo[1], v[1])];
+        self.hi = [most(self.hi[0], v[0]), most(self.hi[1], v[1])];
+        let r2 = f64::from(v[0]) * f64::from(v[0]) + f64::from(v[1]) * f64::from(v[1]);
+        self.r2 = if r2 > self.r2 { r2 } else { self.r2 };
     }
 
     /// The body of these vertices: `count` of them from `shape_start`, `round` around the core.

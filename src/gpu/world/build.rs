@@ -49,7 +49,7 @@ impl World {
     pub(super) fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions, map: Option<BodyMap>) -> Result<World> {
         let margin = gpu_margin(options)?;
         // A margin measures the distance between apart shapes: the narrow phase's rounded variant.
-        let (rounded, large) = (packed.rounded() || margin > 0.0, packed.large());
+        let (rounded, large) = (packed.rounded || margin > 0.0, packed.large);
         let limits = gpu.device().limits();
         let binding_limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         let n = packed.bodies.len();

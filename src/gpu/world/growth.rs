@@ -39,8 +39,10 @@ impl World {
         if packed.same_layout(&self.packed) && self.map.is_none() {
             let (queue, bodies) = (self.gpu.queue(), &self.bodies);
             self.spans.time("staging_write", || bodies.write(queue, &packed));
-            self.rounded = packed.rounded() || self.margin > 0.0;
-            self.large = packed.large();
+            self.rounded = packed.rounded || self.margin > 0.0;
+            self.large = packed.large;
+            // The world keeps its strips: the height they came from goes with its packing.
+            packed.typical_height = self.packed.typical_height;
             self.spare = std::mem::replace(&mut self.packed, packed);
             return Ok(());
         }
@@ -51,6 +53,7 @@ impl World {
             strip_height: None,
             ..self.options.clone()
         };
+        packed.measure_height(polygons);
         let generation = self.generation + 1;
         check_memory(&self.gpu, packed.bodies.len(), packed.shape_data.len(), &options)?;
         let world = World::build(&self.gpu, packed, &options, None)?;

@@ -69,6 +69,7 @@ fn repacking_reuses_memory_and_gives_what_a_fresh_pack_gives() {
     for (seed, n) in [(0, 5000), (1, 4999), (2, 1), (3, 0), (4, PACK_CHUNK), (5, 2 * PACK_CHUNK + 1), (6, 5000)] {
         let polygons = scene(seed, n);
         packed.repack(&polygons).unwrap();
+        packed.measure_height(&polygons);
         assert_eq!(packed, Packed::from_polygons(&polygons).unwrap(), "{n} polygons");
     }
     // One changed polygon, the first, changes its records only.
@@ -241,4 +242,26 @@ fn pose_arrays_check_as_a_world_places_them() {
     assert!(matches!(poses.check(n), Err(Error::NonFiniteTransform { body: 0, .. })));
     let mut out = vec![];
     assert_eq!(format!("{:?}", poses.check(n)), format!("{:?}", transforms_into(&poses, &mut out, None)));
+}
+
+#[test]
+fn the_rounded_and_large_flags_see_every_chunk() {
+    // Only the last body of the last chunk is rounded, only the first of the first is large;
+    // then neither, and each alone.
+    let n = 2 * PACK_CHUNK + 3;
+    let mut polygons: Vec<Polygon> = (0..n).map(|i| square(i as f64, 0.0, 0.5)).collect();
+    polygons[0] = ngon(0.0, 5.0, SMALL as usize + 1, 0.0);
+    polygons[n - 1] = Polygon::circle([0.0, -5.0], 0.5).unwrap();
+    let mut packed = Packed::from_polygons(&polygons).unwrap();
+    assert!(packed.rounded && packed.large);
+    let plain: Vec<Polygon> = (0..n).map(|i| square(i as f64, 0.0, 0.5)).collect();
+    packed.repack(&plain).unwrap();
+    assert!(!packed.rounded && !packed.large);
+    let mut one = plain.clone();
+    one[n - 1] = polygons[n - 1].clone();
+    packed.repack(&one).unwrap();
+    assert!(packed.rounded && !packed.large);
+    let shapes = [polygons[0].clone(), plain[0].clone()];
+    let shared = Packed::from_shapes(&shapes, &[1, 1, 0]).unwrap();
+    assert!(!shared.rounded && shared.large);
 }
