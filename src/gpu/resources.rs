@@ -93,11 +93,13 @@ impl BodyBuffers {
         }
     }
 
-    /// Overwrites the vertex data, radii and transforms of a layout with the same bodies, each
-    /// copied into the staging memory on every core.
-    pub fn write(&self, queue: &wgpu::Queue, packed: &Packed) {
+    /// Overwrites the radii, transforms and (with `shapes`) vertex data of a layout with the same
+    /// bodies, each copied into the staging memory on every core.
+    pub fn write(&self, queue: &wgpu::Queue, packed: &Packed, shapes: bool) {
         write_parallel(queue, &self.bodies, bytemuck::cast_slice(&packed.bodies));
-        write_parallel(queue, &self.shapes, bytemuck::cast_slice(&packed.shape_data));
+        if shapes {
+            write_parallel(queue, &self.shapes, bytemuck::cast_slice(&packed.shape_data));
+        }
         write_parallel(queue, &self.boxes, bytemuck::cast_slice(&packed.boxes));
         write_parallel(queue, &self.transforms, bytemuck::cast_slice(&packed.transforms));
         if let Some(starts) = &self.starts {

@@ -39,6 +39,10 @@ pub(crate) struct Packed {
     pub rounded: bool,
     /// Whether some body has more vertices than the narrow phase's small path takes.
     pub large: bool,
+    /// Whether each body has a shape of its own, each after the one before (as
+    /// [`repack`](Packed::repack) packs polygons), so that new polygons of the same vertex counts
+    /// can overwrite them in place ([`fits_layout`](Packed::fits_layout)).
+    pub dense: bool,
 }
 
 impl Packed {
@@ -87,7 +91,12 @@ impl Packed {
         }
         transforms.resize(n, [0.0, 0.0, 1.0, 0.0]);
         let (rounded, large) = flags(&bodies);
-        Ok(Packed { shape_data, bodies, boxes, transforms, typical_height: typical_height(&heights), rounded, large })
+        let end = |b: &GpuInstance| b.shape_start as usize + records(b.count) as usize;
+        let dense = bodies.first().is_some_and(|b| b.shape_start == 0)
+            && bodies.windows(2).all(|w| end(&w[0]) == w[1].shape_start as usize)
+            && bodies.last().is_some_and(|b| end(b) == shape_data.len());
+        let typical_height = typical_height(&heights);
+        Ok(Packed { shape_data, bodies, boxes, transforms, typical_height, rounded, large, dense })
     }
 
     /// Bytes of every record: the shape data, the bodies, their boxes and transforms.
@@ -167,6 +176,7 @@ impl Packed {
             },
         );
         (self.rounded, self.large) = chunk_flags.reduce(|| (false, false), |a, b| (a.0 || b.0, a.1 || b.1));
+        self.dense = true;
         Ok(())
     }
 
@@ -181,18 +191,6 @@ impl Packed {
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v[1]), hi.max(v[1])));
             hi - lo + 2.0 * p.radius()
         });
-    }
-
-    /// Whether `other` has the same bodies with the same vertex counts at the same places, so
-    /// its vertex data can overwrite this one's buffers.
-    pub fn same_layout(&self, other: &Packed) -> bool {
-        use rayon::prelude::*;
-        self.bodies.len() == other.bodies.len()
-            && self
-                .bodies
-                .par_iter()
-                .zip(&other.bodies)
-                .all(|(a, b)| (a.count, a.shape_start) == (b.count, b.shape_start))
     }
 }
 
@@ -533,6 +531,8 @@ pub(crate) fn transforms_into<S: PoseSource + ?Sized>(
         None => Ok(()),
     }
 }
+
+mod stream;
 
 #[cfg(test)]
 mod tests;

@@ -35,17 +35,25 @@ impl World {
     pub fn set_polygons(&mut self, polygons: &[Polygon]) -> Result<()> {
         self.gpu.check_lost()?;
         let mut packed = std::mem::take(&mut self.spare);
-        self.spans.time("pack", || packed.repack(polygons))?;
-        if packed.same_layout(&self.packed) && self.map.is_none() {
-            let (queue, bodies) = (self.gpu.queue(), &self.bodies);
-            self.spans.time("staging_write", || bodies.write(queue, &packed));
+        if self.map.is_none() && self.packed.fits_layout(polygons) {
+            // Every record keeps its place: the shape records go to the staging memory as they
+            // are packed, the rest after.
+            let (queue, bodies, like) = (self.gpu.queue(), &self.bodies, &self.packed);
+            let streamed = self.spans.time("pack", || {
+                // Refused memory is refused before the buffers' staging memory is asked for.
+                packed.make_room(like)?;
+                let size = std::num::NonZeroU64::new(16 * like.shape_data.len() as u64);
+                let mut view = size.and_then(|size| queue.write_buffer_with(&bodies.shapes, 0, size));
+                packed.restream(polygons, like, view.as_mut().map(|v| v.slice(..)));
+                Ok::<_, crate::Error>(view.is_some())
+            })?;
+            self.spans.time("staging_write", || bodies.write(queue, &packed, !streamed));
             self.rounded = packed.rounded || self.margin > 0.0;
             self.large = packed.large;
-            // The world keeps its strips: the height they came from goes with its packing.
-            packed.typical_height = self.packed.typical_height;
             self.spare = std::mem::replace(&mut self.packed, packed);
             return Ok(());
         }
+        self.spans.time("pack", || packed.repack(polygons))?;
         let c = self.sized.capacity;
         let options = WorldOptions {
             candidate_capacity: Some(c.candidates),
