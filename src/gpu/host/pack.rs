@@ -228,10 +228,15 @@ fn pack_polygon(
     // then for a shape of more than SMALL vertices one over its packed records, still in cache,
     // for its inner circle.
     let mut bounds = LocalBounds::default();
+    let a = anchor.map(f64::from);
     for ((o, v), n) in out[..v.len()].iter_mut().zip(v).zip(p.edge_normals()) {
-        // (Not `[0, 1].map`, which did not inline: a call per vertex.)
-        let local = [to_frame(v[0], anchor[0]) as f32, to_frame(v[1], anchor[1]) as f32];
-        *o = [local[0], local[1], n[0] as f32, n[1] as f32];
+        // Both coordinates' differences and their two-sum errors, lane by lane: where both are
+        // exact (almost always), they are what `to_frame` gives.
+        let s = [v[0] - a[0], v[1] - a[1]];
+        let back = [s[0] - v[0], s[1] - v[1]];
+        let e = [(v[0] - (s[0] - back[0])) + (-a[0] - back[0]), (v[1] - (s[1] - back[1])) + (-a[1] - back[1])];
+        let local = if e[0] == 0.0 && e[1] == 0.0 { s } else { [to_frame(v[0], anchor[0]), to_frame(v[1], anchor[1])] };
+        *o = [local[0] as f32, local[1] as f32, n[0] as f32, n[1] as f32];
         bounds.add(o);
     }
     *body = bounds.body(shape_start, v.len() as u32, p.radius());

@@ -35,25 +35,27 @@ impl World {
     pub fn set_polygons(&mut self, polygons: &[Polygon]) -> Result<()> {
         self.gpu.check_lost()?;
         let mut packed = std::mem::take(&mut self.spare);
-        if self.map.is_none() && self.packed.fits_layout(polygons) {
-            // Every record keeps its place: the shape records go to the staging memory as they
-            // are packed, the rest after.
-            let (queue, bodies, like) = (self.gpu.queue(), &self.bodies, &self.packed);
-            let streamed = self.spans.time("pack", || {
-                // Refused memory is refused before the buffers' staging memory is asked for.
-                packed.make_room(like)?;
-                let size = std::num::NonZeroU64::new(16 * like.shape_data.len() as u64);
-                let mut view = size.and_then(|size| queue.write_buffer_with(&bodies.shapes, 0, size));
-                packed.restream(polygons, like, view.as_mut().map(|v| v.slice(..)));
-                Ok::<_, crate::Error>(view.is_some())
-            })?;
+        let (queue, bodies, like, plain) = (self.gpu.queue(), &self.bodies, &self.packed, self.map.is_none());
+        // Where every record keeps its place, the shape records go to the staging memory as they
+        // are packed (Some: whether they went there), the rest after.
+        let streamed = self.spans.time("pack", || {
+            if !(plain && like.fits_layout(polygons)) {
+                return packed.repack(polygons).map(|()| None);
+            }
+            // Refused memory is refused before the buffers' staging memory is asked for.
+            packed.make_room(like)?;
+            let size = std::num::NonZeroU64::new(16 * like.shape_data.len() as u64);
+            let mut view = size.and_then(|size| queue.write_buffer_with(&bodies.shapes, 0, size));
+            packed.restream(polygons, like, view.as_mut().map(|v| v.slice(..)));
+            Ok(Some(view.is_some()))
+        })?;
+        if let Some(streamed) = streamed {
             self.spans.time("staging_write", || bodies.write(queue, &packed, !streamed));
             self.rounded = packed.rounded || self.margin > 0.0;
             self.large = packed.large;
             self.spare = std::mem::replace(&mut self.packed, packed);
             return Ok(());
         }
-        self.spans.time("pack", || packed.repack(polygons))?;
         let c = self.sized.capacity;
         let options = WorldOptions {
             candidate_capacity: Some(c.candidates),

@@ -265,3 +265,26 @@ fn the_rounded_and_large_flags_see_every_chunk() {
     let shared = Packed::from_shapes(&shapes, &[1, 1, 0]).unwrap();
     assert!(!shared.rounded && shared.large);
 }
+
+#[test]
+fn vertices_whose_difference_from_the_anchor_is_inexact_round_once() {
+    use crate::geometry::frame::to_frame;
+    // A difference the f64 subtraction rounds onto an f32 midpoint (2^30 - 32 - 2^-30 rounds to
+    // 2^30 - 32, halfway between two f32), and a tiny coordinate far from a large anchor: the
+    // packing gives what `to_frame` gives, lane by lane.
+    let big = 2f64.powi(30);
+    let polygons = [
+        Polygon::new(vec![[big, 0.0], [big, 5.0], [32.0 + 2f64.powi(-30), 0.0]]).unwrap(),
+        Polygon::new(vec![[1000.3, 0.0], [1000.3, 1.0], [1e-9, 0.5]]).unwrap(),
+    ];
+    let p = Packed::from_polygons(&polygons).unwrap();
+    for (b, polygon) in p.bodies.iter().zip(&polygons) {
+        let anchor = polygon.vertices()[0].map(|c| c as f32);
+        for (k, v) in polygon.vertices().iter().enumerate() {
+            let record = p.shape_data[b.shape_start as usize + k];
+            let want = [to_frame(v[0], anchor[0]) as f32, to_frame(v[1], anchor[1]) as f32];
+            assert_eq!(record[..2], want, "vertex {k} of {polygon:?}");
+        }
+    }
+    assert_eq!(p.shape_data[2][0], -(2f32.powi(30)) + 64.0);
+}
