@@ -5,7 +5,7 @@
 //! - [`StripBuffers`]: per strip entry, sized by the entry capacity;
 //! - [`PairBuffers`]: per candidate pair, sized by the candidate capacity.
 
-use crate::gpu::host::pack::Packed;
+use crate::gpu::host::pack::{Packed, Staging};
 use crate::gpu::kernels::buffers::{init, storage, write_parallel};
 use crate::gpu::kernels::layout::{GpuContact, GpuInstance};
 use crate::gpu::kernels::shared::LARGE_LIST;
@@ -93,18 +93,36 @@ impl BodyBuffers {
         }
     }
 
-    /// Overwrites the radii, transforms and (with `shapes`) vertex data of a layout with the same
-    /// bodies, each copied into the staging memory on every core.
-    pub fn write(&self, queue: &wgpu::Queue, packed: &Packed, shapes: bool) {
+    /// Overwrites the vertex data, radii and transforms of a layout with the same bodies, each
+    /// copied into the staging memory on every core.
+    pub fn write(&self, queue: &wgpu::Queue, packed: &Packed) {
         write_parallel(queue, &self.bodies, bytemuck::cast_slice(&packed.bodies));
-        if shapes {
-            write_parallel(queue, &self.shapes, bytemuck::cast_slice(&packed.shape_data));
-        }
+        write_parallel(queue, &self.shapes, bytemuck::cast_slice(&packed.shape_data));
         write_parallel(queue, &self.boxes, bytemuck::cast_slice(&packed.boxes));
         write_parallel(queue, &self.transforms, bytemuck::cast_slice(&packed.transforms));
         if let Some(starts) = &self.starts {
             write_parallel(queue, starts, bytemuck::cast_slice(&packed.transforms));
         }
+    }
+
+    /// The staging memory of every buffer [`write`](BodyBuffers::write) overwrites, for a layout
+    /// of `records` shape records. None where there are no bodies or wgpu refuses one (those it
+    /// gave are then written at the next submission as they are: the caller writes every buffer
+    /// after them).
+    pub fn staging_views(&self, queue: &wgpu::Queue, records: usize) -> Option<StagingViews> {
+        let n = u64::from(self.n);
+        let view =
+            |buffer: &wgpu::Buffer, len: u64| queue.write_buffer_with(buffer, 0, std::num::NonZeroU64::new(16 * len)?);
+        let mut transforms = vec![view(&self.transforms, n)?];
+        if let Some(starts) = &self.starts {
+            transforms.push(view(starts, n)?);
+        }
+        Some(StagingViews {
+            shapes: view(&self.shapes, records as u64)?,
+            bodies: view(&self.bodies, n)?,
+            boxes: view(&self.boxes, n)?,
+            transforms,
+        })
     }
 
     /// The start poses: with continuous collision their own buffer, otherwise the transforms
@@ -116,6 +134,27 @@ impl BodyBuffers {
     /// Number of bodies.
     pub fn len(&self) -> u32 {
         self.n
+    }
+}
+
+/// wgpu's staging memory of the per-body buffers, written at the next submission once dropped.
+pub(crate) struct StagingViews {
+    pub shapes: wgpu::QueueWriteBufferView,
+    pub bodies: wgpu::QueueWriteBufferView,
+    pub boxes: wgpu::QueueWriteBufferView,
+    /// The transforms' and, with continuous collision, the start poses'.
+    pub transforms: Vec<wgpu::QueueWriteBufferView>,
+}
+
+impl StagingViews {
+    /// The memory to write.
+    pub fn staging(&mut self) -> Staging<'_> {
+        Staging {
+            shapes: self.shapes.slice(..),
+            bodies: self.bodies.slice(..),
+            boxes: self.boxes.slice(..),
+            transforms: self.transforms.iter_mut().map(|v| v.slice(..)).collect(),
+        }
     }
 }
 

@@ -539,5 +539,7 @@ pub(crate) fn transforms_into<S: PoseSource + ?Sized>(
 
 mod stream;
 
+pub(crate) use stream::Staging;
+
 #[cfg(test)]
 mod tests;

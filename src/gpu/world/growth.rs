@@ -36,21 +36,24 @@ impl World {
         self.gpu.check_lost()?;
         let mut packed = std::mem::take(&mut self.spare);
         let (queue, bodies, like, plain) = (self.gpu.queue(), &self.bodies, &self.packed, self.map.is_none());
-        // Where every record keeps its place, the shape records go to the staging memory as they
-        // are packed (Some: whether they went there), the rest after.
+        // Where every record keeps its place, the records go to the staging memory as they are
+        // packed (Some: the staging memory, where wgpu gave it).
         let streamed = self.spans.time("pack", || {
             if !(plain && like.fits_layout(polygons)) {
                 return packed.repack(polygons).map(|()| None);
             }
             // Refused memory is refused before the buffers' staging memory is asked for.
             packed.make_room(like)?;
-            let size = std::num::NonZeroU64::new(16 * like.shape_data.len() as u64);
-            let mut view = size.and_then(|size| queue.write_buffer_with(&bodies.shapes, 0, size));
-            packed.restream(polygons, like, view.as_mut().map(|v| v.slice(..)));
-            Ok(Some(view.is_some()))
+            let mut views = bodies.staging_views(queue, like.shape_data.len());
+            packed.restream(polygons, like, views.as_mut().map(|views| views.staging()));
+            Ok(Some(views))
         })?;
-        if let Some(streamed) = streamed {
-            self.spans.time("staging_write", || bodies.write(queue, &packed, !streamed));
+        if let Some(views) = streamed {
+            // The staging memory handed to wgpu, or (refused) every buffer written from the host.
+            self.spans.time("staging_write", || match views {
+                Some(views) => drop(views),
+                None => bodies.write(queue, &packed),
+            });
             self.rounded = packed.rounded || self.margin > 0.0;
             self.large = packed.large;
             self.spare = std::mem::replace(&mut self.packed, packed);
