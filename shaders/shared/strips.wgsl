@@ -64,7 +64,7 @@ fn grid_place(axis: u32, v: f32) -> f32 {
 // The strip holding height y.
 fn grid_strip(g: Grid, y: f32) -> u32 {
     var v = y;
-    for (var mapped = grid_mapped(1u); mapped; mapped = false) {
+    if grid_mapped(1u) {
         v = grid_place(1u, y);
     }
     let s = floor((v - g.y0) * g.per_y);
@@ -91,7 +91,7 @@ fn grid_edge(g: Grid, s: u32, out: f32) -> f32 {
 // quantised below it.
 fn grid_key(g: Grid, s: u32, x: f32) -> u32 {
     var v = x;
-    for (var mapped = grid_mapped(0u); mapped; mapped = false) {
+    if grid_mapped(0u) {
         v = grid_place(0u, x);
     }
     let max_q = f32((1u << g.kept) - 1u);
