@@ -166,9 +166,10 @@ fn f32_poses_give_the_frames_of_the_f64_transforms() {
 }
 
 /// Issue 24: polygons written into the staging memory on every core (buffers past 2 MiB, in
-/// pieces of 1 MiB and a rest; issue 64: shape records as they are packed, in pieces of 8192
-/// records and a shorter last one): a world whose polygons all moved, keeping their layout,
-/// gives the bits of a world built afresh from them, and agrees with the reference.
+/// pieces of 1 MiB and a rest; issue 64: every record as it is packed, in chunks of 2048
+/// polygons and pieces of 256 shape records, and a shorter last of each): a world whose polygons
+/// all moved, keeping their layout, gives the bits of a world built afresh from them, and agrees
+/// with the reference.
 #[test]
 fn new_polygons_of_the_same_layout_give_the_frame_of_a_new_world() {
     let gpu = common::gpu();

@@ -39,6 +39,11 @@ impl Packed {
             && polygons.par_iter().zip(&self.bodies).all(|(p, b)| vertex_count(p.borrow()) == b.count)
     }
 
+    /// Where body `i`'s shape records start; past the last body, the end of every record.
+    fn shape_start(&self, i: usize) -> usize {
+        self.bodies.get(i).map_or(self.shape_data.len(), |b| b.shape_start as usize)
+    }
+
     /// This one's vectors as long as `like`'s, their memory reused as it is, before
     /// [`restream`](Packed::restream)ing over `like`: memory the system refuses is
     /// [`Error::HostMemory`](crate::Error::HostMemory), before anything is written anywhere.
@@ -74,7 +79,7 @@ impl Packed {
         debug_assert!(like.fits_layout(polygons));
         assert!(self.bodies.len() == n && self.shape_data.len() == total, "room made for the packing");
         assert!(self.transforms.len() == n && self.boxes.len() == n, "room made for the packing");
-        let start = |i: usize| like.bodies.get(i).map_or(total, |b| b.shape_start as usize);
+        let start = |i: usize| like.shape_start(i);
         let chunks = n.div_ceil(chunk);
         // Each chunk's share of the host's vectors, and of the staging memory: the whole pieces
         // of shape records that start among its records, and its bodies' records where it has
@@ -176,7 +181,7 @@ impl<const SHAPE: usize, const CHUNK: usize> Chunk<'_, SHAPE, CHUNK> {
     /// of its bodies.
     fn pack<P: Borrow<Polygon>>(self, polygons: &[P], like: &Packed) -> (bool, bool) {
         let total = like.shape_data.len();
-        let start = |i: usize| like.bodies.get(i).map_or(total, |b| b.shape_start as usize);
+        let start = |i: usize| like.shape_start(i);
         let Chunk { own, first_piece, pieces, body_views, shapes, bodies, transforms, boxes } = self;
         let mut out = &mut *shapes;
         for (i, ((body, t), local_box)) in
