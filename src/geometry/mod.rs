@@ -7,12 +7,14 @@
 mod body;
 mod decompose;
 pub(crate) mod frame;
+mod periodic;
 mod polygon;
 mod query;
 
 #[allow(deprecated)]
 pub use body::{Body, Compound, MAX_CHAIN_POINTS, MAX_PARTS};
 pub use decompose::{decompose, MAX_OUTLINE_VERTICES};
+pub use periodic::Periodic;
 pub(crate) use polygon::{orient, segments_meet};
 pub use polygon::{Polygon, PolygonError};
 pub(crate) use query::check_region;

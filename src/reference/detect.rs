@@ -2,7 +2,7 @@
 //! with the contact of its deepest shape pair, from the definitions and nothing shared with the
 //! GPU.
 
-use super::{broad_phase_inflated, manifold_within, proximity};
+use super::{broad_phase_inflated, manifold_within, periodic, proximity};
 use crate::geometry::{Contact, Manifold, Polygon};
 use crate::gpu::DetectOptions;
 use crate::options::ContactDetail;
@@ -39,10 +39,17 @@ pub struct Detection {
 /// with depth down to `-d` and the normal from `a`'s closest point to `b`'s. With margin 0 the
 /// answer is the colliding pairs, bit for bit.
 ///
+/// In a periodic box ([`WorldOptions::periodic`](crate::gpu::WorldOptions::periodic)), bodies lie
+/// anywhere, and each pair is judged between `a` as given and the image of `b` (moved by whole
+/// box sizes along the wrapping axes) that collides with it, or lies within the margin: its
+/// normal, depth and contact points are that image pair's. At most one image can, as the box is
+/// wider than twice each body's extent and the margin.
+///
 /// # Panics
 ///
-/// If the margin is negative, NaN or infinite, or the filters are neither empty nor one per
-/// body: the reference judges inputs the library has already validated.
+/// If the margin is negative, NaN or infinite, the filters are neither empty nor one per body,
+/// or a body is too wide for the periodic box ([`Periodic::check_boxes`](crate::Periodic::check_boxes)):
+/// the reference judges inputs the library has already validated.
 pub fn detect<B: AsRef<[Polygon]>>(bodies: &[B], options: &DetectOptions) -> Detection {
     let (margin, filters) = (options.world.margin, &options.filters);
     assert!(margin >= 0.0 && margin.is_finite(), "the margin must be finite and at least 0, got {margin}");
@@ -55,22 +62,37 @@ pub fn detect<B: AsRef<[Polygon]>>(bodies: &[B], options: &DetectOptions) -> Det
             owner.push((b as u32, k as u32));
         }
     }
-    let mut found: Vec<(Contact, [u32; 2])> = vec![];
+    // Shape pairs, each with the whole boxes that move b's shape to its image (none without a
+    // periodic box).
+    let pairs = match &options.world.periodic {
+        None => {
+            broad_phase_inflated(shapes.iter().copied(), margin).into_iter().map(|(a, b)| (a, b, [0.0; 2])).collect()
+        }
+        Some(box_) => {
+            if let Err(e) = box_.check_boxes(bodies.iter().map(|b| periodic::aabb(b.as_ref())), margin) {
+                panic!("{e}");
+            }
+            let body: Vec<u32> = owner.iter().map(|&(b, _)| b).collect();
+            periodic::candidates(&shapes, &body, box_, margin)
+        }
+    };
+    let mut found: Vec<(Contact, [u32; 2], [f64; 2])> = vec![];
     let mut candidates = 0;
-    for (pa, pb) in broad_phase_inflated(shapes.iter().copied(), margin) {
+    for (pa, pb, n) in pairs {
         let ((a, ka), (b, kb)) = (owner[pa as usize], owner[pb as usize]);
         if a == b || (!filters.is_empty() && !filters[a as usize].should_collide(&filters[b as usize])) {
             continue;
         }
         candidates += 1;
         // Shapes are numbered body by body, so a < b whenever pa < pb.
-        if let Some((normal, depth)) = proximity::within(shapes[pa as usize], shapes[pb as usize], margin) {
-            found.push((Contact { a, b, normal, depth }, [ka, kb]));
+        let b_image = periodic::image(shapes[pb as usize], n, options.world.periodic.as_ref());
+        if let Some((normal, depth)) = proximity::within(shapes[pa as usize], &b_image, margin) {
+            found.push((Contact { a, b, normal, depth }, [ka, kb], n));
         }
     }
     // Shape pairs come in order of (pa, pb): a stable sort by body pair keeps that order within
     // each, and of equal depths the first stays.
-    found.sort_by_key(|(c, _)| (c.a, c.b));
+    found.sort_by_key(|(c, _, _)| (c.a, c.b));
     found.dedup_by(|later, kept| {
         let same = (later.0.a, later.0.b) == (kept.0.a, kept.0.b);
         if same && later.0.depth > kept.0.depth {
@@ -82,14 +104,14 @@ pub fn detect<B: AsRef<[Polygon]>>(bodies: &[B], options: &DetectOptions) -> Det
         ContactDetail::Basic => vec![],
         ContactDetail::Full => found
             .iter()
-            .map(|(c, [ka, kb])| {
+            .map(|(c, [ka, kb], n)| {
                 let (a, b) =
                     (&bodies[c.a as usize].as_ref()[*ka as usize], &bodies[c.b as usize].as_ref()[*kb as usize]);
-                manifold_within(a, b, c, margin)
+                manifold_within(a, &periodic::image(b, *n, options.world.periodic.as_ref()), c, margin)
             })
             .collect(),
     };
     let several = bodies.iter().any(|b| b.as_ref().len() > 1);
-    let shapes = if several { found.iter().map(|(_, k)| *k).collect() } else { vec![] };
-    Detection { contacts: found.into_iter().map(|(c, _)| c).collect(), shapes, manifolds, candidates }
+    let shapes = if several { found.iter().map(|(_, k, _)| *k).collect() } else { vec![] };
+    Detection { contacts: found.into_iter().map(|(c, _, _)| c).collect(), shapes, manifolds, candidates }
 }

@@ -25,6 +25,7 @@ mod detect;
 mod events;
 mod manifold;
 mod neighbours;
+mod periodic;
 mod proximity;
 mod queries;
 mod sweep;
@@ -226,14 +227,18 @@ pub fn broad_phase(polygons: &[Polygon]) -> Vec<(u32, u32)> {
 /// [`broad_phase`] on boxes grown by `margin` on every side: a superset of the pairs at most
 /// `margin` apart (each box grows by the whole margin, so rounding cannot lose a pair).
 fn broad_phase_inflated<'a>(polygons: impl IntoIterator<Item = &'a Polygon>, margin: f64) -> Vec<(u32, u32)> {
+    overlapping_boxes(polygons.into_iter().map(Polygon::aabb), margin)
+}
+
+/// All pairs `(i, j)`, `i < j`, of `boxes` that overlap when each is grown by `margin`, sorted.
+fn overlapping_boxes(boxes: impl IntoIterator<Item = Aabb>, margin: f64) -> Vec<(u32, u32)> {
     // The boxes, sorted by left edge, kept contiguous with their index so the sweep reads
     // memory in order.
     let grow = |b: Aabb| match margin {
         0.0 => b,
         m => Aabb { min: [b.min[0] - m, b.min[1] - m], max: [b.max[0] + m, b.max[1] + m] },
     };
-    let mut boxes: Vec<(Aabb, u32)> =
-        polygons.into_iter().enumerate().map(|(i, p)| (grow(p.aabb()), i as u32)).collect();
+    let mut boxes: Vec<(Aabb, u32)> = boxes.into_iter().enumerate().map(|(i, b)| (grow(b), i as u32)).collect();
     boxes.sort_by(|(a, i), (b, j)| a.min[0].total_cmp(&b.min[0]).then(i.cmp(j)));
     let mut pairs = Vec::new();
     for (k, (bi, i)) in boxes.iter().enumerate() {

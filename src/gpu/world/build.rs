@@ -149,6 +149,10 @@ impl World {
 /// margin is lost; the options refused as [`WorldOptions::check`] says.
 fn gpu_margin(options: &WorldOptions) -> Result<f32> {
     options.check()?;
+    if options.periodic.is_some() {
+        let detail = "the GPU side of periodic boxes is being built (issue 65); reference::detect has it".into();
+        return Err(crate::Error::InvalidSetting { what: "periodic box", detail });
+    }
     let m = options.margin;
     let f = m as f32;
     Ok(if f64::from(f) < m { f.next_up() } else { f })

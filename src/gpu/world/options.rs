@@ -1,7 +1,7 @@
 //! What a caller passes to a [`World`](crate::gpu::World) and gets back from a frame: options,
 //! counts and timings.
 
-use crate::geometry::{Contact, Filter};
+use crate::geometry::{Contact, Filter, Periodic};
 use crate::gpu::device::pass::{HostSpan, PassTime};
 use crate::gpu::world::broad::BroadPhase;
 pub use crate::options::{ContactDetail, ContactOrder};
@@ -78,6 +78,12 @@ pub struct WorldOptions {
     /// software adapter, with few steps for bodies of hundreds of vertices, one that passes
     /// within a fraction of its size).
     pub continuous: bool,
+    /// A periodic box (default none; see [`Periodic`]): bodies anywhere, each pair judged
+    /// between `a` and the image of `b` that touches it, as
+    /// [`reference::detect`](crate::reference::detect) does. The GPU side is being built (issue
+    /// 65): a [`World`](crate::gpu::World) refuses it for now, as
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) (`"periodic box"`).
+    pub periodic: Option<Periodic>,
 }
 
 impl WorldOptions {
@@ -158,6 +164,12 @@ impl WorldOptions {
         self.continuous = continuous;
         self
     }
+
+    /// In the periodic box `periodic` (see [`WorldOptions::periodic`]).
+    pub fn with_periodic(mut self, periodic: Periodic) -> Self {
+        self.periodic = Some(periodic);
+        self
+    }
 }
 
 /// One detection: the filters of its bodies and the options of the world it makes, for
@@ -199,6 +211,12 @@ impl DetectOptions {
     /// Reporting every pair at most `margin` apart (see [`WorldOptions::margin`]).
     pub fn with_margin(mut self, margin: f64) -> Self {
         self.world.margin = margin;
+        self
+    }
+
+    /// In the periodic box `periodic` (see [`WorldOptions::periodic`]).
+    pub fn with_periodic(mut self, periodic: Periodic) -> Self {
+        self.world.periodic = Some(periodic);
         self
     }
 
