@@ -2,12 +2,17 @@
 // per body a tests every body b > a (closed intervals: touching boxes are candidates). Counting and
 // writing work as in sweep.wgsl (WRITE = false counts, the scan makes offsets, WRITE = true writes
 // at the offset, guarded by the capacity), so the output order is by a, then b.
+//
+// In a periodic box, b's box is tried where it is and a box either side along each wrapping axis:
+// the World keeps every body narrower than half the box, so at most one of them meets a's, and the
+// candidate names it (candidate.wgsl).
 
 #import constants
 #import params
 #import index
 #import count_or_write
 #import filter
+#import image
 
 @group(0) @binding(0) var<uniform> params: Params;
 #paged instances 1 read aabbs vec4<f32>
@@ -31,7 +36,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     for (var b = a + 1u; b < n; b++) {
         let box_b = aabbs_at(b);
-        let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
+        var overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
+        var image = 0u;
+        if params.wrap != 0u {
+            image = image_meeting(box_a, box_b);
+            overlap = image != NO_IMAGE;
+        }
         let apart = params.worlds > 1u && worlds[a] != worlds[b];
         if overlap && !apart && (!FILTERED || may_collide(filters_at(a), filters_at(b))) {
             if WRITE {
@@ -39,7 +49,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 // Only the pairs of this batch, [base, base + capacity), are written.
                 let local = slot - params.candidate_base;
                 if slot >= params.candidate_base && local < params.candidate_capacity {
-                    candidates[local] = vec2<u32>(a, b);
+                    candidates[local] = vec2<u32>(a, b | (image << BODY_BITS));
                 }
             }
             found++;

@@ -7,6 +7,7 @@
 #import constants
 #import index
 #import contact
+#import candidate
 
 @group(0) @binding(0) var<storage, read> control: array<u32>; // [PAIRS] = candidates tested
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
@@ -31,7 +32,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         contact_args[3] = colliding;
     }
     if r.w != 0.0 {
+        // `pad` keeps the image of b the pair was judged with, for the manifolds (candidate.wgsl).
         let pair = candidates[i];
-        contacts[offsets[i]] = Contact(pair.x, pair.y, r.x, r.y, r.z, 0u);
+        let bodies = candidate_bodies(pair);
+        contacts[offsets[i]] = Contact(bodies.x, bodies.y, r.x, r.y, r.z, candidate_image(pair));
     }
 }

@@ -14,6 +14,7 @@
 
 #import constants
 #import index
+#import candidate
 
 @group(0) @binding(0) var<storage, read> control: array<u32>; // [PAIRS] = candidates tested
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
@@ -31,7 +32,7 @@ fn body_of(p: u32) -> u32 {
 }
 
 fn bodies_of(i: u32) -> vec2<u32> {
-    let pair = candidates[i];
+    let pair = candidate_bodies(candidates[i]);
     return vec2<u32>(body_of(pair.x), body_of(pair.y));
 }
 
@@ -48,7 +49,7 @@ fn depth_key(i: u32) -> u32 {
 
 // The part pair within its pair of bodies, complemented so that the largest is the first.
 fn part_key(i: u32, bodies: vec2<u32>) -> u32 {
-    let pair = candidates[i];
+    let pair = candidate_bodies(candidates[i]);
     return ~(((pair.x - bodies.x) << PART_BITS) | (pair.y - bodies.y));
 }
 
@@ -96,7 +97,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     // A pair of two bodies of one part each is its pair of bodies' only part pair.
-    let pair = candidates[i];
+    let pair = candidate_bodies(candidates[i]);
     if filters_at(pair.x).w == 0u && filters_at(pair.y).w == 0u {
         return;
     }

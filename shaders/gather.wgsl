@@ -3,6 +3,7 @@
 
 #import constants
 #import index
+#import candidate
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;
 @group(0) @binding(1) var<storage, read> values: array<u32>; // body of each sorted entry
@@ -13,6 +14,6 @@
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, nwg);
     if i < control[ENTRIES] {
-        boxes_set(i, aabbs_at(values[i]));
+        boxes_set(i, aabbs_at(values[i] & BODY_MASK)); // an image's box is moved where it is read (image.wgsl)
     }
 }

@@ -24,6 +24,7 @@
 #import instance
 #import local_shape
 #import cast
+#import candidate
 
 @group(0) @binding(0) var<storage, read> control: array<u32>; // [PAIRS] = candidates to test
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
@@ -217,7 +218,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= control[PAIRS] {
         return;
     }
-    let pair = candidates[i];
+    let pair = candidate_bodies(candidates[i]); // continuous collision has no periodic box
     let toi = first_touch(pair.x, pair.y);
     if toi >= 0.0 {
         let slot = atomicAdd(&impacts.count, 1u);

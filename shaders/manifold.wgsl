@@ -25,6 +25,7 @@
 #import instance
 #import index
 #import side
+#import image
 #import near
 #import contact
 
@@ -216,7 +217,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let ba = instances_at(c.a);
     let bb = instances_at(c.b);
     let ta = transforms_at(c.a);
-    let frame = pair_frame(ba, bb, ta, transforms_at(c.b));
+    let tb = transforms_at(c.b);
+    // A pair in a periodic box is judged with the image of b its compaction names (in `pad`).
+    let frame = pair_frame(ba, bb, ta, tb, image_shift(ta.xy, tb.xy, c.pad));
     let a = frame.a;
     let b = frame.b;
     let ra = ba.round * a.scale;

@@ -8,6 +8,7 @@
 #import constants
 #import index
 #import contact
+#import candidate
 
 override GATHER: bool = false;
 
@@ -30,11 +31,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let i = values[j];
-    let pair = candidates[i];
+    let pair = candidate_bodies(candidates[i]);
     if !GATHER {
         keys[j] = pair.x;
     } else {
+        // `pad` keeps the image of b the pair was judged with, for the manifolds (candidate.wgsl).
         let r = results[i];
-        contacts[j] = Contact(pair.x, pair.y, positive_zero(r.x), positive_zero(r.y), r.z, 0u);
+        let image = candidate_image(candidates[i]);
+        contacts[j] = Contact(pair.x, pair.y, positive_zero(r.x), positive_zero(r.y), r.z, image);
     }
 }

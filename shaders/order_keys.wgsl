@@ -7,6 +7,7 @@
 
 #import constants
 #import index
+#import candidate
 
 @group(0) @binding(0) var<storage, read> control: array<u32>; // [PAIRS] = candidates tested
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
@@ -34,7 +35,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         order[RADIX] = colliding;
     }
     if hit {
-        let pair = candidates[i];
+        let pair = candidate_bodies(candidates[i]);
         let one_sort = order[ORDER_SHIFT] < 32u;
         keys[offsets[i]] = select(pair.y, (pair.x << order[ORDER_SHIFT]) | pair.y, one_sort);
         values[offsets[i]] = i;

@@ -4,6 +4,7 @@
 
 #import constants
 #import index
+#import candidate
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;
 @group(0) @binding(1) var<storage, read> sorted_keys: array<u32>;
@@ -20,6 +21,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let body = sorted_values[i];
         keys[i] = sorted_keys[i];
         values[i] = body;
-        boxes_set(i, aabbs_at(body));
+        boxes_set(i, aabbs_at(body & BODY_MASK)); // an image's box is moved where it is read (image.wgsl)
     }
 }

@@ -40,6 +40,7 @@
 #import instance
 #import index
 #import side
+#import image
 #import near
 
 @group(0) @binding(0) var<storage, read> control: array<u32>;         // [PAIRS] = candidates to test
@@ -432,7 +433,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if t >= control[PAIRS] {
         return;
     }
-    let pair = candidates[t];
+    let pair = candidate_bodies(candidates[t]);
     let n = vec2<u32>(instances_at(pair.x).count, instances_at(pair.y).count);
     if n.x <= SMALL && n.y <= SMALL {
         if PHASE == SMALL_PAIRS {
@@ -455,12 +456,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 // Tests candidate i; `small`: both polygons have at most SMALL vertices.
 fn test(i: u32, small: bool) {
-    let pair = candidates[i];
+    let candidate = candidates[i];
+    let pair = candidate_bodies(candidate);
     let ba = instances_at(pair.x);
     let bb = instances_at(pair.y);
     let ta = transforms_at(pair.x);
     let tb = transforms_at(pair.y);
-    let frame = pair_frame(ba, bb, ta, tb);
+    let frame = pair_frame(ba, bb, ta, tb, image_shift(ta.xy, tb.xy, candidate_image(candidate)));
     let a = frame.a;
     let b = frame.b;
     let k = frame.k;

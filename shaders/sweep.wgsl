@@ -18,6 +18,9 @@
 // (`cursor`, after that word) and moves it. The host runs as many windows as the word asks
 // (rerunning the frame where it asked for more), so the pairs and their order are those of one
 // walk. A loop cut short all the same sets the word to 0xffffffff: the host refuses the answer.
+//
+// In a periodic box an entry may be a body's image (image.wgsl): its box is the body's moved by
+// whole boxes, the pair is kept as entries_paired says, and the candidate names the image.
 
 #import constants
 #import params
@@ -26,11 +29,12 @@
 #import grid
 #import filter
 #import loops
+#import image
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> control: array<u32>;
 @group(0) @binding(2) var<storage, read> keys: array<u32>;   // sorted
-@group(0) @binding(3) var<storage, read> values: array<u32>; // body of each entry
+@group(0) @binding(3) var<storage, read> values: array<u32>; // body of each entry (and its image bits)
 #paged entries 4 read boxes vec4<f32> // AABB of each sorted entry
 // Per entry its count, then its offset; then the windows word; then (windows only) the cursors.
 @group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;
@@ -59,8 +63,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= n {
         return;
     }
-    let a = values[i];
-    let box_a = boxes_at(i);
+    let value_a = values[i];
+    let a = value_a & BODY_MASK;
+    let periodic = params.wrap != 0u;
+    var box_a = boxes_at(i);
+    if periodic {
+        box_a = entry_box(box_a, value_a);
+    }
     let s = (keys[i] & KEY_MASK) >> control[GRID + 3u];
     let end = key(s, box_a.z);
     // The pair's strip is the larger of the two bodies' first strips (strip() never decreases),
@@ -99,17 +108,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             break;
         }
         taken++;
-        let box_b = boxes_at(j);
+        var box_b = boxes_at(j);
+        let value_b = values[j];
+        var paired = true;
+        if periodic {
+            box_b = entry_box(box_b, value_b);
+            paired = (value_b & BODY_MASK) != a && entries_paired(value_a, value_b);
+        }
         let overlap = box_b.x <= box_a.z && box_a.x <= box_b.z && box_b.y <= box_a.w && box_a.y <= box_b.w;
         // Filtered pairs never become candidates, so they cost no narrow phase.
-        if overlap && (a_starts || (key_b & KEY_FIRST) != 0u) && (!FILTERED || may_collide(filter_a, filters_at(values[j]))) {
+        if overlap && paired && (a_starts || (key_b & KEY_FIRST) != 0u) && (!FILTERED || may_collide(filter_a, filters_at(value_b & BODY_MASK))) {
             if WRITE {
-                let b = values[j];
                 let slot = out + found;
                 // Only the pairs of this batch, [base, base + capacity), are written.
                 let local = slot - params.candidate_base;
                 if slot >= params.candidate_base && local < params.candidate_capacity {
-                    candidates[local] = vec2<u32>(min(a, b), max(a, b));
+                    candidates[local] = entries_candidate(value_a, value_b);
                 }
             }
             found++;

@@ -106,7 +106,19 @@ mod tests {
                 window,
                 window_steps,
                 continuous,
-                worlds
+                worlds,
+                wrap,
+                box_x0,
+                box_y0,
+                box_x1,
+                box_y1,
+                period_x,
+                period_y,
+                period_x_lo,
+                period_y_lo,
+                zero,
+                pad1,
+                pad2
             ]
         );
         assert_twin!(GpuInstance, "transform.wgsl", "Instance", [shape_start, count, radius, round]);

@@ -1,5 +1,6 @@
 //! Periodic boxes (issue 65): the reference's pairs across the box's edges, judged by hand on
-//! exact cases and against brute force over every image on generated scenes.
+//! exact cases and against brute force over every image on generated scenes; the GPU's against
+//! the reference on every scene kind, both broad phases, bodies straddling every edge and corner.
 
 use satgpu::gpu::{World, WorldOptions};
 use satgpu::reference::{self, Detection};
@@ -188,12 +189,176 @@ fn a_body_too_wide_for_the_box_is_named() {
     assert!(result.is_err(), "the reference judges only what the library accepts");
 }
 
+/// A scene of `kind` in a box a tenth smaller than its bounds (at least twice its widest body
+/// plus the margin, and a little), so that bodies straddle every edge and corner and some lie
+/// outside it. (`scales` lies round the origin, its smallest groups there: its box too, so that
+/// none is moved 1e30 away, where its f32 anchor would hold nothing of it. `outliers` has its box
+/// round its crowd: its strays 1e3 and 1e6 crowds away come round from there, and the one 1e20
+/// away, a billionth of that across, is too wide for the box and left out.)
+fn boxed(kind: SceneKind, n: usize, seed: u64, margin: f64) -> (Vec<Polygon>, Periodic) {
+    let mut scene = generate(kind, n, seed);
+    let mut b = scene_box(&scene);
+    if kind == SceneKind::Scales {
+        let r = b.min.iter().chain(&b.max).map(|c| c.abs()).fold(0.0, f64::max);
+        b = Aabb { min: [-r, -r], max: [r, r] };
+    }
+    if kind == SceneKind::Outliers {
+        let crowd: Vec<Polygon> =
+            scene.iter().filter(|q| q.vertices()[0].iter().all(|c| c.abs() < 1e3)).cloned().collect();
+        b = scene_box(&crowd);
+        let room = 0.4 * (b.max[0] - b.min[0]).min(b.max[1] - b.min[1]);
+        scene.retain(|q| extent(&q.aabb()) < room);
+    }
+    let widest = scene.iter().map(|q| extent(&q.aabb())).fold(0.0, f64::max);
+    let least = 2.0 * (widest + margin) * 1.01;
+    let (w, h) = (((b.max[0] - b.min[0]) * 0.9).max(least), ((b.max[1] - b.min[1]) * 0.9).max(least));
+    let (x0, y0) = (b.min[0] + 0.05 * (b.max[0] - b.min[0]), b.min[1] + 0.05 * (b.max[1] - b.min[1]));
+    (scene, Periodic::new([x0, y0, x0 + w, y0 + h], [true, true]).unwrap())
+}
+
+/// The GPU's pairs against the reference's on `polygons` in `p`; how many pairs cross an edge.
+fn gpu_agrees(gpu: &satgpu::gpu::Gpu, polygons: &[Polygon], options: &DetectOptions, what: &str) -> usize {
+    let mut world = World::from_polygons(gpu, polygons, &options.world).expect("world");
+    let frame = world.step().expect("frame");
+    let expected = reference::detect(polygons, options).contacts;
+    let report = satgpu::validate::compare(polygons, &frame.contacts, &expected, options);
+    assert!(report.ok(), "{what}: {} disagreements, first: {}", report.disagreements.len(), report.disagreements[0]);
+    let plain = reference::detect(polygons, &DetectOptions::default().with_margin(options.world.margin)).contacts;
+    expected.iter().filter(|c| !plain.iter().any(|d| (d.a, d.b) == (c.a, c.b))).count()
+}
+
 #[test]
-fn a_world_refuses_a_box_until_the_gpu_has_one() {
+fn the_gpu_agrees_on_every_kind_in_a_box_with_both_broad_phases() {
+    use satgpu::gpu::BroadPhase;
     let gpu = common::gpu();
-    let options = WorldOptions::default().with_periodic(torus(0.0, 0.0, 10.0, 10.0));
-    let refused = World::from_polygons(&gpu, &[rect(0.0, 0.0, 1.0, 1.0)], &options).err();
-    assert!(matches!(refused, Some(Error::InvalidSetting { what: "periodic box", .. })), "{refused:?}");
+    let mut across = 0;
+    for kind in SceneKind::ALL {
+        let (scene, p) = boxed(kind, 400, 21, 0.0);
+        for broad in [BroadPhase::Strips, BroadPhase::AllPairs] {
+            let mut options = DetectOptions::default().with_periodic(p);
+            options.world.broad_phase = broad;
+            across += gpu_agrees(&gpu, &scene, &options, &format!("{kind:?}, {broad:?}"));
+        }
+    }
+    assert!(across > 100, "only {across} pairs across an edge: the test proves little");
+}
+
+#[test]
+fn the_gpu_agrees_with_a_margin_a_cylinder_and_bodies_far_away() {
+    let gpu = common::gpu();
+    let (scene, p) = boxed(SceneKind::Shapes, 600, 4, 0.5);
+    let options = DetectOptions::default().with_periodic(p).with_margin(0.5);
+    assert!(gpu_agrees(&gpu, &scene, &options, "margin") > 5);
+    let [x0, y0, x1, y1] = p.bounds();
+    let cylinder = Periodic::new([x0, y0, x1, y1], [false, true]).unwrap();
+    assert!(gpu_agrees(&gpu, &scene, &DetectOptions::default().with_periodic(cylinder), "cylinder") > 0);
+    // Every body moved by whole boxes, up to 50 either way: the same pairs.
+    let [w, h] = p.size();
+    let far: Vec<Polygon> = scene
+        .iter()
+        .enumerate()
+        .map(|(i, q)| moved(q, w * (i as f64 * 7.0 % 101.0 - 50.0), h * (i % 9) as f64))
+        .collect();
+    gpu_agrees(&gpu, &far, &DetectOptions::default().with_periodic(p), "far away");
+}
+
+#[test]
+fn exact_touches_across_edges_on_the_gpu() {
+    let gpu = common::gpu();
+    let p = torus(0.0, 0.0, 10.0, 10.0);
+    let corners =
+        [rect(0.0, 0.0, 1.0, 1.0), rect(9.0, 0.0, 10.0, 1.0), rect(0.0, 9.0, 1.0, 10.0), rect(9.0, 9.0, 10.0, 10.0)];
+    let options = WorldOptions::default().with_periodic(p);
+    let found = World::from_polygons(&gpu, &corners, &options).unwrap().step().unwrap().contacts;
+    assert_eq!(common::bits(&found), common::bits(&detect(&corners, &in_box(p))));
+    // A pair across an edge is the same pair in the middle of the box, to the bit.
+    let (a, b) = (rect(8.5, 4.0, 10.5, 5.0), rect(0.0, 4.25, 1.0, 5.25));
+    let across = World::from_polygons(&gpu, &[a.clone(), b.clone()], &options).unwrap().step().unwrap().contacts;
+    let middle = [moved(&a, -5.0, 0.0), moved(&b, 5.0, 0.0)];
+    let plain = World::from_polygons(&gpu, &middle, &WorldOptions::default()).unwrap().step().unwrap().contacts;
+    assert_eq!(common::bits(&across), common::bits(&plain));
+    assert_eq!(across, vec![Contact { a: 0, b: 1, normal: [1.0, 0.0], depth: 0.5 }]);
+}
+
+#[test]
+fn a_scene_no_body_crosses_gives_the_bytes_without_a_box_on_the_gpu() {
+    let gpu = common::gpu();
+    let scene = generate(SceneKind::Shapes, 500, 9);
+    let b = scene_box(&scene);
+    let (w, h) = (b.max[0] - b.min[0], b.max[1] - b.min[1]);
+    let p = torus(b.min[0] - w, b.min[1] - h, b.max[0] + w, b.max[1] + h);
+    let full = WorldOptions::default().with_contact_detail(ContactDetail::Full);
+    let plain = World::from_polygons(&gpu, &scene, &full).unwrap().step().unwrap();
+    let boxed = World::from_polygons(&gpu, &scene, &full.clone().with_periodic(p)).unwrap().step().unwrap();
+    assert!(!plain.contacts.is_empty());
+    assert_eq!(common::bits(&plain.contacts), common::bits(&boxed.contacts));
+    assert_eq!(plain.manifolds, boxed.manifolds);
+}
+
+#[test]
+fn the_gpu_refuses_what_does_not_fit_by_name() {
+    let gpu = common::gpu();
+    let p = torus(0.0, 0.0, 10.0, 10.0);
+    let options = WorldOptions::default().with_periodic(p);
+    let wide = World::from_polygons(&gpu, &[rect(0.0, 0.0, 1.0, 1.0), rect(2.0, 0.0, 8.0, 1.0)], &options).err();
+    assert!(
+        matches!(&wide, Some(Error::InvalidSetting { what: "periodic box", detail }) if detail.contains("body 1")),
+        "{wide:?}"
+    );
+    // New polygons too wide keep the old ones.
+    let mut world =
+        World::from_polygons(&gpu, &[rect(0.0, 0.0, 1.0, 1.0), rect(0.5, 0.0, 1.5, 1.0)], &options).unwrap();
+    assert!(world.set_polygons(&[rect(0.0, 0.0, 1.0, 1.0), rect(0.5, 0.0, 6.5, 1.0)]).is_err());
+    assert_eq!(world.step().unwrap().contacts.len(), 1);
+    // Turned, a body must fit at any angle: twice its reach from its origin (here 9.6).
+    let mut turning = World::new(&gpu, &[rect(0.0, -0.1, 4.8, 0.1)], &[0, 0], &options).unwrap();
+    assert!(turning.set_transforms(&[Transform::default(), Transform { x: 5.0, y: 5.0, angle: 0.0 }]).is_ok());
+    let turned = turning.set_transforms(&[Transform::default(), Transform { x: 5.0, y: 5.0, angle: 1.0 }]).err();
+    assert!(matches!(&turned, Some(Error::InvalidSetting { what: "periodic box", .. })), "{turned:?}");
+    for refused in [world.cast_rays(&[]).err(), world.query_points(&[]).err()] {
+        assert!(matches!(refused, Some(Error::InvalidSetting { what: "periodic box", .. })));
+    }
+    let continuous =
+        World::from_polygons(&gpu, &[rect(0.0, 0.0, 1.0, 1.0)], &options.clone().with_continuous(true)).err();
+    assert!(matches!(continuous, Some(Error::InvalidSetting { what: "periodic box", .. })));
+}
+
+#[test]
+fn turning_bodies_and_new_polygons_agree_across_edges() {
+    let gpu = common::gpu();
+    let (scene, p) = boxed(SceneKind::Crowd, 300, 8, 0.0);
+    let mut world = World::from_polygons(&gpu, &scene, &WorldOptions::default().with_periodic(p)).unwrap();
+    world.step().unwrap();
+    // Every polygon a box to the left: the same answer, from the streamed path.
+    let [w, _] = p.size();
+    let left: Vec<Polygon> = scene.iter().map(|q| moved(q, -w, 0.0)).collect();
+    world.set_polygons(&left).unwrap();
+    let found = world.step().unwrap().contacts;
+    let options = DetectOptions::default().with_periodic(p);
+    let expected = reference::detect(&left, &options).contacts;
+    assert!(satgpu::validate::compare(&left, &found, &expected, &options).ok());
+    // Bodies of one shape at turned poses, across the edges.
+    let shapes = [rect(-0.5, -0.25, 0.5, 0.25)];
+    let [x0, y0, x1, y1] = p.bounds();
+    let poses: Vec<Transform> = (0..200)
+        .map(|i| {
+            let f = f64::from(i);
+            Transform {
+                x: x0 + (x1 - x0) * (f * 0.618).fract() - 3.0,
+                y: y0 + (y1 - y0) * (f * 0.382).fract(),
+                angle: f * 0.7,
+            }
+        })
+        .collect();
+    let mut turning =
+        World::new(&gpu, &shapes, &vec![0; poses.len()], &WorldOptions::default().with_periodic(p)).unwrap();
+    turning.set_transforms(&poses).unwrap();
+    let found = turning.step().unwrap().contacts;
+    let placed: Vec<Polygon> = poses.iter().map(|t| shapes[0].transformed(t)).collect();
+    let expected = reference::detect(&placed, &options).contacts;
+    let report = satgpu::validate::compare(&placed, &found, &expected, &options);
+    assert!(report.ok(), "{:?}", report.disagreements.first());
+    assert!(expected.len() > 10);
 }
 
 // ---- helpers ----

@@ -3,6 +3,7 @@
 // Drivers may rewrite float algebra they are not told to keep ((a + b) - a into b), so every
 // intermediate passes through `keep`, which the importer defines as an XOR of its bits with a
 // uniform 0: no change, and no float algebra can see through it.
+// needs: keep
 
 // a + b rounded, and its rounding error: their sum is a + b exactly.
 fn two_sum(a: f32, b: f32) -> vec2<f32> {

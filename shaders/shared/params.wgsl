@@ -13,4 +13,16 @@ struct Params {
     window_steps: u32, // steps of a walk per window (0xffffffff: one window)
     continuous: u32, // 1: boxes swept from the start poses (WorldOptions::continuous)
     worlds: u32, // how many worlds the bodies are in (World::set_worlds; 0 or 1: one)
+    wrap: u32, // the periodic box's wrapping axes (bit 0: x, bit 1: y; 0: none; image.wgsl)
+    box_x0: f32, // the periodic box, each edge rounded to f32
+    box_y0: f32,
+    box_x1: f32,
+    box_y1: f32,
+    period_x: f32, // its size rounded to f32, and the rest of the f64 size in the next two
+    period_y: f32,
+    period_x_lo: f32,
+    period_y_lo: f32,
+    zero: u32, // 0, which `keep` (exact.wgsl) XORs with, from a uniform so that no compiler sees through it
+    pad1: u32,
+    pad2: u32,
 }

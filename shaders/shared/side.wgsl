@@ -79,8 +79,8 @@ struct Pair {
     k: i32,
 }
 
-fn pair_frame(ba: Instance, bb: Instance, ta: vec4<f32>, tb: vec4<f32>) -> Pair {
-    let shift = tb.xy - ta.xy; // b's anchor in a's frame
+// `shift`: b's anchor in a's frame (tb.xy - ta.xy, or an image's: image.wgsl).
+fn pair_frame(ba: Instance, bb: Instance, ta: vec4<f32>, tb: vec4<f32>, shift: vec2<f32>) -> Pair {
     let extent = max(ba.radius + ba.round, bb.radius + bb.round + max(abs(shift.x), abs(shift.y)));
     let k = scale_exponent(extent);
     let scale = pow2(k);

@@ -74,6 +74,18 @@ impl Periodic {
         std::array::from_fn(|k| if self.wraps[k] { -((p[k] - self.min[k]) / size[k]).floor() + 0.0 } else { 0.0 })
     }
 
+    /// `p` moved by whole boxes into the box, in f64 and rounded to f32 again (`p` itself where it
+    /// lies in the box): a pose's translation as the GPU reads it.
+    pub(crate) fn wrap_f32(&self, p: [f32; 2]) -> [f32; 2] {
+        let x = p.map(f64::from);
+        let n = self.cell_shift(x);
+        if n == [0.0; 2] {
+            return p;
+        }
+        let size = self.size();
+        [(x[0] + n[0] * size[0]) as f32, (x[1] + n[1] * size[1]) as f32]
+    }
+
     /// Whether a body whose box is `extent` wide and tall fits, under `margin`: on each wrapping
     /// axis the box must be wider than twice the body's extent plus the margin
     /// (`size > 2 (extent + margin)`), so that at most one image of any body lies within the

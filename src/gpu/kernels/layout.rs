@@ -140,6 +140,53 @@ pub struct GpuParams {
     /// How many worlds the bodies are in ([`World::set_worlds`](crate::gpu::World::set_worlds)):
     /// each world's bodies have strips of their own, and pairs never cross worlds.
     pub worlds: u32,
+    /// The periodic box's wrapping axes ([`WorldOptions::periodic`](crate::gpu::WorldOptions::periodic)):
+    /// bit 0 x, bit 1 y; 0 without a box.
+    pub wrap: u32,
+    /// The box's left edge, rounded to f32.
+    pub box_x0: f32,
+    /// Its bottom edge.
+    pub box_y0: f32,
+    /// Its right edge.
+    pub box_x1: f32,
+    /// Its top edge.
+    pub box_y1: f32,
+    /// Its width, rounded to f32.
+    pub period_x: f32,
+    /// Its height, rounded to f32.
+    pub period_y: f32,
+    /// The f64 width less `period_x`, rounded to f32.
+    pub period_x_lo: f32,
+    /// The f64 height less `period_y`, rounded to f32.
+    pub period_y_lo: f32,
+    /// 0: what `keep` (shaders/shared/exact.wgsl) XORs with, from a uniform so that no compiler
+    /// sees through it.
+    pub zero: u32,
+    /// Padding to a multiple of 16 bytes.
+    pub pad1: u32,
+    /// Padding to a multiple of 16 bytes.
+    pub pad2: u32,
+}
+
+impl GpuParams {
+    /// These params with the periodic box `periodic` (none: no box).
+    pub fn with_periodic(self, periodic: Option<&crate::geometry::Periodic>) -> GpuParams {
+        let Some(p) = periodic else { return self };
+        let ([x0, y0, x1, y1], [w, h], [wx, wy]) = (p.bounds(), p.size(), p.wraps());
+        let (period_x, period_y) = (w as f32, h as f32);
+        GpuParams {
+            wrap: u32::from(wx) | u32::from(wy) << 1,
+            box_x0: x0 as f32,
+            box_y0: y0 as f32,
+            box_x1: x1 as f32,
+            box_y1: y1 as f32,
+            period_x,
+            period_y,
+            period_x_lo: (w - f64::from(period_x)) as f32,
+            period_y_lo: (h - f64::from(period_y)) as f32,
+            ..self
+        }
+    }
 }
 
 /// A colliding pair as the GPU leaves it in [`World::contacts_buffer`](crate::gpu::World::contacts_buffer)
@@ -203,6 +250,6 @@ impl GpuManifold {
 
 const _: () = assert!(std::mem::size_of::<GpuInstance>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuTransform>() == 16);
-const _: () = assert!(std::mem::size_of::<GpuParams>() == 48);
+const _: () = assert!(std::mem::size_of::<GpuParams>() == 96);
 const _: () = assert!(std::mem::size_of::<GpuContact>() == 24);
 const _: () = assert!(std::mem::size_of::<GpuManifold>() == 32);

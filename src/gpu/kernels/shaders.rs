@@ -51,7 +51,7 @@ const KERNELS: [(&str, &str); 31] = [
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 23] = [
+const SHARED: [(&str, &str); 25] = [
     ("params", include_str!("../../../shaders/shared/params.wgsl")),
     ("instance", include_str!("../../../shaders/shared/instance.wgsl")),
     ("index", include_str!("../../../shaders/shared/index.wgsl")),
@@ -75,6 +75,8 @@ const SHARED: [(&str, &str); 23] = [
     ("records", include_str!("../../../shaders/shared/records.wgsl")),
     ("exact", include_str!("../../../shaders/shared/exact.wgsl")),
     ("loops", include_str!("../../../shaders/shared/loops.wgsl")),
+    ("candidate", include_str!("../../../shaders/shared/candidate.wgsl")),
+    ("image", include_str!("../../../shaders/shared/image.wgsl")),
 ];
 
 /// Invocations per workgroup of the radix kernels.

@@ -19,6 +19,7 @@ use crate::gpu::stages::transform::TransformStage;
 use crate::gpu::world::bodies::BodyMap;
 use crate::gpu::world::fits::{check_bindings, check_memory, entry_paging};
 use crate::gpu::world::options::{ContactDetail, ContactOrder, WorldOptions, STRIP_HEIGHT_FACTOR};
+use crate::gpu::world::periodic;
 use crate::gpu::world::plan::Plans;
 use crate::gpu::world::sized::{Capacity, CapacityStages};
 use crate::gpu::world::World;
@@ -42,12 +43,17 @@ impl World {
     ) -> Result<World> {
         let vertices = polygons.iter().map(|p| p.borrow().vertices().len()).sum();
         check_memory(gpu, polygons.len(), vertices, options)?;
-        World::build(gpu, Packed::from_polygons(polygons)?, options, None)
+        let packed = match periodic::wrapped(polygons, options.periodic.as_ref()) {
+            Some(wrapped) => Packed::from_polygons(&wrapped)?,
+            None => Packed::from_polygons(polygons)?,
+        };
+        World::build(gpu, packed, options, None)
     }
 
     /// The world of `packed`; with `map`, of bodies of several shapes (their instances packed).
-    pub(super) fn build(gpu: &Gpu, packed: Packed, options: &WorldOptions, map: Option<BodyMap>) -> Result<World> {
+    pub(super) fn build(gpu: &Gpu, mut packed: Packed, options: &WorldOptions, map: Option<BodyMap>) -> Result<World> {
         let margin = gpu_margin(options)?;
+        periodic::check_packed(&mut packed, options)?;
         // A margin measures the distance between apart shapes: the narrow phase's rounded variant.
         let (rounded, large) = (packed.rounded || margin > 0.0, packed.large);
         let limits = gpu.device().limits();
@@ -149,10 +155,6 @@ impl World {
 /// margin is lost; the options refused as [`WorldOptions::check`] says.
 fn gpu_margin(options: &WorldOptions) -> Result<f32> {
     options.check()?;
-    if options.periodic.is_some() {
-        let detail = "the GPU side of periodic boxes is being built (issue 65); reference::detect has it".into();
-        return Err(crate::Error::InvalidSetting { what: "periodic box", detail });
-    }
     let m = options.margin;
     let f = m as f32;
     Ok(if f64::from(f) < m { f.next_up() } else { f })

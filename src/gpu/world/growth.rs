@@ -1,6 +1,8 @@
 //! A world that changes size: new polygons, more room for entries and candidates, another device.
 //! Each checks memory before anything is replaced, so a refusal leaves the world as it was.
 
+use std::borrow::Borrow;
+
 use crate::error::Result;
 use crate::geometry::Polygon;
 use crate::gpu::device::context::Gpu;
@@ -9,6 +11,7 @@ use crate::gpu::world::broad::Broad;
 use crate::gpu::world::build::add_stages;
 use crate::gpu::world::fits::{check_memory, entry_paging};
 use crate::gpu::world::options::WorldOptions;
+use crate::gpu::world::periodic;
 use crate::gpu::world::sized::CapacityStages;
 use crate::gpu::world::World;
 use crate::memory::grouped;
@@ -32,8 +35,19 @@ impl World {
     /// uploaded into the existing buffers; otherwise the world is rebuilt, keeping its capacities.
     /// A rebuild that would not fit in memory is [`Error::NotEnoughMemory`](crate::Error::NotEnoughMemory), and the world keeps
     /// its old polygons.
+    ///
+    /// In a periodic box each polygon is moved by whole boxes so that its first vertex lies in the
+    /// box, and one too wide for the box is refused as [`World::from_polygons`] refuses it, the
+    /// world keeping its old polygons.
     pub fn set_polygons(&mut self, polygons: &[Polygon]) -> Result<()> {
         self.gpu.check_lost()?;
+        match periodic::wrapped(polygons, self.options.periodic.as_ref()) {
+            Some(wrapped) => self.replace_polygons(&wrapped),
+            None => self.replace_polygons(polygons),
+        }
+    }
+
+    fn replace_polygons<P: Borrow<Polygon> + Sync>(&mut self, polygons: &[P]) -> Result<()> {
         let mut packed = std::mem::take(&mut self.spare);
         let (queue, bodies, like, plain) = (self.gpu.queue(), &self.bodies, &self.packed, self.map.is_none());
         // Where every record keeps its place, the records go to the staging memory as they are
@@ -54,6 +68,12 @@ impl World {
                 Some(views) => drop(views),
                 None => bodies.write(queue, &packed),
             });
+            if let Err(e) = periodic::check_extents(&packed, &self.options) {
+                // Too wide for the periodic box: the old polygons again, on the GPU too.
+                bodies.write(queue, like);
+                self.spare = packed;
+                return Err(e);
+            }
             self.rounded = packed.rounded || self.margin > 0.0;
             self.large = packed.large;
             self.spare = std::mem::replace(&mut self.packed, packed);

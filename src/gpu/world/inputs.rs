@@ -56,9 +56,12 @@ impl World {
         let (queue, spare) = (self.gpu.queue(), &mut self.spare_transforms);
         let mut staging =
             self.spans.time("staging_write", || queue.write_buffer_with(&self.bodies.transforms, 0, size));
+        let periodic = self.options.periodic.as_ref();
         let converted = self.spans.time("transform_conversion", || {
-            pack::transforms_into(transforms, spare, staging.as_mut().map(|s| s.slice(..)))
+            pack::transforms_into(transforms, periodic, spare, staging.as_mut().map(|s| s.slice(..)))
         });
+        // In a periodic box, a turned body must fit at any angle.
+        let converted = converted.and_then(|()| self.check_turns(&self.spare_transforms));
         if let Err(e) = converted {
             // The staging memory is written to the buffer whatever happens: the last upload
             // again, so that a bad transform changes nothing.

@@ -41,6 +41,7 @@ pub(crate) mod growth;
 mod inputs;
 mod neighbours;
 pub(crate) mod options;
+mod periodic;
 pub(crate) mod plan;
 mod queries;
 mod rays;
@@ -262,7 +263,9 @@ impl World {
             },
             continuous: u32::from(self.options.continuous),
             worlds: self.world_count,
-        };
+            ..bytemuck::Zeroable::zeroed()
+        }
+        .with_periodic(self.options.periodic.as_ref());
         self.gpu.queue().write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }
 

@@ -39,6 +39,7 @@ impl World {
     fn query_regions(&mut self, regions: &[([f64; 2], [f64; 2], Filter, u32)], what: &str) -> Result<Vec<Vec<u32>>> {
         use rayon::prelude::*;
         self.gpu.check_lost()?;
+        self.flat_only("box and point queries")?;
         self.check_worlds(regions.iter().map(|r| r.3), "query", what)?;
         let mut records = Vec::with_capacity(regions.len());
         for (i, &(lo, hi, filter, world)) in regions.iter().enumerate() {

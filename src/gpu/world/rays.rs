@@ -33,6 +33,7 @@ impl World {
     /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it.
     pub fn cast_rays(&mut self, rays: &[Ray]) -> Result<Vec<Option<RayHit>>> {
         self.gpu.check_lost()?;
+        self.flat_only("ray casts")?;
         let records = gpu_rays(rays)?;
         self.cast(&records, &[], "ray", |k, hit| widen(&rays[k], hit))
     }
@@ -53,6 +54,7 @@ impl World {
     /// naming it.
     pub fn cast_shapes(&mut self, shapes: &[Polygon], casts: &[ShapeCast]) -> Result<Vec<Option<RayHit>>> {
         self.gpu.check_lost()?;
+        self.flat_only("shape casts")?;
         let mut table = Vec::new();
         let mut placed = Vec::with_capacity(shapes.len());
         for p in shapes {

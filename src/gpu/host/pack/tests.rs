@@ -1,6 +1,9 @@
 //! Tests of `pack.rs`.
 
+use super::poses::{transform, TRANSFORM_CHUNK};
 use super::*;
+use crate::geometry::Transform;
+use crate::gpu::kernels::layout::GpuTransform;
 
 fn square(x: f64, y: f64, side: f64) -> Polygon {
     Polygon::new(vec![[x, y], [x + side, y], [x + side, y + side], [x, y + side]]).unwrap()
@@ -160,7 +163,7 @@ fn transforms_convert_in_parallel_to_the_same_bits_and_the_first_error() {
         .collect();
     let mut out = vec![[9.0f32; 4]; 3];
     let mut staging = vec![0u8; 16 * n];
-    transforms_into(&ts[..], &mut out, Some(staging.as_mut_slice().into())).unwrap();
+    transforms_into(&ts[..], None, &mut out, Some(staging.as_mut_slice().into())).unwrap();
     assert_eq!(staging, bytemuck::cast_slice::<[f32; 4], u8>(&out), "the staging copy is the packed one");
     let one_by_one: Vec<[f32; 4]> = ts.iter().enumerate().map(|(i, t)| transform(i, t).unwrap()).collect();
     assert_eq!(out.len(), n);
@@ -169,7 +172,7 @@ fn transforms_convert_in_parallel_to_the_same_bits_and_the_first_error() {
     let xy: Vec<[f64; 2]> = ts.iter().map(|t| [t.x, t.y]).collect();
     let angle: Vec<f64> = ts.iter().map(|t| t.angle).collect();
     let mut split = vec![];
-    transforms_into(&PoseArrays { xy: &xy, angle: &angle }, &mut split, None).unwrap();
+    transforms_into(&PoseArrays { xy: &xy, angle: &angle }, None, &mut split, None).unwrap();
     assert!(split.iter().zip(&one_by_one).all(|(a, b)| a.map(f32::to_bits) == b.map(f32::to_bits)));
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     for bad in [TRANSFORM_CHUNK - 1, 3 * TRANSFORM_CHUNK + 5, n - 1] {
@@ -181,13 +184,13 @@ fn transforms_convert_in_parallel_to_the_same_bits_and_the_first_error() {
             Err(Error::TransformOutOfRange { body, .. }) => assert_eq!((body, bad), (n - 1, n - 1)),
             other => panic!("expected the error of transform {bad}, got {other:?}"),
         };
-        expect_bad(transforms_into(&broken[..], &mut out, None));
-        expect_bad(one.install(|| transforms_into(&broken[..], &mut out, Some(staging.as_mut_slice().into()))));
+        expect_bad(transforms_into(&broken[..], None, &mut out, None));
+        expect_bad(one.install(|| transforms_into(&broken[..], None, &mut out, Some(staging.as_mut_slice().into()))));
         let angle: Vec<f64> = broken.iter().map(|t| t.angle).collect();
         let xy: Vec<[f64; 2]> = broken.iter().map(|t| [t.x, t.y]).collect();
-        expect_bad(transforms_into(&PoseArrays { xy: &xy, angle: &angle }, &mut out, None));
+        expect_bad(transforms_into(&PoseArrays { xy: &xy, angle: &angle }, None, &mut out, None));
     }
-    transforms_into::<[Transform]>(&[], &mut out, Some((&mut [][..]).into())).unwrap();
+    transforms_into::<[Transform]>(&[], None, &mut out, Some((&mut [][..]).into())).unwrap();
     assert!(out.is_empty());
 }
 
@@ -241,7 +244,7 @@ fn pose_arrays_check_as_a_world_places_them() {
     let poses = PoseArrays { xy: &xy, angle: &angle };
     assert!(matches!(poses.check(n), Err(Error::NonFiniteTransform { body: 0, .. })));
     let mut out = vec![];
-    assert_eq!(format!("{:?}", poses.check(n)), format!("{:?}", transforms_into(&poses, &mut out, None)));
+    assert_eq!(format!("{:?}", poses.check(n)), format!("{:?}", transforms_into(&poses, None, &mut out, None)));
 }
 
 #[test]

@@ -1,0 +1,107 @@
+//! A world in a periodic box (issue 65; [`WorldOptions::periodic`]): what the host does for it.
+//! Every body is moved by whole boxes so that its anchor lies in the box, and checked narrow
+//! enough for the box; the GPU's side is in shaders/shared/image.wgsl.
+
+use std::borrow::{Borrow, Cow};
+
+use crate::error::{Error, Result};
+use crate::geometry::{Periodic, Polygon, Transform};
+use crate::gpu::host::pack::Packed;
+use crate::gpu::world::options::WorldOptions;
+use crate::gpu::world::World;
+
+/// Most bodies (instances) of a world in a periodic box: a candidate pair keeps b's image in the
+/// bits above (shaders/shared/candidate.wgsl).
+pub(crate) const MAX_PERIODIC_BODIES: usize = 1 << 28;
+
+fn refuse(detail: String) -> Error {
+    Error::InvalidSetting { what: "periodic box", detail }
+}
+
+/// `polygons` each moved by whole boxes so that its first vertex (its anchor) lies in the box;
+/// `None` where every one already does (or there is no box), so that such a scene packs as it
+/// would without one.
+pub(super) fn wrapped<'a, P: Borrow<Polygon>>(
+    polygons: &'a [P],
+    periodic: Option<&Periodic>,
+) -> Option<Vec<Cow<'a, Polygon>>> {
+    let p = periodic?;
+    let shift = |q: &Polygon| p.cell_shift(q.vertices()[0]);
+    if polygons.iter().all(|q| shift(q.borrow()) == [0.0; 2]) {
+        return None;
+    }
+    let size = p.size();
+    Some(
+        polygons
+            .iter()
+            .map(|q| match shift(q.borrow()) {
+                [0.0, 0.0] => Cow::Borrowed(q.borrow()),
+                n => {
+                    Cow::Owned(q.borrow().transformed(&Transform { x: n[0] * size[0], y: n[1] * size[1], angle: 0.0 }))
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Whether a world of `packed` can be made in its periodic box: not with continuous collision
+/// (not built yet), at most [`MAX_PERIODIC_BODIES`] bodies, and each body's box with its origin
+/// (its anchor: one-shot polygons' first vertex, which their box holds), as packed, narrower
+/// than the box allows ([`Periodic::check_extent`]): so a body's box lies within that width of
+/// its anchor, which lies in the box. Moves every pose into the box.
+pub(super) fn check_packed(packed: &mut Packed, options: &WorldOptions) -> Result<()> {
+    check_extents(packed, options)?;
+    if let Some(p) = &options.periodic {
+        for t in &mut packed.transforms {
+            [t[0], t[1]] = p.wrap_f32([t[0], t[1]]);
+        }
+    }
+    Ok(())
+}
+
+/// [`check_packed`] without moving the poses.
+pub(super) fn check_extents(packed: &Packed, options: &WorldOptions) -> Result<()> {
+    let Some(p) = &options.periodic else { return Ok(()) };
+    if options.continuous {
+        return Err(refuse("continuous collision in a periodic box is not built yet (issue 65)".into()));
+    }
+    if packed.bodies.len() > MAX_PERIODIC_BODIES {
+        return Err(refuse(format!("{} bodies: at most {MAX_PERIODIC_BODIES} in a periodic box", packed.bodies.len())));
+    }
+    for (i, (b, body)) in packed.boxes.iter().zip(&packed.bodies).enumerate() {
+        let [x0, y0, x1, y1] = b.map(f64::from);
+        let r = f64::from(body.round);
+        let width = |lo: f64, hi: f64| (hi + r).max(0.0) - (lo - r).min(0.0);
+        p.check_extent(i, [width(x0, x1), width(y0, y1)], options.margin)?;
+    }
+    Ok(())
+}
+
+impl World {
+    /// Where the poses just converted turn a body, whether every body fits the periodic box at
+    /// any angle: twice how far its shape reaches from its origin, against the box.
+    pub(super) fn check_turns(&self, poses: &[[f32; 4]]) -> Result<()> {
+        let Some(p) = &self.options.periodic else { return Ok(()) };
+        if poses.iter().all(|t| t[2] == 1.0 && t[3] == 0.0) {
+            return Ok(());
+        }
+        for (i, body) in self.packed.bodies.iter().enumerate() {
+            let reach = 2.0 * f64::from(body.radius + body.round);
+            p.check_extent(i, [reach; 2], self.options.margin).map_err(|e| match e {
+                Error::InvalidSetting { what, detail } => {
+                    Error::InvalidSetting { what, detail: format!("{detail} (turned: twice its reach)") }
+                }
+                e => e,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Refuses `what` in a periodic box, until it is built there (issue 65).
+    pub(super) fn flat_only(&self, what: &str) -> Result<()> {
+        match self.options.periodic {
+            Some(_) => Err(refuse(format!("{what} in a periodic box are not built yet (issue 65)"))),
+            None => Ok(()),
+        }
+    }
+}
