@@ -155,6 +155,22 @@ fn scene_json_round_trips_exactly() {
     assert!(back.bodies[0].shapes()[0].vertices().iter().any(|v| v[0].to_bits() == (-0.0f64).to_bits()));
 }
 
+/// Issue 65: a periodic box reads, writes back the same, defaults its axes to true, and a bad
+/// one names the file.
+#[test]
+fn a_periodic_box_round_trips() {
+    let text = r#"{"polygons": [{"vertices": [[0, 0], [1, 0], [0, 1]]}], "periodic": {"box": [-1.5, 0, 1e3, 2.5e-3], "y": false}}"#;
+    let scene = parse(text).unwrap();
+    let p = scene.periodic.expect("a box");
+    assert_eq!((p.bounds(), p.wraps()), ([-1.5, 0.0, 1e3, 2.5e-3], [true, false]));
+    let back = parse(&scene_to_json(&scene)).unwrap();
+    assert_eq!(back, scene);
+    assert!(scene_to_json(&back).contains(r#""periodic": {"box": [-1.5,0.0,1000.0,0.0025], "x": true, "y": false}"#));
+    assert_eq!(parse(r#"{"polygons": []}"#).unwrap().periodic, None);
+    let bad = parse(r#"{"polygons": [], "periodic": {"box": [0, 0, 1, 1], "x": false, "y": false}}"#).unwrap_err();
+    assert!(bad.to_string().contains("scene.json") && bad.to_string().contains("neither axis"), "{bad}");
+}
+
 #[test]
 fn scene_files_round_trip_and_io_errors_name_the_file() {
     let dir = std::env::temp_dir().join(format!("satgpu-scene-test-{}", std::process::id()));

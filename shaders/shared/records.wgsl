@@ -9,7 +9,7 @@ struct Contact {
     normal_x: f32,
     normal_y: f32,
     depth: f32,
-    pad: u32,
+    pad: u32, // 0; in a periodic box, b's image: 2 bits per axis (x low), 1 a box up, 2 down
 }
 
 // Its manifold (World::manifolds_buffer, ContactDetail::Full), at the contact's index; twin of

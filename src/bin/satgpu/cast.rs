@@ -107,7 +107,7 @@ pub(crate) fn cast(
     out: Option<&Path>,
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
-    let scene = source.read()?;
+    let scene = source.read_flat("shape casts")?;
     let (shapes, casts) = read_casts(casts_path, &scene)?;
     let flat: Vec<ShapeCast> = casts.iter().flat_map(|(parts, _)| parts.iter().copied()).collect();
     let t = Instant::now();

@@ -169,7 +169,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Cast { scene, casts, backend, out, device } => {
             cast::cast(&scene, &casts, backend, out.as_deref(), &device)
         }
-        Command::Gen { kind, n, seed, out } => gen(kind, n, seed, &out),
+        Command::Gen { kind, n, seed, out, periodic } => gen(kind, n, seed, &out, periodic),
         Command::Bench { scene, kind, n, frames, seed, json, plot, trace, contacts, order, device } => {
             let options = WorldOptions::default().with_contact_detail(contacts).with_order(order);
             let scenes = Scenes { file: scene.as_deref(), kinds: &kind, sizes: &n, seed };

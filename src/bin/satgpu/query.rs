@@ -170,7 +170,7 @@ pub(crate) fn query(
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let regions = read_regions(regions_path)?;
-    let scene = source.read()?;
+    let scene = source.read_flat("box and point queries")?;
     let t = Instant::now();
     let answers = match backend {
         Backend::Cpu => {

@@ -29,7 +29,7 @@ pub(crate) fn raycast(
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let rays = read_rays(rays_path)?;
-    let scene = source.read()?;
+    let scene = source.read_flat("ray casts")?;
     let t = Instant::now();
     let hits = match backend {
         Backend::Cpu => {

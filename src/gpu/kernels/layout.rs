@@ -205,7 +205,9 @@ pub struct GpuContact {
     pub normal_y: f32,
     /// Penetration depth.
     pub depth: f32,
-    /// Padding.
+    /// 0; in a periodic box ([`WorldOptions::periodic`](crate::gpu::WorldOptions::periodic)), which
+    /// image of b the pair was judged with: 2 bits per axis (x in bits 0-1, y in 2-3), 1 a box up
+    /// (+x, +y), 2 a box down (shaders/shared/candidate.wgsl).
     pub pad: u32,
 }
 

@@ -175,7 +175,9 @@ pub fn command(
         }
         PairSource::Detect(device) => {
             let gpu = device.open()?;
-            let frame = gpu::detect(&gpu, bodies, &DetectOptions::default().with_filters(scene.filters.clone()))?;
+            let mut options = DetectOptions::default().with_filters(scene.filters.clone());
+            options.world.periodic = scene.periodic;
+            let frame = gpu::detect(&gpu, bodies, &options)?;
             (to_parts(frame.contacts, Some(frame.shapes)), "detected on the GPU".to_string())
         }
     };
