@@ -21,8 +21,9 @@ pub use error::{Error, Result};
 #[allow(deprecated)]
 pub use geometry::Compound;
 pub use geometry::{
-    Aabb, Body, BoxQuery, Contact, ContactEvents, ContactPoint, Filter, Impact, Manifold, Periodic, PointQuery,
-    Polygon, PolygonError, Ray, RayHit, ShapeCast, ShapeKind, Transform, MAX_COORDINATE, MAX_VERTICES, MIN_SIZE,
+    Aabb, Body, BoxQuery, Contact, ContactEvents, ContactPoint, Filter, Impact, Manifold, Periodic, PeriodicAxes,
+    PointQuery, Polygon, PolygonError, Ray, RayHit, ShapeCast, ShapeKind, Transform, MAX_COORDINATE, MAX_VERTICES,
+    MIN_SIZE,
 };
 pub use gpu::DetectOptions;
 pub use options::{ContactDetail, ContactOrder};

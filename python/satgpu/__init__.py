@@ -241,19 +241,31 @@ class Scene:
 
     shapes: Union[Shapes, list]
     filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
+    # The scene's periodic box (x0, y0, x1, y1), or None, and which axes wrap ("xy", "x", "y"):
+    # `World(scene.shapes, ..., periodic=scene.periodic, periodic_axes=scene.periodic_axes)`.
+    periodic: Optional[Tuple[float, float, float, float]] = None
+    periodic_axes: str = "xy"
 
 
 def read_scene(path: Union[str, PathLike]) -> Scene:
     """Reads and validates a scene file (the JSON format of `satgpu gen` and `satgpu run`).
     Errors are `SceneError`s naming the file, or an `InvalidPolygonError` naming the shape."""
-    shapes, filters = _satgpu.read_scene(path)
-    return Scene(shapes, filters)
+    shapes, filters, periodic = _satgpu.read_scene(path)
+    box, axes = periodic if periodic is not None else (None, "xy")
+    return Scene(shapes, filters, box, axes)
 
 
-def write_scene(path: Union[str, PathLike], shapes: ShapesLike, filters: FiltersLike = None) -> None:
-    """Writes `shapes` (and their filters, where not the default) as a scene file that
-    `read_scene` and the `satgpu` command line read back. The file appears whole or not at all."""
-    _satgpu.write_scene(path, shapes, _filters(filters))
+def write_scene(
+    path: Union[str, PathLike],
+    shapes: ShapesLike,
+    filters: FiltersLike = None,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
+) -> None:
+    """Writes `shapes` (and their filters, where not the default, and a periodic box) as a
+    scene file that `read_scene` and the `satgpu` command line read back. The file appears
+    whole or not at all."""
+    _satgpu.write_scene(path, shapes, _filters(filters), periodic, periodic_axes)
 
 
 SCENE_KINDS: Tuple[str, ...] = tuple(_satgpu.scene_kinds())
@@ -347,8 +359,11 @@ class World:
     `worlds`: each body's world (n uint32, below `MAX_WORLDS`): many runs in one world, each
     frame running them all; pairs never cross worlds, and each world's are those it gives alone
     (`worlds[pairs.a]` names each pair's world); rays, shape casts and queries name the world
-    they look into (`worlds=` of each call). The GIL is released while the GPU works; `stats`
-    holds the last frame's figures."""
+    they look into (`worlds=` of each call). `periodic`: a periodic box `(x0, y0, x1, y1)` the
+    bodies live in, wrapping `periodic_axes` ("xy", "x" or "y"): a body past an edge comes back at
+    the other, and each pair is judged with the image of b that touches a (queries, rays and
+    continuous collision are not built there yet and raise). The GIL is released while the GPU
+    works; `stats` holds the last frame's figures."""
 
     def __init__(
         self,
@@ -361,10 +376,22 @@ class World:
         events: bool = False,
         continuous: bool = False,
         worlds=None,
+        periodic: Optional[Tuple[float, float, float, float]] = None,
+        periodic_axes: str = "xy",
     ):
         body_shapes = _array("body_shapes", body_shapes, np.uint32, 1)
+        periodic = None if periodic is None else tuple(float(c) for c in periodic)
         self._world = _satgpu.World(
-            gpu or default_gpu(), shapes, body_shapes, order, contacts, margin, events, continuous
+            gpu or default_gpu(),
+            shapes,
+            body_shapes,
+            order,
+            contacts,
+            margin,
+            events,
+            continuous,
+            periodic,
+            periodic_axes,
         )
         if worlds is not None:
             self.set_worlds(worlds)

@@ -52,6 +52,8 @@ class World:
         margin: float = 0.0,
         events: bool = False,
         continuous: bool = False,
+        periodic: Optional[Tuple[float, float, float, float]] = None,
+        periodic_axes: str = "xy",
     ) -> None: ...
     def __len__(self) -> int: ...
     def set_transforms(self, xy: np.ndarray, angle: np.ndarray) -> None: ...
@@ -131,9 +133,19 @@ def reference_detect(
 def disagreements(
     shapes: Any, got: Dict[str, np.ndarray], want: Dict[str, np.ndarray], margin: float = 0.0
 ) -> int: ...
-def read_scene(path: Union[str, PathLike]) -> Tuple[Any, Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]]: ...
+def read_scene(
+    path: Union[str, PathLike],
+) -> Tuple[
+    Any,
+    Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]],
+    Optional[Tuple[Tuple[float, float, float, float], str]],
+]: ...
 def write_scene(
-    path: Union[str, PathLike], shapes: Any, filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
+    path: Union[str, PathLike],
+    shapes: Any,
+    filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
 ) -> None: ...
 def scene_kinds() -> List[str]: ...
 

@@ -8,14 +8,24 @@ use crate::arrays::{filter_list, FilterArrays};
 use crate::errors::raise;
 use crate::shapes::{shape_list, Compound, Shapes};
 
-/// The shapes of a scene file and, when any has a collision filter, the `(category, mask,
-/// group)` arrays (else `None`); every shape is validated, errors name the file and the shape.
+/// A scene's periodic box as Python holds it: `((x0, y0, x1, y1), axes)`.
+type PeriodicBox = ((f64, f64, f64, f64), &'static str);
+
+/// A scene file as `read_scene` hands it to Python: shapes, filters, box.
+type SceneParts<'py> = (Bound<'py, PyAny>, Option<Bound<'py, pyo3::types::PyTuple>>, Option<PeriodicBox>);
+
+/// The shapes of a scene file, when any has a collision filter the `(category, mask, group)`
+/// arrays (else `None`), and its periodic box (else `None`); every shape is validated, errors
+/// name the file and the shape.
 #[pyfunction]
-pub(crate) fn read_scene(
-    py: Python<'_>,
-    path: std::path::PathBuf,
-) -> PyResult<(Bound<'_, PyAny>, Option<Bound<'_, pyo3::types::PyTuple>>)> {
+pub(crate) fn read_scene(py: Python<'_>, path: std::path::PathBuf) -> PyResult<SceneParts<'_>> {
+    use satgpu::named::Named;
     let scene = py.detach(|| satgpu::scene::read_scene(&path)).map_err(raise)?;
+    let periodic = scene.periodic.map(|p| {
+        let [x0, y0, x1, y1] = p.bounds();
+        let axes = satgpu::PeriodicAxes::of(p.wraps()).expect("a box wraps an axis");
+        ((x0, y0, x1, y1), axes.word())
+    });
 
     let filters = if scene.filters.is_empty() {
         None
@@ -33,25 +43,34 @@ pub(crate) fn read_scene(
     } else {
         Bound::new(py, Shapes { inner: scene.into_shapes() })?.into_any()
     };
-    Ok((shapes, filters))
+    Ok((shapes, filters, periodic))
 }
 
-/// Writes `shapes` (and their filters, where not the default) as a scene file, whole or not at
-/// all.
+/// Writes `shapes` (and their filters, where not the default, and the periodic box `periodic`
+/// wrapping `periodic_axes`) as a scene file, whole or not at all.
 #[pyfunction]
-#[pyo3(signature = (path, shapes, filters = None))]
+#[pyo3(signature = (path, shapes, filters = None, periodic = None, periodic_axes = "xy"))]
 pub(crate) fn write_scene(
     py: Python<'_>,
     path: std::path::PathBuf,
     shapes: &Bound<'_, PyAny>,
     filters: Option<FilterArrays<'_>>,
+    periodic: Option<(f64, f64, f64, f64)>,
+    periodic_axes: &str,
 ) -> PyResult<()> {
+    let periodic = match periodic {
+        Some((x0, y0, x1, y1)) => {
+            let axes: satgpu::PeriodicAxes = periodic_axes.parse().map_err(PyValueError::new_err)?;
+            Some(satgpu::Periodic::new([x0, y0, x1, y1], axes.wraps()).map_err(raise)?)
+        }
+        None => None,
+    };
     let polygons = shape_list(shapes)?;
     let filters = match filters {
         Some(f) => filter_list(Some(f), polygons.len())?,
         None => vec![],
     };
-    let scene = satgpu::scene::Scene { filters, ..satgpu::scene::Scene::new(polygons) };
+    let scene = satgpu::scene::Scene { filters, periodic, ..satgpu::scene::Scene::new(polygons) };
     py.detach(|| satgpu::scene::write_scene(&path, &scene)).map_err(raise)
 }
 

@@ -48,26 +48,34 @@ fn world_options(
     contacts: &str,
     margin: f64,
     (events, continuous): (bool, bool),
+    periodic: Option<(Bounds, &str)>,
 ) -> PyResult<satgpu::gpu::WorldOptions> {
     use satgpu::gpu::{ContactDetail, ContactOrder, WorldOptions};
     let order: ContactOrder = order.parse().map_err(PyValueError::new_err)?;
     let detail: ContactDetail = contacts.parse().map_err(PyValueError::new_err)?;
-    let options = WorldOptions::default()
+    let mut options = WorldOptions::default()
         .with_order(order)
         .with_contact_detail(detail)
         .with_margin(margin)
         .with_events(events)
         .with_continuous(continuous);
     options.check().map_err(raise)?;
+    if let Some(((x0, y0, x1, y1), axes)) = periodic {
+        let axes: satgpu::PeriodicAxes = axes.parse().map_err(PyValueError::new_err)?;
+        options.periodic = Some(satgpu::Periodic::new([x0, y0, x1, y1], axes.wraps()).map_err(raise)?);
+    }
     Ok(options)
 }
+
+/// A periodic box as Python gives it: `(x0, y0, x1, y1)`.
+type Bounds = (f64, f64, f64, f64);
 
 /// Checks a `World`'s keyword arguments without making one (for `satgpu.ray.TiledWorld`, whose
 /// tiles make theirs later), refused with the errors a `World` gives.
 #[pyfunction]
 #[pyo3(signature = (order = "auto", contacts = "basic", margin = 0.0))]
 pub fn check_world_options(order: &str, contacts: &str, margin: f64) -> PyResult<()> {
-    world_options(order, contacts, margin, (false, false)).map(|_| ())
+    world_options(order, contacts, margin, (false, false), None).map(|_| ())
 }
 
 /// Whether `xy` and `angle` can place `bodies` bodies, with `World.set_transforms`' errors (a
@@ -94,9 +102,10 @@ impl World {
     /// `shapes` (a `Shapes`, or a sequence of `Shape` and `Compound`), each placed relative to
     /// the origin, and `body_shapes` (n uint32: the shape of each body); with compounds, pairs
     /// are between bodies and each has its deepest part pair in `parts`. `order`: where the pairs are sorted by
-    /// (a, b), "auto", "gpu" or "host"; `contacts`: "basic" or "full".
+    /// (a, b), "auto", "gpu" or "host"; `contacts`: "basic" or "full"; `periodic`: a periodic box
+    /// `(x0, y0, x1, y1)` wrapping `periodic_axes` ("xy", "x" or "y").
     #[new]
-    #[pyo3(signature = (gpu, shapes, body_shapes, order = "auto", contacts = "basic", margin = 0.0, events = false, continuous = false))]
+    #[pyo3(signature = (gpu, shapes, body_shapes, order = "auto", contacts = "basic", margin = 0.0, events = false, continuous = false, periodic = None, periodic_axes = "xy"))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments
     fn new(
         py: Python<'_>,
@@ -108,12 +117,15 @@ impl World {
         margin: f64,
         events: bool,
         continuous: bool,
+        periodic: Option<Bounds>,
+        periodic_axes: &str,
     ) -> PyResult<World> {
         let bodies = body_list(shapes)?;
         let shapes = if bodies.is_some() { vec![] } else { shape_list(shapes)? };
         let body_shapes =
             body_shapes.as_slice().map_err(|_| PyValueError::new_err("body_shapes must be C-contiguous"))?;
-        let options = world_options(order, contacts, margin, (events, continuous))?;
+        let options =
+            world_options(order, contacts, margin, (events, continuous), periodic.map(|b| (b, periodic_axes)))?;
         let full = options.contact_detail == satgpu::gpu::ContactDetail::Full;
         let g = &gpu.inner;
         let world = py

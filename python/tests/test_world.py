@@ -228,3 +228,41 @@ def test_worlds_keep_their_pairs_apart_and_each_answers_as_alone(gpu):
     world.set_worlds(np.zeros(0, dtype=np.uint32))
     assert len(world.worlds) == 0
     assert len(world.step()) > len(pairs)
+
+
+def test_a_periodic_box_judges_each_pair_by_the_image_that_touches(gpu, tmp_path):
+    """Issue 65: squares in a torus 10 wide; each pair across an edge as in the middle."""
+    n = 400
+    rng = np.random.default_rng(5)
+    xy = (rng.random((n, 2)) * 10.0).astype(np.float32).astype(np.float64)
+    angle = np.zeros(n)
+    body_shapes = np.zeros(n, dtype=np.uint32)
+    small = satgpu.polygon(SQUARE * 0.4)
+    world = satgpu.World([small], body_shapes, gpu=gpu, periodic=(0.0, 0.0, 10.0, 10.0))
+    world.set_transforms(xy, angle)
+    pairs = world.step()
+    # The same pairs from brute force over the nine images, in f64.
+    expected = set()
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = xy[j] - xy[i]
+            d -= 10.0 * np.round(d / 10.0)
+            if abs(d[0]) <= 0.4 and abs(d[1]) <= 0.4:
+                expected.add((i, j))
+    found = set(zip(pairs.a.tolist(), pairs.b.tolist()))
+    assert found == expected and len(found) > 10
+    across = [(a, b) for a, b in found if np.abs(xy[b] - xy[a]).max() > 5.0]
+    assert across, "some pairs across an edge"
+    # A cylinder: only x wraps.
+    cylinder = satgpu.World([small], body_shapes, gpu=gpu, periodic=(0, 0, 10, 10), periodic_axes="x")
+    cylinder.set_transforms(xy, angle)
+    assert len(cylinder.step().a) < len(found)
+    with pytest.raises(ValueError, match="periodic_axes"):
+        satgpu.World([small], body_shapes, gpu=gpu, periodic=(0, 0, 10, 10), periodic_axes="z")
+    with pytest.raises(satgpu.errors.InvalidSettingError, match="periodic box"):
+        satgpu.World([satgpu.polygon(SQUARE * 6.0)], body_shapes, gpu=gpu, periodic=(0, 0, 10, 10))
+    # A scene file keeps its box.
+    path = tmp_path / "box.json"
+    satgpu.write_scene(path, [small], periodic=(0, 0, 10, 5), periodic_axes="y")
+    scene = satgpu.read_scene(path)
+    assert (scene.periodic, scene.periodic_axes) == ((0.0, 0.0, 10.0, 5.0), "y")

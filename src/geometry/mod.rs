@@ -14,7 +14,7 @@ mod query;
 #[allow(deprecated)]
 pub use body::{Body, Compound, MAX_CHAIN_POINTS, MAX_PARTS};
 pub use decompose::{decompose, MAX_OUTLINE_VERTICES};
-pub use periodic::Periodic;
+pub use periodic::{Periodic, PeriodicAxes};
 pub(crate) use polygon::{orient, segments_meet};
 pub use polygon::{Polygon, PolygonError};
 pub(crate) use query::check_region;

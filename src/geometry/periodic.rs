@@ -119,6 +119,44 @@ impl Periodic {
     }
 }
 
+/// Which axes of a periodic box wrap, by word, as Python's `periodic_axes` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeriodicAxes {
+    /// x wraps (a cylinder round x).
+    X,
+    /// y wraps.
+    Y,
+    /// Both wrap (a torus).
+    Xy,
+}
+
+impl PeriodicAxes {
+    /// `[x, y]`: whether each wraps.
+    pub fn wraps(self) -> [bool; 2] {
+        [self != PeriodicAxes::Y, self != PeriodicAxes::X]
+    }
+
+    /// The value that wraps `wraps` (`None` where neither does).
+    pub fn of(wraps: [bool; 2]) -> Option<PeriodicAxes> {
+        match wraps {
+            [true, true] => Some(PeriodicAxes::Xy),
+            [true, false] => Some(PeriodicAxes::X),
+            [false, true] => Some(PeriodicAxes::Y),
+            [false, false] => None,
+        }
+    }
+}
+
+crate::named::named!(
+    PeriodicAxes,
+    "periodic_axes",
+    [
+        (PeriodicAxes::Xy, "xy", "both axes wrap: a torus"),
+        (PeriodicAxes::X, "x", "x wraps: bodies past the left or right edge come back at the other"),
+        (PeriodicAxes::Y, "y", "y wraps"),
+    ]
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +179,14 @@ mod tests {
         assert!(refused(Periodic::new([0.0, 0.0, 1.0, 1.0], [false; 2])).contains("neither axis"));
         let ok = Periodic::new([-1e37, 0.0, 0.0, 1e-30], [false, true]).unwrap();
         assert_eq!((ok.size(), ok.wraps()), ([1e37, 1e-30], [false, true]));
+    }
+
+    #[test]
+    fn axes_by_word() {
+        assert_eq!("xy".parse::<PeriodicAxes>().map(PeriodicAxes::wraps), Ok([true, true]));
+        assert_eq!("y".parse::<PeriodicAxes>().map(PeriodicAxes::wraps), Ok([false, true]));
+        assert_eq!(PeriodicAxes::of([true, false]), Some(PeriodicAxes::X));
+        assert!("z".parse::<PeriodicAxes>().unwrap_err().contains(r#"periodic_axes must be "xy", "x" or "y""#));
     }
 
     #[test]
