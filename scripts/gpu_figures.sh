@@ -133,5 +133,7 @@ step compare_100k_round 45 "$(compare compare_100k_round round 100000)"
 # scales: on its own (its sweep took over a second a frame before the grid's map, issue 64).
 step bench_scales1m 60 "satgpu bench --kind scales --n 1000000 --frames 3 --json $res/bench_scales1m.json"
 step bench_pile1m 90 "satgpu bench --kind pile --n 1000000 --frames 3 --json $res/bench_pile1m.json"
+# A periodic box's frame against the same frame without one (issue 65; goal 1.2x at most).
+step periodic 40 "SATGPU_BENCH_N=100000,1000000,10000000 SATGPU_BENCH_FRAMES=9 periodic --bench"
 echo "done in $(($(date +%s) - t_start)) s" | tee -a "$res/summary.txt"
 pack

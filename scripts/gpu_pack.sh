@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs what scripts/gpu_figures.sh runs on a lent device machine (which has no toolchain and no
 # network) into the git-ignored .device/pack.tar.xz: the release binary, every test binary, the
-# compare bench and the Python wheel (abi3, any CPython from 3.9), stripped. The Vulkan loader
+# compare and periodic benches and the Python wheel (abi3, any CPython from 3.9), stripped. The Vulkan loader
 # goes into .gl/ (see /work/.library/device/README.md). Run from the repository root.
 # BASE_BIN=path packs that satgpu binary too, as bin/satgpu_base: the A/B steps of
 # gpu_figures.sh run it and this commit's binary one after the other.
@@ -17,6 +17,9 @@ cp target/release/satgpu "$stage/bin/"
 if [ -n "${BASE_BIN:-}" ]; then cp "$BASE_BIN" "$stage/bin/satgpu_base"; fi
 cargo build --release --bench compare --message-format=json | executables compare | while read -r f; do
     cp "$f" "$stage/bin/compare"
+done
+cargo build --release --bench periodic --message-format=json | executables periodic | while read -r f; do
+    cp "$f" "$stage/bin/periodic"
 done
 cargo test --release --no-run --message-format=json |
     jq -r 'select(.reason == "compiler-artifact" and .executable != null and .profile.test) | "\(.target.kind[0])-\(.target.name) \(.executable)"' |
