@@ -432,3 +432,56 @@ fn assert_same(found: &[Contact], expect: &[Contact], tolerance: f64) {
         );
     }
 }
+
+#[test]
+fn manifolds_events_worlds_and_compound_bodies_in_a_box_on_the_gpu() {
+    let gpu = common::gpu();
+    // Contact points on the image that touches, against the reference's (bodies' anchors in the
+    // box, where the GPU keeps them).
+    let (scene, p) = boxed(SceneKind::Shapes, 500, 6, 0.0);
+    let inside: Vec<Polygon> = scene
+        .iter()
+        .map(|q| {
+            let [w, h] = p.size();
+            let n = p.cell_shift(q.vertices()[0]);
+            moved(q, n[0] * w, n[1] * h)
+        })
+        .collect();
+    let options = DetectOptions::default().with_periodic(p).with_contact_detail(ContactDetail::Full);
+    let frame = World::from_polygons(&gpu, &inside, &options.world).unwrap().step().unwrap();
+    let wrong = satgpu::validate::compare_manifolds(&inside, &frame.contacts, &[], &frame.manifolds, &options);
+    assert!(wrong.is_empty(), "{:?}", wrong.first());
+    assert!(gpu_agrees(&gpu, &inside, &options, "manifolds") > 0);
+    // Events: a square walking right across the edge onto another begins and ends touching there.
+    let shapes = [rect(-0.5, -0.5, 0.5, 0.5)];
+    let torus10 = torus(0.0, 0.0, 10.0, 10.0);
+    let mut world =
+        World::new(&gpu, &shapes, &[0, 0], &WorldOptions::default().with_periodic(torus10).with_events(true)).unwrap();
+    let mut seen = vec![];
+    for x in [8.0, 9.75, 10.5, 11.25, 12.0] {
+        world.set_transforms(&[Transform { x: 0.5, y: 5.0, angle: 0.0 }, Transform { x, y: 5.0, angle: 0.0 }]).unwrap();
+        let contacts = world.step().unwrap().contacts;
+        let events = world.events().unwrap().clone();
+        seen.push((contacts.len(), events.began.len(), events.ended.len()));
+    }
+    // Apart at 8; at 9.75 it overlaps the first's image across the edge by a quarter; at 10.5
+    // (moved into the box: 0.5) and 11.25 it overlaps the first itself; apart at 12.
+    assert_eq!(seen, [(0, 0, 0), (1, 1, 0), (1, 0, 0), (1, 0, 0), (0, 0, 1)]);
+    // Many worlds: a pair across an edge only within one world.
+    let pair = [rect(9.5, 4.0, 10.5, 5.0), rect(0.25, 4.0, 1.25, 5.0), rect(0.25, 4.0, 1.25, 5.0)];
+    let mut worlds = World::from_polygons(&gpu, &pair, &WorldOptions::default().with_periodic(torus10)).unwrap();
+    worlds.set_worlds(&[0, 1, 0]).unwrap();
+    let found: Vec<(u32, u32)> = worlds.step().unwrap().contacts.iter().map(|c| (c.a, c.b)).collect();
+    assert_eq!(found, [(0, 2)]);
+    // Bodies of several shapes: each pair of bodies by its deepest part pair and image.
+    let bodies = generate_bodies(SceneKind::COMPOUND[0], 40, 3);
+    let b = bodies.iter().map(Body::aabb).reduce(union).unwrap();
+    let widest = bodies.iter().map(|q| extent(&q.aabb())).fold(0.0, f64::max);
+    let (w, h) = (((b.max[0] - b.min[0]) * 0.8).max(2.02 * widest), ((b.max[1] - b.min[1]) * 0.8).max(2.02 * widest));
+    let p = Periodic::new([b.min[0], b.min[1], b.min[0] + w, b.min[1] + h], [true, true]).unwrap();
+    let options = DetectOptions::default().with_periodic(p);
+    let frame = World::from_bodies(&gpu, &bodies, &options.world).unwrap().step().unwrap();
+    let expected = reference::detect(&bodies, &options).contacts;
+    let report = satgpu::validate::compare(&bodies, &frame.contacts, &expected, &options);
+    assert!(report.ok() && !expected.is_empty(), "{:?}", report.disagreements.first());
+}
