@@ -988,4 +988,14 @@ fn a_periodic_scene_runs_in_its_box() {
         &["gen", "--kind", "outliers", "--n", "50", "--periodic", "--out", p(&tmp("o.json"))],
         &["--periodic"],
     );
+    // render draws the box and, faint, the images of the bodies across its edges.
+    let svg = tmp("periodic.svg");
+    let o = satgpu(&["render", p(&scene), "--detect", "--view", "all", "--out", p(&svg)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        drawn.contains(r#"class="periodic-box""#) && drawn.contains("image across the periodic box's edge ("),
+        "{}",
+        &drawn[..300]
+    );
 }

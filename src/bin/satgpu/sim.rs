@@ -254,6 +254,8 @@ fn write_frame(sim: &mut Simulation, scenario: &Scenario, args: &SimArgs, frame:
             groups: &left,
             group_names: ["walking right", "walking left"],
             owners: if scenario.compounds.is_empty() { &[] } else { &owners },
+            image_of: &[],
+            periodic: None,
         };
         render::draw_bodies(&bodies, &options)
     };

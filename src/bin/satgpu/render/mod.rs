@@ -13,6 +13,7 @@
 //! the thousand that are drawn.
 
 mod parts;
+mod periodic;
 mod window;
 
 use std::path::Path;
@@ -36,6 +37,9 @@ const BODY: Paint = Paint::both(Color::rgb(158, 202, 225).alpha(190), Color::rgb
 const SECOND: Paint = Paint::both(Color::rgb(161, 217, 155).alpha(190), Color::rgb(35, 139, 69), 1.0);
 const COLLIDING: Paint = Paint::both(Color::rgb(252, 141, 89).alpha(200), Color::rgb(179, 0, 0), 1.0);
 const FIXED: Paint = Paint::both(Color::rgb(200, 200, 200), Color::rgb(80, 80, 80), 1.0);
+/// An image of a body across a periodic box's edge ([`Bodies::image_of`]), and the box.
+const IMAGE: Paint = Paint::both(Color::rgb(158, 202, 225).alpha(60), Color::rgb(33, 102, 172).alpha(90), 1.0);
+const PERIODIC_BOX: Color = Color::rgb(118, 42, 131);
 const MTV: Color = Color::rgb(0, 110, 50);
 const VIEW_BOX: Color = Color::rgb(0, 0, 200);
 /// Blank space around the picture's edges, in pixels.
@@ -105,6 +109,11 @@ pub struct Bodies<'a> {
     /// The body of each shape where bodies have several parts (empty: each shape is a body):
     /// a body is drawn as its outline, the seams between its parts faint, and coloured as one.
     pub owners: &'a [u32],
+    /// In a periodic box, for each shape the shape it is an image of, across an edge, drawn faint
+    /// (`u32::MAX`: the scene's own); empty: none.
+    pub image_of: &'a [u32],
+    /// The periodic box, outlined.
+    pub periodic: Option<Aabb>,
 }
 
 /// A drawn scene, a one-line description of its view (the title's second line) and the world
@@ -181,8 +190,18 @@ pub fn command(
             (to_parts(frame.contacts, Some(frame.shapes)), "detected on the GPU".to_string())
         }
     };
-    // Every shape, body after body, moved out of the scene.
+    // Every shape, body after body, moved out of the scene (in a periodic box, into it, with the
+    // images across its edges).
+    let periodic = scene.periodic;
     let polygons: Vec<Polygon> = scene.into_shapes();
+    let (polygons, image_of, owners, contacts) = match &periodic {
+        Some(p) => {
+            let w = periodic::wrap(polygons, &owners, contacts, p);
+            (w.shapes, w.image_of, w.owners, w.contacts)
+        }
+        None => (polygons, vec![], owners, contacts),
+    };
+    let frame = periodic.map(|p| p.bounds()).map(|[x0, y0, x1, y1]| Aabb { min: [x0, y0], max: [x1, y1] });
     let options = Options { width, view, title: file_name(&input.scene), contacts_source: source };
     let picture = draw_bodies(
         &Bodies {
@@ -192,6 +211,8 @@ pub fn command(
             groups: &[],
             group_names: ["", ""],
             owners: &owners,
+            image_of: &image_of,
+            periodic: frame,
         },
         &options,
     );
@@ -297,8 +318,10 @@ pub fn draw_bodies(bodies: &Bodies<'_>, options: &Options) -> Picture {
     let contacts: Vec<&Contact> =
         bodies.contacts.iter().filter(|c| (c.a as usize) < n && (c.b as usize) < n && c.a != c.b).collect();
     let mut colliding = vec![false; n];
+    // An image's pair makes the body it copies collide.
+    let source = |i: usize| bodies.image_of.get(i).filter(|&&s| s != u32::MAX).map_or(i, |&s| s as usize);
     for c in &contacts {
-        for i in [c.a as usize, c.b as usize] {
+        for i in [source(c.a as usize), source(c.b as usize)] {
             colliding[i] = !fixed[i];
         }
     }
@@ -362,6 +385,7 @@ pub fn draw_bodies(bodies: &Bodies<'_>, options: &Options) -> Picture {
         // Static shapes first, then bodies, then the colliding ones on top.
         let style: Vec<(u8, Paint)> = (0..n)
             .map(|i| match (fixed[i], colliding[i], second[i]) {
+                _ if source(i) != i => (0, IMAGE),
                 (true, _, _) => (0, FIXED),
                 (_, true, _) => (2, COLLIDING),
                 (_, _, true) => (1, SECOND),
@@ -370,6 +394,11 @@ pub fn draw_bodies(bodies: &Bodies<'_>, options: &Options) -> Picture {
             .collect();
         let dots = draw_shapes(&mut d, (shapes, bodies.owners), &boxes, &visible, &style, &layout);
         let factor = draw_arrows(&mut d, &contacts, &boxes, window, px, &layout);
+        if let Some(b) = bodies.periodic {
+            let to_px = layout.to_px();
+            let corners = [b.min, [b.max[0], b.min[1]], b.max, [b.min[0], b.max[1]]].map(to_px);
+            d.polygon(corners.to_vec(), Paint::stroke(PERIODIC_BOX, 1.5 * layout.scale as f32 / 2.0), "periodic-box");
+        }
         let colliding_count = colliding.iter().filter(|&&c| c).count();
         let fixed_count = fixed.iter().filter(|&&f| f).count();
         if second.iter().any(|&g| g) {
@@ -381,6 +410,10 @@ pub fn draw_bodies(bodies: &Bodies<'_>, options: &Options) -> Picture {
         legend.push((Mark::Swatch(COLLIDING), format!("colliding body ({colliding_count} of {n})")));
         if fixed_count > 0 {
             legend.push((Mark::Swatch(FIXED), format!("static shape ({fixed_count})")));
+        }
+        if bodies.periodic.is_some() {
+            let images = (0..n).filter(|&i| source(i) != i).count();
+            legend.push((Mark::Swatch(IMAGE), format!("image across the periodic box's edge ({images})")));
         }
         let len = if factor == 1.0 { "depth".to_string() } else { format!("{} x depth", draw::short(factor)) };
         let (lo, hi) = arrow_px(s);
@@ -414,88 +447,4 @@ pub fn draw_bodies(bodies: &Bodies<'_>, options: &Options) -> Picture {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_capsule_outline_is_a_stadium_and_a_polygon_outline_its_vertices() {
-        let (a, b, r) = ([1.0, 2.0], [5.0, 4.0], 0.5);
-        let capsule = Polygon::capsule(a, b, r).unwrap();
-        let points = outline(&capsule, 100.0);
-        assert!(points.len() > 16, "arcs at 50 px radius need many steps: {}", points.len());
-        for p in &points {
-            // Distance to the segment a-b.
-            let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-            let t = (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / (dx * dx + dy * dy)).clamp(0.0, 1.0);
-            let d = (p[0] - a[0] - t * dx).hypot(p[1] - a[1] - t * dy);
-            assert!((d - r).abs() < 1e-9, "{p:?} is {d} from the core");
-        }
-        let square = Polygon::new(vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]).unwrap();
-        assert_eq!(outline(&square, 100.0), square.vertices());
-    }
-
-    #[test]
-    fn static_shapes_are_grey_and_never_colliding() {
-        let mut shapes: Vec<Polygon> = (0..10).map(|i| Polygon::circle([i as f64 * 3.0, 1.0], 1.0).unwrap()).collect();
-        shapes.push(Polygon::new(vec![[-2.0, -1.0], [30.0, -1.0], [30.0, 0.5], [-2.0, 0.5]]).unwrap());
-        let mut fixed = vec![false; 10];
-        fixed.push(true);
-        let contacts = [Contact { a: 0, b: 10, normal: [0.0, -1.0], depth: 0.5 }];
-        let options = Options { view: View::All, title: "walls".into(), ..Options::default() };
-        let picture = draw_bodies(
-            &Bodies {
-                shapes: &shapes,
-                fixed: &fixed,
-                contacts: &contacts,
-                groups: &[],
-                group_names: ["", ""],
-                owners: &[],
-            },
-            &options,
-        );
-        let svg = picture.drawing.to_svg();
-        assert!(svg.contains("colliding body (1 of 11)") && svg.contains("static shape (1)"), "{svg}");
-        assert_eq!(svg.matches(r#"class="mtv""#).count(), 1);
-        assert_eq!(picture.view, "view: all 11 shapes");
-    }
-
-    #[test]
-    fn the_second_group_has_its_own_colour_and_legend_entry() {
-        let shapes: Vec<Polygon> = (0..4).map(|i| Polygon::circle([i as f64 * 3.0, 0.0], 1.0).unwrap()).collect();
-        let groups = [false, true, true, false];
-        let bodies = Bodies {
-            shapes: &shapes,
-            fixed: &[],
-            contacts: &[],
-            groups: &groups,
-            group_names: ["east", "west"],
-            owners: &[],
-        };
-        let svg = draw_bodies(&bodies, &Options { view: View::All, ..Options::default() }).drawing.to_svg();
-        assert!(svg.contains("body, east") && svg.contains("body, west"), "{svg}");
-        // Two shapes and the legend swatch in each colour.
-        assert_eq!(svg.matches(r##"fill="#a1d99b""##).count(), 3, "{svg}");
-        assert_eq!(svg.matches(r##"fill="#9ecae1""##).count(), 3, "{svg}");
-    }
-
-    #[test]
-    fn auto_window_holds_about_the_target_and_auto_crops_above_the_limit() {
-        let shapes: Vec<Polygon> = (0..10_000)
-            .map(|i| {
-                let (x, y) = ((i % 100) as f64 * 2.0, (i / 100) as f64 * 2.0);
-                Polygon::new(vec![[x, y], [x + 1.0, y], [x, y + 1.0]]).unwrap()
-            })
-            .collect();
-        let w = auto_window(&shapes, CROP_TARGET);
-        let inside = shapes.iter().filter(|p| contains(&w, centre(&p.aabb()))).count();
-        assert!((CROP_TARGET..CROP_TARGET + 150).contains(&inside), "{inside} in {w:?}");
-        // A uniform scene is cropped in its middle.
-        assert!((centre(&w)[0] - 99.0).abs() < 20.0 && (centre(&w)[1] - 99.0).abs() < 20.0, "{w:?}");
-        let picture = draw_bodies(
-            &Bodies { shapes: &shapes, fixed: &[], contacts: &[], groups: &[], group_names: ["", ""], owners: &[] },
-            &Options::default(),
-        );
-        assert!(picture.view.starts_with("view: crop of densest area"), "{}", picture.view);
-        assert!(picture.drawing.to_png().unwrap().starts_with(b"\x89PNG"));
-    }
-}
+mod tests;
