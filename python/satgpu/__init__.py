@@ -229,6 +229,11 @@ def _filters(filters: FiltersLike):
     )
 
 
+def _box(periodic) -> Optional[Tuple[float, float, float, float]]:
+    """A periodic box `(x0, y0, x1, y1)` as floats, or None."""
+    return None if periodic is None else tuple(float(c) for c in periodic)
+
+
 def _worlds(worlds) -> Optional[np.ndarray]:
     return None if worlds is None else _array("worlds", worlds, np.uint32, 1)
 
@@ -296,15 +301,24 @@ def default_gpu() -> Gpu:
 
 
 def detect(
-    shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic", gpu: Optional[Gpu] = None, margin: float = 0.0
+    shapes: ShapesLike,
+    filters: FiltersLike = None,
+    contacts: str = "basic",
+    gpu: Optional[Gpu] = None,
+    margin: float = 0.0,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
 ) -> Contacts:
     """Every colliding pair among `shapes` (a `Shapes`, or a sequence of `Shape` and `Compound`
     bodies), sorted by (a, b), computed on the GPU. Among compound bodies a pair carries its
     deepest part pair's normal and depth, `parts` names it, and parts of one body never collide. `filters`: optional (category, mask, group) arrays, one entry per
     shape, as Box2D's filters. `contacts`: "basic" or "full" (manifolds and containment).
     `margin`: also the pairs apart by at most this distance, with `depth` minus their distance
-    (negative). The GIL is released while the GPU works."""
-    result = _satgpu.detect(gpu or default_gpu(), shapes, _filters(filters), contacts, margin)
+    (negative). `periodic`, `periodic_axes`: a periodic box, as `World` takes one. The GIL is
+    released while the GPU works."""
+    result = _satgpu.detect(
+        gpu or default_gpu(), shapes, _filters(filters), contacts, margin, _box(periodic), periodic_axes
+    )
     return Contacts(**result)
 
 
@@ -380,7 +394,7 @@ class World:
         periodic_axes: str = "xy",
     ):
         body_shapes = _array("body_shapes", body_shapes, np.uint32, 1)
-        periodic = None if periodic is None else tuple(float(c) for c in periodic)
+        periodic = _box(periodic)
         self._world = _satgpu.World(
             gpu or default_gpu(),
             shapes,

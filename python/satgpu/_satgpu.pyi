@@ -105,7 +105,13 @@ def compound(parts: Any) -> Compound: ...
 def concave(vertices: Sequence[Sequence[float]], radius: float = 0.0) -> Compound: ...
 def polygons(vertices: np.ndarray, offsets: np.ndarray, radii: Optional[np.ndarray] = None) -> Shapes: ...
 def detect(
-    gpu: Gpu, shapes: Any, filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]], contacts: str, margin: float = 0.0
+    gpu: Gpu,
+    shapes: Any,
+    filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]],
+    contacts: str,
+    margin: float = 0.0,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
 ) -> Dict[str, np.ndarray]: ...
 def reference_cast_rays(
     shapes: Any,
@@ -128,10 +134,20 @@ def reference_sweep(
     filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 def reference_detect(
-    shapes: Any, filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]], contacts: str, margin: float = 0.0
+    shapes: Any,
+    filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]],
+    contacts: str,
+    margin: float = 0.0,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
 ) -> Dict[str, np.ndarray]: ...
 def disagreements(
-    shapes: Any, got: Dict[str, np.ndarray], want: Dict[str, np.ndarray], margin: float = 0.0
+    shapes: Any,
+    got: Dict[str, np.ndarray],
+    want: Dict[str, np.ndarray],
+    margin: float = 0.0,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
 ) -> int: ...
 def read_scene(
     path: Union[str, PathLike],

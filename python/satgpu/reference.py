@@ -7,15 +7,25 @@ from typing import Optional
 
 import numpy as np
 
-from . import Contacts, FiltersLike, Neighbours, RayHits, ShapesLike, _casts, _filters, _rays, _satgpu
+from . import Contacts, FiltersLike, Neighbours, RayHits, ShapesLike, _box, _casts, _filters, _rays, _satgpu
 
 __all__ = ["Impacts", "cast_rays", "cast_shapes", "detect", "disagreements", "neighbours", "sweep"]
 
 
-def detect(shapes: ShapesLike, filters: FiltersLike = None, contacts: str = "basic", margin: float = 0.0) -> Contacts:
+def detect(
+    shapes: ShapesLike,
+    filters: FiltersLike = None,
+    contacts: str = "basic",
+    margin: float = 0.0,
+    periodic=None,
+    periodic_axes: str = "xy",
+) -> Contacts:
     """The colliding pairs of `shapes` from the f64 reference, as `satgpu.detect` returns them
-    (with `margin`, also the pairs apart by at most that distance, depth minus their distance)."""
-    return Contacts(**_satgpu.reference_detect(shapes, _filters(filters), contacts, margin))
+    (with `margin`, also the pairs apart by at most that distance, depth minus their distance;
+    in a `periodic` box, each pair with the image of b that touches a)."""
+    return Contacts(
+        **_satgpu.reference_detect(shapes, _filters(filters), contacts, margin, _box(periodic), periodic_axes)
+    )
 
 
 def neighbours(shapes: ShapesLike, radius: float, k: Optional[int] = None, filters: FiltersLike = None) -> Neighbours:
@@ -83,9 +93,12 @@ def sweep(shapes: ShapesLike, start, end, filters: FiltersLike = None) -> Impact
     return Impacts(*_satgpu.reference_sweep(shapes, poses("start", start), poses("end", end), _filters(filters)))
 
 
-def disagreements(shapes: ShapesLike, got: Contacts, want: Contacts, margin: float = 0.0) -> int:
+def disagreements(
+    shapes: ShapesLike, got: Contacts, want: Contacts, margin: float = 0.0, periodic=None, periodic_axes: str = "xy"
+) -> int:
     """How many pairs of `got` and `want` (the reference's) disagree under satgpu's numerics
-    contract: 0 when the GPU's answer is right. `margin`: the one both were found with."""
+    contract: 0 when the GPU's answer is right. `margin` and `periodic`: those both were found
+    with."""
     fields = ("a", "b", "normal", "depth")
     got_d, want_d = ({k: getattr(c, k) for k in fields} for c in (got, want))
-    return _satgpu.disagreements(shapes, got_d, want_d, margin)
+    return _satgpu.disagreements(shapes, got_d, want_d, margin, _box(periodic), periodic_axes)

@@ -105,9 +105,40 @@ pub(crate) fn detect_options(
     n: usize,
     contacts: &str,
     margin: f64,
+    periodic: Option<PeriodicArg<'_>>,
 ) -> PyResult<DetectOptions> {
     let detail: ContactDetail = contacts.parse().map_err(PyValueError::new_err)?;
-    Ok(DetectOptions::default().with_filters(filter_list(filters, n)?).with_margin(margin).with_contact_detail(detail))
+    let mut options =
+        DetectOptions::default().with_filters(filter_list(filters, n)?).with_margin(margin).with_contact_detail(detail);
+    options.world.periodic = periodic_box(periodic)?;
+    Ok(options)
+}
+
+/// A periodic box as Python gives it: `(x0, y0, x1, y1)` and the axes' word.
+pub(crate) type PeriodicArg<'a> = ((f64, f64, f64, f64), &'a str);
+
+/// The box of `periodic=`, `periodic_axes=` (none without one): a bad word is a `ValueError`, a
+/// bad box an `InvalidSettingError`.
+pub(crate) fn periodic_box(periodic: Option<PeriodicArg<'_>>) -> PyResult<Option<satgpu::Periodic>> {
+    let Some(((x0, y0, x1, y1), axes)) = periodic else { return Ok(None) };
+    let axes: satgpu::PeriodicAxes = axes.parse().map_err(PyValueError::new_err)?;
+    satgpu::Periodic::new([x0, y0, x1, y1], axes.wraps()).map(Some).map_err(crate::errors::raise)
+}
+
+/// Whether every body fits `options`' periodic box, as a World checks it (the reference only
+/// judges what fits): an `InvalidSettingError` naming the first that does not.
+pub(crate) fn check_fits<B: AsRef<[satgpu::Polygon]>>(bodies: &[B], options: &DetectOptions) -> PyResult<()> {
+    let Some(p) = &options.world.periodic else { return Ok(()) };
+    let boxes = bodies.iter().map(|b| {
+        let boxes = b.as_ref().iter().map(satgpu::Polygon::aabb);
+        boxes
+            .reduce(|a, c| satgpu::Aabb {
+                min: [a.min[0].min(c.min[0]), a.min[1].min(c.min[1])],
+                max: [a.max[0].max(c.max[0]), a.max[1].max(c.max[1])],
+            })
+            .unwrap_or(satgpu::Aabb { min: [0.0; 2], max: [0.0; 2] })
+    });
+    p.check_boxes(boxes, options.world.margin).map_err(crate::errors::raise)
 }
 
 /// A one-shot answer as a dict of arrays: the pairs, their manifolds with the full detail, and,

@@ -7,8 +7,8 @@ use pyo3::types::PyDict;
 use satgpu::{Contact, DetectOptions, Polygon};
 
 use crate::arrays::{
-    by_body, cast_list, contact_list, detect_options, filter_list, flat_scene, hit_arrays, impact_arrays,
-    neighbour_arrays, pairs_dict, ray_list, FilterArrays, HitArrays, ImpactArrays, NeighbourArrays,
+    by_body, cast_list, check_fits, contact_list, detect_options, filter_list, flat_scene, hit_arrays, impact_arrays,
+    neighbour_arrays, pairs_dict, periodic_box, ray_list, FilterArrays, HitArrays, ImpactArrays, NeighbourArrays,
 };
 use crate::device::Gpu;
 use crate::errors::{error_of, raise};
@@ -17,7 +17,8 @@ use crate::shapes::{body_list, shape_list, xy};
 /// Every colliding pair among `shapes` on the GPU, sorted by (a, b); the GIL is released while
 /// the GPU works.
 #[pyfunction]
-#[pyo3(signature = (gpu, shapes, filters = None, contacts = "basic", margin = 0.0))]
+#[pyo3(signature = (gpu, shapes, filters = None, contacts = "basic", margin = 0.0, periodic = None, periodic_axes = "xy"))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn detect<'py>(
     py: Python<'py>,
     gpu: &Gpu,
@@ -25,18 +26,21 @@ pub(crate) fn detect<'py>(
     filters: Option<FilterArrays<'_>>,
     contacts: &str,
     margin: f64,
+    periodic: Option<(f64, f64, f64, f64)>,
+    periodic_axes: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let periodic = periodic.map(|b| (b, periodic_axes));
     let g = &gpu.inner;
     let frame = |f: satgpu::gpu::Frame| (f.contacts, f.manifolds, f.shapes);
     match body_list(shapes)? {
         Some(bodies) => {
-            let options = detect_options(filters, bodies.len(), contacts, margin)?;
+            let options = detect_options(filters, bodies.len(), contacts, margin, periodic)?;
             let found = py.detach(|| satgpu::gpu::detect(g, &bodies, &options)).map_err(raise)?;
             pairs_dict(py, frame(found), &options, true)
         }
         None => {
             let polygons = shape_list(shapes)?;
-            let options = detect_options(filters, polygons.len(), contacts, margin)?;
+            let options = detect_options(filters, polygons.len(), contacts, margin, periodic)?;
             let found = py.detach(|| satgpu::gpu::detect(g, &polygons, &options)).map_err(raise)?;
             pairs_dict(py, frame(found), &options, false)
         }
@@ -206,14 +210,17 @@ pub(crate) fn neighbours_from_pairs<'py>(
 
 /// The same pairs from the f64 CPU reference (one thread), to validate against.
 #[pyfunction]
-#[pyo3(signature = (shapes, filters = None, contacts = "basic", margin = 0.0))]
+#[pyo3(signature = (shapes, filters = None, contacts = "basic", margin = 0.0, periodic = None, periodic_axes = "xy"))]
 pub(crate) fn reference_detect<'py>(
     py: Python<'py>,
     shapes: &Bound<'py, PyAny>,
     filters: Option<FilterArrays<'_>>,
     contacts: &str,
     margin: f64,
+    periodic: Option<(f64, f64, f64, f64)>,
+    periodic_axes: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let periodic = periodic.map(|b| (b, periodic_axes));
     // The checks a world makes of its margin, made here too: the same error for the same input.
     if !(margin >= 0.0 && margin.is_finite()) {
         let message = format!("invalid margin: {margin}: must be finite and at least 0");
@@ -222,13 +229,15 @@ pub(crate) fn reference_detect<'py>(
     let found = |f: satgpu::reference::Detection| (f.contacts, f.manifolds, f.shapes);
     match body_list(shapes)? {
         Some(bodies) => {
-            let options = detect_options(filters, bodies.len(), contacts, margin)?;
+            let options = detect_options(filters, bodies.len(), contacts, margin, periodic)?;
+            check_fits(&bodies, &options)?;
             let answer = py.detach(|| satgpu::reference::detect(&bodies, &options));
             pairs_dict(py, found(answer), &options, true)
         }
         None => {
             let polygons = shape_list(shapes)?;
-            let options = detect_options(filters, polygons.len(), contacts, margin)?;
+            let options = detect_options(filters, polygons.len(), contacts, margin, periodic)?;
+            check_fits(&polygons, &options)?;
             let answer = py.detach(|| satgpu::reference::detect(&polygons, &options));
             pairs_dict(py, found(answer), &options, false)
         }
@@ -238,16 +247,19 @@ pub(crate) fn reference_detect<'py>(
 /// Whether `got` agrees with the reference pairs `want` on `shapes` under satgpu's numerics
 /// contract; returns the number of disagreements.
 #[pyfunction]
-#[pyo3(signature = (shapes, got, want, margin = 0.0))]
+#[pyo3(signature = (shapes, got, want, margin = 0.0, periodic = None, periodic_axes = "xy"))]
 pub(crate) fn disagreements(
     shapes: &Bound<'_, PyAny>,
     got: &Bound<'_, PyDict>,
     want: &Bound<'_, PyDict>,
     margin: f64,
+    periodic: Option<(f64, f64, f64, f64)>,
+    periodic_axes: &str,
 ) -> PyResult<usize> {
     // A margin the reference would refuse compares colliding pairs, as before.
     let margin = if margin > 0.0 && margin.is_finite() { margin } else { 0.0 };
-    let options = DetectOptions::default().with_margin(margin);
+    let mut options = DetectOptions::default().with_margin(margin);
+    options.world.periodic = periodic_box(periodic.map(|b| (b, periodic_axes)))?;
     fn judge<B: AsRef<[Polygon]>>(
         bodies: &[B],
         got: &Bound<'_, PyDict>,

@@ -584,3 +584,19 @@ def test_neighbours_are_the_k_nearest_of_a_kd_tree(gpu):
     assert np.array_equal(stepped.offsets, got.offsets)
     assert np.allclose(stepped.distance, got.distance, atol=1e-5)
     assert sum(set(stepped.of(i)) != set(got.of(i)) for i in range(3000)) <= 5
+
+
+def test_one_shot_detection_in_a_periodic_box_agrees_with_the_reference(gpu):
+    """Issue 65: satgpu.detect and reference.detect take a periodic box, and agree."""
+    shapes = satgpu.generate("shapes", 600, seed=4)
+    circles = satgpu._satgpu.shape_bounds(shapes)  # centre x, y, radius
+    lo = (circles[:, :2] - circles[:, 2:3]).min(axis=0)
+    hi = (circles[:, :2] + circles[:, 2:3]).max(axis=0)
+    box = (lo[0] + 2.0, lo[1] + 2.0, hi[0] - 2.0, hi[1] - 2.0)
+    got = satgpu.detect(shapes, gpu=gpu, periodic=box)
+    want = reference.detect(shapes, periodic=box)
+    plain = reference.detect(shapes)
+    assert len(want.a) > len(plain.a)
+    assert reference.disagreements(shapes, got, want, periodic=box) == 0
+    with pytest.raises(satgpu.errors.InvalidSettingError, match="periodic box"):
+        reference.detect(shapes, periodic=(0.0, 0.0, 1.0, 1.0))
