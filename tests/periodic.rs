@@ -364,10 +364,7 @@ fn turning_bodies_and_new_polygons_agree_across_edges() {
 // ---- helpers ----
 
 fn union(a: Aabb, b: Aabb) -> Aabb {
-    Aabb {
-        min: [a.min[0].min(b.min[0]), a.min[1].min(b.min[1])],
-        max: [a.max[0].max(b.max[0]), a.max[1].max(b.max[1])],
-    }
+    a.union(&b)
 }
 
 fn scene_box(scene: &[Polygon]) -> Aabb {

@@ -131,12 +131,7 @@ pub(crate) fn check_fits<B: AsRef<[satgpu::Polygon]>>(bodies: &[B], options: &De
     let Some(p) = &options.world.periodic else { return Ok(()) };
     let boxes = bodies.iter().map(|b| {
         let boxes = b.as_ref().iter().map(satgpu::Polygon::aabb);
-        boxes
-            .reduce(|a, c| satgpu::Aabb {
-                min: [a.min[0].min(c.min[0]), a.min[1].min(c.min[1])],
-                max: [a.max[0].max(c.max[0]), a.max[1].max(c.max[1])],
-            })
-            .unwrap_or(satgpu::Aabb { min: [0.0; 2], max: [0.0; 2] })
+        boxes.reduce(|a, c| a.union(&c)).unwrap_or(satgpu::Aabb { min: [0.0; 2], max: [0.0; 2] })
     });
     p.check_boxes(boxes, options.world.margin).map_err(crate::errors::raise)
 }

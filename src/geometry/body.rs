@@ -115,10 +115,7 @@ impl Body {
 
     /// The tight bounding box of all shapes.
     pub fn aabb(&self) -> Aabb {
-        self.shapes.iter().map(Polygon::aabb).fold(self.shapes[0].aabb(), |a, b| Aabb {
-            min: [a.min[0].min(b.min[0]), a.min[1].min(b.min[1])],
-            max: [a.max[0].max(b.max[0]), a.max[1].max(b.max[1])],
-        })
+        self.shapes.iter().map(Polygon::aabb).fold(self.shapes[0].aabb(), |a, b| a.union(&b))
     }
 
     /// The body from an outline rounded by `radius`: one convex shape where it is one, or, where it is

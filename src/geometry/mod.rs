@@ -51,6 +51,14 @@ impl Aabb {
             && self.min[1] <= other.max[1]
             && other.min[1] <= self.max[1]
     }
+
+    /// The smallest box holding both.
+    pub fn union(&self, other: &Aabb) -> Aabb {
+        Aabb {
+            min: [self.min[0].min(other.min[0]), self.min[1].min(other.min[1])],
+            max: [self.max[0].max(other.max[0]), self.max[1].max(other.max[1])],
+        }
+    }
 }
 
 /// A rigid motion: rotate by `angle` radians (counter-clockwise) about the origin, then translate.

@@ -28,13 +28,7 @@ pub(super) fn image<'a>(p: &'a Polygon, n: [f64; 2], periodic: Option<&Periodic>
 
 /// The box of a body's shapes.
 pub(super) fn aabb(shapes: &[Polygon]) -> Aabb {
-    let boxes = shapes.iter().map(Polygon::aabb);
-    boxes
-        .reduce(|a, b| Aabb {
-            min: [a.min[0].min(b.min[0]), a.min[1].min(b.min[1])],
-            max: [a.max[0].max(b.max[0]), a.max[1].max(b.max[1])],
-        })
-        .expect("a body has a shape")
+    shapes.iter().map(Polygon::aabb).reduce(|a, b| a.union(&b)).expect("a body has a shape")
 }
 
 /// Box `b` moved by `by`, grown outward by a few of f64's roundings where it moved, so that

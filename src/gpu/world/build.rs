@@ -136,6 +136,7 @@ impl World {
                 map: None,
                 shape_pairs: vec![],
                 query_hits: 0,
+                turns_fit: false,
             };
             world.replan();
             world.write_params(0);

@@ -77,6 +77,7 @@ impl World {
             self.rounded = packed.rounded || self.margin > 0.0;
             self.large = packed.large;
             self.spare = std::mem::replace(&mut self.packed, packed);
+            self.turns_fit = false;
             return Ok(());
         }
         let c = self.sized.capacity;

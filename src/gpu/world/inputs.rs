@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::geometry::Filter;
 use crate::gpu::host::pack::{self, Pose, PoseArrays, PoseScalar, PoseSource};
 use crate::gpu::world::options::{ContactDetail, MAX_WORLDS};
-use crate::gpu::world::World;
+use crate::gpu::world::{periodic, World};
 use std::sync::atomic::Ordering;
 
 impl World {
@@ -61,7 +61,8 @@ impl World {
             pack::transforms_into(transforms, periodic, spare, staging.as_mut().map(|s| s.slice(..)))
         });
         // In a periodic box, a turned body must fit at any angle.
-        let converted = converted.and_then(|()| self.check_turns(&self.spare_transforms));
+        let (packed, poses, options) = (&self.packed, &self.spare_transforms, &self.options);
+        let converted = converted.and_then(|()| periodic::check_turns(packed, poses, options, &mut self.turns_fit));
         if let Err(e) = converted {
             // The staging memory is written to the buffer whatever happens: the last upload
             // again, so that a bad transform changes nothing.

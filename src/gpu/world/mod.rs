@@ -145,6 +145,9 @@ pub struct World {
     shape_pairs: Vec<[u32; 2]>,
     /// Hits the last batch of region queries found: the room the next starts with.
     query_hits: u64,
+    /// In a periodic box, whether every body was found to fit it at any angle (checked at the
+    /// first turned pose, again after new polygons).
+    turns_fit: bool,
 }
 
 impl std::fmt::Debug for World {

@@ -77,26 +77,29 @@ pub(super) fn check_extents(packed: &Packed, options: &WorldOptions) -> Result<(
     Ok(())
 }
 
-impl World {
-    /// Where the poses just converted turn a body, whether every body fits the periodic box at
-    /// any angle: twice how far its shape reaches from its origin, against the box.
-    pub(super) fn check_turns(&self, poses: &[[f32; 4]]) -> Result<()> {
-        let Some(p) = &self.options.periodic else { return Ok(()) };
-        if poses.iter().all(|t| t[2] == 1.0 && t[3] == 0.0) {
-            return Ok(());
-        }
-        for (i, body) in self.packed.bodies.iter().enumerate() {
-            let reach = 2.0 * f64::from(body.radius + body.round);
-            p.check_extent(i, [reach; 2], self.options.margin).map_err(|e| match e {
-                Error::InvalidSetting { what, detail } => {
-                    Error::InvalidSetting { what, detail: format!("{detail} (turned: twice its reach)") }
-                }
-                e => e,
-            })?;
-        }
-        Ok(())
+/// Where `poses` (just converted) turn a body, whether every body of `packed` fits the periodic
+/// box at any angle: twice how far its shape reaches from its origin, against the box. The
+/// bodies' reach is the world's until new polygons: once they fit (`fit`, set here), no pose is
+/// looked at again.
+pub(super) fn check_turns(packed: &Packed, poses: &[[f32; 4]], options: &WorldOptions, fit: &mut bool) -> Result<()> {
+    let Some(p) = options.periodic.as_ref().filter(|_| !*fit) else { return Ok(()) };
+    if poses.iter().all(|t| t[2] == 1.0 && t[3] == 0.0) {
+        return Ok(());
     }
+    for (i, body) in packed.bodies.iter().enumerate() {
+        let reach = 2.0 * f64::from(body.radius + body.round);
+        p.check_extent(i, [reach; 2], options.margin).map_err(|e| match e {
+            Error::InvalidSetting { what, detail } => {
+                Error::InvalidSetting { what, detail: format!("{detail} (turned: twice its reach)") }
+            }
+            e => e,
+        })?;
+    }
+    *fit = true;
+    Ok(())
+}
 
+impl World {
     /// Refuses `what` in a periodic box, until it is built there (issue 65).
     pub(super) fn flat_only(&self, what: &str) -> Result<()> {
         match self.options.periodic {

@@ -407,7 +407,9 @@ pub fn draw_bodies(bodies: &Bodies<'_>, options: &Options) -> Picture {
         } else {
             legend.push((Mark::Swatch(BODY), "body".into()));
         }
-        legend.push((Mark::Swatch(COLLIDING), format!("colliding body ({colliding_count} of {n})")));
+        // Of the scene's own shapes: images are not counted.
+        let own = (0..n).filter(|&i| source(i) == i).count();
+        legend.push((Mark::Swatch(COLLIDING), format!("colliding body ({colliding_count} of {own})")));
         if fixed_count > 0 {
             legend.push((Mark::Swatch(FIXED), format!("static shape ({fixed_count})")));
         }

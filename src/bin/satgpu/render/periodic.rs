@@ -23,13 +23,6 @@ fn moved(p: &Polygon, by: [f64; 2]) -> Polygon {
     p.transformed(&Transform { x: by[0], y: by[1], angle: 0.0 })
 }
 
-fn union(a: Aabb, b: Aabb) -> Aabb {
-    Aabb {
-        min: [a.min[0].min(b.min[0]), a.min[1].min(b.min[1])],
-        max: [a.max[0].max(b.max[0]), a.max[1].max(b.max[1])],
-    }
-}
-
 /// Whether two boxes meet, or nearly (a pair that touches across an edge meets its image only up
 /// to the rounding of the move).
 fn near(a: &Aabb, b: &Aabb) -> bool {
@@ -62,7 +55,7 @@ pub(super) fn wrap(shapes: Vec<Polygon>, owners: &[u32], contacts: Vec<Contact>,
     let mut boxes: Vec<Option<Aabb>> = vec![None; bodies];
     for (i, s) in out.iter().enumerate() {
         let b = &mut boxes[owner(i)];
-        *b = Some(b.map_or(s.aabb(), |b| union(b, s.aabb())));
+        *b = Some(b.map_or(s.aabb(), |b| b.union(&s.aabb())));
     }
     let [x0, y0, x1, y1] = p.bounds();
     let (lo, hi) = ([x0, y0], [x1, y1]);
