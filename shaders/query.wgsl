@@ -29,6 +29,7 @@
 #import strip_index
 #import local_shape
 #import exact
+#import candidate
 
 // A query box, 16 words in `io` from `qp.queries_at`. Twin of GpuQuery in src/gpu/stages/query.rs.
 struct Query {
@@ -59,7 +60,7 @@ struct QueryParams {
     grid: Grid,        // copied from the control buffer after the sort
     entries: u32,      // likewise: the sorted entries
     zero: u32,         // 0, for `keep`
-    pad1: u32,
+    images: u32,       // in a periodic box: the entries carry their images (candidate.wgsl)
     pad2: u32,
     map: array<vec4<u32>, MAP_WORDS / 4u>, // the grid's map, likewise
 }
@@ -290,9 +291,10 @@ fn walk(i: u32) {
                 while k < stop && steps <= last {
                     steps += 1u;
                     let box = boxes_at(k);
+                    let body = entry_body(values[k], qp.images);
                     // A pair is taken in the first strip both span.
-                    if boxes_meet(q, box) && max(s0, grid_strip(g, box.y)) == s {
-                        steps += test_body(values[k], q, i);
+                    if body != NOT_A_BODY && boxes_meet(q, box) && max(s0, grid_strip(g, box.y)) == s {
+                        steps += test_body(body, q, i);
                     }
                     k++;
                 }

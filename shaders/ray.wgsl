@@ -37,6 +37,7 @@
 #import strip_index
 #import local_shape
 #import cast
+#import candidate
 
 // A ray, or a shape cast (`count` above 0). Twin of GpuRay in src/gpu/stages/ray.rs.
 struct Ray {
@@ -67,7 +68,7 @@ struct RayParams {
     pad0: u32,
     grid: Grid,    // copied from the control buffer after the sort
     entries: u32,  // likewise: the sorted entries
-    pad1: u32,
+    images: u32, // in a periodic box: the entries carry their images (candidate.wgsl)
     pad2: u32,
     pad3: u32,
     map: array<vec4<u32>, MAP_WORDS / 4u>, // the grid's map, likewise
@@ -341,8 +342,9 @@ fn cast_ray(i: u32) {
                 let stop = first_from(grid_key(g, w, hi) + 1u, start, strip_end);
                 for (var k = start; k < stop; k++) {
                     let box = boxes_at(k);
-                    if box.z >= lo {
-                        take_hit(&best, values[k], box, r);
+                    let body = entry_body(values[k], rp.images);
+                    if box.z >= lo && body != NOT_A_BODY {
+                        take_hit(&best, body, box, r);
                     }
                 }
             }

@@ -974,9 +974,59 @@ fn a_periodic_scene_runs_in_its_box() {
         gpu.len(),
         unboxed.len()
     );
-    let points = write("periodic_points.csv", "x,y\n1,1\n");
-    expect_bad_input(&["query", p(&scene), p(&points)], &["\"periodic\"", "not built yet"]);
-    expect_bad_input(&["neighbours", p(&scene), "--radius", "1"], &["\"periodic\"", "not built yet"]);
+    // Points at every third body's centroid of vertices (inside it), moved 7 boxes right: the
+    // same bodies on both backends as at the centroids themselves on the reference.
+    let bounds: Vec<f64> = text[text.rfind("\"box\": [").unwrap() + 8..]
+        .split(']')
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|x| x.trim().parse().unwrap())
+        .collect();
+    let firsts: Vec<[f64; 2]> = text
+        .split("\"vertices\": [[")
+        .skip(1)
+        .step_by(3)
+        .map(|v| {
+            let xy: Vec<f64> = v
+                .split("]]")
+                .next()
+                .unwrap()
+                .split([',', '[', ']'])
+                .filter(|x| !x.trim().is_empty())
+                .map(|x| x.trim().parse().unwrap())
+                .collect();
+            let n = (xy.len() / 2) as f64;
+            [xy.iter().step_by(2).sum::<f64>() / n, xy.iter().skip(1).step_by(2).sum::<f64>() / n]
+        })
+        .collect();
+    let csv = |dx: f64| firsts.iter().fold("x,y\n".to_string(), |s, v| s + &format!("{},{}\n", v[0] + dx, v[1]));
+    let (near, far) =
+        (write("periodic_points.csv", &csv(0.0)), write("periodic_far.csv", &csv(7.0 * (bounds[2] - bounds[0]))));
+    let found = |backend: &str, points: &std::path::Path| {
+        let out = tmp(&format!("periodic_q_{backend}_{}.csv", points.file_stem().unwrap().to_string_lossy()));
+        let o = satgpu(&["query", p(&scene), p(points), "--backend", backend, "--out", p(&out)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(&out).unwrap()
+    };
+    let want = found("cpu", &near);
+    assert!(want.lines().count() > firsts.len(), "{want}");
+    assert_eq!(found("gpu", &far), want);
+    assert_eq!(found("cpu", &far), want);
+    // Neighbours within 0.2: the nearest images, on both backends; more than without the box.
+    let neighbours = |backend: &str, file: &std::path::Path| {
+        let out = tmp(&format!("periodic_n_{backend}_{}.csv", file.file_stem().unwrap().to_string_lossy()));
+        let o = satgpu(&["neighbours", p(file), "--radius", "0.2", "--backend", backend, "--out", p(&out)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let rows = std::fs::read_to_string(&out).unwrap();
+        let mut pairs: Vec<String> =
+            rows.lines().skip(1).map(|l| l.split(',').take(2).collect::<Vec<_>>().join(",")).collect();
+        pairs.sort();
+        pairs
+    };
+    let (gpu_rows, cpu_rows) = (neighbours("gpu", &scene), neighbours("cpu", &scene));
+    assert_eq!(gpu_rows, cpu_rows);
+    assert!(cpu_rows.len() > neighbours("cpu", &plain).len());
     let wide = write(
         "wide.json",
         r#"{"polygons": [{"vertices": [[0,0],[6,0],[6,1],[0,1]]}], "periodic": {"box": [0, 0, 10, 10]}}"#,

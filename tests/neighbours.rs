@@ -8,7 +8,12 @@ mod common;
 use satgpu::gpu;
 use satgpu::neighbours::Neighbours;
 use satgpu::scene::{generate, generate_bodies, SceneKind};
-use satgpu::{reference, validate, Body, Filter, Polygon, Transform};
+use satgpu::{reference, validate, Body, DetectOptions, Filter, Polygon, Transform};
+
+/// The options of a one-shot call with `filters`.
+fn opts(filters: &[Filter]) -> DetectOptions {
+    DetectOptions::default().with_filters(filters.to_vec())
+}
 
 /// The band of the pair (a, b) at radius r, as validate::compare has it under a margin.
 fn band<B: AsRef<[Polygon]>>(bodies: &[B], a: u32, b: u32, r: f64) -> f64 {
@@ -91,16 +96,16 @@ fn check_k<B: AsRef<[Polygon]>>(
 /// returns the share of (body, k) whose k nearest were decided (see [`check_k`]).
 fn compare<B: AsRef<[Polygon]>>(bodies: &[B], r: f64, filters: &[Filter], what: &str) -> f64 {
     let g = common::gpu();
-    let got = gpu::neighbours(&g, bodies, r, None, filters).unwrap();
-    let want = reference::neighbours(bodies, r, None, filters);
+    let got = gpu::neighbours(&g, bodies, r, None, &opts(filters)).unwrap();
+    let want = reference::neighbours(bodies, r, None, &opts(filters));
     check_all(bodies, &got, &want, r, what);
     let (first, last) = (got.of(0).0, got.of(bodies.len() - 1).0);
     assert!(!first.is_empty() && !last.is_empty(), "{what}: first and last have neighbours");
     let most = (0..bodies.len()).map(|i| got.of(i).0.len()).max().unwrap();
     let mut decided = 0;
     for k in [1, 3, most + 1] {
-        let g_k = gpu::neighbours(&g, bodies, r, Some(k), filters).unwrap();
-        let w_k = reference::neighbours(bodies, r, Some(k), filters);
+        let g_k = gpu::neighbours(&g, bodies, r, Some(k), &opts(filters)).unwrap();
+        let w_k = reference::neighbours(bodies, r, Some(k), &opts(filters));
         decided += check_k(bodies, k, r, [&got, &want], [&g_k, &w_k], &format!("{what}, k {k}"));
     }
     decided as f64 / (3 * bodies.len()) as f64
@@ -139,7 +144,7 @@ fn neighbours_agree_with_the_reference_on_every_kind() {
             assert!(r == 0.0 || kind == SceneKind::Grid || decided > 0.5, "{what}: {decided} of the k nearest decided");
             let g = common::gpu();
             assert!(
-                gpu::neighbours(&g, &polygons, r, None, &[]).unwrap().of(700).0.is_empty(),
+                gpu::neighbours(&g, &polygons, r, None, &DetectOptions::default()).unwrap().of(700).0.is_empty(),
                 "{what}: the lone body"
             );
         }
@@ -179,7 +184,7 @@ fn the_k_nearest_circles_of_one_radius_are_the_nearest_centres() {
     }
     let circles: Vec<Polygon> = centres.iter().map(|&c| Polygon::circle(c, 0.3).unwrap()).collect();
     let (r, k) = (1.5, 6);
-    let got = gpu::neighbours(&common::gpu(), &circles, r, Some(k), &[]).unwrap();
+    let got = gpu::neighbours(&common::gpu(), &circles, r, Some(k), &DetectOptions::default()).unwrap();
     let mut decided = 0;
     for (i, c) in centres.iter().enumerate() {
         let mut near: Vec<(f64, u32)> = centres
@@ -234,7 +239,7 @@ fn the_gather_on_the_gpu_equals_the_hosts() {
         let w = typical_width(&polygons);
         for (r, k) in [(0.5 * w, None), (0.5 * w, Some(1)), (6.0 * w, Some(3)), (3.0 * w, None)] {
             let what = format!("{kind}, r {r}, k {k:?}");
-            let got = gpu::neighbours(&g, &polygons, r, k, &[]).unwrap();
+            let got = gpu::neighbours(&g, &polygons, r, k, &DetectOptions::default()).unwrap();
             let frame = gpu::detect(&g, &polygons, &satgpu::DetectOptions::default().with_margin(r)).unwrap();
             same(&got, &Neighbours::from_contacts(polygons.len(), &frame.contacts, k), &what);
         }
@@ -243,11 +248,11 @@ fn the_gather_on_the_gpu_equals_the_hosts() {
     let filters: Vec<Filter> =
         (0..bodies.len()).map(|i| Filter { group: -((i % 3) as i32), ..Filter::default() }).collect();
     for k in [None, Some(2)] {
-        let got = gpu::neighbours(&g, &bodies, 0.3, k, &filters).unwrap();
+        let got = gpu::neighbours(&g, &bodies, 0.3, k, &opts(&filters)).unwrap();
         let options = satgpu::DetectOptions::default().with_margin(0.3).with_filters(filters.clone());
         let frame = gpu::detect(&g, &bodies, &options).unwrap();
         same(&got, &Neighbours::from_contacts(bodies.len(), &frame.contacts, k), &format!("rooms, k {k:?}"));
     }
     let none: Vec<Polygon> = vec![];
-    assert_eq!(gpu::neighbours(&g, &none, 1.0, None, &[]).unwrap().offsets, [0]);
+    assert_eq!(gpu::neighbours(&g, &none, 1.0, None, &DetectOptions::default()).unwrap().offsets, [0]);
 }

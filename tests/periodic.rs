@@ -5,9 +5,11 @@
 use satgpu::gpu::{World, WorldOptions};
 use satgpu::reference::{self, Detection};
 use satgpu::scene::{generate, generate_bodies, SceneKind};
-use satgpu::{Aabb, Body, Contact, ContactDetail, DetectOptions, Error, Periodic, Polygon, Transform};
+use satgpu::{Body, Contact, ContactDetail, DetectOptions, Error, Periodic, Polygon, Transform};
 
 mod common;
+
+use common::periodic::{boxed, extent, scene_box};
 
 fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Polygon {
     Polygon::new(vec![[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).expect("a valid rectangle")
@@ -124,7 +126,7 @@ fn generated_scenes_agree_with_every_image_by_brute_force() {
 #[test]
 fn bodies_of_several_shapes_pair_by_their_deepest_image() {
     let bodies = generate_bodies(SceneKind::COMPOUND[0], 60, 5);
-    let b = bodies.iter().map(Body::aabb).reduce(union).unwrap();
+    let b = bodies.iter().map(Body::aabb).reduce(|a, b| a.union(&b)).unwrap();
     let widest = bodies.iter().map(|q| extent(&q.aabb())).fold(0.0, f64::max);
     let w = ((b.max[0] - b.min[0]) * 0.8).max(2.0 * widest * 1.01);
     let h = ((b.max[1] - b.min[1]) * 0.8).max(2.0 * widest * 1.01);
@@ -187,33 +189,6 @@ fn a_body_too_wide_for_the_box_is_named() {
     assert!(err.to_string().contains("body 1") && err.to_string().contains("along y"), "{err}");
     let result = std::panic::catch_unwind(|| detect(&[rect(0.0, 0.0, 6.0, 1.0)], &in_box(p)));
     assert!(result.is_err(), "the reference judges only what the library accepts");
-}
-
-/// A scene of `kind` in a box a tenth smaller than its bounds (at least twice its widest body
-/// plus the margin, and a little), so that bodies straddle every edge and corner and some lie
-/// outside it. (`scales` lies round the origin, its smallest groups there: its box too, so that
-/// none is moved 1e30 away, where its f32 anchor would hold nothing of it. `outliers` has its box
-/// round its crowd: its strays 1e3 and 1e6 crowds away come round from there, and the one 1e20
-/// away, a billionth of that across, is too wide for the box and left out.)
-fn boxed(kind: SceneKind, n: usize, seed: u64, margin: f64) -> (Vec<Polygon>, Periodic) {
-    let mut scene = generate(kind, n, seed);
-    let mut b = scene_box(&scene);
-    if kind == SceneKind::Scales {
-        let r = b.min.iter().chain(&b.max).map(|c| c.abs()).fold(0.0, f64::max);
-        b = Aabb { min: [-r, -r], max: [r, r] };
-    }
-    if kind == SceneKind::Outliers {
-        let crowd: Vec<Polygon> =
-            scene.iter().filter(|q| q.vertices()[0].iter().all(|c| c.abs() < 1e3)).cloned().collect();
-        b = scene_box(&crowd);
-        let room = 0.4 * (b.max[0] - b.min[0]).min(b.max[1] - b.min[1]);
-        scene.retain(|q| extent(&q.aabb()) < room);
-    }
-    let widest = scene.iter().map(|q| extent(&q.aabb())).fold(0.0, f64::max);
-    let least = 2.0 * (widest + margin) * 1.01;
-    let (w, h) = (((b.max[0] - b.min[0]) * 0.9).max(least), ((b.max[1] - b.min[1]) * 0.9).max(least));
-    let (x0, y0) = (b.min[0] + 0.05 * (b.max[0] - b.min[0]), b.min[1] + 0.05 * (b.max[1] - b.min[1]));
-    (scene, Periodic::new([x0, y0, x0 + w, y0 + h], [true, true]).unwrap())
 }
 
 /// The GPU's pairs against the reference's on `polygons` in `p`; how many pairs cross an edge.
@@ -315,7 +290,7 @@ fn the_gpu_refuses_what_does_not_fit_by_name() {
     assert!(turning.set_transforms(&[Transform::default(), Transform { x: 5.0, y: 5.0, angle: 0.0 }]).is_ok());
     let turned = turning.set_transforms(&[Transform::default(), Transform { x: 5.0, y: 5.0, angle: 1.0 }]).err();
     assert!(matches!(&turned, Some(Error::InvalidSetting { what: "periodic box", .. })), "{turned:?}");
-    for refused in [world.cast_rays(&[]).err(), world.query_points(&[]).err()] {
+    for refused in [world.cast_rays(&[]).err(), world.cast_shapes(&[], &[]).err()] {
         assert!(matches!(refused, Some(Error::InvalidSetting { what: "periodic box", .. })));
     }
     let continuous =
@@ -362,18 +337,6 @@ fn turning_bodies_and_new_polygons_agree_across_edges() {
 }
 
 // ---- helpers ----
-
-fn union(a: Aabb, b: Aabb) -> Aabb {
-    a.union(&b)
-}
-
-fn scene_box(scene: &[Polygon]) -> Aabb {
-    scene.iter().map(Polygon::aabb).reduce(union).unwrap()
-}
-
-fn extent(b: &Aabb) -> f64 {
-    (b.max[0] - b.min[0]).max(b.max[1] - b.min[1])
-}
 
 fn scale(p: &Polygon, s: f64) -> Polygon {
     Polygon::new(p.vertices().iter().map(|v| [v[0] * s, v[1] * s]).collect()).unwrap()
@@ -472,7 +435,7 @@ fn manifolds_events_worlds_and_compound_bodies_in_a_box_on_the_gpu() {
     assert_eq!(found, [(0, 2)]);
     // Bodies of several shapes: each pair of bodies by its deepest part pair and image.
     let bodies = generate_bodies(SceneKind::COMPOUND[0], 40, 3);
-    let b = bodies.iter().map(Body::aabb).reduce(union).unwrap();
+    let b = bodies.iter().map(Body::aabb).reduce(|a, b| a.union(&b)).unwrap();
     let widest = bodies.iter().map(|q| extent(&q.aabb())).fold(0.0, f64::max);
     let (w, h) = (((b.max[0] - b.min[0]) * 0.8).max(2.02 * widest), ((b.max[1] - b.min[1]) * 0.8).max(2.02 * widest));
     let p = Periodic::new([b.min[0], b.min[1], b.min[0] + w, b.min[1] + h], [true, true]).unwrap();

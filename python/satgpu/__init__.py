@@ -323,14 +323,25 @@ def detect(
 
 
 def neighbours(
-    shapes: ShapesLike, radius: float, k: Optional[int] = None, filters: FiltersLike = None, gpu: Optional[Gpu] = None
+    shapes: ShapesLike,
+    radius: float,
+    k: Optional[int] = None,
+    filters: FiltersLike = None,
+    gpu: Optional[Gpu] = None,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
 ) -> Neighbours:
     """Each body's neighbours at signed distance at most `radius` (negative where they overlap),
     nearest first and ties by index, the `k` nearest where `k` is given, on the GPU: what a crowd
     model asks of its neighbour search (JuPedSim's models: every neighbour within a cutoff; RVO2:
     the k nearest). Each pair appears for both of its bodies; pairs the `filters` exclude are no
-    neighbours. The GIL is released while the GPU works."""
-    return Neighbours(*_satgpu.neighbours(gpu or default_gpu(), shapes, radius, k, _filters(filters)))
+    neighbours. In a `periodic` box (as `World` takes one) each neighbour is its nearest image,
+    as freud's periodic neighbour queries give it. The GIL is released while the GPU works."""
+    return Neighbours(
+        *_satgpu.neighbours(
+            gpu or default_gpu(), shapes, radius, k, _filters(filters), _box(periodic), periodic_axes
+        )
+    )
 
 
 def _transform_array(name: str, value, ndim: int) -> np.ndarray:

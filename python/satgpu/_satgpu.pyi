@@ -97,7 +97,13 @@ def neighbours_from_pairs(
     bodies: int, a: np.ndarray, b: np.ndarray, normal: np.ndarray, depth: np.ndarray, k: Optional[int] = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 def neighbours(
-    gpu: Optional[Gpu], shapes: Any, radius: float, k: Optional[int] = None, filters: Any = None
+    gpu: Optional[Gpu],
+    shapes: Any,
+    radius: float,
+    k: Optional[int] = None,
+    filters: Any = None,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 def wkt_polygon(text: str) -> tuple[list[list[float]], list[list[list[float]]]]: ...
 def circles(centers: np.ndarray, radii: np.ndarray) -> Shapes: ...

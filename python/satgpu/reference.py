@@ -28,10 +28,17 @@ def detect(
     )
 
 
-def neighbours(shapes: ShapesLike, radius: float, k: Optional[int] = None, filters: FiltersLike = None) -> Neighbours:
+def neighbours(
+    shapes: ShapesLike,
+    radius: float,
+    k: Optional[int] = None,
+    filters: FiltersLike = None,
+    periodic=None,
+    periodic_axes: str = "xy",
+) -> Neighbours:
     """Each body's neighbours within `radius` (the `k` nearest) from the f64 reference, as
-    `satgpu.neighbours` returns them."""
-    return Neighbours(*_satgpu.neighbours(None, shapes, radius, k, _filters(filters)))
+    `satgpu.neighbours` returns them (in a `periodic` box too)."""
+    return Neighbours(*_satgpu.neighbours(None, shapes, radius, k, _filters(filters), _box(periodic), periodic_axes))
 
 
 def cast_rays(

@@ -126,9 +126,11 @@ pub(crate) fn reference_sweep<'py>(
 }
 
 /// Each body's neighbours within `radius` (the `k` nearest), on the GPU (`gpu` given) or from
-/// the f64 reference; the GIL is released meanwhile.
+/// the f64 reference, in the periodic box where one is given (each neighbour its nearest
+/// image); the GIL is released meanwhile.
 #[pyfunction]
-#[pyo3(signature = (gpu, shapes, radius, k = None, filters = None))]
+#[pyo3(signature = (gpu, shapes, radius, k = None, filters = None, periodic = None, periodic_axes = "xy"))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn neighbours<'py>(
     py: Python<'py>,
     gpu: Option<&Gpu>,
@@ -136,6 +138,8 @@ pub(crate) fn neighbours<'py>(
     radius: f64,
     k: Option<usize>,
     filters: Option<FilterArrays<'_>>,
+    periodic: Option<(f64, f64, f64, f64)>,
+    periodic_axes: &str,
 ) -> PyResult<NeighbourArrays<'py>> {
     if !(radius >= 0.0 && radius.is_finite()) {
         return Err(error_of(
@@ -146,24 +150,27 @@ pub(crate) fn neighbours<'py>(
     if k == Some(0) {
         return Err(error_of("InvalidSettingError", "invalid k: 0: must be at least 1 (None: every neighbour)".into()));
     }
+    let periodic = periodic.map(|b| (b, periodic_axes));
     let found = match body_list(shapes)? {
         Some(bodies) => {
-            let filters = filter_list(filters, bodies.len())?;
+            let options = detect_options(filters, bodies.len(), "basic", radius, periodic)?;
+            check_fits(&bodies, &options)?;
             match gpu {
                 Some(g) => {
-                    py.detach(|| satgpu::gpu::neighbours(&g.inner, &bodies, radius, k, &filters)).map_err(raise)?
+                    py.detach(|| satgpu::gpu::neighbours(&g.inner, &bodies, radius, k, &options)).map_err(raise)?
                 }
-                None => py.detach(|| satgpu::reference::neighbours(&bodies, radius, k, &filters)),
+                None => py.detach(|| satgpu::reference::neighbours(&bodies, radius, k, &options)),
             }
         }
         None => {
             let polygons = shape_list(shapes)?;
-            let filters = filter_list(filters, polygons.len())?;
+            let options = detect_options(filters, polygons.len(), "basic", radius, periodic)?;
+            check_fits(&polygons, &options)?;
             match gpu {
                 Some(g) => {
-                    py.detach(|| satgpu::gpu::neighbours(&g.inner, &polygons, radius, k, &filters)).map_err(raise)?
+                    py.detach(|| satgpu::gpu::neighbours(&g.inner, &polygons, radius, k, &options)).map_err(raise)?
                 }
-                None => py.detach(|| satgpu::reference::neighbours(&polygons, radius, k, &filters)),
+                None => py.detach(|| satgpu::reference::neighbours(&polygons, radius, k, &options)),
             }
         }
     };

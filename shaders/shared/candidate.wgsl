@@ -23,3 +23,19 @@ fn image_steps(code: u32) -> vec2<f32> {
     let down = vec2<bool>((code & 2u) != 0u, (code & 8u) != 0u);
     return select(vec2<f32>(0.0), vec2<f32>(1.0), up) - select(vec2<f32>(0.0), vec2<f32>(1.0), down);
 }
+
+// Not a body: an entry a search other than the sweep passes over.
+const NOT_A_BODY: u32 = 0xffffffffu;
+
+// The body of the strip entry of value `v` (`images`: the world is in a periodic box, whose
+// entries carry their images, image.wgsl), or NOT_A_BODY where the entry is one of its body's
+// images: queries and rays see each body once, where it is, and are laid at its images instead.
+fn entry_body(v: u32, images: u32) -> u32 {
+    if images == 0u {
+        return v;
+    }
+    if (v & (3u << BODY_BITS)) != 0u {
+        return NOT_A_BODY;
+    }
+    return v & BODY_MASK;
+}

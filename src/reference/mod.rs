@@ -38,7 +38,9 @@ pub use manifold::{
 };
 pub use neighbours::neighbours;
 pub use proximity::signed_distance;
-pub use queries::{cast_rays, cast_shapes, query_boxes, query_points, ray_shape};
+pub use queries::{
+    cast_rays, cast_shapes, query_boxes, query_boxes_periodic, query_points, query_points_periodic, ray_shape,
+};
 pub use sweep::{sweep, TOUCH};
 
 use crate::geometry::{Aabb, Polygon};

@@ -2,16 +2,23 @@
 //! [`detect`] with that margin, each written for both of its bodies, all rows sorted by body,
 //! distance and neighbour, and the first `k` of each body kept.
 
-use crate::geometry::{Filter, Polygon};
+use crate::geometry::Polygon;
 use crate::gpu::DetectOptions;
 use crate::neighbours::Neighbours;
 use crate::reference::detect;
 
 /// Each body's neighbours at signed distance at most `radius` (negative where they overlap),
-/// nearest first and ties by index, the first `k` where `k` is given; pairs that `filters`
-/// (empty, or one per body) exclude are no neighbours. `radius` must be finite and at least 0.
-pub fn neighbours<B: AsRef<[Polygon]>>(bodies: &[B], radius: f64, k: Option<usize>, filters: &[Filter]) -> Neighbours {
-    let options = DetectOptions::default().with_margin(radius).with_filters(filters.to_vec());
+/// nearest first and ties by index, the first `k` where `k` is given, of the pairs `options`
+/// asks for with `radius` as their margin: pairs that its filters (empty, or one per body)
+/// exclude are no neighbours; in its periodic box a neighbour is its nearest image (every body
+/// must fit the box, as [`detect`] asks). `radius` must be finite and at least 0.
+pub fn neighbours<B: AsRef<[Polygon]>>(
+    bodies: &[B],
+    radius: f64,
+    k: Option<usize>,
+    options: &DetectOptions,
+) -> Neighbours {
+    let options = options.clone().with_margin(radius);
     let mut rows: Vec<(u32, f64, u32, [f64; 2])> = vec![];
     for c in detect(bodies, &options).contacts {
         rows.push((c.a, -c.depth, c.b, c.normal));

@@ -17,7 +17,7 @@
 //! [`colliding`]) hit at 0.
 
 use super::{colliding, cross, dot, sub};
-use crate::geometry::{Aabb, BoxQuery, Filter, PointQuery, Polygon, Ray, RayHit, ShapeCast, Transform};
+use crate::geometry::{Aabb, BoxQuery, Filter, Periodic, PointQuery, Polygon, Ray, RayHit, ShapeCast, Transform};
 
 /// Every body's bounding box, each side moved out by the one rounding `Polygon::aabb` may have
 /// made (adding the radius): a shape lies inside its box, so a region apart from it meets no
@@ -250,29 +250,30 @@ pub fn cast_shapes(
         .collect()
 }
 
-/// For each box, the bodies among `polygons` that share a point with it, sorted (`filters` as
-/// [`cast_rays`]).
+/// For each box, the bodies among `polygons` that share a point with it (closed: touching
+/// counts), sorted, seen through each query's filter (`filters` as [`cast_rays`]).
 ///
 /// # Panics
 ///
 /// If a box fails [`BoxQuery::check`] (a side of 0 is a segment, both a point), or `filters`
 /// is neither empty nor one per polygon.
 pub fn query_boxes(polygons: &[Polygon], filters: &[Filter], queries: &[BoxQuery]) -> Vec<Vec<u32>> {
-    assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
-    let bounds = bounds(polygons);
-    queries
-        .iter()
-        .enumerate()
-        .map(|(k, q)| {
-            q.check(k).unwrap_or_else(|e| panic!("{e}"));
-            let rect = Polygon::region(q.aabb.min, q.aabb.max);
-            (0..polygons.len())
-                .filter(|&i| bounds[i].overlaps(&q.aabb) && sees(&q.filter, filters, i))
-                .filter(|&i| colliding(&rect, &polygons[i]))
-                .map(|i| i as u32)
-                .collect()
-        })
-        .collect()
+    regions(polygons, filters, queries.iter().map(|q| (q.aabb, q.filter, false)), None)
+}
+
+/// [`query_boxes`] in a periodic box (issue 65): a body is found where any of its images, moved
+/// by whole boxes along the wrapping axes, shares a point with the box.
+///
+/// # Panics
+///
+/// As [`query_boxes`].
+pub fn query_boxes_periodic(
+    polygons: &[Polygon],
+    filters: &[Filter],
+    queries: &[BoxQuery],
+    periodic: &Periodic,
+) -> Vec<Vec<u32>> {
+    regions(polygons, filters, queries.iter().map(|q| (q.aabb, q.filter, false)), Some(periodic))
 }
 
 /// For each point, the bodies among `polygons` that contain it, sorted (`filters` as
@@ -282,17 +283,92 @@ pub fn query_boxes(polygons: &[Polygon], filters: &[Filter], queries: &[BoxQuery
 ///
 /// If `filters` is neither empty nor one per polygon.
 pub fn query_points(polygons: &[Polygon], filters: &[Filter], queries: &[PointQuery]) -> Vec<Vec<u32>> {
+    regions(polygons, filters, queries.iter().map(point_region), None)
+}
+
+/// [`query_points`] in a periodic box: a body is found where any of its images contains the
+/// point.
+///
+/// # Panics
+///
+/// As [`query_points`].
+pub fn query_points_periodic(
+    polygons: &[Polygon],
+    filters: &[Filter],
+    queries: &[PointQuery],
+    periodic: &Periodic,
+) -> Vec<Vec<u32>> {
+    regions(polygons, filters, queries.iter().map(point_region), Some(periodic))
+}
+
+fn point_region(q: &PointQuery) -> (Aabb, Filter, bool) {
+    (Aabb { min: q.point, max: q.point }, q.filter, true)
+}
+
+/// The bodies each region meets (a point's: the bodies that contain it), every
+/// image of each in `periodic`: those whose boxes, moved by `n` whole boxes, overlap the
+/// region's box (`n` from the boxes' distance, one more either way), then the exact test.
+fn regions(
+    polygons: &[Polygon],
+    filters: &[Filter],
+    queries: impl Iterator<Item = (Aabb, Filter, bool)>,
+    periodic: Option<&Periodic>,
+) -> Vec<Vec<u32>> {
     assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
     let bounds = bounds(polygons);
+    let size = periodic.map_or([0.0; 2], Periodic::size);
+    let wraps = periodic.map_or([false; 2], Periodic::wraps);
     queries
-        .iter()
-        .map(|q| {
-            let at = Aabb { min: q.point, max: q.point };
-            (0..polygons.len())
-                .filter(|&i| bounds[i].overlaps(&at) && sees(&q.filter, filters, i))
-                .filter(|&i| super::distance_to_shape(&polygons[i], q.point) == 0.0)
-                .map(|i| i as u32)
-                .collect()
+        .enumerate()
+        .map(|(k, (region, filter, point))| {
+            if !point {
+                BoxQuery { aabb: region, filter, world: 0 }.check(k).unwrap_or_else(|e| panic!("{e}"));
+            }
+            let rect = Polygon::region(region.min, region.max);
+            let meets = |i_body: usize| {
+                let b = bounds[i_body];
+                // The whole boxes along each axis that may move b onto the region.
+                let steps = |a: usize| match wraps[a] {
+                    true => {
+                        ((region.min[a] - b.max[a]) / size[a]).floor() - 1.0
+                            ..=((region.max[a] - b.min[a]) / size[a]).ceil() + 1.0
+                    }
+                    false => 0.0..=0.0,
+                };
+                let (sx, sy) = (steps(0), steps(1));
+                // Counted in integers: far out, adding 1 to an f64 may leave it where it was.
+                let count = |r: &std::ops::RangeInclusive<f64>| (r.end() - r.start()) as u64;
+                for i in 0..=count(&sx) {
+                    for j in 0..=count(&sy) {
+                        let by = [(sx.start() + i as f64) * size[0], (sy.start() + j as f64) * size[1]];
+                        let moved = Aabb {
+                            min: [b.min[0] + by[0], b.min[1] + by[1]],
+                            max: [b.max[0] + by[0], b.max[1] + by[1]],
+                        };
+                        let pad = Aabb { min: moved.min.map(f64::next_down), max: moved.max.map(f64::next_up) };
+                        if !pad.overlaps(&region) {
+                            continue;
+                        }
+                        let shape = match by == [0.0; 2] {
+                            true => std::borrow::Cow::Borrowed(&polygons[i_body]),
+                            false => std::borrow::Cow::Owned(polygons[i_body].transformed(&Transform {
+                                x: by[0],
+                                y: by[1],
+                                angle: 0.0,
+                            })),
+                        };
+                        let found = match point {
+                            true => super::distance_to_shape(&shape, region.min) == 0.0,
+                            false => colliding(&rect, &shape),
+                        };
+                        if found {
+                            return true;
+                        }
+                    }
+                }
+                false
+            };
+            (0..polygons.len()).filter(|&i| sees(&filter, filters, i) && meets(i)).map(|i| i as u32).collect()
         })
         .collect()
 }

@@ -12,6 +12,8 @@ use satgpu::validate::compare;
 use satgpu::DetectOptions;
 use satgpu::{reference, Contact, Polygon};
 
+pub mod periodic;
+
 static GPU: OnceLock<Mutex<Gpu>> = OnceLock::new();
 
 /// The test device (honours WGPU_BACKEND and WGPU_ADAPTER_NAME), locked for this test.

@@ -131,12 +131,18 @@ pub(crate) fn neighbours(
     if let Some(out) = out.filter(|o| o.extension().and_then(|e| e.to_str()) != Some("csv")) {
         return Err(Failure(2, format!("{}: --out must end in .csv", out.display())));
     }
-    let scene = source.read_flat("neighbours")?;
-    let (bodies, filters) = (&scene.bodies, &scene.filters);
+    let scene = source.read()?;
+    let bodies = &scene.bodies;
+    let mut options = DetectOptions::default().with_filters(scene.filters.clone());
+    options.world.periodic = scene.periodic;
+    if let Some(p) = &scene.periodic {
+        // Both backends' refusal of a body too wide for the box, by name.
+        p.check_boxes(bodies.iter().map(|b| b.aabb()), radius)?;
+    }
     let t = Instant::now();
     let found = match backend {
-        Backend::Gpu => gpu::neighbours(&device.open()?, bodies, radius, k, filters)?,
-        Backend::Cpu => reference::neighbours(bodies, radius, k, filters),
+        Backend::Gpu => gpu::neighbours(&device.open()?, bodies, radius, k, &options)?,
+        Backend::Cpu => reference::neighbours(bodies, radius, k, &options),
     };
     let said = format!(
         "{} bodies, {} neighbour rows within {radius} ({} backend, {:.1} ms)",

@@ -154,7 +154,8 @@ impl Flat {
 /// A scene on the GPU: a world of its bodies (its convex shapes, or its compound bodies), with
 /// its filters.
 pub(crate) fn open_world(gpu: &Gpu, scene: &scene::Scene) -> Result<World, Failure> {
-    let options = WorldOptions::default();
+    let mut options = WorldOptions::default();
+    options.periodic = scene.periodic;
     let mut world = World::from_bodies(gpu, &scene.bodies, &options)?;
     if !scene.filters.is_empty() {
         world.set_filters(&scene.filters)?;
@@ -170,14 +171,21 @@ pub(crate) fn query(
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let regions = read_regions(regions_path)?;
-    let scene = source.read_flat("box and point queries")?;
+    let scene = source.read()?;
+    if let Some(p) = &scene.periodic {
+        // Both backends' refusal of a body too wide for the box, by name.
+        p.check_boxes(scene.bodies.iter().map(|b| b.aabb()), 0.0)?;
+    }
     let t = Instant::now();
     let answers = match backend {
         Backend::Cpu => {
             let flat = Flat::of(&scene);
-            let parts = match &regions {
-                Regions::Boxes(q) => reference::query_boxes(&flat.parts, &flat.filters, q),
-                Regions::Points(q) => reference::query_points(&flat.parts, &flat.filters, q),
+            let (parts, filters) = (&flat.parts, &flat.filters);
+            let parts = match (&regions, &scene.periodic) {
+                (Regions::Boxes(q), None) => reference::query_boxes(parts, filters, q),
+                (Regions::Points(q), None) => reference::query_points(parts, filters, q),
+                (Regions::Boxes(q), Some(p)) => reference::query_boxes_periodic(parts, filters, q, p),
+                (Regions::Points(q), Some(p)) => reference::query_points_periodic(parts, filters, q, p),
             };
             parts.into_iter().map(|list| flat.bodies(list)).collect()
         }

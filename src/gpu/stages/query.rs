@@ -62,7 +62,8 @@ struct GpuQueryParams {
     entries: u32,
     /// 0, for `keep` (exact.wgsl).
     zero: u32,
-    pad1: u32,
+    /// 1: in a periodic box, the entries carry their images (shaders/shared/candidate.wgsl).
+    images: u32,
     pad2: u32,
     /// The grid's map, from the control buffer.
     map: [u32; control::MAP_WORDS as usize],
@@ -116,7 +117,7 @@ impl Queries {
         strip: Option<&StripBuffers>,
         bodies: &BodyBuffers,
         (queries, room): (&[GpuQuery], u32),
-        (filtered, worlds): (bool, u32),
+        (filtered, worlds, images): (bool, u32, bool),
         (fold, window_steps): (u32, u32),
     ) -> Queries {
         use wgpu::BufferUsages as U;
@@ -136,6 +137,7 @@ impl Queries {
             cursors_at: layout.cursors_at,
             hits_at: layout.hits_at,
             room,
+            images: u32::from(images),
             ..bytemuck::Zeroable::zeroed()
         };
         let params = init(device, "satgpu.query.params", bytemuck::bytes_of(&params), U::UNIFORM | U::COPY_DST);
@@ -248,7 +250,7 @@ mod tests {
                 grid,
                 entries,
                 zero,
-                pad1,
+                images,
                 pad2,
                 map
             ]

@@ -75,7 +75,8 @@ pub(crate) struct GpuRayParams {
     pub grid: [u32; 8],
     /// The sorted entries, from the control buffer.
     pub entries: u32,
-    pub pad1: u32,
+    /// 1: in a periodic box, the entries carry their images (shaders/shared/candidate.wgsl).
+    pub images: u32,
     pub pad2: u32,
     pub pad3: u32,
     /// The grid's map, from the control buffer.
@@ -111,7 +112,7 @@ impl RayCast {
         strip: Option<&StripBuffers>,
         bodies: &BodyBuffers,
         (rays, shapes): (&[GpuRay], &[[f32; 4]]),
-        (filtered, worlds): (bool, u32),
+        (filtered, worlds, images): (bool, u32, bool),
         fold: u32,
     ) -> RayCast {
         use wgpu::BufferUsages as U;
@@ -126,6 +127,7 @@ impl RayCast {
             two: 2,
             rays_at,
             worlds,
+            images: u32::from(images),
             ..bytemuck::Zeroable::zeroed()
         };
         let params = init(device, "satgpu.ray.params", bytemuck::bytes_of(&params), U::UNIFORM | U::COPY_DST);
@@ -192,7 +194,7 @@ mod tests {
             GpuRayParams,
             "ray.wgsl",
             "RayParams",
-            [rays, bodies, filtered, strips, two, rays_at, worlds, pad0, grid, entries, pad1, pad2, pad3, map]
+            [rays, bodies, filtered, strips, two, rays_at, worlds, pad0, grid, entries, images, pad2, pad3, map]
         );
     }
 }

@@ -1,7 +1,7 @@
 //! The one-shot call: a world made, stepped once and dropped.
 
 use crate::error::Result;
-use crate::geometry::{Filter, Polygon};
+use crate::geometry::Polygon;
 use crate::gpu::device::context::Gpu;
 use crate::gpu::world::options::{DetectOptions, Frame};
 use crate::gpu::world::World;
@@ -37,11 +37,12 @@ pub fn detect<B: AsRef<[Polygon]>>(gpu: &Gpu, bodies: &[B], options: &DetectOpti
 
 /// Each body's neighbours at signed distance at most `radius` (negative where they overlap),
 /// nearest first and ties by index, the nearest `k` where `k` is given, on the GPU: the pairs of
-/// a frame with `radius` as its margin, each body's rows ranked by (distance, neighbour) on the
+/// a frame with `radius` as its margin (`options`' filters and periodic box; their margin is
+/// replaced by `radius`, and in a periodic box a neighbour is its nearest image), each body's rows ranked by (distance, neighbour) on the
 /// GPU and only the kept rows read back; bit for bit what [`Neighbours::from_contacts`] makes
 /// of the same frame's pairs on the host (which gathers instead when a frame needs more
 /// candidate pairs than one binding holds, or a body has more than 4,096 neighbours). Pairs
-/// that `filters` (empty, or one per body) exclude are no neighbours. The GPU's
+/// that the filters (empty, or one per body) exclude are no neighbours. The GPU's
 /// [`reference::neighbours`](crate::reference::neighbours); a world that steps every frame gets
 /// the same from its frames with `Neighbours::from_contacts`.
 pub fn neighbours<B: AsRef<[Polygon]>>(
@@ -49,16 +50,16 @@ pub fn neighbours<B: AsRef<[Polygon]>>(
     bodies: &[B],
     radius: f64,
     k: Option<usize>,
-    filters: &[Filter],
+    options: &DetectOptions,
 ) -> Result<Neighbours> {
     if !(radius >= 0.0 && radius.is_finite()) {
         let detail = format!("{radius}: must be finite and at least 0");
         return Err(crate::Error::InvalidSetting { what: "radius", detail });
     }
-    if let Some(found) = crate::gpu::world::neighbours::neighbours(gpu, bodies, radius, k, filters)? {
+    let options = options.clone().with_margin(radius);
+    if let Some(found) = crate::gpu::world::neighbours::neighbours(gpu, bodies, k, &options)? {
         return Ok(found);
     }
-    let options = DetectOptions::default().with_margin(radius).with_filters(filters.to_vec());
     let frame = detect(gpu, bodies, &options)?;
     Ok(Neighbours::from_contacts(bodies.len(), &frame.contacts, k))
 }

@@ -2,12 +2,12 @@
 //! rows of every body ranked by (distance, neighbour) there, and only the kept rows read back.
 
 use crate::error::Result;
-use crate::geometry::{Filter, Polygon};
+use crate::geometry::Polygon;
 use crate::gpu::device::context::Gpu;
 use crate::gpu::stages::neighbours::{program, Gather, Params};
 use crate::gpu::stages::readback::read_copies;
 use crate::gpu::world::growth::Fit;
-use crate::gpu::world::options::WorldOptions;
+use crate::gpu::world::options::DetectOptions;
 use crate::gpu::world::record::Asked;
 use crate::gpu::world::World;
 use crate::neighbours::Neighbours;
@@ -17,19 +17,19 @@ const B_SIDE: u32 = 0x8000_0000;
 /// host gathers.
 const MAX_DEGREE: u32 = 4096;
 
-/// [`gpu::neighbours`](crate::gpu::neighbours) with the gather on the GPU; `None` when a frame
+/// [`gpu::neighbours`](crate::gpu::neighbours) with the gather on the GPU (`options`' margin is
+/// the radius); `None` when a frame
 /// needs more candidate pairs than one binding holds (the caller then gathers on the host from
 /// a frame run in batches).
 pub(crate) fn neighbours<B: AsRef<[Polygon]>>(
     gpu: &Gpu,
     bodies: &[B],
-    radius: f64,
     k: Option<usize>,
-    filters: &[Filter],
+    options: &DetectOptions,
 ) -> Result<Option<Neighbours>> {
-    let mut world = World::from_bodies(gpu, bodies, &WorldOptions::default().with_margin(radius))?;
-    if !filters.is_empty() {
-        world.set_filters(filters)?;
+    let mut world = World::from_bodies(gpu, bodies, &options.world)?;
+    if !options.filters.is_empty() {
+        world.set_filters(&options.filters)?;
     }
     let n = bodies.len();
     let body_of: Vec<u32> =

@@ -99,6 +99,65 @@ pub(super) fn check_turns(packed: &Packed, poses: &[[f32; 4]], options: &WorldOp
     Ok(())
 }
 
+/// A region query `(lo, hi, filter, world)`.
+pub(super) type Region = ([f64; 2], [f64; 2], crate::geometry::Filter, u32);
+
+/// Each of `regions` laid at every whole box of `periodic` where it can meet a body, with the
+/// index of the region each copy is of; `None` without a box.
+///
+/// A body's anchor lies in the box and its shapes within half the box of it (its extent, or
+/// its reach where it turns, is checked against the box): so its shapes lie within half a box
+/// of the box. Along a wrapping axis a region is first moved (in f64) by whole boxes so that
+/// its low side lies in the box, then laid again a box either way, and each copy that comes
+/// within three quarters of a box of it is kept (two at most, rounding aside). A region at
+/// least a box long along an axis meets every image's line there: it becomes the box grown by
+/// a box either way, once.
+pub(super) fn region_copies(regions: &[Region], periodic: Option<&Periodic>) -> Option<(Vec<Region>, Vec<u32>)> {
+    let p = periodic?;
+    let (size, [x0, y0, x1, y1]) = (p.size(), p.bounds());
+    let (low, high) = ([x0, y0], [x1, y1]);
+    let (mut copies, mut owner) = (vec![], vec![]);
+    for (i, &(lo, hi, filter, world)) in regions.iter().enumerate() {
+        let spans: [Vec<(f64, f64)>; 2] = std::array::from_fn(|k| {
+            let l = size[k];
+            if !p.wraps()[k] {
+                return vec![(lo[k], hi[k])];
+            }
+            if hi[k] - lo[k] >= l {
+                return vec![(low[k] - l, high[k] + l)];
+            }
+            let shift = p.cell_shift(lo)[k] * l;
+            let (a, b) = (lo[k] + shift, hi[k] + shift);
+            [-l, 0.0, l]
+                .into_iter()
+                .map(|by| (a + by, b + by))
+                .filter(|&(a, b)| b >= low[k] - 0.75 * l && a <= high[k] + 0.75 * l)
+                .collect()
+        });
+        for &(ax, bx) in &spans[0] {
+            for &(ay, by) in &spans[1] {
+                copies.push(([ax, ay], [bx, by], filter, world));
+                owner.push(i as u32);
+            }
+        }
+    }
+    Some((copies, owner))
+}
+
+/// Each region's hits from its copies' (`lists`, one per copy, each sorted; `owner` from
+/// [`region_copies`]): merged, sorted, each shape once.
+pub(super) fn merge_copies(lists: Vec<Vec<u32>>, owner: &[u32], regions: usize) -> Vec<Vec<u32>> {
+    let mut out = vec![vec![]; regions];
+    for (list, &i) in lists.into_iter().zip(owner) {
+        out[i as usize].extend(list);
+    }
+    for list in &mut out {
+        list.sort_unstable();
+        list.dedup();
+    }
+    out
+}
+
 impl World {
     /// Refuses `what` in a periodic box, until it is built there (issue 65).
     pub(super) fn flat_only(&self, what: &str) -> Result<()> {

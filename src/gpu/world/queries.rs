@@ -2,11 +2,12 @@
 
 use crate::error::{Error, Result};
 use crate::geometry::frame::split;
-use crate::geometry::{check_region, BoxQuery, Filter, PointQuery};
+use crate::geometry::{check_region, BoxQuery, PointQuery};
 use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::stages::query::{GpuQuery, Queries, SOFTWARE_WINDOW};
 use crate::gpu::stages::readback::read_copies;
 use crate::gpu::world::growth::Fit;
+use crate::gpu::world::periodic::{self, Region};
 use crate::gpu::world::record::Asked;
 use crate::gpu::world::World;
 
@@ -23,7 +24,11 @@ impl World {
     /// that can reach it by binary search (one wait; the hits' room is the last call's, and a
     /// call that finds more runs again with room for all). A box with `min`
     /// above `max`, or not finite, or past [`MAX_COORDINATE`](crate::MAX_COORDINATE), is
-    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it.
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it. In a periodic box
+    /// ([`WorldOptions::periodic`](crate::gpu::WorldOptions::periodic)) a body is found where
+    /// any of its images is (a box past an edge covers the other side): each box is laid at the
+    /// whole boxes where it can meet one, moved in f64, and the copies' hits are one list
+    /// ([`reference::query_boxes_periodic`](crate::reference::query_boxes_periodic)).
     pub fn query_boxes(&mut self, queries: &[BoxQuery]) -> Result<Vec<Vec<u32>>> {
         let regions: Vec<_> = queries.iter().map(|q| (q.aabb.min, q.aabb.max, q.filter, q.world)).collect();
         self.query_regions(&regions, "box")
@@ -36,14 +41,18 @@ impl World {
         self.query_regions(&regions, "point")
     }
 
-    fn query_regions(&mut self, regions: &[([f64; 2], [f64; 2], Filter, u32)], what: &str) -> Result<Vec<Vec<u32>>> {
+    fn query_regions(&mut self, regions: &[Region], what: &str) -> Result<Vec<Vec<u32>>> {
         use rayon::prelude::*;
         self.gpu.check_lost()?;
-        self.flat_only("box and point queries")?;
         self.check_worlds(regions.iter().map(|r| r.3), "query", what)?;
-        let mut records = Vec::with_capacity(regions.len());
-        for (i, &(lo, hi, filter, world)) in regions.iter().enumerate() {
+        for (i, &(lo, hi, _, _)) in regions.iter().enumerate() {
             check_region(what, i, lo, hi)?;
+        }
+        // In a periodic box, each region's copies where it can meet a body.
+        let copies = periodic::region_copies(regions, self.options.periodic.as_ref());
+        let asked = copies.as_ref().map_or(regions, |(copies, _)| copies.as_slice());
+        let mut records = Vec::with_capacity(asked.len());
+        for &(lo, hi, filter, world) in asked {
             let ([lx, ly], [hx, hy]) = (lo.map(split), hi.map(split));
             records.push(GpuQuery {
                 lo: [lx[0], ly[0]],
@@ -56,7 +65,7 @@ impl World {
                 hi_rest: [hx[1], hy[1], hx[2], hy[2]],
             });
         }
-        if records.is_empty() || self.is_empty() {
+        if regions.is_empty() || self.is_empty() {
             return Ok(vec![vec![]; regions.len()]);
         }
         // Batches whose queries fill at most half a binding, the rest left for their hits.
@@ -64,7 +73,7 @@ impl World {
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         let (header, each) = (Queries::bytes(0, 0), Queries::bytes(1, 0) - Queries::bytes(0, 0));
         let batch = ((binding / 2).saturating_sub(header) / each).max(1) as usize;
-        let mut out: Vec<Vec<u32>> = Vec::with_capacity(regions.len());
+        let mut out: Vec<Vec<u32>> = Vec::with_capacity(asked.len());
         for chunk in records.chunks(batch) {
             let hits = self.query_batch(chunk)?;
             // The hits come in no fixed order: each query's list made as long as it will be,
@@ -79,6 +88,9 @@ impl World {
             }
             lists.par_iter_mut().for_each(|list| list.sort_unstable());
             out.extend(lists);
+        }
+        if let Some((_, owner)) = &copies {
+            out = periodic::merge_copies(out, owner, regions.len());
         }
         // Shapes as their bodies, each body once.
         Ok(match &self.map {
@@ -140,9 +152,11 @@ impl World {
         let (gpu, device) = (&self.gpu, self.gpu.device());
         let strip = self.sized.broad.index();
         let filtered = !self.filters.is_empty();
+        let images = self.options.periodic.is_some() && strip.is_some();
         let window = if gpu.is_software() { SOFTWARE_WINDOW } else { u32::MAX };
         let batch = (records, room as u32);
-        let queries = Queries::new(gpu, strip, &self.bodies, batch, (filtered, self.world_count), (self.fold, window));
+        let queries =
+            Queries::new(gpu, strip, &self.bodies, batch, (filtered, self.world_count, images), (self.fold, window));
         let mut encoder = device.create_command_encoder(&Default::default());
         self.record_asking(&mut encoder, &self.plans.queries, Some(Asked::Queries(&queries)));
         let (state, at) = queries.state();

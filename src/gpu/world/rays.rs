@@ -162,7 +162,9 @@ impl World {
         let (gpu, device) = (&self.gpu, self.gpu.device());
         let strip = self.sized.broad.index();
         let filtered = !self.filters.is_empty();
-        let cast = RayCast::new(gpu, strip, &self.bodies, (rays, table), (filtered, self.world_count), self.fold);
+        let images = self.options.periodic.is_some() && strip.is_some();
+        let cast =
+            RayCast::new(gpu, strip, &self.bodies, (rays, table), (filtered, self.world_count, images), self.fold);
         let mut encoder = device.create_command_encoder(&Default::default());
         self.record_asking(&mut encoder, &self.plans.casts, Some(Asked::Casts(&cast)));
         let (hits, at) = cast.hits();
