@@ -332,7 +332,11 @@ fn a_box_past_an_edge_covers_the_other_side() {
             options.broad_phase = broad;
             let mut world = World::from_polygons(&g, &scene, &options).unwrap();
             assert_eq!(world.query_boxes(&boxes(&[corner])).unwrap(), vec![want.clone()], "{what}");
-            assert_eq!(reference::query_boxes_periodic(&scene, &[], &boxes(&[corner]), &p), vec![want.clone()], "{what}");
+            assert_eq!(
+                reference::query_boxes_periodic(&scene, &[], &boxes(&[corner]), &p),
+                vec![want.clone()],
+                "{what}"
+            );
             let far = [1.0 + 10.0 * 1e6, 1.0];
             assert_eq!(world.query_points(&points(&[far])).unwrap(), [vec![0]], "{what}");
             assert_eq!(reference::query_points_periodic(&scene, &[], &points(&[far]), &p), [vec![0]]);
