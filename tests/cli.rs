@@ -1027,6 +1027,23 @@ fn a_periodic_scene_runs_in_its_box() {
     let (gpu_rows, cpu_rows) = (neighbours("gpu", &scene), neighbours("cpu", &scene));
     assert_eq!(gpu_rows, cpu_rows);
     assert!(cpu_rows.len() > neighbours("cpu", &plain).len());
+    // A ray leaving the box comes back from the opposite edge: a square [4, 6]^2 in a 10 x 10
+    // torus, met 6 along from (8, 5) going +x, at (14, 5) along the ray.
+    let square = write(
+        "periodic_square.json",
+        r#"{"polygons": [{"vertices": [[4,4],[6,4],[6,6],[4,6]]}], "periodic": {"box": [0, 0, 10, 10]}}"#,
+    );
+    let rays = write("periodic_rays.csv", "x,y,dx,dy,length\n8,5,1,0,10\n8,5,1,0,5\n");
+    for backend in ["gpu", "cpu"] {
+        let out = tmp(&format!("periodic_rays_{backend}.csv"));
+        let o = satgpu(&["raycast", p(&square), p(&rays), "--backend", backend, "--out", p(&out)]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let text = std::fs::read_to_string(out).unwrap();
+        let row: Vec<f64> = text.lines().nth(1).unwrap().split(',').map(|f| f.parse().unwrap()).collect();
+        let want = [0.0, 0.0, 0.6, 14.0, 5.0, -1.0, 0.0];
+        assert!(row.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-5), "{backend}: {text}");
+        assert_eq!(text.lines().count(), 2, "{backend}: {text}");
+    }
     let wide = write(
         "wide.json",
         r#"{"polygons": [{"vertices": [[0,0],[6,0],[6,1],[0,1]]}], "periodic": {"box": [0, 0, 10, 10]}}"#,

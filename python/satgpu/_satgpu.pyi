@@ -124,6 +124,8 @@ def reference_cast_rays(
     rays: np.ndarray,
     filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
     ray_filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 def reference_cast_shapes(
     shapes: Any,
@@ -132,6 +134,8 @@ def reference_cast_shapes(
     which: np.ndarray,
     filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
     cast_filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 def reference_sweep(
     shapes: Any,

@@ -42,13 +42,25 @@ def neighbours(
 
 
 def cast_rays(
-    shapes: ShapesLike, origins, directions, lengths, filters: FiltersLike = None, ray_filters: FiltersLike = None
+    shapes: ShapesLike,
+    origins,
+    directions,
+    lengths,
+    filters: FiltersLike = None,
+    ray_filters: FiltersLike = None,
+    periodic=None,
+    periodic_axes: str = "xy",
 ) -> RayHits:
     """The nearest of `shapes` (as placed; `Compound` bodies named whole) each ray meets, from the
     f64 reference, as `World.cast_rays` returns it: `filters` the shapes', `ray_filters` the rays'
-    (category, mask, group) arrays."""
+    (category, mask, group) arrays. In a `periodic` box a ray leaving it goes on from the
+    opposite edge."""
     rays = _rays(origins, directions, lengths)
-    return RayHits(*_satgpu.reference_cast_rays(shapes, rays, _filters(filters), _filters(ray_filters)))
+    return RayHits(
+        *_satgpu.reference_cast_rays(
+            shapes, rays, _filters(filters), _filters(ray_filters), _box(periodic), periodic_axes
+        )
+    )
 
 
 def cast_shapes(
@@ -61,12 +73,19 @@ def cast_shapes(
     angles=None,
     filters: FiltersLike = None,
     cast_filters: FiltersLike = None,
+    periodic=None,
+    periodic_axes: str = "xy",
 ) -> RayHits:
     """The first of `shapes` (as placed; `Compound` bodies named whole) each shape cast touches,
     from the f64 reference, as `World.cast_shapes(cast, origins, ...)` returns it: `filters` the
-    shapes', `cast_filters` the casts' (category, mask, group) arrays."""
+    shapes', `cast_filters` the casts' (category, mask, group) arrays; in a `periodic` box as
+    `cast_rays`."""
     cast, casts, which = _casts(cast, origins, directions, lengths, which, angles)
-    return RayHits(*_satgpu.reference_cast_shapes(shapes, cast, casts, which, _filters(filters), _filters(cast_filters)))
+    return RayHits(
+        *_satgpu.reference_cast_shapes(
+            shapes, cast, casts, which, _filters(filters), _filters(cast_filters), _box(periodic), periodic_axes
+        )
+    )
 
 
 @dataclass(frozen=True)

@@ -50,17 +50,23 @@ pub(crate) fn detect<'py>(
 /// The nearest body each ray meets, from the f64 CPU reference (one thread): shapes as placed
 /// (or compound bodies, a hit naming the body), `filters` the bodies', `ray_filters` the rays'.
 #[pyfunction]
-#[pyo3(signature = (shapes, rays, filters = None, ray_filters = None))]
+#[pyo3(signature = (shapes, rays, filters = None, ray_filters = None, periodic = None, periodic_axes = "xy"))]
 pub(crate) fn reference_cast_rays<'py>(
     py: Python<'py>,
     shapes: &Bound<'py, PyAny>,
     rays: PyReadonlyArray2<'py, f64>,
     filters: Option<FilterArrays<'_>>,
     ray_filters: Option<FilterArrays<'_>>,
+    periodic: Option<(f64, f64, f64, f64)>,
+    periodic_axes: &str,
 ) -> PyResult<HitArrays<'py>> {
+    let periodic = periodic_box(periodic.map(|b| (b, periodic_axes)))?;
     let rays = ray_list(rays, ray_filters)?;
     let (parts, owner, filters) = flat_scene(shapes, filters)?;
-    let hits = py.detach(|| satgpu::reference::cast_rays(&parts, &filters, &rays));
+    let hits = py.detach(|| match &periodic {
+        Some(p) => satgpu::reference::cast_rays_periodic(&parts, &filters, &rays, p),
+        None => satgpu::reference::cast_rays(&parts, &filters, &rays),
+    });
     hit_arrays(py, &by_body(hits, owner))
 }
 
@@ -68,7 +74,8 @@ pub(crate) fn reference_cast_rays<'py>(
 /// `reference_cast_rays` takes them, `cast_shapes` the shapes cast (each in its own frame),
 /// `casts` and `which` as `World.cast_shapes`.
 #[pyfunction]
-#[pyo3(signature = (shapes, cast_shapes, casts, which, filters = None, cast_filters = None))]
+#[pyo3(signature = (shapes, cast_shapes, casts, which, filters = None, cast_filters = None, periodic = None, periodic_axes = "xy"))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn reference_cast_shapes<'py>(
     py: Python<'py>,
     shapes: &Bound<'py, PyAny>,
@@ -77,11 +84,17 @@ pub(crate) fn reference_cast_shapes<'py>(
     which: PyReadonlyArray1<'py, u32>,
     filters: Option<FilterArrays<'_>>,
     cast_filters: Option<FilterArrays<'_>>,
+    periodic: Option<(f64, f64, f64, f64)>,
+    periodic_axes: &str,
 ) -> PyResult<HitArrays<'py>> {
+    let periodic = periodic_box(periodic.map(|b| (b, periodic_axes)))?;
     let cast_shapes = shape_list(cast_shapes)?;
     let casts = cast_list(casts, which, cast_shapes.len(), cast_filters)?;
     let (parts, owner, filters) = flat_scene(shapes, filters)?;
-    let hits = py.detach(|| satgpu::reference::cast_shapes(&parts, &filters, &cast_shapes, &casts));
+    let hits = py.detach(|| match &periodic {
+        Some(p) => satgpu::reference::cast_shapes_periodic(&parts, &filters, &cast_shapes, &casts, p),
+        None => satgpu::reference::cast_shapes(&parts, &filters, &cast_shapes, &casts),
+    });
     hit_arrays(py, &by_body(hits, owner))
 }
 

@@ -74,3 +74,35 @@ def test_box_and_point_queries_in_a_periodic_box_see_every_image(gpu):
     assert across > 10
     points = world.query_points(placed[:50] + 10.0 * rng.integers(-5, 6, (50, 2)))
     assert all(i in points[i].tolist() for i in range(50))
+
+
+def test_rays_and_casts_in_a_periodic_box_come_back_from_the_opposite_edge(gpu):
+    # Squares in a 20 x 20 torus; rays from anywhere, up to two boxes long: the World's hits are
+    # the reference's, and a ray that leaves the box meets what lies past the opposite edge.
+    rng = np.random.default_rng(11)
+    n = 300
+    xy = rng.random((n, 2)) * 20.0
+    corners = np.array([[-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]])
+    square = satgpu.polygon(corners)
+    box = (0.0, 0.0, 20.0, 20.0)
+    world = satgpu.World([square], np.zeros(n, dtype=np.uint32), gpu=gpu, periodic=box)
+    world.set_transforms(xy, np.zeros(n))
+    placed = [satgpu.polygon(corners + p) for p in xy.astype(np.float32).astype(np.float64)]
+    m = 200
+    origins = rng.random((m, 2)) * 20.0 + 20.0 * rng.integers(-3, 4, (m, 2))
+    angle = rng.random(m) * 2 * np.pi
+    directions = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    lengths = rng.random(m) * 40.0
+    got = world.cast_rays(origins, directions, lengths)
+    want = reference.cast_rays(placed, origins, directions, lengths, periodic=box)
+    flat = reference.cast_rays(placed, origins, directions, lengths)
+    assert (got.body == want.body).mean() > 0.97
+    same = (got.body == want.body) & (got.body >= 0)
+    assert np.allclose(got.fraction[same], want.fraction[same], atol=1e-4)
+    assert np.allclose(got.point[same], want.point[same], atol=1e-3)
+    assert (want.body != flat.body).sum() > 50, "few rays meet a body past an edge"
+    # A circle cast: the reference's and the World's agree too.
+    circle = satgpu.circle([0.0, 0.0], 0.1)
+    got = world.cast_shapes(circle, origins, directions, lengths)
+    want = reference.cast_shapes(placed, circle, origins, directions, lengths, periodic=box)
+    assert (got.body == want.body).mean() > 0.97

@@ -39,7 +39,8 @@ pub use manifold::{
 pub use neighbours::neighbours;
 pub use proximity::signed_distance;
 pub use queries::{
-    cast_rays, cast_shapes, query_boxes, query_boxes_periodic, query_points, query_points_periodic, ray_shape,
+    cast_rays, cast_rays_periodic, cast_shapes, cast_shapes_periodic, query_boxes, query_boxes_periodic, query_points,
+    query_points_periodic, ray_shape,
 };
 pub use sweep::{sweep, TOUCH};
 

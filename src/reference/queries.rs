@@ -16,6 +16,8 @@
 //! core along `-d` against `a`'s core grown by `r_a + r_b`. Shapes that touch at the start (by
 //! [`colliding`]) hit at 0.
 
+use std::borrow::Cow;
+
 use super::{colliding, cross, dot, sub};
 use crate::geometry::{Aabb, BoxQuery, Filter, Periodic, PointQuery, Polygon, Ray, RayHit, ShapeCast, Transform};
 
@@ -138,7 +140,28 @@ pub fn ray_shape(p: &Polygon, origin: [f64; 2], direction: [f64; 2], max_length:
 /// If a ray's origin, direction or length is not finite, its direction is zero or its length
 /// negative; or if `filters` is neither empty nor one per polygon.
 pub fn cast_rays(polygons: &[Polygon], filters: &[Filter], rays: &[Ray]) -> Vec<Option<RayHit>> {
+    rays_in(polygons, filters, rays, None)
+}
+
+/// [`cast_rays`] in a periodic box (issue 65): leaving the box, a ray goes on from the opposite
+/// edge up to its length, so it meets every image of every body, moved by whole boxes along the
+/// wrapping axes, that lies on its way; the point hit lies along the ray as given.
+///
+/// # Panics
+///
+/// As [`cast_rays`]; and where a ray's way meets more than a million whole boxes.
+pub fn cast_rays_periodic(
+    polygons: &[Polygon],
+    filters: &[Filter],
+    rays: &[Ray],
+    periodic: &Periodic,
+) -> Vec<Option<RayHit>> {
+    rays_in(polygons, filters, rays, Some(periodic))
+}
+
+fn rays_in(polygons: &[Polygon], filters: &[Filter], rays: &[Ray], periodic: Option<&Periodic>) -> Vec<Option<RayHit>> {
     assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
+    let bounds = bounds(polygons);
     rays.iter()
         .map(|ray| {
             let len = ray.direction[0].hypot(ray.direction[1]);
@@ -147,21 +170,75 @@ pub fn cast_rays(polygons: &[Polygon], filters: &[Filter], rays: &[Ray]) -> Vec<
                 "a ray needs a finite nonzero direction and a finite length at least 0: {ray:?}"
             );
             let d = [ray.direction[0] / len, ray.direction[1] / len];
+            let end = [ray.origin[0] + ray.max_length * d[0], ray.origin[1] + ray.max_length * d[1]];
+            let way = Aabb { min: ray.origin, max: ray.origin }.union(&Aabb { min: end, max: end });
             let mut best: Option<(f64, RayHit)> = None;
             for (i, p) in polygons.iter().enumerate() {
                 if !sees(&ray.filter, filters, i) {
                     continue;
                 }
-                let Some((t, normal)) = ray_shape(p, ray.origin, d, ray.max_length) else { continue };
-                if best.is_none_or(|(b, _)| t < b) {
-                    let fraction = if ray.max_length > 0.0 { t / ray.max_length } else { 0.0 };
-                    let point = [ray.origin[0] + t * d[0], ray.origin[1] + t * d[1]];
-                    best = Some((t, RayHit { body: i as u32, fraction, point, normal }));
+                for by in ways(bounds[i], way, periodic) {
+                    // The ray moved back by the image's whole boxes, not the shape: a small shape
+                    // keeps its own precision however large the box.
+                    let from = [ray.origin[0] - by[0], ray.origin[1] - by[1]];
+                    let Some((t, normal)) = ray_shape(p, from, d, ray.max_length) else { continue };
+                    if best.as_ref().is_none_or(|(b, _)| t < *b) {
+                        let fraction = if ray.max_length > 0.0 { t / ray.max_length } else { 0.0 };
+                        let point = [ray.origin[0] + t * d[0], ray.origin[1] + t * d[1]];
+                        best = Some((t, RayHit { body: i as u32, fraction, point, normal }));
+                    }
                 }
             }
             best.map(|(_, hit)| hit)
         })
         .collect()
+}
+
+/// [`image_moves`] on a ray's or a cast's way; without a box, the shape itself, unjudged by
+/// boxes (the exact test decides, as ever).
+fn ways(b: Aabb, way: Aabb, periodic: Option<&Periodic>) -> Vec<[f64; 2]> {
+    match periodic {
+        // Grown far past the rounding of the way's ends.
+        Some(_) => {
+            let pad = 1e-9 * way.min.iter().chain(&way.max).fold(0.0, |m: f64, c| m.max(c.abs()));
+            let grown = Aabb { min: way.min.map(|c| c - pad), max: way.max.map(|c| c + pad) };
+            image_moves(b, grown, periodic)
+        }
+        None => vec![[0.0; 2]],
+    }
+}
+
+/// The moves by whole boxes of `periodic` (along its wrapping axes) that may bring a shape
+/// whose box is `b` onto `area`: every one whose moved box, widened by a rounding, overlaps it
+/// (the exact test is the caller's); `[0, 0]` alone without a box, where they overlap.
+///
+/// # Panics
+///
+/// Where more than a million moves would be tried.
+fn image_moves(b: Aabb, area: Aabb, periodic: Option<&Periodic>) -> Vec<[f64; 2]> {
+    let (size, wraps) = (periodic.map_or([0.0; 2], Periodic::size), periodic.map_or([false; 2], Periodic::wraps));
+    // The whole boxes along each axis, counted in integers: far out, adding 1 to an f64 may
+    // leave it where it was.
+    let steps = |a: usize| match wraps[a] {
+        true => {
+            let first = ((area.min[a] - b.max[a]) / size[a]).floor() - 1.0;
+            (first, (((area.max[a] - b.min[a]) / size[a]).ceil() + 1.0 - first) as u64)
+        }
+        false => (0.0, 0),
+    };
+    let ((fx, nx), (fy, ny)) = (steps(0), steps(1));
+    assert!((nx + 1).saturating_mul(ny + 1) <= 1 << 20, "more than a million whole boxes on one question's way");
+    let mut out = vec![];
+    for i in 0..=nx {
+        for j in 0..=ny {
+            let by = [(fx + i as f64) * size[0], (fy + j as f64) * size[1]];
+            let at = Aabb { min: [b.min[0] + by[0], b.min[1] + by[1]], max: [b.max[0] + by[0], b.max[1] + by[1]] };
+            if (Aabb { min: at.min.map(f64::next_down), max: at.max.map(f64::next_up) }).overlaps(&area) {
+                out.push(by);
+            }
+        }
+    }
+    out
 }
 
 /// The first touch of shape `a` (placed in the world) moved along the unit direction `d` for at
@@ -221,7 +298,34 @@ pub fn cast_shapes(
     shapes: &[Polygon],
     casts: &[ShapeCast],
 ) -> Vec<Option<RayHit>> {
+    casts_in(polygons, filters, shapes, casts, None)
+}
+
+/// [`cast_shapes`] in a periodic box (as [`cast_rays_periodic`]): each cast meets every image of
+/// every body on its way; the point touched lies on that image.
+///
+/// # Panics
+///
+/// As [`cast_rays_periodic`].
+pub fn cast_shapes_periodic(
+    polygons: &[Polygon],
+    filters: &[Filter],
+    shapes: &[Polygon],
+    casts: &[ShapeCast],
+    periodic: &Periodic,
+) -> Vec<Option<RayHit>> {
+    casts_in(polygons, filters, shapes, casts, Some(periodic))
+}
+
+fn casts_in(
+    polygons: &[Polygon],
+    filters: &[Filter],
+    shapes: &[Polygon],
+    casts: &[ShapeCast],
+    periodic: Option<&Periodic>,
+) -> Vec<Option<RayHit>> {
     assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
+    let bounds = bounds(polygons);
     casts
         .iter()
         .enumerate()
@@ -233,16 +337,34 @@ pub fn cast_shapes(
             let d = [cast.direction[0] / len, cast.direction[1] / len];
             let place = Transform { x: cast.origin[0], y: cast.origin[1], angle: cast.angle };
             let a = shapes[cast.shape as usize].transformed(&place);
+            let start = a.aabb();
+            let by = [cast.max_length * d[0], cast.max_length * d[1]];
+            let way = start.union(&Aabb {
+                min: [start.min[0] + by[0], start.min[1] + by[1]],
+                max: [start.max[0] + by[0], start.max[1] + by[1]],
+            });
             let mut best: Option<(f64, RayHit)> = None;
             for (i, p) in polygons.iter().enumerate() {
                 if !sees(&cast.filter, filters, i) {
                     continue;
                 }
-                let Some((t, normal, point)) = cast_shape(&a, d, cast.max_length, p) else { continue };
-                if best.is_none_or(|(b, _)| t < b) {
-                    let fraction = if cast.max_length > 0.0 { t / cast.max_length } else { 0.0 };
-                    let point = point.unwrap_or(cast.origin);
-                    best = Some((t, RayHit { body: i as u32, fraction, point, normal }));
+                for by in ways(bounds[i], way, periodic) {
+                    // Placed moved back by the image's whole boxes (as a ray is).
+                    let a = match by == [0.0; 2] {
+                        true => Cow::Borrowed(&a),
+                        false => Cow::Owned(shapes[cast.shape as usize].transformed(&Transform {
+                            x: cast.origin[0] - by[0],
+                            y: cast.origin[1] - by[1],
+                            angle: cast.angle,
+                        })),
+                    };
+                    let Some((t, normal, point)) = cast_shape(&a, d, cast.max_length, p) else { continue };
+                    let point = point.map(|q| [q[0] + by[0], q[1] + by[1]]);
+                    if best.as_ref().is_none_or(|(b, _)| t < *b) {
+                        let fraction = if cast.max_length > 0.0 { t / cast.max_length } else { 0.0 };
+                        let point = point.unwrap_or(cast.origin);
+                        best = Some((t, RayHit { body: i as u32, fraction, point, normal }));
+                    }
                 }
             }
             best.map(|(_, hit)| hit)
@@ -316,57 +438,25 @@ fn regions(
 ) -> Vec<Vec<u32>> {
     assert!(filters.is_empty() || filters.len() == polygons.len(), "one filter per polygon");
     let bounds = bounds(polygons);
-    let size = periodic.map_or([0.0; 2], Periodic::size);
-    let wraps = periodic.map_or([false; 2], Periodic::wraps);
     queries
         .enumerate()
         .map(|(k, (region, filter, point))| {
             if !point {
                 BoxQuery { aabb: region, filter, world: 0 }.check(k).unwrap_or_else(|e| panic!("{e}"));
             }
-            let rect = Polygon::region(region.min, region.max);
-            let meets = |i_body: usize| {
-                let b = bounds[i_body];
-                // The whole boxes along each axis that may move b onto the region.
-                let steps = |a: usize| match wraps[a] {
-                    true => {
-                        ((region.min[a] - b.max[a]) / size[a]).floor() - 1.0
-                            ..=((region.max[a] - b.min[a]) / size[a]).ceil() + 1.0
+            let meets = |i: usize| {
+                image_moves(bounds[i], region, periodic).into_iter().any(|by| {
+                    // The region moved back by the image's whole boxes (the shape keeps its own
+                    // precision).
+                    let (lo, hi) = (
+                        [region.min[0] - by[0], region.min[1] - by[1]],
+                        [region.max[0] - by[0], region.max[1] - by[1]],
+                    );
+                    match point {
+                        true => super::distance_to_shape(&polygons[i], lo) == 0.0,
+                        false => colliding(&Polygon::region(lo, hi), &polygons[i]),
                     }
-                    false => 0.0..=0.0,
-                };
-                let (sx, sy) = (steps(0), steps(1));
-                // Counted in integers: far out, adding 1 to an f64 may leave it where it was.
-                let count = |r: &std::ops::RangeInclusive<f64>| (r.end() - r.start()) as u64;
-                for i in 0..=count(&sx) {
-                    for j in 0..=count(&sy) {
-                        let by = [(sx.start() + i as f64) * size[0], (sy.start() + j as f64) * size[1]];
-                        let moved = Aabb {
-                            min: [b.min[0] + by[0], b.min[1] + by[1]],
-                            max: [b.max[0] + by[0], b.max[1] + by[1]],
-                        };
-                        let pad = Aabb { min: moved.min.map(f64::next_down), max: moved.max.map(f64::next_up) };
-                        if !pad.overlaps(&region) {
-                            continue;
-                        }
-                        let shape = match by == [0.0; 2] {
-                            true => std::borrow::Cow::Borrowed(&polygons[i_body]),
-                            false => std::borrow::Cow::Owned(polygons[i_body].transformed(&Transform {
-                                x: by[0],
-                                y: by[1],
-                                angle: 0.0,
-                            })),
-                        };
-                        let found = match point {
-                            true => super::distance_to_shape(&shape, region.min) == 0.0,
-                            false => colliding(&rect, &shape),
-                        };
-                        if found {
-                            return true;
-                        }
-                    }
-                }
-                false
+                })
             };
             (0..polygons.len()).filter(|&i| sees(&filter, filters, i) && meets(i)).map(|i| i as u32).collect()
         })

@@ -365,20 +365,15 @@ pub(crate) struct SceneArgs {
 }
 
 impl SceneArgs {
-    /// The scene for a command not built for periodic boxes yet (`what`, plural): one with a
-    /// `"periodic"` box is refused with exit 2, never run without its box.
-    pub(crate) fn read_flat(&self, what: &str) -> Result<scene::Scene, Failure> {
+    /// The scene, with the walls added, its bodies checked against its periodic box where it has
+    /// one (`margin` apart): both backends refuse a body too wide for the box by name (a World
+    /// checks its instances too; the reference only judges what passed).
+    pub(crate) fn read_boxed(&self, margin: f64) -> Result<scene::Scene, Failure> {
         let read = self.read()?;
-        match read.periodic {
-            Some(_) => Err(Failure(
-                2,
-                format!(
-                    "{}: \"periodic\": {what} in a periodic box are not built yet (issue 65)",
-                    self.scene.display()
-                ),
-            )),
-            None => Ok(read),
+        if let Some(p) = &read.periodic {
+            p.check_boxes(read.bodies.iter().map(|b| b.aabb()), margin)?;
         }
+        Ok(read)
     }
 
     /// The scene, with the walls added.

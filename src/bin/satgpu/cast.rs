@@ -107,14 +107,17 @@ pub(crate) fn cast(
     out: Option<&Path>,
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
-    let scene = source.read_flat("shape casts")?;
+    let scene = source.read_boxed(0.0)?;
     let (shapes, casts) = read_casts(casts_path, &scene)?;
     let flat: Vec<ShapeCast> = casts.iter().flat_map(|(parts, _)| parts.iter().copied()).collect();
     let t = Instant::now();
     let hits = match backend {
         Backend::Cpu => {
             let parts = Flat::of(&scene);
-            let mut hits = reference::cast_shapes(&parts.parts, &parts.filters, &shapes, &flat);
+            let mut hits = match &scene.periodic {
+                Some(p) => reference::cast_shapes_periodic(&parts.parts, &parts.filters, &shapes, &flat, p),
+                None => reference::cast_shapes(&parts.parts, &parts.filters, &shapes, &flat),
+            };
             for hit in hits.iter_mut().flatten() {
                 hit.body = parts.body(hit.body);
             }

@@ -131,14 +131,10 @@ pub(crate) fn neighbours(
     if let Some(out) = out.filter(|o| o.extension().and_then(|e| e.to_str()) != Some("csv")) {
         return Err(Failure(2, format!("{}: --out must end in .csv", out.display())));
     }
-    let scene = source.read()?;
+    let scene = source.read_boxed(radius)?;
     let bodies = &scene.bodies;
     let mut options = DetectOptions::default().with_filters(scene.filters.clone());
     options.world.periodic = scene.periodic;
-    if let Some(p) = &scene.periodic {
-        // Both backends' refusal of a body too wide for the box, by name.
-        p.check_boxes(bodies.iter().map(|b| b.aabb()), radius)?;
-    }
     let t = Instant::now();
     let found = match backend {
         Backend::Gpu => gpu::neighbours(&device.open()?, bodies, radius, k, &options)?,
@@ -186,7 +182,7 @@ pub(crate) fn detect(
         Some((_, Some("csv"))) => false,
         Some((out, _)) => return Err(Failure(2, format!("{}: --out must end in .csv or .json", out.display()))),
     };
-    let scene = source.read()?;
+    let scene = source.read_boxed(margin)?;
     let (bodies, compound) = (&scene.bodies, scene.compound);
     // Opening the device (and compiling every pipeline) is timed apart from the detection.
     let t = Instant::now();
@@ -197,11 +193,6 @@ pub(crate) fn detect(
     let mut options =
         DetectOptions::default().with_filters(scene.filters.clone()).with_margin(margin).with_contact_detail(detail);
     options.world.periodic = scene.periodic;
-    if let Some(p) = &scene.periodic {
-        // Both backends' refusal of a body too wide for the box, by name (a World checks its
-        // instances too; the reference only judges what passed).
-        p.check_boxes(bodies.iter().map(|b| b.aabb()), margin)?;
-    }
     let (contacts, manifolds, parts) = detect_bodies(gpu.as_ref(), bodies, &options)?;
     // With compound bodies, each pair's deepest part pair too (part 0 where every body has one).
     let parts = compound.then(|| match parts.is_empty() {

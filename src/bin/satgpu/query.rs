@@ -171,11 +171,7 @@ pub(crate) fn query(
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let regions = read_regions(regions_path)?;
-    let scene = source.read()?;
-    if let Some(p) = &scene.periodic {
-        // Both backends' refusal of a body too wide for the box, by name.
-        p.check_boxes(scene.bodies.iter().map(|b| b.aabb()), 0.0)?;
-    }
+    let scene = source.read_boxed(0.0)?;
     let t = Instant::now();
     let answers = match backend {
         Backend::Cpu => {

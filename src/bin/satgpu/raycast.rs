@@ -29,12 +29,15 @@ pub(crate) fn raycast(
     device: &DeviceArgs,
 ) -> Result<(), Failure> {
     let rays = read_rays(rays_path)?;
-    let scene = source.read_flat("ray casts")?;
+    let scene = source.read_boxed(0.0)?;
     let t = Instant::now();
     let hits = match backend {
         Backend::Cpu => {
             let flat = Flat::of(&scene);
-            let mut hits = reference::cast_rays(&flat.parts, &flat.filters, &rays);
+            let mut hits = match &scene.periodic {
+                Some(p) => reference::cast_rays_periodic(&flat.parts, &flat.filters, &rays, p),
+                None => reference::cast_rays(&flat.parts, &flat.filters, &rays),
+            };
             for hit in hits.iter_mut().flatten() {
                 hit.body = flat.body(hit.body);
             }

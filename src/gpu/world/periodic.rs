@@ -5,10 +5,9 @@
 use std::borrow::{Borrow, Cow};
 
 use crate::error::{Error, Result};
-use crate::geometry::{Periodic, Polygon, Transform};
+use crate::geometry::{Periodic, Polygon, RayHit, Transform};
 use crate::gpu::host::pack::Packed;
 use crate::gpu::world::options::WorldOptions;
-use crate::gpu::world::World;
 
 /// Most bodies (instances) of a world in a periodic box: a candidate pair keeps b's image in the
 /// bits above (shaders/shared/candidate.wgsl).
@@ -158,12 +157,113 @@ pub(super) fn merge_copies(lists: Vec<Vec<u32>>, owner: &[u32], regions: usize) 
     out
 }
 
-impl World {
-    /// Refuses `what` in a periodic box, until it is built there (issue 65).
-    pub(super) fn flat_only(&self, what: &str) -> Result<()> {
-        match self.options.periodic {
-            Some(_) => Err(refuse(format!("{what} in a periodic box are not built yet (issue 65)"))),
-            None => Ok(()),
+/// A ray's or a cast's way as given, in f64: its origin, unit direction and length, and how far
+/// its points reach from the ray (a cast shape's reach; 0 for a ray).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Way {
+    pub origin: [f64; 2],
+    pub dir: [f64; 2],
+    pub length: f64,
+    pub reach: f64,
+}
+
+/// Where a piece of a way lies: how far along the way it starts, and the whole boxes (in world
+/// units) that lay it in the box.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Piece {
+    pub t0: f64,
+    pub shift: [f64; 2],
+}
+
+/// The pieces of the ways of rays and casts laid in a periodic box: the records cast (each a
+/// piece), which way each is of, and where.
+pub(super) struct Laid<R> {
+    pub records: Vec<R>,
+    pub owner: Vec<u32>,
+    pub pieces: Vec<Piece>,
+}
+
+/// The most whole boxes a ray or a cast crosses in a periodic box.
+pub(crate) const MAX_CROSSINGS: f64 = 4096.0;
+
+/// Each of `ways` cut into pieces, one per whole box of `p` near which it passes, each laid in
+/// the box (moved by whole boxes, in f64): leaving the box, a ray goes on from the opposite edge.
+///
+/// Every body's shapes lie within half a box of the box (its anchor lies in it, and it is
+/// narrower than half the box): an image moved by `n` whole boxes lies within that of the box
+/// moved by `n`. So the piece for `n` is the part of the way within three quarters of a box (and
+/// the cast's reach) of that box, moved back by `n`: cast against the bodies where they are, it
+/// meets exactly the images moved by `n` (none can touch it where it starts, but at the way's
+/// start). `record(i, origin, length)` makes way `i`'s piece; a way across more than
+/// [`MAX_CROSSINGS`] boxes is refused, naming it (`what`).
+pub(super) fn lay_ways<R>(
+    p: &Periodic,
+    ways: &[Way],
+    what: &'static str,
+    mut record: impl FnMut(usize, [f64; 2], f64) -> R,
+) -> Result<Laid<R>> {
+    let (size, wraps, [x0, y0, x1, y1]) = (p.size(), p.wraps(), p.bounds());
+    let (low, high) = ([x0, y0], [x1, y1]);
+    let mut laid = Laid { records: vec![], owner: vec![], pieces: vec![] };
+    for (i, w) in ways.iter().enumerate() {
+        let crossings: f64 = (0..2).filter(|&k| wraps[k]).map(|k| w.length * w.dir[k].abs() / size[k]).sum();
+        if crossings > MAX_CROSSINGS {
+            let detail = format!(
+                "{what} {i} crosses {crossings:.0} boxes of the periodic box on its way of {}: at most {MAX_CROSSINGS}",
+                w.length
+            );
+            return Err(Error::InvalidSetting { what, detail });
+        }
+        // Along axis k, each whole box n near which the way passes, with the part of the way
+        // [t0, t1] there.
+        let cells = |k: usize, t0: f64, t1: f64| -> Vec<(f64, f64, f64)> {
+            if !wraps[k] {
+                return vec![(0.0, t0, t1)];
+            }
+            let l = size[k];
+            let grow = 0.75 * l + w.reach + 1e-6 * (low[k].abs() + high[k].abs() + l);
+            let (a, b) = (w.origin[k] + t0 * w.dir[k], w.origin[k] + t1 * w.dir[k]);
+            let first = ((a.min(b) - high[k] - grow) / l).floor();
+            let count = ((a.max(b) - low[k] + grow) / l).ceil() - first;
+            (0..=count as u64)
+                .filter_map(|j| {
+                    let n = first + j as f64;
+                    let (lo, hi) = (low[k] + n * l - grow, high[k] + n * l + grow);
+                    let (ta, tb) = match w.dir[k] {
+                        0.0 if (lo..=hi).contains(&w.origin[k]) => (t0, t1),
+                        0.0 => return None,
+                        d => {
+                            let (u, v) = ((lo - w.origin[k]) / d, (hi - w.origin[k]) / d);
+                            (u.min(v).max(t0), u.max(v).min(t1))
+                        }
+                    };
+                    (ta <= tb).then_some((n, ta, tb))
+                })
+                .collect()
+        };
+        for (nx, ax, bx) in cells(0, 0.0, w.length) {
+            for (ny, t0, t1) in cells(1, ax, bx) {
+                let shift = [nx * size[0], ny * size[1]];
+                let at = [w.origin[0] + t0 * w.dir[0] - shift[0], w.origin[1] + t0 * w.dir[1] - shift[1]];
+                laid.records.push(record(i, at, t1 - t0));
+                laid.owner.push(i as u32);
+                laid.pieces.push(Piece { t0, shift });
+            }
         }
     }
+    Ok(laid)
+}
+
+/// Each way's nearest hit of its pieces' (`hits`, one per piece, made whole; `owner` from
+/// [`lay_ways`]): the least fraction, of equal ones the lowest body.
+pub(super) fn nearest(hits: Vec<Option<RayHit>>, owner: &[u32], ways: usize) -> Vec<Option<RayHit>> {
+    let mut out: Vec<Option<RayHit>> = vec![None; ways];
+    for (hit, &i) in hits.into_iter().zip(owner) {
+        let Some(hit) = hit else { continue };
+        let best = &mut out[i as usize];
+        if best.is_none_or(|b| (hit.fraction, hit.body) < (b.fraction, b.body)) {
+            *best = Some(hit);
+        }
+    }
+    out
 }

@@ -6,6 +6,7 @@ use crate::gpu::device::adapter::loops_cut;
 use crate::gpu::stages::ray::{GpuRay, GpuRayHit, RayCast, CUT, HEADER_WORDS};
 use crate::gpu::stages::readback::read_copies;
 use crate::gpu::world::growth::Fit;
+use crate::gpu::world::periodic::{self, Piece, Way};
 use crate::gpu::world::record::Asked;
 use crate::gpu::world::World;
 
@@ -33,9 +34,9 @@ impl World {
     /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming it.
     pub fn cast_rays(&mut self, rays: &[Ray]) -> Result<Vec<Option<RayHit>>> {
         self.gpu.check_lost()?;
-        self.flat_only("ray casts")?;
         let records = gpu_rays(rays)?;
-        self.cast(&records, &[], "ray", |k, hit| widen(&rays[k], hit))
+        let ways: Vec<Way> = rays.iter().map(|r| way(r.origin, r.direction, r.max_length, 0.0)).collect();
+        self.cast(&records, &ways, &[], "ray", |k, hit, piece| widen(&rays[k], hit, piece))
     }
 
     /// The first body each shape cast touches on its way (see [`ShapeCast`]: `shapes[cast.shape]`
@@ -54,7 +55,6 @@ impl World {
     /// naming it.
     pub fn cast_shapes(&mut self, shapes: &[Polygon], casts: &[ShapeCast]) -> Result<Vec<Option<RayHit>>> {
         self.gpu.check_lost()?;
-        self.flat_only("shape casts")?;
         let mut table = Vec::new();
         let mut placed = Vec::with_capacity(shapes.len());
         for p in shapes {
@@ -90,23 +90,37 @@ impl World {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        self.cast(&records, &table, "cast", |k, hit| widen_cast(&casts[k], hit))
+        let ways: Vec<Way> =
+            casts.iter().map(|c| way(c.origin, c.direction, c.max_length, placed[c.shape as usize].2)).collect();
+        self.cast(&records, &ways, &table, "cast", |k, hit, piece| widen_cast(&casts[k], hit, piece))
     }
 
-    /// The answers to `records` (rays, or casts of the shapes in `table`: `what`), each widened
-    /// by `widen(index, answer)`, in batches of one binding; each hit's body mapped from its
-    /// shape.
+    /// The answers to `records` (rays, or casts of the shapes in `table`: `what`; their `ways`
+    /// in f64), each widened by `widen(index, answer, piece)`, in batches of one binding; each
+    /// hit's body mapped from its shape. In a periodic box each way is cut into pieces laid in
+    /// the box ([`periodic::lay_ways`]), and the nearest of its pieces' hits is its answer.
     fn cast(
         &mut self,
         records: &[GpuRay],
+        ways: &[Way],
         table: &[[f32; 4]],
         what: &'static str,
-        widen: impl Fn(usize, &GpuRayHit) -> Option<RayHit>,
+        widen: impl Fn(usize, &GpuRayHit, Piece) -> Option<RayHit>,
     ) -> Result<Vec<Option<RayHit>>> {
         self.check_worlds(records.iter().map(|r| r.world), what, what)?;
         if records.is_empty() || self.is_empty() {
             return Ok(vec![None; records.len()]);
         }
+        let laid = match &self.options.periodic {
+            Some(p) => Some(periodic::lay_ways(p, ways, what, |i, at, length| GpuRay {
+                origin: at.map(|x| x as f32),
+                length: length as f32,
+                ..records[i]
+            })?),
+            None => None,
+        };
+        let asked = laid.as_ref().map_or(records, |l| l.records.as_slice());
+        let of = |j: usize| laid.as_ref().map_or((j, Piece::default()), |l| (l.owner[j] as usize, l.pieces[j]));
         let limits = self.gpu.device().limits();
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         // The rays follow the strips' widths and starts and the cast shapes in one binding.
@@ -119,22 +133,28 @@ impl World {
             });
         }
         let batch = ((binding - header) / RECORD).max(1) as usize;
-        let mut out = Vec::with_capacity(records.len());
-        for chunk in records.chunks(batch) {
+        let mut out = Vec::with_capacity(asked.len());
+        for chunk in asked.chunks(batch) {
             let hits = self.cast_batch(chunk, table)?;
             if hits.iter().any(|h| h.body == CUT) {
                 let why = "a ray or a cast passes too many bodies' boxes, or its shapes have too many vertices";
                 return Err(loops_cut(self.gpu.adapter_info(), why));
             }
             let at = out.len();
-            out.extend(hits.iter().enumerate().map(|(k, hit)| widen(at + k, hit)));
+            out.extend(hits.iter().enumerate().map(|(k, hit)| {
+                let (i, piece) = of(at + k);
+                widen(i, hit, piece)
+            }));
         }
         // A shape's hit is its body's (of shapes hit at the same distance the first, so of
         // bodies the lowest).
         if let Some(map) = &self.map {
             out.iter_mut().flatten().for_each(|hit| hit.body = map.body_of(hit.body));
         }
-        Ok(out)
+        Ok(match &laid {
+            Some(l) => periodic::nearest(out, &l.owner, records.len()),
+            None => out,
+        })
     }
 
     /// One batch of rays; the strip entries grown and the batch cast again where the bodies as
@@ -201,13 +221,20 @@ fn gpu_rays(rays: &[Ray]) -> Result<Vec<GpuRay>> {
     rays.iter().enumerate().map(|(i, ray)| ray.check(i).map(|()| gpu_ray(ray))).collect()
 }
 
-/// The GPU's answer to `ray` in f64: the point along the ray's own (f64) direction.
-fn widen(ray: &Ray, hit: &GpuRayHit) -> Option<RayHit> {
+/// A ray's or a cast's way in f64 (checked by the caller).
+fn way(origin: [f64; 2], direction: [f64; 2], length: f64, reach: f64) -> Way {
+    let len = direction[0].hypot(direction[1]);
+    Way { origin, dir: [direction[0] / len, direction[1] / len], length, reach }
+}
+
+/// The GPU's answer to `ray` (of its `piece`, `t0` along it) in f64: the point along the ray's
+/// own (f64) direction.
+fn widen(ray: &Ray, hit: &GpuRayHit, piece: Piece) -> Option<RayHit> {
     if hit.body == u32::MAX {
         return None;
     }
     let len = ray.direction[0].hypot(ray.direction[1]);
-    let t = f64::from(hit.t).min(ray.max_length);
+    let t = (piece.t0 + f64::from(hit.t)).min(ray.max_length);
     let d = [ray.direction[0] / len, ray.direction[1] / len];
     Some(RayHit {
         body: hit.body,
@@ -217,15 +244,19 @@ fn widen(ray: &Ray, hit: &GpuRayHit) -> Option<RayHit> {
     })
 }
 
-/// The GPU's answer to `cast` in f64: at fraction 0 the cast's origin, with no normal.
-fn widen_cast(cast: &ShapeCast, hit: &GpuRayHit) -> Option<RayHit> {
+/// The GPU's answer to `cast` (of its `piece`: the point touched moved back by its whole
+/// boxes) in f64: at fraction 0 the cast's origin, with no normal.
+fn widen_cast(cast: &ShapeCast, hit: &GpuRayHit, piece: Piece) -> Option<RayHit> {
     if hit.body == u32::MAX {
         return None;
     }
-    let t = f64::from(hit.t).min(cast.max_length);
+    let t = (piece.t0 + f64::from(hit.t)).min(cast.max_length);
     let fraction = if cast.max_length > 0.0 { t / cast.max_length } else { 0.0 };
     let (point, normal) = match t > 0.0 {
-        true => (hit.point.map(f64::from), unit(hit.normal)),
+        true => {
+            let [x, y] = hit.point.map(f64::from);
+            ([x + piece.shift[0], y + piece.shift[1]], unit(hit.normal))
+        }
         false => (cast.origin, [0.0, 0.0]),
     };
     Some(RayHit { body: hit.body, fraction, point, normal })
