@@ -25,6 +25,7 @@
 #import local_shape
 #import cast
 #import candidate
+#import image
 
 @group(0) @binding(0) var<storage, read> control: array<u32>; // [PAIRS] = candidates to test
 @group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
@@ -93,6 +94,7 @@ struct Sweep {
     b: Instance,
     sa: vec4<f32>,
     sb: vec4<f32>,
+    offset: vec2<f32>, // b's anchor at the start in a's frame (the image met, in a periodic box)
     k: i32,       // the scale's exponent
     inv: f32,     // 2^-k
     edge: f32,    // within this (scaled) counts as touching
@@ -107,7 +109,7 @@ fn along_line(p: Sweep, v: vec2<f32>) -> f32 {
     if speed > 0.0 {
         d = rotate(undo, v / speed);
     }
-    let start = rotate(undo, p.sb.xy - p.sa.xy);
+    let start = rotate(undo, p.offset);
     // From at most two sizes before the closest approach, as cast_body (ray.wgsl).
     let size = p.a.radius + p.a.round + p.b.radius + p.b.round;
     if abs(d.x * start.y - d.y * start.x) > 2.0 * size {
@@ -168,7 +170,7 @@ fn advancing(p: Sweep, v: vec2<f32>, ta: f32, tb: f32) -> f32 {
         let ra = rotate(p.sa.zw, vec2<f32>(cos(t * ta), sin(t * ta)));
         let rb = rotate(p.sb.zw, vec2<f32>(cos(t * tb), sin(t * tb)));
         let undo = back(ra);
-        let o = rotate(undo, (p.sb.xy - p.sa.xy) + v * t) * p.inv;
+        let o = rotate(undo, p.offset + v * t) * p.inv;
         let core_a = Core(p.a.shape_start, p.a.count, p.inv, vec2<f32>(1.0, 0.0));
         let core_b = Core(p.b.shape_start, p.b.count, p.inv, rotate(undo, rb));
         let gap = core_gap(core_a, core_b, o) - grown;
@@ -183,8 +185,9 @@ fn advancing(p: Sweep, v: vec2<f32>, ta: f32, tb: f32) -> f32 {
     return t;
 }
 
-// The first touch of candidate pair (a, b) in [0, 1], or -1 for none.
-fn first_touch(a: u32, b: u32) -> f32 {
+// The first touch of candidate pair (a, b) in [0, 1], or -1 for none; `image` the image of b
+// the broad phase met (0 without a periodic box, candidate.wgsl).
+fn first_touch(a: u32, b: u32, image: u32) -> f32 {
     let ba = instances_at(a);
     let bb = instances_at(b);
     let sa = starts_at(a);
@@ -199,9 +202,15 @@ fn first_touch(a: u32, b: u32) -> f32 {
     // coordinates themselves, so the pair is decided on its f32 poses as the narrow phase
     // decides it, wherever it lies.
     let edge = 4.0 * ON_EDGE;
-    let p = Sweep(ba, bb, sa, sb, k, inv, edge);
+    // In a periodic box each start moved by whole boxes to within half a box of now, and b's
+    // whole way moved to the image met: as exact sums (image.wgsl). Without one, the plain
+    // differences.
+    let na = start_steps(sa.xy, ea.xy);
+    let nb = start_steps(sb.xy, eb.xy);
+    let offset = image_shift_by(sa.xy, sb.xy, image_steps(image) + nb - na);
+    let p = Sweep(ba, bb, sa, sb, offset, k, inv, edge);
     // b's motion relative to a's.
-    let v = (eb.xy - sb.xy) - (ea.xy - sa.xy);
+    let v = image_shift_by(sb.xy, eb.xy, -nb) - image_shift_by(sa.xy, ea.xy, -na);
     // A turn moves a core that reaches beyond the anchor; an unchanged rotation is no turn,
     // whatever the rounding of turn_between.
     let ta = select(0.0, turn_between(sa.zw, ea.zw), ba.radius > 0.0 && any(sa.zw != ea.zw));
@@ -218,8 +227,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if i >= control[PAIRS] {
         return;
     }
-    let pair = candidate_bodies(candidates[i]); // continuous collision has no periodic box
-    let toi = first_touch(pair.x, pair.y);
+    let pair = candidate_bodies(candidates[i]);
+    let toi = first_touch(pair.x, pair.y, candidate_image(candidates[i]));
     if toi >= 0.0 {
         let slot = atomicAdd(&impacts.count, 1u);
         if slot < arrayLength(&impacts.records) {

@@ -15,7 +15,7 @@ struct PushParams {
     bodies: u32,         // number of bodies, walls included
     frame: u32,          // frame index within the current stats window
     reuse: u32,          // 1: the iteration reuses the last detection's contacts (see push)
-    pad0: u32,
+    wrap: u32,           // in a periodic box, the axes that wrap (bit 0: x, bit 1: y)
     dt: f32,             // seconds per frame
     fixed: f32,          // fixed-point units per world unit of the displacement sums
     margin: f32,         // extra separation each push aims for (world units)
@@ -24,6 +24,8 @@ struct PushParams {
     max_speed: f32,      // cap on the velocity a push-out may leave behind
     pad1: f32,
     pad2: f32,
+    box_lo: vec2<f32>,   // the periodic box's lower corner
+    period: vec2<f32>,   // and its size
 }
 
 // Per body, 32 bytes. Walls have inv_mass 0 and speed 0 and never move.
@@ -51,15 +53,32 @@ struct Agent {
 
 const MEASURE_WG: u32 = 256u;
 
+// `p` moved by whole boxes into the periodic box along the axes that wrap.
+fn wrapped(p: vec2<f32>) -> vec2<f32> {
+    var q = p;
+    if (params.wrap & 1u) != 0u {
+        q.x -= params.period.x * floor((q.x - params.box_lo.x) / params.period.x);
+    }
+    if (params.wrap & 2u) != 0u {
+        q.y -= params.period.y * floor((q.y - params.box_lo.y) / params.period.y);
+    }
+    return q;
+}
+
 // Walk: relax the velocity toward the preferred one (toward the goal, slowing within a radius
-// of it), move, and remember where the frame started.
+// of it), move, and remember where the frame started. In a periodic box each body is first
+// moved back into it (where the last frame took it past an edge): within a frame it moves on
+// unwrapped, so that its way and its pushes are what they look like.
 @compute @workgroup_size(64)
 fn integrate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, nwg);
     if i >= params.bodies {
         return;
     }
-    let t = transforms[i];
+    var t = transforms[i];
+    if params.wrap != 0u {
+        t = vec4<f32>(wrapped(t.xy), t.zw);
+    }
     marks[i] = vec4<f32>(t.xy, t.xy);
     var agent = agents[i];
     if agent.inv_mass == 0.0 {

@@ -14,6 +14,7 @@
 #import instance
 #import index
 #import sortable
+#import image
 
 @group(0) @binding(0) var<uniform> params: Params;
 #paged instances 1 read instances Instance
@@ -68,7 +69,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         var anchor_hi = t.xy;
         var at = abs(t.xy);
         if params.continuous != 0u {
-            let s = starts_at(i);
+            // In a periodic box, the start moved by whole boxes to within half a box of now.
+            var s = starts_at(i);
+            s = vec4<f32>(s.xy + start_steps(s.xy, t.xy) * vec2<f32>(params.period_x, params.period_y), s.zw);
             anchor_lo = min(anchor_lo, s.xy);
             anchor_hi = max(anchor_hi, s.xy);
             at = max(at, abs(s.xy));

@@ -317,6 +317,13 @@ fn sim_writes_its_figures_and_repeats_itself() {
     }
     let again: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(again["state_hash"].as_str(), Some(hash.as_str()), "two runs differ");
+    // The periodic scenario: crowds in a torus, with their events, frames and figures.
+    let torus = tmp("sim_torus.json");
+    let o = satgpu(&["sim", "--scenario", "torus", "--n", "600", "--frames", "20", "--json", p(&torus)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("scenario   torus: 600 moving bodies"), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&torus).unwrap()).unwrap();
+    assert_eq!(v["max_depth"].as_array().map(Vec::len), Some(20));
     expect_bad_input(&["sim", "--n", "0"], &["--n"]);
     // A JSON path that cannot be written fails at once, before any frame runs.
     let started = std::time::Instant::now();

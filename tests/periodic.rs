@@ -290,9 +290,6 @@ fn the_gpu_refuses_what_does_not_fit_by_name() {
     assert!(turning.set_transforms(&[Transform::default(), Transform { x: 5.0, y: 5.0, angle: 0.0 }]).is_ok());
     let turned = turning.set_transforms(&[Transform::default(), Transform { x: 5.0, y: 5.0, angle: 1.0 }]).err();
     assert!(matches!(&turned, Some(Error::InvalidSetting { what: "periodic box", .. })), "{turned:?}");
-    let continuous =
-        World::from_polygons(&gpu, &[rect(0.0, 0.0, 1.0, 1.0)], &options.clone().with_continuous(true)).err();
-    assert!(matches!(continuous, Some(Error::InvalidSetting { what: "periodic box", .. })));
 }
 
 #[test]

@@ -107,7 +107,7 @@ fn pile_up() -> Scenario {
         (0..n).map(|i| Transform { x: (i % side) as f64 * 2.0, y: (i / side) as f64 * 2.0, angle: 0.0 }).collect();
     let centre = [side as f64 - 1.0, side as f64 - 1.0];
     let walkers = vec![Walker { goal: centre, speed: 80.0, inv_mass: 1.0, radius: 0.3 }; n];
-    Scenario { shapes, body_shapes: vec![0; n], start, walkers, moving: n, compounds: vec![] }
+    Scenario { shapes, body_shapes: vec![0; n], start, walkers, moving: n, compounds: vec![], periodic: None }
 }
 
 #[test]
@@ -241,8 +241,15 @@ fn a_body_in_a_concave_corner_is_one_pair() {
         walkers.push(Walker { goal: [x, y], speed: 0.0, inv_mass: 0.0, radius: 5.0 });
     }
     let n = shapes.len();
-    let scenario =
-        Scenario { shapes, body_shapes: (0..n as u32).collect(), start, walkers, moving: 1, compounds: vec![1..n] };
+    let scenario = Scenario {
+        shapes,
+        body_shapes: (0..n as u32).collect(),
+        start,
+        walkers,
+        moving: 1,
+        compounds: vec![1..n],
+        periodic: None,
+    };
     let options = SimOptions { iterations: 1, relax: 1.0, margin: 0.0, ..SimOptions::default() };
     let (reports, positions, _) = run(&scenario, &options, 1);
     // The part pairs the body still overlaps, and the pairs of bodies.
@@ -341,7 +348,15 @@ fn a_walk_that_outgrows_the_sweep_windows_in_resident_frames_loses_no_pair() {
     start.push(Transform::IDENTITY);
     walkers.push(Walker { goal: [0.0, 0.0], speed: 0.0, inv_mass: 0.0, radius: n as f64 });
     let body_shapes = (0..=n).map(|b| u32::from(b == n)).collect();
-    let scenario = Scenario { shapes: vec![square, bar], body_shapes, start, walkers, moving: n, compounds: vec![] };
+    let scenario = Scenario {
+        shapes: vec![square, bar],
+        body_shapes,
+        start,
+        walkers,
+        moving: n,
+        compounds: vec![],
+        periodic: None,
+    };
     let options = SimOptions { iterations: 1, window: 40, ..SimOptions::default() };
     let (reports, positions, reruns) = run(&scenario, &options, 40);
     // Every square rests on the bar: a pair missed in any frame lets its square walk into it.

@@ -386,8 +386,9 @@ class World:
     (`worlds[pairs.a]` names each pair's world); rays, shape casts and queries name the world
     they look into (`worlds=` of each call). `periodic`: a periodic box `(x0, y0, x1, y1)` the
     bodies live in, wrapping `periodic_axes` ("xy", "x" or "y"): a body past an edge comes back at
-    the other, and each pair is judged with the image of b that touches a (queries, rays and
-    continuous collision are not built there yet and raise). The GIL is released while the GPU
+    the other, and each pair is judged with the image of b that touches a; queries see every
+    image, rays and casts leaving the box come back from the opposite edge, and with continuous
+    collision a body goes the shortest way across an edge. The GIL is released while the GPU
     works; `stats` holds the last frame's figures."""
 
     def __init__(

@@ -142,6 +142,8 @@ def reference_sweep(
     start: np.ndarray,
     end: np.ndarray,
     filters: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None,
+    periodic: Optional[Tuple[float, float, float, float]] = None,
+    periodic_axes: str = "xy",
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 def reference_detect(
     shapes: Any,

@@ -102,11 +102,14 @@ class Impacts:
         return len(self.a)
 
 
-def sweep(shapes: ShapesLike, start, end, filters: FiltersLike = None) -> Impacts:
+def sweep(
+    shapes: ShapesLike, start, end, filters: FiltersLike = None, periodic=None, periodic_axes: str = "xy"
+) -> Impacts:
     """Continuous collision from the f64 reference: every pair of `shapes` (each body in its own
     frame) that touches at some moment while each moves from its `start` pose to its `end` pose
     (each `(xy, angle)`: n x 2 and n arrays; position and angle linearly in time), with the first
-    such moment. A small fast body shot through a thin wall between two frames is caught."""
+    such moment. A small fast body shot through a thin wall between two frames is caught. In a
+    `periodic` box each body goes the shortest way, across an edge where it left the box."""
 
     def poses(name, pose):
         xy, angle = pose
@@ -116,7 +119,11 @@ def sweep(shapes: ShapesLike, start, end, filters: FiltersLike = None) -> Impact
             raise ValueError(f"{name}: xy and angle must be as long, got {len(xy)} and {len(angle)}")
         return np.ascontiguousarray(np.hstack([xy, angle[:, None]]))
 
-    return Impacts(*_satgpu.reference_sweep(shapes, poses("start", start), poses("end", end), _filters(filters)))
+    return Impacts(
+        *_satgpu.reference_sweep(
+            shapes, poses("start", start), poses("end", end), _filters(filters), _box(periodic), periodic_axes
+        )
+    )
 
 
 def disagreements(

@@ -103,14 +103,17 @@ pub(crate) fn reference_cast_shapes<'py>(
 /// in time), with the first moment in [0, 1], from the f64 CPU reference (one thread): (a, b as
 /// uint32, toi as float64), sorted by (a, b).
 #[pyfunction]
-#[pyo3(signature = (shapes, start, end, filters = None))]
+#[pyo3(signature = (shapes, start, end, filters = None, periodic = None, periodic_axes = "xy"))]
 pub(crate) fn reference_sweep<'py>(
     py: Python<'py>,
     shapes: &Bound<'py, PyAny>,
     start: PyReadonlyArray2<'py, f64>,
     end: PyReadonlyArray2<'py, f64>,
     filters: Option<FilterArrays<'_>>,
+    periodic: Option<(f64, f64, f64, f64)>,
+    periodic_axes: &str,
 ) -> PyResult<ImpactArrays<'py>> {
+    let periodic = periodic_box(periodic.map(|b| (b, periodic_axes)))?;
     let bodies: Vec<satgpu::Body> = match body_list(shapes)? {
         Some(bodies) => bodies,
         None => shape_list(shapes)?.into_iter().map(satgpu::Body::from).collect(),
@@ -134,7 +137,10 @@ pub(crate) fn reference_sweep<'py>(
         Some(f) => filter_list(Some(f), n)?,
         None => vec![],
     };
-    let found = py.detach(|| satgpu::reference::sweep(&bodies, &start, &end, &filters));
+    let found = py.detach(|| match &periodic {
+        Some(p) => satgpu::reference::sweep_periodic(&bodies, &start, &end, &filters, p),
+        None => satgpu::reference::sweep(&bodies, &start, &end, &filters),
+    });
     Ok(impact_arrays(py, &found))
 }
 

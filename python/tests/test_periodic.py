@@ -106,3 +106,28 @@ def test_rays_and_casts_in_a_periodic_box_come_back_from_the_opposite_edge(gpu):
     got = world.cast_shapes(circle, origins, directions, lengths)
     want = reference.cast_shapes(placed, circle, origins, directions, lengths, periodic=box)
     assert (got.body == want.body).mean() > 0.97
+
+
+def test_continuous_collision_in_a_periodic_box_goes_the_shortest_way(gpu):
+    # Bodies in a 15 x 15 torus moving up to 2 per frame, their new positions wrapped into the
+    # box: the World's impacts are the reference's, some across an edge.
+    rng = np.random.default_rng(4)
+    shapes = [satgpu.polygon([[-0.5, -0.3], [0.5, -0.3], [0.5, 0.3], [-0.5, 0.3]]), satgpu.circle((0, 0), 0.3)]
+    n = 80
+    which = rng.integers(0, 2, n).astype(np.uint32)
+    xy0, a0 = rng.random((n, 2)) * 15, rng.random(n) * 6
+    xy1 = np.mod(xy0 + (rng.random((n, 2)) - 0.5) * 4, 15.0)
+    a1 = a0 + np.where(np.arange(n) % 2 == 0, 0, rng.random(n) - 0.5)
+    box = (0.0, 0.0, 15.0, 15.0)
+    world = satgpu.World(shapes, which, gpu=gpu, continuous=True, periodic=box)
+    world.set_transforms(xy0, a0)
+    world.set_transforms(xy1, a1)
+    world.step()
+    got = world.impacts()
+    bodies = [shapes[k] for k in which]
+    want = reference.sweep(bodies, (xy0, a0), (xy1, a1), periodic=box)
+    flat = reference.sweep(bodies, (xy0, a0), (xy1, a1))
+    assert len(want) > 20
+    assert list(zip(got.a, got.b)) == list(zip(want.a, want.b))
+    assert np.abs(got.toi - want.toi).max() < 1e-3
+    assert len(set(zip(want.a, want.b)) - set(zip(flat.a, flat.b))) > 3

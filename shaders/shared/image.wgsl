@@ -133,11 +133,30 @@ fn image_offset(ta: f32, tb: f32, step: f32, period: f32, lo: f32) -> f32 {
 
 // b's anchor in a's frame for a candidate's image code.
 fn image_shift(ta: vec2<f32>, tb: vec2<f32>, code: u32) -> vec2<f32> {
-    let step = image_steps(code);
+    return image_shift_by(ta, tb, image_steps(code));
+}
+
+// tb - ta + step L, per axis (`step` whole boxes, at most a few), as image_offset takes it.
+fn image_shift_by(ta: vec2<f32>, tb: vec2<f32>, step: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(
         image_offset(ta.x, tb.x, step.x, params.period_x, params.period_x_lo),
         image_offset(ta.y, tb.y, step.y, params.period_y, params.period_y_lo)
     );
+}
+
+// Continuous collision: the whole boxes, per axis, that move a body's start position `s` to
+// within half a box of its position now `e`, so that it goes the shortest way, across an edge
+// where it left the box (0 on an axis that does not wrap, and without a box). The World checks
+// that each body's way, with its extent, is narrower than half the box.
+fn start_steps(s: vec2<f32>, e: vec2<f32>) -> vec2<f32> {
+    var n = vec2<f32>(0.0);
+    if (params.wrap & 1u) != 0u {
+        n.x = round((e.x - s.x) / params.period_x);
+    }
+    if (params.wrap & 2u) != 0u {
+        n.y = round((e.y - s.y) / params.period_y);
+    }
+    return n;
 }
 
 // No image of b meets a (image_meeting).

@@ -42,7 +42,7 @@ pub use queries::{
     cast_rays, cast_rays_periodic, cast_shapes, cast_shapes_periodic, query_boxes, query_boxes_periodic, query_points,
     query_points_periodic, ray_shape,
 };
-pub use sweep::{sweep, TOUCH};
+pub use sweep::{sweep, sweep_periodic, TOUCH};
 
 use crate::geometry::{Aabb, Polygon};
 

@@ -25,7 +25,7 @@
 //! Bodies of several parts touch when any two of their parts do, first at the earliest.
 
 use super::{colliding, queries::cast_shape, signed_distance};
-use crate::geometry::{Filter, Impact, Polygon, Transform};
+use crate::geometry::{Filter, Impact, Periodic, Polygon, Transform};
 
 /// Below this fraction of the scene's size, two shapes count as touching (conservative
 /// advancement approaches a touch from outside and never reaches it exactly).
@@ -106,11 +106,52 @@ pub fn sweep<B: AsRef<[Polygon]>>(
     end: &[Transform],
     filters: &[Filter],
 ) -> Vec<Impact> {
+    sweeps(bodies, start, end, filters, None)
+}
+
+/// [`sweep`] in a periodic box (issue 65): each body goes the shortest way from its start to
+/// its end (its start moved by whole boxes to within half a box of its end, across an edge
+/// where it left the box), and a pair's first touch is the earliest of `a` with any image of
+/// `b`'s whole way.
+///
+/// # Panics
+///
+/// As [`sweep`].
+pub fn sweep_periodic<B: AsRef<[Polygon]>>(
+    bodies: &[B],
+    start: &[Transform],
+    end: &[Transform],
+    filters: &[Filter],
+    periodic: &Periodic,
+) -> Vec<Impact> {
+    sweeps(bodies, start, end, filters, Some(periodic))
+}
+
+fn sweeps<B: AsRef<[Polygon]>>(
+    bodies: &[B],
+    start: &[Transform],
+    end: &[Transform],
+    filters: &[Filter],
+    periodic: Option<&Periodic>,
+) -> Vec<Impact> {
     let n = bodies.len();
     assert!(start.len() == n && end.len() == n, "one start and one end pose per body");
     assert!(filters.is_empty() || filters.len() == n, "one filter per body");
     let finite = |t: &Transform| t.x.is_finite() && t.y.is_finite() && t.angle.is_finite();
     assert!(start.iter().chain(end).all(finite), "poses must be finite");
+    let size = periodic.map_or([0.0; 2], Periodic::size);
+    let wraps = periodic.map_or([false; 2], Periodic::wraps);
+    // The whole boxes nearest `d` along each wrapping axis (none elsewhere).
+    let boxes =
+        |d: [f64; 2]| -> [f64; 2] { std::array::from_fn(|k| if wraps[k] { (d[k] / size[k]).round() } else { 0.0 }) };
+    let start: Vec<Transform> = start
+        .iter()
+        .zip(end)
+        .map(|(s, e)| {
+            let m = boxes([e.x - s.x, e.y - s.y]);
+            Transform { x: s.x + m[0] * size[0], y: s.y + m[1] * size[1], angle: s.angle }
+        })
+        .collect();
     let reaches: Vec<f64> = bodies.iter().map(|b| reach(b.as_ref())).collect();
     let scale =
         start.iter().chain(end).map(|t| t.x.abs().max(t.y.abs())).chain(reaches.iter().copied()).fold(0.0, f64::max);
@@ -121,22 +162,32 @@ pub fn sweep<B: AsRef<[Polygon]>>(
             if !filters.is_empty() && !filters[a].should_collide(&filters[b]) {
                 continue;
             }
-            // The anchors' relative path: p(t) = p0 + t v; apart by more than both reaches
-            // throughout, the bodies never touch.
-            let p0 = [start[b].x - start[a].x, start[b].y - start[a].y];
-            let v = [(end[b].x - end[a].x) - p0[0], (end[b].y - end[a].y) - p0[1]];
-            let vv = v[0] * v[0] + v[1] * v[1];
-            let s = if vv > 0.0 { (-(p0[0] * v[0] + p0[1] * v[1]) / vv).clamp(0.0, 1.0) } else { 0.0 };
-            let closest = (p0[0] + s * v[0]).hypot(p0[1] + s * v[1]);
-            if closest > (reaches[a] + reaches[b]) * (1.0 + 1e-12) + touch {
-                continue;
+            // b's images nearest a, and a box either way.
+            let near = boxes([end[a].x - end[b].x, end[a].y - end[b].y]);
+            let steps = |k: usize| if wraps[k] { vec![near[k] - 1.0, near[k], near[k] + 1.0] } else { vec![0.0] };
+            let mut toi: Option<f64> = None;
+            for mx in steps(0) {
+                for my in steps(1) {
+                    let by = |t: &Transform| Transform { x: t.x + mx * size[0], y: t.y + my * size[1], angle: t.angle };
+                    let (sb, eb) = (by(&start[b]), by(&end[b]));
+                    // The anchors' relative path: p(t) = p0 + t v; apart by more than both
+                    // reaches throughout, the bodies never touch.
+                    let p0 = [sb.x - start[a].x, sb.y - start[a].y];
+                    let v = [(eb.x - end[a].x) - p0[0], (eb.y - end[a].y) - p0[1]];
+                    let vv = v[0] * v[0] + v[1] * v[1];
+                    let s = if vv > 0.0 { (-(p0[0] * v[0] + p0[1] * v[1]) / vv).clamp(0.0, 1.0) } else { 0.0 };
+                    let closest = (p0[0] + s * v[0]).hypot(p0[1] + s * v[1]);
+                    if closest > (reaches[a] + reaches[b]) * (1.0 + 1e-12) + touch {
+                        continue;
+                    }
+                    let image = bodies[a]
+                        .as_ref()
+                        .iter()
+                        .flat_map(|pa| bodies[b].as_ref().iter().map(move |pb| (pa, pb)))
+                        .filter_map(|(pa, pb)| first_touch(pa, pb, (&start[a], &end[a]), (&sb, &eb), touch));
+                    toi = image.fold(toi, |best, t| Some(best.map_or(t, |b| b.min(t))));
+                }
             }
-            let toi = bodies[a]
-                .as_ref()
-                .iter()
-                .flat_map(|pa| bodies[b].as_ref().iter().map(move |pb| (pa, pb)))
-                .filter_map(|(pa, pb)| first_touch(pa, pb, (&start[a], &end[a]), (&start[b], &end[b]), touch))
-                .fold(None, |best: Option<f64>, t| Some(best.map_or(t, |b| b.min(t))));
             if let Some(toi) = toi {
                 found.push(Impact { a: a as u32, b: b as u32, toi });
             }

@@ -206,7 +206,11 @@ impl Simulation {
             let what = "simulation agents (one binding)";
             return Err(Error::TooLarge { what, needed: agents, limit: binding });
         }
-        let mut world = World::new(gpu, &scenario.shapes, &scenario.body_shapes, &options.world)?;
+        let mut world_options = options.world.clone();
+        if let Some(p) = scenario.periodic {
+            world_options.periodic = Some(p);
+        }
+        let mut world = World::new(gpu, &scenario.shapes, &scenario.body_shapes, &world_options)?;
         if let Some(owners) = compound_owners(scenario)? {
             world.set_owners(owners)?;
         }
@@ -218,7 +222,7 @@ impl Simulation {
             bodies: n as u32,
             frame: 0,
             reuse: u32::from(options.resolve == Resolve::Reuse),
-            pad0: 0,
+            wrap: world_options.periodic.map_or(0, |p| u32::from(p.wraps()[0]) | (u32::from(p.wraps()[1]) << 1)),
             dt: options.dt as f32,
             // Sums of a few dozen pushes of a few radii each stay far inside i32, to within a
             // millionth of a radius.
@@ -229,6 +233,8 @@ impl Simulation {
             max_speed: (2.0 * scenario.walkers.iter().map(|w| w.speed).fold(0.0, f64::max)) as f32,
             pad1: 0.0,
             pad2: 0.0,
+            box_lo: world_options.periodic.map_or([0.0; 2], |p| [p.bounds()[0] as f32, p.bounds()[1] as f32]),
+            period: world_options.periodic.map_or([0.0; 2], |p| p.size().map(|x| x as f32)),
         };
         let agents: Vec<Agent> = scenario
             .walkers

@@ -11,7 +11,8 @@ pub(super) struct Params {
     pub(super) bodies: u32,
     pub(super) frame: u32,
     pub(super) reuse: u32,
-    pub(super) pad0: u32,
+    /// In a periodic box, which axes wrap (bit 0: x, bit 1: y).
+    pub(super) wrap: u32,
     pub(super) dt: f32,
     pub(super) fixed: f32,
     pub(super) margin: f32,
@@ -20,6 +21,9 @@ pub(super) struct Params {
     pub(super) max_speed: f32,
     pub(super) pad1: f32,
     pub(super) pad2: f32,
+    /// The periodic box's lower corner and size (zero without one).
+    pub(super) box_lo: [f32; 2],
+    pub(super) period: [f32; 2],
 }
 
 /// Per body (`Agent` in shaders/push.wgsl).
@@ -81,7 +85,7 @@ mod tests {
             Params,
             "push.wgsl",
             "PushParams",
-            [bodies, frame, reuse, pad0, dt, fixed, margin, relax, tau, max_speed, pad1, pad2]
+            [bodies, frame, reuse, wrap, dt, fixed, margin, relax, tau, max_speed, pad1, pad2, box_lo, period]
         );
         assert_twin!(Agent, "push.wgsl", "Agent", [goal, velocity, speed, inv_mass, radius, pad]);
     }

@@ -1,4 +1,5 @@
-//! The built-in scenarios: crowds crossing a corridor, past pillars or through a doorway.
+//! The built-in scenarios: crowds crossing a corridor, past pillars or through a doorway, or
+//! through each other in a torus.
 //!
 //! In the crossing, group A fills a square block left of the middle and walks right; group B fills the block to
 //! the right and walks left; each body's goal is where it stands, moved one block and the gap
@@ -12,12 +13,14 @@
 //!   bottleneck of pedestrian experiments). The walls above and below are concave bodies, each
 //!   with a jamb pointing into the corridor (a triangle half as wide as it is tall, whose slopes
 //!   lead a body walking into them toward the door): one opening a third of the corridor wide.
+//! - [`Scenario::torus`]: no walls: a periodic box (issue 65) where half the bodies walk right
+//!   and half left, each coming back at the opposite edge (the World wraps them on the GPU).
 
 use std::f64::consts::TAU;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::geometry::{Polygon, PolygonError, Transform};
+use crate::geometry::{Periodic, Polygon, PolygonError, Transform};
 
 type Result<T> = std::result::Result<T, PolygonError>;
 
@@ -134,6 +137,9 @@ pub struct Scenario {
     /// part pair only, as [`World::from_bodies`](crate::gpu::World::from_bodies) reports it. Empty when
     /// every body is one shape.
     pub compounds: Vec<std::ops::Range<usize>>,
+    /// A periodic box the bodies live in (see [`WorldOptions::periodic`](crate::gpu::WorldOptions::periodic)):
+    /// a body that walks past an edge comes back at the other, on the GPU. `None`: an open plane.
+    pub periodic: Option<Periodic>,
 }
 
 /// A small deterministic generator (SplitMix64): the scenario is a function of its seed alone.
@@ -159,6 +165,10 @@ fn bounding_radius(shape: &Polygon) -> f64 {
 const GAP: f64 = 2.4;
 /// Preferred walking speed (world units per second), give or take 10 %.
 const SPEED: f64 = 1.3;
+
+/// How far ahead a torus walker's goal lies: a heading for a day of walking (f32 keeps its
+/// direction to a ten-millionth).
+const TORUS_GOAL: f64 = 1e5;
 
 impl Scenario {
     /// Two crowds of `n` bodies in all crossing in a corridor (see the module docs). Fails only
@@ -212,7 +222,7 @@ impl Scenario {
             start.push(Transform { x, y, angle: 0.0 });
             walkers.push(Walker { goal: [x, y], speed: 0.0, inv_mass: 0.0, radius });
         }
-        Ok(Scenario { shapes, body_shapes, start, walkers, moving: n, compounds: vec![] })
+        Ok(Scenario { shapes, body_shapes, start, walkers, moving: n, compounds: vec![], periodic: None })
     }
 
     /// A crowd of `n` bodies passing a doorway, the bottleneck of pedestrian experiments (see
@@ -267,7 +277,42 @@ impl Scenario {
             }
             compounds.push(first..start.len());
         }
-        Ok(Scenario { shapes, body_shapes, start, walkers, moving: n, compounds })
+        Ok(Scenario { shapes, body_shapes, start, walkers, moving: n, compounds, periodic: None })
+    }
+
+    /// Two crowds of `n` bodies in all walking through each other in a torus with no walls (see
+    /// the module docs): half walk along +x, half along -x, forever, each coming back at the
+    /// other edge; the counterflow in a periodic corridor where lanes form. The box is square,
+    /// at a packing fraction of a quarter. Fails only when `n` is so large that the box leaves
+    /// the range a coordinate may have.
+    pub fn torus(kind: SimKind, n: usize, seed: u64) -> Result<Scenario> {
+        let mut random = Random(seed ^ 0x746f_7275_7321_7321);
+        let shapes = kind.shapes()?;
+        let radii: Vec<f64> = shapes.iter().map(bounding_radius).collect();
+        let mean_radius = radii.iter().sum::<f64>() / radii.len() as f64;
+        let largest = radii.iter().copied().fold(0.0, f64::max);
+        let area = std::f64::consts::PI * mean_radius * mean_radius / 0.25;
+        // At least a few bodies across, so that each fits the box at any angle.
+        let side = (n as f64 * area).sqrt().max(8.0 * largest);
+        // The box's corner past the range a coordinate may have, as a polygon's would be.
+        let periodic = Periodic::new([0.0, 0.0, side, side], [true, true]).map_err(|_| PolygonError::OutOfRange {
+            vertex: 0,
+            x: side,
+            y: side,
+            max: crate::geometry::MAX_COORDINATE,
+        })?;
+        let (mut body_shapes, mut start, mut walkers) = (vec![], vec![], vec![]);
+        for i in 0..n {
+            let s = (random.next() * shapes.len() as f64) as usize % shapes.len();
+            let (x, y) = (side * random.next(), side * random.next());
+            // A goal far along the body's way: its heading, as the box wraps its position.
+            let way = if i % 2 == 0 { TORUS_GOAL } else { -TORUS_GOAL };
+            body_shapes.push(s as u32);
+            start.push(Transform { x, y, angle: random.next() * TAU });
+            let speed = SPEED * (0.9 + 0.2 * random.next());
+            walkers.push(Walker { goal: [x + way, y], speed, inv_mass: 1.0, radius: radii[s] });
+        }
+        Ok(Scenario { shapes, body_shapes, start, walkers, moving: n, compounds: vec![], periodic: Some(periodic) })
     }
 
     /// The smallest bounding radius of a moving body (the yardstick of "1 % of a body's radius").

@@ -25,6 +25,8 @@ pub(crate) enum ScenarioArg {
     Crossing,
     /// One crowd walking through a doorway in concave walls (compound static bodies).
     Doorway,
+    /// Two crowds walking through each other in a periodic box, with no walls.
+    Torus,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -251,7 +253,8 @@ pub(crate) enum Command {
         device: DeviceArgs,
     },
     /// Runs a crowd on the GPU. `--model push` (the default): the built-in crowds, two crossing
-    /// in a corridor with walls and pillars or one through a doorway in concave walls; each
+    /// in a corridor with walls and pillars, one through a doorway in concave walls, or two
+    /// through each other in a periodic box (torus); each
     /// frame integrates, detects and pushes overlapping bodies apart, all on the GPU; prints
     /// frames per second and the penetration left at the first and last frame. `--model cfsm`:
     /// JuPedSim's collision-free speed model, agents from --agents walking out of the area in
@@ -280,7 +283,8 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value = "gpu")]
         backend: Backend,
         /// crossing: two crowds, straight walls and pillars; doorway: one crowd through concave
-        /// walls whose jambs leave a door a third of the corridor wide.
+        /// walls whose jambs leave a door a third of the corridor wide; torus: two crowds walking
+        /// through each other in a periodic box, no walls.
         #[arg(long, value_enum, default_value = "crossing")]
         scenario: ScenarioArg,
         /// Body shapes: agents (circles), crowd (polygons) or shapes (circles, capsules, rounded

@@ -70,6 +70,7 @@ pub fn run(args: &SimArgs, device: &DeviceArgs) -> Result<(), Failure> {
     let (name, make): (_, fn(SimKind, usize, u64) -> _) = match args.scenario {
         ScenarioArg::Crossing => ("crossing", Scenario::crossing),
         ScenarioArg::Doorway => ("doorway", Scenario::doorway),
+        ScenarioArg::Torus => ("torus", Scenario::torus),
     };
     let scenario = make(args.kind, args.n, args.seed)
         .map_err(|reason| Failure(2, format!("the {name} scenario of {} with n = {}: {reason}", args.kind, args.n)))?;

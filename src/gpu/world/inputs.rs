@@ -63,6 +63,11 @@ impl World {
         // In a periodic box, a turned body must fit at any angle.
         let (packed, poses, options) = (&self.packed, &self.spare_transforms, &self.options);
         let converted = converted.and_then(|()| periodic::check_turns(packed, poses, options, &mut self.turns_fit));
+        // With continuous collision, its way through the frame must fit too.
+        let converted = converted.and_then(|()| match self.uploaded {
+            true => periodic::check_moves(packed, &packed.transforms, poses, options),
+            false => Ok(()),
+        });
         if let Err(e) = converted {
             // The staging memory is written to the buffer whatever happens: the last upload
             // again, so that a bad transform changes nothing.

@@ -43,8 +43,7 @@ pub(super) fn wrapped<'a, P: Borrow<Polygon>>(
     )
 }
 
-/// Whether a world of `packed` can be made in its periodic box: not with continuous collision
-/// (not built yet), at most [`MAX_PERIODIC_BODIES`] bodies, and each body's box with its origin
+/// Whether a world of `packed` can be made in its periodic box: at most [`MAX_PERIODIC_BODIES`] bodies, and each body's box with its origin
 /// (its anchor: one-shot polygons' first vertex, which their box holds), as packed, narrower
 /// than the box allows ([`Periodic::check_extent`]): so a body's box lies within that width of
 /// its anchor, which lies in the box. Moves every pose into the box.
@@ -61,17 +60,46 @@ pub(super) fn check_packed(packed: &mut Packed, options: &WorldOptions) -> Resul
 /// [`check_packed`] without moving the poses.
 pub(super) fn check_extents(packed: &Packed, options: &WorldOptions) -> Result<()> {
     let Some(p) = &options.periodic else { return Ok(()) };
-    if options.continuous {
-        return Err(refuse("continuous collision in a periodic box is not built yet (issue 65)".into()));
-    }
     if packed.bodies.len() > MAX_PERIODIC_BODIES {
         return Err(refuse(format!("{} bodies: at most {MAX_PERIODIC_BODIES} in a periodic box", packed.bodies.len())));
     }
-    for (i, (b, body)) in packed.boxes.iter().zip(&packed.bodies).enumerate() {
+    for (i, extent) in extents(packed).enumerate() {
+        p.check_extent(i, extent, options.margin)?;
+    }
+    Ok(())
+}
+
+/// Each body's extent along x and y: its box as packed, with its origin and its rounding.
+fn extents(packed: &Packed) -> impl Iterator<Item = [f64; 2]> + '_ {
+    packed.boxes.iter().zip(&packed.bodies).map(|(b, body)| {
         let [x0, y0, x1, y1] = b.map(f64::from);
         let r = f64::from(body.round);
         let width = |lo: f64, hi: f64| (hi + r).max(0.0) - (lo - r).min(0.0);
-        p.check_extent(i, [width(x0, x1), width(y0, y1)], options.margin)?;
+        [width(x0, x1), width(y0, y1)]
+    })
+}
+
+/// With continuous collision in a periodic box, whether every body's way through the frame
+/// fits the box: its extent (twice its reach where it turns) and how far it moves from `from`
+/// to `to` (the shortest way, across an edge where it left the box), together, as a body's
+/// extent must ([`Periodic::check_extent`]); refused naming the body otherwise.
+pub(super) fn check_moves(packed: &Packed, from: &[[f32; 4]], to: &[[f32; 4]], options: &WorldOptions) -> Result<()> {
+    let Some(p) = options.periodic.as_ref().filter(|_| options.continuous) else { return Ok(()) };
+    let (size, wraps) = (p.size(), p.wraps());
+    for (i, ((extent, body), (s, e))) in extents(packed).zip(&packed.bodies).zip(from.iter().zip(to)).enumerate() {
+        let turns = s[2] != e[2] || s[3] != e[3] || e[2] != 1.0 || e[3] != 0.0;
+        let reach = 2.0 * f64::from(body.radius + body.round);
+        let way: [f64; 2] = std::array::from_fn(|k| {
+            let d = f64::from(e[k]) - f64::from(s[k]);
+            let d = if wraps[k] { d - size[k] * (d / size[k]).round() } else { d };
+            d.abs() + if turns { extent[k].max(reach) } else { extent[k] }
+        });
+        p.check_extent(i, way, options.margin).map_err(|e| match e {
+            Error::InvalidSetting { what, detail } => {
+                Error::InvalidSetting { what, detail: format!("{detail} (continuous: its way through the frame)") }
+            }
+            e => e,
+        })?;
     }
     Ok(())
 }
