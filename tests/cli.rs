@@ -1034,6 +1034,13 @@ fn a_periodic_scene_runs_in_its_box() {
     let (gpu_rows, cpu_rows) = (neighbours("gpu", &scene), neighbours("cpu", &scene));
     assert_eq!(gpu_rows, cpu_rows);
     assert!(cpu_rows.len() > neighbours("cpu", &plain).len());
+    // bench runs the scene in its box, and its reference too: they agree.
+    let bench = tmp("periodic_bench.json");
+    let o = satgpu(&["bench", "--scene", p(&scene), "--frames", "1", "--json", p(&bench)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    assert_eq!(v[0]["agrees"].as_bool(), Some(true), "{v}");
+    assert_eq!(v[0]["colliding"].as_u64(), Some(gpu.len() as u64), "{v}");
     // A ray leaving the box comes back from the opposite edge: a square [4, 6]^2 in a 10 x 10
     // torus, met 6 along from (8, 5) going +x, at (14, 5) along the ray.
     let square = write(

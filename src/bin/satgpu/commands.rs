@@ -337,13 +337,15 @@ pub(crate) fn bench(
     let mut results = vec![];
     let mut events = trace.map(|_| crate::trace::Trace::default());
     for (name, generated) in scenes {
+        // A scene file's periodic box, if it has one: its world runs in it, and the reference.
+        let mut options = options.clone();
         let polygons = match generated {
             Some((kind, n)) => scene::generate(kind, n, seed),
             None => {
                 let scene = scene::read_scene(Path::new(&name))?;
-                if scene.periodic.is_some() {
-                    let why = "bench in a periodic box is not built yet (issue 65): use `satgpu detect`";
-                    return Err(Failure(2, format!("{name}: \"periodic\": {why}")));
+                if let Some(p) = &scene.periodic {
+                    p.check_boxes(scene.bodies.iter().map(|b| b.aabb()), options.margin)?;
+                    options.periodic = Some(*p);
                 }
                 if scene.compound {
                     // Not silently an empty scene: compound bodies are not benchmarked yet.
@@ -358,7 +360,7 @@ pub(crate) fn bench(
         bar.set_message(format!("{name} n={}", polygons.len()));
         let base = bar.position();
         let progress = |done, _| bar.set_position(base + done as u64);
-        let result = bench::run(&gpu, (&name, &polygons), 2, frames, options, events.as_mut(), progress)?;
+        let result = bench::run(&gpu, (&name, &polygons), 2, frames, &options, events.as_mut(), progress)?;
         results.push(result);
     }
     bar.finish_and_clear();
