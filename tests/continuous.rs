@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::Rng;
+
 use satgpu::gpu::{BroadPhase, World, WorldOptions};
 use satgpu::reference::sweep;
 use satgpu::{Body, Filter, Impact, Polygon, Transform};
@@ -114,18 +116,6 @@ fn the_thin_wall_is_caught_at_every_scale() {
         assert_eq!(found.len(), want.len(), "scale {s}: {found:?} against {want:?}");
         assert_eq!(found.len(), 1, "scale {s}: {found:?}");
         assert!((found[0].toi - want[0].toi).abs() < 1e-3, "scale {s}: {found:?} against {want:?}");
-    }
-}
-
-/// A small deterministic generator (xorshift), so the scenes need no features.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::Rng;
+
 use satgpu::gpu::{BroadPhase, World, WorldOptions};
 use satgpu::reference::{sweep, sweep_periodic};
 use satgpu::{Body, Error, Impact, Periodic, Polygon, Transform};
@@ -86,18 +88,6 @@ fn a_body_moving_too_far_in_one_frame_is_named() {
     // Across the edge it is 2 boxes' width short of that: allowed.
     world.set_transforms(&[pose(1.0, 1.0, 0.0), pose(8.0, 5.0, 0.0)]).unwrap();
     world.set_transforms(&[pose(1.0, 1.0, 0.0), pose(1.0, 5.0, 0.0)]).unwrap();
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 #[test]

@@ -14,6 +14,18 @@ use satgpu::{reference, Contact, Polygon};
 
 pub mod periodic;
 
+/// A small deterministic generator (xorshift), so the scenes need no features.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 static GPU: OnceLock<Mutex<Gpu>> = OnceLock::new();
 
 /// The test device (honours WGPU_BACKEND and WGPU_ADAPTER_NAME), locked for this test.
