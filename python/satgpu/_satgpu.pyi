@@ -14,9 +14,18 @@ class Gpu:
 
 class Crowd:
     def __init__(
-        self, gpu: Optional[Gpu], area: str, exit: Tuple[float, float, float, float], agents: np.ndarray, dt: float, backend: str
+        self,
+        gpu: Optional[Gpu],
+        area: str,
+        exit: Tuple[float, float, float, float],
+        agents: np.ndarray,
+        dt: float,
+        backend: str,
+        trajectory: Optional[str] = None,
+        every: int = 4,
     ) -> None: ...
     def iterate(self, steps: int) -> int: ...
+    def close(self) -> None: ...
     @property
     def steps(self) -> int: ...
     @property

@@ -11,6 +11,7 @@ GPU, or on satgpu's f64 reference with `backend="cpu"`.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
@@ -144,8 +145,12 @@ class Crowd:
     `Polygon`; `exit`: the exit box `(x0, y0, x1, y1)`, inside the area; an agent that ends a
     step in it leaves. `positions`: n x 2 starting points; `desired_speed` (m/s), `radius` (m)
     and `time_gap` (s): one number for all or one per agent (JuPedSim's defaults 1.2, 0.2 and
-    1.0). `dt`: seconds per step. Bad input is an `InvalidCrowdError` (or `WktError`,
-    `InvalidPolygonError`) naming what is wrong."""
+    1.0). `dt`: seconds per step. `trajectory`: a path to write the agents' trajectories to, in
+    JuPedSim's SQLite format (PedPy's `load_trajectory_from_jupedsim_sqlite` reads it): frame 0
+    now, then a frame every `every` steps (JuPedSim's default 4), each with the agents walking
+    and those that left in its step; agent ids are their indices plus 1. Bad input is an
+    `InvalidCrowdError` (or `WktError`, `InvalidPolygonError`, `InvalidSettingError`) naming what
+    is wrong; a trajectory file that cannot be written is a `SceneFileError` (an `OSError`)."""
 
     def __init__(
         self,
@@ -158,6 +163,8 @@ class Crowd:
         dt: float = 0.01,
         backend: str = "gpu",
         gpu=None,
+        trajectory=None,
+        every: int = 4,
     ):
         from . import default_gpu
 
@@ -178,13 +185,26 @@ class Crowd:
         if len(exit) != 4:
             raise ValueError(f"exit must be (x0, y0, x1, y1), got {len(exit)} numbers")
         agents = np.ascontiguousarray(np.stack(columns, axis=1).reshape(n, 5))
+        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+            raise ValueError(f"every must be a positive integer (steps between frames), got {every!r}")
+        path = None if trajectory is None else os.fspath(trajectory)
         device = (gpu or default_gpu()) if backend == "gpu" else None
-        self._crowd = _satgpu.Crowd(device, area, exit, agents, float(dt), backend)
+        self._crowd = _satgpu.Crowd(device, area, exit, agents, float(dt), backend, path, int(every))
         self._walking = n
 
+    def close(self) -> None:
+        """Closes the trajectory file, if any; later steps write none. A `with` block closes it too."""
+        self._crowd.close()
+
+    def __enter__(self) -> "Crowd":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     def iterate(self, steps: int = 1) -> int:
-        """Runs `steps` steps (fewer once nobody walks); returns the agents still walking. The
-        GIL is released while they run."""
+        """Runs `steps` steps (fewer once nobody walks), writing the trajectory's frames due on
+        the way; returns the agents still walking. The GIL is released while they run."""
         if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
             raise ValueError(f"steps must be a non-negative integer, got {steps!r}")
         self._walking = self._crowd.iterate(int(steps))

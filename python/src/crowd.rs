@@ -4,7 +4,7 @@
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use satgpu::crowd::{Agent, Geometry, Model};
+use satgpu::crowd::{Agent, Geometry, Model, Recorded, Snapshot, Trajectory};
 
 use crate::{raise, Gpu};
 
@@ -13,19 +13,45 @@ enum Engine {
     Cpu(satgpu::reference::cfsm::Crowd),
 }
 
+impl Recorded for Engine {
+    fn advance(&mut self, steps: u64) -> satgpu::Result<usize> {
+        match self {
+            Engine::Gpu(crowd) => crowd.advance(steps),
+            Engine::Cpu(crowd) => crowd.advance(steps),
+        }
+    }
+
+    fn snapshot(&self) -> satgpu::Result<Snapshot> {
+        match self {
+            Engine::Gpu(crowd) => crowd.snapshot(),
+            Engine::Cpu(crowd) => crowd.snapshot(),
+        }
+    }
+}
+
+/// The engine and the trajectory file it writes, if any.
+struct Stepped {
+    engine: Engine,
+    trajectory: Option<Trajectory>,
+}
+
 /// A crowd walking out of a walkable area (the Python package's `satgpu.Crowd` wraps it).
 #[pyclass(module = "satgpu")]
 pub(crate) struct Crowd {
-    engine: std::sync::Mutex<Engine>,
+    engine: std::sync::Mutex<Stepped>,
     dt: f64,
 }
 
 impl Crowd {
     fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Engine) -> T + Send) -> PyResult<T> {
+        self.with_all(py, |stepped| f(&mut stepped.engine))
+    }
+
+    fn with_all<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Stepped) -> T + Send) -> PyResult<T> {
         py.detach(|| {
-            let mut engine =
+            let mut stepped =
                 self.engine.lock().map_err(|_| PyValueError::new_err("the crowd was poisoned by a panic"))?;
-            Ok(f(&mut engine))
+            Ok(f(&mut stepped))
         })
     }
 }
@@ -33,9 +59,11 @@ impl Crowd {
 #[pymethods]
 impl Crowd {
     /// `area`: WKT POLYGON; `exit`: (x0, y0, x1, y1); `agents`: n x 5 float64 rows of x, y,
-    /// desired speed, radius and time gap; `backend`: "gpu" (with `gpu`) or "cpu".
+    /// desired speed, radius and time gap; `backend`: "gpu" (with `gpu`) or "cpu"; `trajectory`:
+    /// a JuPedSim SQLite file to write a frame to every `every` steps, frame 0 now.
     #[new]
-    #[pyo3(signature = (gpu, area, exit, agents, dt, backend))]
+    #[pyo3(signature = (gpu, area, exit, agents, dt, backend, trajectory=None, every=4))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         gpu: Option<&Gpu>,
@@ -44,6 +72,8 @@ impl Crowd {
         agents: PyReadonlyArray2<'_, f64>,
         dt: f64,
         backend: &str,
+        trajectory: Option<std::path::PathBuf>,
+        every: u64,
     ) -> PyResult<Crowd> {
         if agents.ndim() != 2 || agents.shape()[1] != 5 {
             return Err(PyValueError::new_err("agents must be an n x 5 array (x, y, desired_speed, radius, time_gap)"));
@@ -67,15 +97,34 @@ impl Crowd {
                 return Err(PyValueError::new_err(format!("backend must be \"gpu\" or \"cpu\", got {other:?}")))
             }
         };
-        Ok(Crowd { engine: std::sync::Mutex::new(engine), dt })
+        let trajectory = match trajectory {
+            Some(path) => {
+                let area = geometry.area();
+                let mut file = py.detach(|| Trajectory::create(&path, area, dt, every)).map_err(raise)?;
+                py.detach(|| file.record(&engine.snapshot()?)).map_err(raise)?;
+                Some(file)
+            }
+            None => None,
+        };
+        Ok(Crowd { engine: std::sync::Mutex::new(Stepped { engine, trajectory }), dt })
     }
 
-    /// Runs `steps` steps (fewer once nobody walks); returns the agents still walking.
+    /// Runs `steps` steps (fewer once nobody walks), writing the trajectory's frames on the way;
+    /// returns the agents still walking.
     fn iterate(&self, py: Python<'_>, steps: u64) -> PyResult<usize> {
-        self.with(py, |engine| match engine {
-            Engine::Gpu(crowd) => crowd.iterate(steps).map_err(raise),
-            Engine::Cpu(crowd) => Ok(crowd.iterate(steps)),
+        self.with_all(py, |stepped| match &mut stepped.trajectory {
+            Some(trajectory) => trajectory.advance(&mut stepped.engine, steps),
+            None => stepped.engine.advance(steps),
         })?
+        .map_err(raise)
+    }
+
+    /// Closes the trajectory file, if any (later steps write none).
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        match self.with_all(py, |stepped| stepped.trajectory.take())? {
+            Some(trajectory) => py.detach(|| trajectory.close()).map_err(raise),
+            None => Ok(()),
+        }
     }
 
     /// Steps run so far.

@@ -306,9 +306,19 @@ impl Crowd {
 
     /// Every agent's position (those that left stay where they left).
     pub fn positions(&self) -> Result<Vec<[f32; 2]>> {
+        Ok(self.state()?.iter().map(|s| [s[0], s[1]]).collect())
+    }
+
+    /// Every agent's orientation: its direction in its last step, (0, 0) before its first.
+    pub fn orientations(&self) -> Result<Vec<[f32; 2]>> {
+        Ok(self.state()?.iter().map(|s| [s[2], s[3]]).collect())
+    }
+
+    /// Every agent's state: position, then orientation.
+    pub(super) fn state(&self) -> Result<Vec<[f32; 4]>> {
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
         let words = self.read_range(&mut encoder, &self.states[self.current], 0, 4 * self.n as u64)?;
-        Ok(words.chunks_exact(4).map(|s| [f32::from_bits(s[0]), f32::from_bits(s[1])]).collect())
+        Ok(words.chunks_exact(4).map(|s| std::array::from_fn(|k| f32::from_bits(s[k]))).collect())
     }
 
     fn read_words(&self, encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer, words: u64) -> Result<Vec<u32>> {

@@ -29,10 +29,14 @@
 mod agents;
 mod geometry;
 mod gpu;
+#[cfg(feature = "trajectory")]
+mod trajectory;
 
 pub use agents::{parse_agents_csv, read_agents_csv};
 pub use geometry::{Geometry, Waypoint, CORNER_OFFSET};
 pub use gpu::Crowd;
+#[cfg(feature = "trajectory")]
+pub use trajectory::{Recorded, Snapshot, Trajectory, TRAJECTORY_VERSION};
 
 use crate::error::{Error, Result};
 pub(crate) use geometry::{closest_on_segment, distance};

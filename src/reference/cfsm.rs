@@ -53,6 +53,11 @@ impl Crowd {
         &self.positions
     }
 
+    /// Every agent's orientation: its direction in its last step, (0, 0) before its first.
+    pub fn orientations(&self) -> &[[f64; 2]] {
+        &self.directions
+    }
+
     /// Moves every agent to `positions` (and back to walking), unchecked: to step from any state
     /// a run has reached, as the tests do with the GPU's.
     pub fn set_positions(&mut self, positions: &[[f64; 2]]) {

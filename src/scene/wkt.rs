@@ -19,6 +19,18 @@ impl Area {
     pub fn walls(&self, radius: f64) -> std::result::Result<Vec<Body>, PolygonError> {
         Body::walls(&self.exterior, &self.holes, radius)
     }
+
+    /// The area as WKT, `POLYGON ((x y, ...), (x y, ...))`: each ring closed (its first point
+    /// repeated at its end), every coordinate at full precision (it reads back to the same f64).
+    pub fn wkt(&self) -> String {
+        let ring = |points: &[[f64; 2]]| {
+            let closed = points.first().filter(|&first| points.last() != Some(first));
+            let text: Vec<String> = points.iter().chain(closed).map(|p| format!("{:?} {:?}", p[0], p[1])).collect();
+            format!("({})", text.join(", "))
+        };
+        let rings: Vec<String> = std::iter::once(&self.exterior).chain(&self.holes).map(|r| ring(r)).collect();
+        format!("POLYGON ({})", rings.join(", "))
+    }
 }
 
 /// Reads one WKT `POLYGON` (case-insensitive, 2D coordinates). Anything else, `POLYGON EMPTY`

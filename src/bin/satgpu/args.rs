@@ -315,9 +315,14 @@ pub(crate) enum Command {
         /// Write PNG frames (frame_00000.png, ...) into DIR.
         #[arg(long)]
         frames_out: Option<PathBuf>,
-        /// With --frames-out: one picture every M frames.
-        #[arg(long, default_value_t = 10)]
-        every: usize,
+        /// With --frames-out: one picture every N frames (10 if not given); with --trajectory: one
+        /// frame every N steps (4 if not given, as JuPedSim's writer).
+        #[arg(long, value_name = "N")]
+        every: Option<usize>,
+        /// cfsm: write the agents' trajectories to this SQLite file in JuPedSim's format (PedPy's
+        /// `load_trajectory_from_jupedsim_sqlite` reads it), frame 0 before the first step.
+        #[arg(long, value_name = "OUT.sqlite")]
+        trajectory: Option<PathBuf>,
         /// With --frames-out: picture width in pixels.
         #[arg(long, default_value_t = 1000)]
         size: u32,

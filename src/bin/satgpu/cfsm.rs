@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use satgpu::crowd::{read_agents_csv, Crowd, Evacuation, Geometry, Model};
+use satgpu::crowd::{read_agents_csv, Crowd, Evacuation, Geometry, Model, Recorded, Trajectory};
 use satgpu::{reference, Error};
 
 use crate::bench::median;
@@ -18,6 +18,8 @@ pub struct CfsmArgs {
     pub max_time: f64,
     pub backend: Backend,
     pub json: Option<PathBuf>,
+    /// The trajectory file and the steps between its frames.
+    pub trajectory: Option<(PathBuf, usize)>,
 }
 
 /// What `--json` writes.
@@ -70,22 +72,43 @@ pub fn run(args: &CfsmArgs, device: &DeviceArgs) -> Result<(), Failure> {
             return Err(Error::Io { path: path.clone(), source }.into());
         }
     }
+    let mut trajectory = match &args.trajectory {
+        Some((path, every)) => Some(Trajectory::create(path, geometry.area(), args.dt, *every as u64)?),
+        None => None,
+    };
+    let last = (args.max_time / args.dt).ceil() as u64;
     let (evacuation, adapter, backend) = match args.backend {
         Backend::Gpu => {
             let gpu = device.open()?;
             let mut crowd = Crowd::new(&gpu, &geometry, &model, &agents, args.dt)?;
             println!("adapter    {}", gpu.describe());
+            record(&mut crowd, trajectory.as_mut(), last)?;
             (crowd.run(args.max_time)?, gpu.describe(), "gpu")
         }
         Backend::Cpu => {
             let mut crowd = reference::cfsm::Crowd::new(&geometry, &model, &agents, args.dt)?;
             let started = std::time::Instant::now();
+            record(&mut crowd, trajectory.as_mut(), last)?;
             let mut evacuation = crowd.run(args.max_time);
             evacuation.step_ms = vec![started.elapsed().as_secs_f64() * 1e3 / evacuation.steps.max(1) as f64];
             (evacuation, "CPU f64 reference (one core)".to_string(), "cpu")
         }
     };
+    if let Some(trajectory) = trajectory {
+        let path = trajectory.path().display().to_string();
+        trajectory.close()?;
+        println!("trajectory {path}");
+    }
     report(args, &evacuation, adapter, backend)
+}
+
+/// With a trajectory, steps `crowd` up to `last` steps writing its frames (the run that follows
+/// then only sums up); without, leaves the stepping to the run.
+fn record(crowd: &mut impl Recorded, trajectory: Option<&mut Trajectory>, last: u64) -> Result<(), Failure> {
+    if let Some(trajectory) = trajectory {
+        trajectory.advance(crowd, last)?;
+    }
+    Ok(())
 }
 
 /// A geometry error with the file it came from.

@@ -175,21 +175,34 @@ fn dispatch(cli: Cli) -> ExitCode {
             let scenes = Scenes { file: scene.as_deref(), kinds: &kind, sizes: &n, seed };
             bench(scenes, frames, (json.as_deref(), plot.as_deref(), trace.as_deref()), &options, &device)
         }
-        Command::Sim { model: ModelArg::Cfsm, geometry, exit, agents, dt, max_time, backend, json, device, .. } => {
-            match (geometry, exit, agents) {
-                (Some(geometry), Some(exit), Some(agents)) => {
-                    cfsm::run(&cfsm::CfsmArgs { geometry, exit, agents, dt, max_time, backend, json }, &device)
-                }
-                _ => Err(Failure(
-                    2,
-                    "--model cfsm needs --geometry AREA.wkt, --exit X0,Y0,X1,Y1 and --agents AGENTS.csv".into(),
-                )),
+        Command::Sim {
+            model: ModelArg::Cfsm,
+            geometry,
+            exit,
+            agents,
+            dt,
+            max_time,
+            backend,
+            json,
+            trajectory,
+            every,
+            device,
+            ..
+        } => match (geometry, exit, agents) {
+            (Some(geometry), Some(exit), Some(agents)) => {
+                let trajectory = trajectory.map(|path| (path, every.unwrap_or(4)));
+                cfsm::run(&cfsm::CfsmArgs { geometry, exit, agents, dt, max_time, backend, json, trajectory }, &device)
             }
-        }
+            _ => Err(Failure(
+                2,
+                "--model cfsm needs --geometry AREA.wkt, --exit X0,Y0,X1,Y1 and --agents AGENTS.csv".into(),
+            )),
+        },
         Command::Sim { geometry: Some(_), .. }
         | Command::Sim { exit: Some(_), .. }
-        | Command::Sim { agents: Some(_), .. } => {
-            Err(Failure(2, "--geometry, --exit and --agents are read by --model cfsm only".into()))
+        | Command::Sim { agents: Some(_), .. }
+        | Command::Sim { trajectory: Some(_), .. } => {
+            Err(Failure(2, "--geometry, --exit, --agents and --trajectory are read by --model cfsm only".into()))
         }
         Command::Sim {
             scenario,
@@ -206,8 +219,19 @@ fn dispatch(cli: Cli) -> ExitCode {
             device,
             ..
         } => {
-            let args =
-                sim::SimArgs { scenario, kind, n, frames, iterations, seed, resolve, json, frames_out, every, size };
+            let args = sim::SimArgs {
+                scenario,
+                kind,
+                n,
+                frames,
+                iterations,
+                seed,
+                resolve,
+                json,
+                frames_out,
+                every: every.unwrap_or(10),
+                size,
+            };
             sim::run(&args, &device)
         }
         Command::Render { scene, pairs, detect, out, size, view, window, device } => {
