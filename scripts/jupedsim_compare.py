@@ -1,7 +1,7 @@
 """satgpu's collision-free speed model beside JuPedSim 1.4.2's, in one run on one machine.
 
     python scripts/jupedsim_compare.py agreement [--seeds 5] [--n 150] [--corners 120] [--scenes S,..]
-                                                 [--backend gpu|cpu] [--json OUT.json]
+                                                 [--backend gpu|cpu] [--model cfsm|cfsm-v2] [--json OUT.json]
     python scripts/jupedsim_compare.py timing [--sizes 1000,10000,100000,1000000] [--steps 20] [--satgpu-only]
 
 `agreement`: the bottleneck of `satgpu.crowd.bottleneck` at 1.0, 1.2 and 2.0 m, the room of
@@ -27,21 +27,37 @@ import satgpu
 from satgpu.crowd import bottleneck, corner, flow, room, u_turn, zigzag
 
 
-def jupedsim_run(scenario, max_time: float, dt: float = 0.01, steps: int | None = None) -> dict:
-    """JuPedSim's CollisionFreeSpeedModel (its defaults) on `scenario`: the exit box an exit
+REPULSION = ("strength_neighbor_repulsion", "range_neighbor_repulsion", "strength_geometry_repulsion",
+             "range_geometry_repulsion")
+
+
+def own_repulsion(n: int, seed: int) -> dict:
+    """For CollisionFreeSpeedModelV2: each of `n` agents' own repulsion, drawn (seeded) from
+    wide ranges about JuPedSim's defaults (8, 0.1 m, 5, 0.02 m)."""
+    rng = np.random.default_rng(1000 + seed)
+    ranges = ((4.0, 12.0), (0.06, 0.15), (3.0, 8.0), (0.01, 0.04))
+    return {name: rng.uniform(lo, hi, n) for name, (lo, hi) in zip(REPULSION, ranges)}
+
+
+def jupedsim_run(scenario, max_time: float, dt: float = 0.01, steps: int | None = None, model: str = "cfsm",
+                 own: dict | None = None) -> dict:
+    """JuPedSim's CollisionFreeSpeedModel (its defaults; `model` "cfsm-v2": its V2, with the
+    agents' `own` repulsion, name -> one value per agent) on `scenario`: the exit box an exit
     stage, every agent's journey to it. Returns sorted `exit_times` (s), the agents
     `remaining`, and `step_ms` (wall clock per iteration). With `steps`, runs that many
     iterations only."""
     import jupedsim as jps
     import shapely
 
-    sim = jps.Simulation(model=jps.CollisionFreeSpeedModel(), geometry=shapely.from_wkt(scenario.geometry), dt=dt)
+    v2 = model == "cfsm-v2"
+    kind = jps.CollisionFreeSpeedModelV2() if v2 else jps.CollisionFreeSpeedModel()
+    parameters = jps.CollisionFreeSpeedModelV2AgentParameters if v2 else jps.CollisionFreeSpeedModelAgentParameters
+    sim = jps.Simulation(model=kind, geometry=shapely.from_wkt(scenario.geometry), dt=dt)
     exit_id = sim.add_exit_stage(shapely.box(*scenario.exit))
     journey = sim.add_journey(jps.JourneyDescription([exit_id]))
-    for x, y in scenario.positions:
-        sim.add_agent(
-            jps.CollisionFreeSpeedModelAgentParameters(journey_id=journey, stage_id=exit_id, position=(float(x), float(y)))
-        )
+    for i, (x, y) in enumerate(scenario.positions):
+        mine = {name: float(values[i]) for name, values in (own or {}).items()}
+        sim.add_agent(parameters(journey_id=journey, stage_id=exit_id, position=(float(x), float(y)), **mine))
     present = sim.agent_count()
     times = []
     started = time.perf_counter()
@@ -57,8 +73,11 @@ def jupedsim_run(scenario, max_time: float, dt: float = 0.01, steps: int | None 
     return {"exit_times": sorted(times), "remaining": sim.agent_count(), "step_ms": ms}
 
 
-def satgpu_run(scenario, max_time: float, dt: float = 0.01, backend: str = "gpu", steps: int | None = None) -> dict:
-    crowd = satgpu.Crowd(scenario.geometry, scenario.exit, scenario.positions, dt=dt, backend=backend)
+def satgpu_run(scenario, max_time: float, dt: float = 0.01, backend: str = "gpu", steps: int | None = None,
+               model: str = "cfsm", own: dict | None = None) -> dict:
+    """satgpu's run of what `jupedsim_run` runs, on the GPU or its f64 reference (`backend`)."""
+    crowd = satgpu.Crowd(scenario.geometry, scenario.exit, scenario.positions, dt=dt, backend=backend, model=model,
+                         **(own or {}))
     started = time.perf_counter()
     if steps is None:
         out = crowd.run(max_time)
@@ -90,8 +109,9 @@ def agreement(args) -> list:
     for name, make in scenes:
         for seed in range(1, args.seeds + 1):
             scene = make(seed)
-            j = summary(jupedsim_run(scene, args.max_time))
-            g = summary(satgpu_run(scene, args.max_time, backend=args.backend))
+            own = own_repulsion(len(scene.positions), seed) if args.model == "cfsm-v2" else None
+            j = summary(jupedsim_run(scene, args.max_time, model=args.model, own=own))
+            g = summary(satgpu_run(scene, args.max_time, backend=args.backend, model=args.model, own=own))
             rows.append({"scene": name, "seed": seed, "jupedsim": j, "satgpu": g})
             print(
                 f"{name:<22} seed {seed}: evacuation {j['evacuation_time']} / {g['evacuation_time']} s, "
@@ -139,6 +159,8 @@ def main():
     parser.add_argument("--corners", type=int, default=120, help="agents in the corridors that turn")
     parser.add_argument("--scenes", help="the scenes to run, by the start of their names (default: all)")
     parser.add_argument("--backend", choices=["gpu", "cpu"], default="gpu", help="satgpu's GPU or its f64 reference")
+    parser.add_argument("--model", choices=["cfsm", "cfsm-v2"], default="cfsm",
+                        help="cfsm-v2: each agent's own repulsion, drawn per seed about the defaults")
     parser.add_argument("--max-time", type=float, default=400.0)
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
     parser.add_argument("--steps", type=int, default=20)

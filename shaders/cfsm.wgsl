@@ -17,10 +17,6 @@ struct CfsmParams {
     origin: vec2<f32>,   // the grid's lower corner
     cell: f32,           // cell side, at least the cutoff
     cutoff: f32,
-    a_ped: f32,
-    d_ped: f32,
-    a_wall: f32,
-    d_wall: f32,
     exit: vec4<f32>,     // x0, y0, x1, y1
     goal: vec2<f32>,
     dt: f32,
@@ -38,7 +34,9 @@ struct CfsmParams {
 @group(0) @binding(0) var<uniform> params: CfsmParams;
 @group(0) @binding(1) var<storage, read> state_in: array<vec4<f32>>;        // x, y, direction
 @group(0) @binding(2) var<storage, read_write> state_out: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> agents: array<vec4<f32>>;          // v0, radius, time gap, 0
+// Two per agent: v0, radius, time gap, 0; then its repulsion: strength and range from
+// neighbours, strength and range from walls.
+@group(0) @binding(3) var<storage, read> agents: array<vec4<f32>>;
 // [0] steps run, [1] agents walking at the last binning, then one count per cell.
 @group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
 // cell starts (cells + 1), agents by cell (n), slots (n), exited (n).
@@ -257,7 +255,8 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let p = s.xy;
-    let me = agents[i];
+    let me = agents[2u * i];
+    let repulsion = agents[2u * i + 1u];
     let home = cell_of(p);
     let walls_first = params.list_off + ground[home];
     let walls_end = params.list_off + ground[home + 1u];
@@ -281,9 +280,9 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 if j == i || d > params.cutoff || !sees_listed(p, q, walls_first, walls_end) {
                     continue;
                 }
-                let reach = me.y + agents[j].y;
-                let exponent = min((reach - d) / params.d_ped, MAX_EXPONENT);
-                push -= unit(q - p) * params.a_ped * exp(exponent);
+                let reach = me.y + agents[2u * j].y;
+                let exponent = min((reach - d) / repulsion.y, MAX_EXPONENT);
+                push -= unit(q - p) * repulsion.x * exp(exponent);
                 if d - reach <= slow {
                     if near_count < NEAR_MAX {
                         near[near_count] = vec3<f32>(q - p, reach);
@@ -298,8 +297,8 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let closest = closest_on(p, w.xy, w.zw);
         let d = distance(p, closest);
         if d <= params.cutoff {
-            let exponent = min((me.y - d) / params.d_wall, MAX_EXPONENT);
-            push -= unit(closest - p) * params.a_wall * exp(exponent);
+            let exponent = min((me.y - d) / repulsion.w, MAX_EXPONENT);
+            push -= unit(closest - p) * repulsion.z * exp(exponent);
         }
     }
     let e0 = unit(destination(p) - p);
@@ -326,7 +325,7 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 if j == i || dot(direction, d) < 0.0 {
                     continue;
                 }
-                let reach = me.y + agents[j].y;
+                let reach = me.y + agents[2u * j].y;
                 if abs(dot(side, d)) > reach || length(d) > params.cutoff {
                     continue;
                 }

@@ -945,8 +945,44 @@ fn sim_cfsm_evacuates_a_bottleneck() {
         &["sim", "--model", "cfsm", "--geometry", p(&broken), "--agents", p(&agents), "--exit", "1,1,2,2"],
         &["cfsm_broken.wkt"],
     );
-    expect_bad_input(&["sim", "--model", "cfsm", "--geometry", p(&area)], &["--model cfsm needs"]);
-    expect_bad_input(&["sim", "--geometry", p(&area)], &["read by --model cfsm only"]);
+    expect_bad_input(&["sim", "--model", "cfsm", "--geometry", p(&area)], &["--model cfsm and cfsm-v2 need"]);
+    expect_bad_input(&["sim", "--geometry", p(&area)], &["read by --model cfsm and cfsm-v2 only"]);
+}
+
+/// Issue 66: `--model cfsm-v2` reads each agent's own repulsion from the CSV (JuPedSim's names):
+/// the model's values give the bytes of `--model cfsm`, others another run; `--model cfsm`
+/// refuses those columns by name.
+#[test]
+fn sim_cfsm_v2_reads_each_agents_repulsion() {
+    let area = write("v2_area.wkt", "POLYGON ((0 0, 10 0, 10 4, 12 4, 12 6, 10 6, 10 10, 0 10, 0 0))\n");
+    let grid = |k: usize| format!("{},{}", 1.0 + 0.6 * (k / 10) as f64, 2.0 + 0.6 * (k % 10) as f64);
+    let plain: String = (0..30).map(|k| grid(k) + "\n").collect();
+    let same: String = (0..30).map(|k| grid(k) + ",8,0.02\n").collect();
+    let other: String = (0..30).map(|k| grid(k) + &format!(",{},0.02\n", 4 + k % 9)).collect();
+    let header = "x,y,strength_neighbor_repulsion,range_geometry_repulsion";
+    let files = [
+        write("v2_plain.csv", &format!("x,y\n{plain}")),
+        write("v2_same.csv", &format!("{header}\n{same}")),
+        write("v2_other.csv", &format!("{header}\n{other}")),
+    ];
+    let run = |model: &str, agents: &std::path::Path| {
+        let json = tmp(&format!("v2_{model}_{}.json", agents.file_stem().unwrap().to_str().unwrap()));
+        let args = ["sim", "--model", model, "--geometry", p(&area), "--exit", "11.5,4,12,6", "--agents", p(agents)];
+        let o = satgpu(&[&args[..], &["--json", p(&json)]].concat());
+        assert!(o.status.success(), "{model} {agents:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(v["model"].as_str(), Some(model));
+        v["exit_times"].clone()
+    };
+    let v1 = run("cfsm", &files[0]);
+    assert_eq!(run("cfsm-v2", &files[0]), v1);
+    assert_eq!(run("cfsm-v2", &files[1]), v1);
+    assert_ne!(run("cfsm-v2", &files[2]), v1);
+    let base = ["sim", "--model", "cfsm", "--geometry", p(&area), "--exit", "11.5,4,12,6", "--agents"];
+    expect_bad_input(&[&base[..], &[p(&files[1])]].concat(), &["v2_same.csv", "--model cfsm-v2"]);
+    let bad = write("v2_bad.csv", &format!("{header}\n1,2,-3,0.02\n"));
+    let v2 = ["sim", "--model", "cfsm-v2", "--geometry", p(&area), "--exit", "11.5,4,12,6", "--agents", p(&bad)];
+    expect_bad_input(&v2, &["agent 0's strength_neighbor_repulsion -3 must be finite and at least 0"]);
 }
 
 /// Issue 65: `gen --periodic` writes a scene in a box; `detect` runs it in the box on both

@@ -4,7 +4,7 @@
 
 mod common;
 
-use satgpu::crowd::{Agent, Crowd, Geometry, Model, CORNER_OFFSET};
+use satgpu::crowd::{Agent, Crowd, Geometry, Model, Repulsion, CORNER_OFFSET};
 use satgpu::{reference, Error};
 
 /// A 10 m x 10 m room with a corridor `width` wide and 2 m long on its right side, the exit its
@@ -241,4 +241,102 @@ fn a_step_past_the_kept_neighbours_agrees_with_the_reference() {
     let mut one = reference::cfsm::Crowd::new(&geometry, &Model::default(), &start, 0.01).unwrap();
     one.step();
     assert!(one.positions().iter().zip(&start).any(|(p, a)| (p[0] - a.position[0]).abs() > 1e-3));
+}
+
+/// Issue 66, JuPedSim's CollisionFreeSpeedModelV2: `n` agents as [`agents`], each with its own
+/// repulsion drawn from wide ranges about the defaults.
+fn own_repulsion(n: usize, seed: u64) -> Vec<Agent> {
+    let mut rng = common::Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut draw = |lo: f64, hi: f64| lo + (hi - lo) * rng.next();
+    agents(n, seed)
+        .into_iter()
+        .map(|a| {
+            let own = Repulsion::from_values([draw(2.0, 12.0), draw(0.05, 0.2), draw(1.0, 8.0), draw(0.01, 0.05)]);
+            Agent { repulsion: Some(own), ..a }
+        })
+        .collect()
+}
+
+/// V2's repulsion is the agent's own: an agent with none walks straight at its goal past a
+/// neighbour that swerves from it, on the GPU and on the reference.
+#[test]
+fn each_agent_feels_its_own_repulsion() {
+    let geometry = bottleneck(1.0);
+    let none = Repulsion { neighbour_strength: 0.0, wall_strength: 0.0, ..Repulsion::default() };
+    let strong = Repulsion { neighbour_strength: 50.0, ..Repulsion::default() };
+    let start = [
+        Agent { repulsion: Some(none), ..Agent::at(8.0, 5.0) },
+        Agent { repulsion: Some(strong), ..Agent::at(8.0, 5.5) },
+    ];
+    let model = Model::default();
+    let mut cpu = reference::cfsm::Crowd::new(&geometry, &model, &start, 0.01).unwrap();
+    cpu.step();
+    let g = common::gpu();
+    let mut gpu = Crowd::new(&g, &geometry, &model, &start, 0.01).unwrap();
+    gpu.iterate(1).unwrap();
+    let goal = geometry.destination([8.0, 5.0]).unwrap();
+    let straight = [goal[0] - 8.0, goal[1] - 5.0];
+    let turn = |d: [f64; 2]| (straight[0] * d[1] - straight[1] * d[0]) / straight[0].hypot(straight[1]);
+    let gpu_directions: Vec<[f64; 2]> =
+        gpu.orientations().unwrap().iter().map(|d| [f64::from(d[0]), f64::from(d[1])]).collect();
+    for (name, d) in [("reference", cpu.orientations().to_vec()), ("GPU", gpu_directions)] {
+        assert!(turn(d[0]).abs() < 1e-6, "{name}: agent 0 feels nothing, yet turns: {:?}", d[0]);
+        assert!(d[1][1] > 0.5, "{name}: agent 1 swerves up, away from agent 0: {:?}", d[1]);
+    }
+}
+
+/// An agent's own repulsion equal to the model's gives the model's run to the bit (GPU and
+/// reference), and a V2 crowd's step agrees with the reference as V1's does.
+#[test]
+fn own_repulsion_steps_as_the_reference_says() {
+    let geometry = bottleneck(1.2);
+    let model = Model::default();
+    let plain = agents(150, 5);
+    let same: Vec<Agent> = plain.iter().map(|a| Agent { repulsion: Some(model.repulsion()), ..*a }).collect();
+    let g = common::gpu();
+    let run = |agents: &[Agent]| {
+        let mut crowd = Crowd::new(&g, &geometry, &model, agents, 0.01).unwrap();
+        crowd.iterate(300).unwrap();
+        crowd.positions().unwrap()
+    };
+    assert_eq!(run(&plain), run(&same));
+    let cpu_run = |agents: &[Agent]| {
+        let mut crowd = reference::cfsm::Crowd::new(&geometry, &model, agents, 0.01).unwrap();
+        crowd.iterate(300);
+        crowd.positions().to_vec()
+    };
+    assert_eq!(cpu_run(&plain), cpu_run(&same));
+    drop(g);
+    let start = own_repulsion(300, 9);
+    let mut cpu = reference::cfsm::Crowd::new(&geometry, &model, &start, 0.01).unwrap();
+    for _ in 0..3 {
+        gpu_step_agrees(&geometry, &cpu, &start, 0.0121, 100);
+        cpu.run(cpu.steps() as f64 * 0.01 + 4.0);
+    }
+}
+
+#[test]
+fn an_agents_own_repulsion_is_checked_by_name() {
+    let geometry = bottleneck(1.0);
+    let with = |r: Repulsion| {
+        let agent = Agent { repulsion: Some(r), ..Agent::at(1.0, 1.0) };
+        refused(satgpu::crowd::check(&geometry, &Model::default(), &[Agent::at(3.0, 3.0), agent], 0.01))
+    };
+    let d = Repulsion::default();
+    let cases = [
+        (
+            Repulsion { neighbour_strength: -1.0, ..d },
+            "agent 1's strength_neighbor_repulsion -1 must be finite and at least 0",
+        ),
+        (Repulsion { neighbour_range: 0.0, ..d }, "agent 1's range_neighbor_repulsion 0 must be finite and above 0"),
+        (Repulsion { wall_strength: f64::NAN, ..d }, "agent 1's strength_geometry_repulsion NaN"),
+        (Repulsion { wall_range: f64::INFINITY, ..d }, "agent 1's range_geometry_repulsion inf"),
+    ];
+    for (r, says) in cases {
+        assert!(with(r).contains(says), "{}", with(r));
+    }
+    // Strengths of 0 are no repulsion, and allowed.
+    let zero = Repulsion { neighbour_strength: 0.0, wall_strength: 0.0, ..d };
+    satgpu::crowd::check(&geometry, &Model::default(), &[Agent { repulsion: Some(zero), ..Agent::at(1.0, 1.0) }], 0.01)
+        .unwrap();
 }

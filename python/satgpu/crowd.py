@@ -138,6 +138,9 @@ def room(n: int = 1000, seed: int = 1) -> Scenario:
     return Scenario(wkt, (size - 0.5, size / 2 - 1, size, size / 2 + 1), _grid(n, side, 0.75, 0.75, seed))
 
 
+MODELS = ("cfsm", "cfsm-v2")
+
+
 class Crowd:
     """A crowd walking to an exit (see the module docs).
 
@@ -145,7 +148,11 @@ class Crowd:
     `Polygon`; `exit`: the exit box `(x0, y0, x1, y1)`, inside the area; an agent that ends a
     step in it leaves. `positions`: n x 2 starting points; `desired_speed` (m/s), `radius` (m)
     and `time_gap` (s): one number for all or one per agent (JuPedSim's defaults 1.2, 0.2 and
-    1.0). `dt`: seconds per step. `trajectory`: a path to write the agents' trajectories to, in
+    1.0). `model`: "cfsm", JuPedSim's CollisionFreeSpeedModel, whose repulsion
+    (`strength_neighbor_repulsion` 8, `range_neighbor_repulsion` 0.1 m,
+    `strength_geometry_repulsion` 5, `range_geometry_repulsion` 0.02 m) is one number for all
+    agents, or "cfsm-v2", its CollisionFreeSpeedModelV2, where each may be one per agent (the
+    repulsion an agent feels is its own). `dt`: seconds per step. `trajectory`: a path to write the agents' trajectories to, in
     JuPedSim's SQLite format (PedPy's `load_trajectory_from_jupedsim_sqlite` reads it): frame 0
     now, then a frame every `every` steps (JuPedSim's default 4), each with the agents walking
     and those that left in its step; agent ids are their indices plus 1. Bad input is an
@@ -165,8 +172,26 @@ class Crowd:
         gpu=None,
         trajectory=None,
         every: int = 4,
+        model: str = "cfsm",
+        strength_neighbor_repulsion=8.0,
+        range_neighbor_repulsion=0.1,
+        strength_geometry_repulsion=5.0,
+        range_geometry_repulsion=0.02,
     ):
         from . import default_gpu
+
+        if model not in MODELS:
+            raise ValueError(f"model must be one of {', '.join(map(repr, MODELS))}, got {model!r}")
+        repulsion = {
+            "strength_neighbor_repulsion": strength_neighbor_repulsion,
+            "range_neighbor_repulsion": range_neighbor_repulsion,
+            "strength_geometry_repulsion": strength_geometry_repulsion,
+            "range_geometry_repulsion": range_geometry_repulsion,
+        }
+        if model == "cfsm":
+            for name, value in repulsion.items():
+                if np.ndim(value) != 0:
+                    raise ValueError(f"{name} is one number for all agents in model 'cfsm' (one per agent: 'cfsm-v2')")
 
         area = geometry if isinstance(geometry, str) else getattr(geometry, "wkt", None)
         if not isinstance(area, str):
@@ -176,7 +201,8 @@ class Crowd:
             raise ValueError(f"positions must be an n x 2 array of x, y, got shape {xy.shape}")
         n = len(xy)
         columns = [xy[:, 0], xy[:, 1]]
-        for name, value in (("desired_speed", desired_speed), ("radius", radius), ("time_gap", time_gap)):
+        own = {"desired_speed": desired_speed, "radius": radius, "time_gap": time_gap, **repulsion}
+        for name, value in own.items():
             column = np.asarray(value, dtype=np.float64)
             if column.ndim > 1 or (column.ndim == 1 and len(column) != n):
                 raise ValueError(f"{name} must be one number or one per agent ({n}), got shape {column.shape}")
@@ -184,7 +210,7 @@ class Crowd:
         exit = tuple(float(v) for v in exit)
         if len(exit) != 4:
             raise ValueError(f"exit must be (x0, y0, x1, y1), got {len(exit)} numbers")
-        agents = np.ascontiguousarray(np.stack(columns, axis=1).reshape(n, 5))
+        agents = np.ascontiguousarray(np.stack(columns, axis=1).reshape(n, 9))
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
             raise ValueError(f"every must be a positive integer (steps between frames), got {every!r}")
         path = None if trajectory is None else os.fspath(trajectory)

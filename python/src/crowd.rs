@@ -4,7 +4,7 @@
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use satgpu::crowd::{Agent, Geometry, Model, Recorded, Snapshot, Trajectory};
+use satgpu::crowd::{Agent, Geometry, Model, Recorded, Repulsion, Snapshot, Trajectory};
 
 use crate::{raise, Gpu};
 
@@ -58,8 +58,8 @@ impl Crowd {
 
 #[pymethods]
 impl Crowd {
-    /// `area`: WKT POLYGON; `exit`: (x0, y0, x1, y1); `agents`: n x 5 float64 rows of x, y,
-    /// desired speed, radius and time gap; `backend`: "gpu" (with `gpu`) or "cpu"; `trajectory`:
+    /// `area`: WKT POLYGON; `exit`: (x0, y0, x1, y1); `agents`: n x 9 float64 rows of x, y,
+    /// desired speed, radius, time gap and the repulsion (`Repulsion::NAMES`, each agent's own); `backend`: "gpu" (with `gpu`) or "cpu"; `trajectory`:
     /// a JuPedSim SQLite file to write a frame to every `every` steps, frame 0 now.
     #[new]
     #[pyo3(signature = (gpu, area, exit, agents, dt, backend, trajectory=None, every=4))]
@@ -75,13 +75,21 @@ impl Crowd {
         trajectory: Option<std::path::PathBuf>,
         every: u64,
     ) -> PyResult<Crowd> {
-        if agents.ndim() != 2 || agents.shape()[1] != 5 {
-            return Err(PyValueError::new_err("agents must be an n x 5 array (x, y, desired_speed, radius, time_gap)"));
+        if agents.ndim() != 2 || agents.shape()[1] != 9 {
+            return Err(PyValueError::new_err(
+                "agents must be an n x 9 array (x, y, desired_speed, radius, time_gap, and the four of the repulsion)",
+            ));
         }
         let rows = agents.as_slice().map_err(|_| PyValueError::new_err("agents must be C-contiguous"))?;
         let agents: Vec<Agent> = rows
-            .chunks_exact(5)
-            .map(|r| Agent { position: [r[0], r[1]], desired_speed: r[2], radius: r[3], time_gap: r[4] })
+            .chunks_exact(9)
+            .map(|r| Agent {
+                position: [r[0], r[1]],
+                desired_speed: r[2],
+                radius: r[3],
+                time_gap: r[4],
+                repulsion: Some(Repulsion::from_values([r[5], r[6], r[7], r[8]])),
+            })
             .collect();
         let geometry = Geometry::from_wkt(area, exit).map_err(raise)?;
         let model = Model::default();

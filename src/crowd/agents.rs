@@ -1,12 +1,24 @@
 //! Agents from CSV: a header naming `x` and `y`, and optionally `desired_speed`, `radius` and
-//! `time_gap` (any order); one agent per row, with JuPedSim's defaults where a column is absent.
+//! `time_gap`, and the four of an agent's own repulsion ([`Repulsion::NAMES`], JuPedSim's
+//! `CollisionFreeSpeedModelV2`), in any order; one agent per row, with JuPedSim's defaults where
+//! a column is absent. With any repulsion column, every agent has its own repulsion.
 
 use std::path::Path;
 
-use crate::crowd::Agent;
+use crate::crowd::{Agent, Repulsion};
 use crate::error::{Error, Result};
 
-const COLUMNS: [&str; 5] = ["x", "y", "desired_speed", "radius", "time_gap"];
+const COLUMNS: [&str; 9] = [
+    "x",
+    "y",
+    "desired_speed",
+    "radius",
+    "time_gap",
+    Repulsion::NAMES[0],
+    Repulsion::NAMES[1],
+    Repulsion::NAMES[2],
+    Repulsion::NAMES[3],
+];
 
 /// Reads agents from CSV text (see the module docs). A missing `x` or `y` column, an unknown
 /// column, a row of another length or a field that is not a number is [`Error::Crowd`] naming
@@ -19,7 +31,7 @@ pub fn parse_agents_csv(text: &str) -> Result<Vec<Agent>> {
         return Err(refuse("the agents' CSV".into(), "is empty: its first line must name the columns x,y".into()));
     };
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
-    let mut at = [None; 5];
+    let mut at = [None; COLUMNS.len()];
     for (k, name) in names.iter().enumerate() {
         let Some(c) = COLUMNS.iter().position(|c| c == name) else {
             return Err(refuse(
@@ -43,7 +55,7 @@ pub fn parse_agents_csv(text: &str) -> Result<Vec<Agent>> {
                 format!("has {} fields, the header {}", fields.len(), names.len()),
             ));
         }
-        let mut values = [f64::NAN; 5];
+        let mut values = [f64::NAN; COLUMNS.len()];
         for (c, k) in at.iter().enumerate() {
             if let Some(k) = *k {
                 values[c] = fields[k].parse().map_err(|_| {
@@ -59,6 +71,15 @@ pub fn parse_agents_csv(text: &str) -> Result<Vec<Agent>> {
             if at[c].is_some() {
                 *field = values[c];
             }
+        }
+        if at[5..].iter().any(Option::is_some) {
+            let mut own = Repulsion::default().values();
+            for (k, v) in own.iter_mut().enumerate() {
+                if at[5 + k].is_some() {
+                    *v = values[5 + k];
+                }
+            }
+            agent.repulsion = Some(Repulsion::from_values(own));
         }
         agents.push(agent);
     }

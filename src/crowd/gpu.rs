@@ -24,10 +24,6 @@ struct Params {
     origin: [f32; 2],
     cell: f32,
     cutoff: f32,
-    a_ped: f32,
-    d_ped: f32,
-    a_wall: f32,
-    d_wall: f32,
     exit: [f32; 4],
     goal: [f32; 2],
     dt: f32,
@@ -143,10 +139,6 @@ impl Crowd {
             origin: [lo[0] as f32, lo[1] as f32],
             cell: cell as f32,
             cutoff: model.cutoff as f32,
-            a_ped: model.neighbour_strength as f32,
-            d_ped: model.neighbour_range as f32,
-            a_wall: model.wall_strength as f32,
-            d_wall: model.wall_range as f32,
             exit: [x0 as f32, y0 as f32, x1 as f32, y1 as f32],
             goal: [target[0] as f32, target[1] as f32],
             dt: dt as f32,
@@ -162,8 +154,13 @@ impl Crowd {
         };
         let state: Vec<[f32; 4]> =
             agents.iter().map(|a| [a.position[0] as f32, a.position[1] as f32, 0.0, 0.0]).collect();
-        let own: Vec<[f32; 4]> =
-            agents.iter().map(|a| [a.desired_speed as f32, a.radius as f32, a.time_gap as f32, 0.0]).collect();
+        let own: Vec<[f32; 4]> = agents
+            .iter()
+            .flat_map(|a| {
+                let repulsion = a.repulsion_in(model).values().map(|v| v as f32);
+                [[a.desired_speed as f32, a.radius as f32, a.time_gap as f32, 0.0], repulsion]
+            })
+            .collect();
         let device = gpu.device();
         use wgpu::BufferUsages as U;
         let program = gpu.program("satgpu.crowd", "cfsm.wgsl", &ENTRIES)?;
@@ -351,8 +348,8 @@ mod tests {
             "cfsm.wgsl",
             "CfsmParams",
             [
-                n, cells, gx, gy, origin, cell, cutoff, a_ped, d_ped, a_wall, d_wall, exit, goal, dt, pad, segments,
-                waypoints, list_off, seg_off, way_off, agents_off, slot_off, exited_off
+                n, cells, gx, gy, origin, cell, cutoff, exit, goal, dt, pad, segments, waypoints, list_off, seg_off,
+                way_off, agents_off, slot_off, exited_off
             ]
         );
     }

@@ -18,6 +18,10 @@
 //! 5. it moves by direction x speed x dt; an agent that ends the step in the exit box leaves,
 //!    and its exit time is the end of that step.
 //!
+//! The repulsion is the model's ([`Model`]), or, as in JuPedSim's `CollisionFreeSpeedModelV2`,
+//! each agent's own ([`Agent::repulsion`], [`Repulsion`]): the repulsion an agent feels from a
+//! neighbour and from a wall is its own, whatever the neighbour's.
+//!
 //! These are JuPedSim 1.4's rules (libsimulator's `CollisionFreeSpeedModel`) with its defaults,
 //! and two choices of ours: walls count within the cutoff (JuPedSim sums a superset of them,
 //! all of whose extra terms are below 1e-60 of the nearest), and the way out stands off inner
@@ -59,7 +63,68 @@ pub struct Model {
 impl Default for Model {
     /// JuPedSim 1.4's defaults: 8, 0.1 m, 5, 0.02 m, and neighbours within 3 m.
     fn default() -> Model {
-        Model { neighbour_strength: 8.0, neighbour_range: 0.1, wall_strength: 5.0, wall_range: 0.02, cutoff: 3.0 }
+        let r = Repulsion::default();
+        Model {
+            neighbour_strength: r.neighbour_strength,
+            neighbour_range: r.neighbour_range,
+            wall_strength: r.wall_strength,
+            wall_range: r.wall_range,
+            cutoff: 3.0,
+        }
+    }
+}
+
+impl Model {
+    /// The repulsion every agent without its own has.
+    pub fn repulsion(&self) -> Repulsion {
+        Repulsion {
+            neighbour_strength: self.neighbour_strength,
+            neighbour_range: self.neighbour_range,
+            wall_strength: self.wall_strength,
+            wall_range: self.wall_range,
+        }
+    }
+}
+
+/// An agent's own repulsion, as JuPedSim's `CollisionFreeSpeedModelV2` gives each agent:
+/// `strength_neighbor_repulsion`, `range_neighbor_repulsion`, `strength_geometry_repulsion` and
+/// `range_geometry_repulsion`. The repulsion an agent feels from a neighbour is its own.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Repulsion {
+    /// Strength of the repulsion from other agents (at least 0).
+    pub neighbour_strength: f64,
+    /// Its range, m (above 0).
+    pub neighbour_range: f64,
+    /// Strength of the repulsion from walls (at least 0).
+    pub wall_strength: f64,
+    /// Its range, m (above 0).
+    pub wall_range: f64,
+}
+
+impl Default for Repulsion {
+    /// JuPedSim 1.4's defaults: 8, 0.1 m, 5, 0.02 m.
+    fn default() -> Repulsion {
+        Repulsion { neighbour_strength: 8.0, neighbour_range: 0.1, wall_strength: 5.0, wall_range: 0.02 }
+    }
+}
+
+impl Repulsion {
+    /// JuPedSim's names of the four, in the order of the fields.
+    pub const NAMES: [&'static str; 4] = [
+        "strength_neighbor_repulsion",
+        "range_neighbor_repulsion",
+        "strength_geometry_repulsion",
+        "range_geometry_repulsion",
+    ];
+
+    /// The four, in the order of [`Repulsion::NAMES`].
+    pub fn values(&self) -> [f64; 4] {
+        [self.neighbour_strength, self.neighbour_range, self.wall_strength, self.wall_range]
+    }
+
+    /// From four values in the order of [`Repulsion::NAMES`].
+    pub fn from_values([neighbour_strength, neighbour_range, wall_strength, wall_range]: [f64; 4]) -> Repulsion {
+        Repulsion { neighbour_strength, neighbour_range, wall_strength, wall_range }
     }
 }
 
@@ -75,12 +140,19 @@ pub struct Agent {
     pub radius: f64,
     /// The time gap it keeps to the agent ahead, s (`T`, 0.1 to 10).
     pub time_gap: f64,
+    /// Its own repulsion (JuPedSim's `CollisionFreeSpeedModelV2`); `None`: the model's.
+    pub repulsion: Option<Repulsion>,
 }
 
 impl Agent {
-    /// An agent at `(x, y)` with JuPedSim's defaults: 1.2 m/s, 0.2 m, 1 s.
+    /// An agent at `(x, y)` with JuPedSim's defaults: 1.2 m/s, 0.2 m, 1 s, the model's repulsion.
     pub fn at(x: f64, y: f64) -> Agent {
-        Agent { position: [x, y], desired_speed: 1.2, radius: 0.2, time_gap: 1.0 }
+        Agent { position: [x, y], desired_speed: 1.2, radius: 0.2, time_gap: 1.0, repulsion: None }
+    }
+
+    /// Its repulsion under `model`: its own, or the model's.
+    pub fn repulsion_in(&self, model: &Model) -> Repulsion {
+        self.repulsion.unwrap_or_else(|| model.repulsion())
     }
 }
 
@@ -164,6 +236,15 @@ pub fn check(geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> R
             if !(above && v <= hi) {
                 let low = if closed { "[" } else { "(" };
                 return Err(refuse(format!("{} {v}", name(what)), format!("is outside {low}{lo}, {hi}]")));
+            }
+        }
+        if let Some(r) = &a.repulsion {
+            for (k, (what, v)) in Repulsion::NAMES.iter().zip(r.values()).enumerate() {
+                let strength = k % 2 == 0;
+                if !(v.is_finite() && (v > 0.0 || strength && v == 0.0)) {
+                    let range = if strength { "finite and at least 0" } else { "finite and above 0" };
+                    return Err(refuse(format!("{} {v}", name(what)), format!("must be {range}")));
+                }
             }
         }
         let at = || format!("agent {i} at ({x}, {y})");

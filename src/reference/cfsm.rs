@@ -117,8 +117,8 @@ impl Crowd {
 
     /// Agent `i`'s next position and direction, given its neighbours.
     fn update(&self, i: usize, neighbours: &[usize]) -> ([f64; 2], [f64; 2]) {
-        let m = &self.model;
         let (me, p) = (&self.agents[i], self.positions[i]);
+        let m = me.repulsion_in(&self.model);
         let mut push = [0.0, 0.0];
         for &j in neighbours {
             let q = self.positions[j];
@@ -130,7 +130,7 @@ impl Crowd {
         for &[a, b] in self.geometry.segments() {
             let c = closest_on_segment(a, b, p);
             let d = distance(p, c);
-            if d <= m.cutoff {
+            if d <= self.model.cutoff {
                 let e = unit([c[0] - p[0], c[1] - p[1]]);
                 let size = -m.wall_strength * ((me.radius - d) / m.wall_range).exp();
                 push = [push[0] + e[0] * size, push[1] + e[1] * size];

@@ -35,6 +35,8 @@ pub(crate) enum ModelArg {
     Push,
     /// JuPedSim's collision-free speed model.
     Cfsm,
+    /// JuPedSim's CollisionFreeSpeedModelV2: the same, with each agent's own repulsion.
+    CfsmV2,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -261,7 +263,9 @@ pub(crate) enum Command {
     /// --geometry through --exit; prints the evacuation time and the flow (the push model's
     /// options are not read).
     Sim {
-        /// push: the built-in crowds pushed apart; cfsm: the collision-free speed model.
+        /// push: the built-in crowds pushed apart; cfsm: the collision-free speed model; cfsm-v2:
+        /// the same with each agent's own repulsion (CSV columns strength_neighbor_repulsion,
+        /// range_neighbor_repulsion, strength_geometry_repulsion, range_geometry_repulsion).
         #[arg(long, value_enum, default_value = "push")]
         model: ModelArg,
         /// cfsm: the walkable area, a file holding one WKT POLYGON (holes allowed).

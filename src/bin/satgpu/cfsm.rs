@@ -3,14 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
-use satgpu::crowd::{read_agents_csv, Crowd, Evacuation, Geometry, Model, Recorded, Trajectory};
+use satgpu::crowd::{read_agents_csv, Crowd, Evacuation, Geometry, Model, Recorded, Repulsion, Trajectory};
 use satgpu::{reference, Error};
 
 use crate::bench::median;
 use crate::{Backend, DeviceArgs, Failure};
 
-/// What `satgpu sim --model cfsm` was asked to do.
+/// What `satgpu sim --model cfsm` (or `cfsm-v2`) was asked to do.
 pub struct CfsmArgs {
+    /// JuPedSim's CollisionFreeSpeedModelV2: each agent's own repulsion.
+    pub v2: bool,
     pub geometry: PathBuf,
     pub exit: String,
     pub agents: PathBuf,
@@ -64,6 +66,11 @@ pub fn run(args: &CfsmArgs, device: &DeviceArgs) -> Result<(), Failure> {
         std::fs::read_to_string(&args.geometry).map_err(|source| Error::Io { path: args.geometry.clone(), source })?;
     let geometry = Geometry::from_wkt(&wkt, exit).map_err(|e| in_file(&args.geometry, e))?;
     let agents = read_agents_csv(&args.agents)?;
+    if !args.v2 && agents.iter().any(|a| a.repulsion.is_some()) {
+        let names = Repulsion::NAMES.join(", ");
+        let detail = format!("has a column of {names}: each agent's own repulsion is --model cfsm-v2's");
+        return Err(Failure(2, format!("{}: {detail}", args.agents.display())));
+    }
     let model = Model::default();
     if let Some(path) = &args.json {
         let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -133,7 +140,7 @@ fn report(args: &CfsmArgs, evacuation: &Evacuation, adapter: String, backend: &'
     println!("step       {frame_ms_median:.3} ms (median, wall clock)");
     if let Some(path) = &args.json {
         let json = CfsmJson {
-            model: "cfsm",
+            model: if args.v2 { "cfsm-v2" } else { "cfsm" },
             backend,
             adapter,
             agents: n,

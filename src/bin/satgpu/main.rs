@@ -176,7 +176,7 @@ fn dispatch(cli: Cli) -> ExitCode {
             bench(scenes, frames, (json.as_deref(), plot.as_deref(), trace.as_deref()), &options, &device)
         }
         Command::Sim {
-            model: ModelArg::Cfsm,
+            model: model @ (ModelArg::Cfsm | ModelArg::CfsmV2),
             geometry,
             exit,
             agents,
@@ -191,19 +191,24 @@ fn dispatch(cli: Cli) -> ExitCode {
         } => match (geometry, exit, agents) {
             (Some(geometry), Some(exit), Some(agents)) => {
                 let trajectory = trajectory.map(|path| (path, every.unwrap_or(4)));
-                cfsm::run(&cfsm::CfsmArgs { geometry, exit, agents, dt, max_time, backend, json, trajectory }, &device)
+                let v2 = model == ModelArg::CfsmV2;
+                cfsm::run(
+                    &cfsm::CfsmArgs { v2, geometry, exit, agents, dt, max_time, backend, json, trajectory },
+                    &device,
+                )
             }
             _ => Err(Failure(
                 2,
-                "--model cfsm needs --geometry AREA.wkt, --exit X0,Y0,X1,Y1 and --agents AGENTS.csv".into(),
+                "--model cfsm and cfsm-v2 need --geometry AREA.wkt, --exit X0,Y0,X1,Y1 and --agents AGENTS.csv".into(),
             )),
         },
         Command::Sim { geometry: Some(_), .. }
         | Command::Sim { exit: Some(_), .. }
         | Command::Sim { agents: Some(_), .. }
-        | Command::Sim { trajectory: Some(_), .. } => {
-            Err(Failure(2, "--geometry, --exit, --agents and --trajectory are read by --model cfsm only".into()))
-        }
+        | Command::Sim { trajectory: Some(_), .. } => Err(Failure(
+            2,
+            "--geometry, --exit, --agents and --trajectory are read by --model cfsm and cfsm-v2 only".into(),
+        )),
         Command::Sim {
             scenario,
             kind,
