@@ -90,10 +90,10 @@ fn refusals_name_what_is_wrong() {
 fn the_way_out_goes_round_corners() {
     let geometry = bottleneck(1.0);
     // From the room's far corner the exit is hidden: the way goes by the corridor's mouth.
-    let at = geometry.destination([1.0, 1.0]).unwrap();
+    let at = geometry.destination([1.0, 1.0], 0).unwrap();
     assert!((at[0] - 10.0).abs() < 0.2 && (at[1] - 4.5).abs() < 0.2, "{at:?}");
-    assert_eq!(geometry.destination([8.0, 5.0]), Some(geometry.target()));
-    assert_eq!(geometry.waypoints().len(), 2);
+    assert_eq!(geometry.destination([8.0, 5.0], 0), Some(geometry.target(0)));
+    assert_eq!(geometry.corners().len(), 2);
     assert!(geometry.contains([10.0, 4.5]) && geometry.contains([12.0, 5.0]) && !geometry.contains([11.0, 4.0]));
 }
 
@@ -104,23 +104,23 @@ fn the_way_out_goes_round_corners() {
 #[test]
 fn round_a_corner_the_way_keeps_to_the_waypoint_until_it_passes_the_corner_by_the_offset() {
     let geometry = corner();
-    let [w] = geometry.waypoints() else { panic!("{:?}", geometry.waypoints()) };
+    let [w] = geometry.corners() else { panic!("{:?}", geometry.corners()) };
     assert_eq!(w.corner, [7.6, 2.4]);
     let s = CORNER_OFFSET / 2f64.sqrt();
     assert!((w.at[0] - (7.6 + s)).abs() < 1e-12 && (w.at[1] - (2.4 - s)).abs() < 1e-12, "{w:?}");
-    let target = geometry.target();
+    let target = geometry.target(0);
     // Hidden by the wall: the waypoint.
-    assert_eq!(geometry.destination([7.0, 1.0]), Some(w.at));
+    assert_eq!(geometry.destination([7.0, 1.0], 0), Some(w.at));
     // Past the wall's corner but within the offset of it (the line to the exit crosses the
     // stand-off): still the waypoint, which sight alone would not keep.
     for p in [[7.62, 1.9], [7.65, 1.8], [7.65, 2.3]] {
         assert!(geometry.sees(p, target) && !geometry.passes_clear(p, target), "{p:?}");
-        assert_eq!(geometry.destination(p), Some(w.at), "{p:?}");
+        assert_eq!(geometry.destination(p, 0), Some(w.at), "{p:?}");
     }
     // At the waypoint, and past the bisector beyond it: the exit.
     for p in [w.at, [7.9, 2.2], [7.75, 1.5]] {
         assert!(geometry.passes_clear(p, target), "{p:?}");
-        assert_eq!(geometry.destination(p), Some(target), "{p:?}");
+        assert_eq!(geometry.destination(p, 0), Some(target), "{p:?}");
     }
 }
 
@@ -274,7 +274,7 @@ fn each_agent_feels_its_own_repulsion() {
     let g = common::gpu();
     let mut gpu = Crowd::new(&g, &geometry, &model, &start, 0.01).unwrap();
     gpu.iterate(1).unwrap();
-    let goal = geometry.destination([8.0, 5.0]).unwrap();
+    let goal = geometry.destination([8.0, 5.0], 0).unwrap();
     let straight = [goal[0] - 8.0, goal[1] - 5.0];
     let turn = |d: [f64; 2]| (straight[0] * d[1] - straight[1] * d[0]) / straight[0].hypot(straight[1]);
     let gpu_directions: Vec<[f64; 2]> =

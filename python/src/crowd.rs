@@ -89,6 +89,8 @@ impl Crowd {
                 radius: r[3],
                 time_gap: r[4],
                 repulsion: Some(Repulsion::from_values([r[5], r[6], r[7], r[8]])),
+                journey: 0,
+                stage: 0,
             })
             .collect();
         let geometry = Geometry::from_wkt(area, exit).map_err(raise)?;

@@ -4,6 +4,7 @@
 //! on the host: which points lie in the area, which sight lines a wall blocks, and the
 //! waypoints of the shortest way out.
 
+use crate::crowd::journey::{Journeys, Stage};
 use crate::error::{Error, Result};
 use crate::geometry::{orient, segments_meet};
 use crate::scene::Area;
@@ -12,27 +13,28 @@ use crate::scene::Area;
 /// JuPedSim narrows each portal of its navigation mesh by 0.2 m at both ends.
 pub const CORNER_OFFSET: f64 = 0.2;
 
-/// A point of the way out: an inner corner of the area, stood off it by [`CORNER_OFFSET`], and
-/// the length of the shortest way from it to the exit's centre.
+/// A point of the way round an inner corner of the area: the corner stood off by
+/// [`CORNER_OFFSET`] along its bisector.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Waypoint {
-    /// Where it stands.
+pub struct Corner {
+    /// Where the way passes.
     pub at: [f64; 2],
-    /// The length of the shortest way on to the exit's centre (m).
-    pub to_exit: f64,
-    /// The inner corner it stands off. The segment from here to [`Waypoint::at`] is the
-    /// corner's stand-off: a way that crosses it cuts the corner ([`Geometry::passes_clear`]).
+    /// The inner corner it stands off. The segment from here to [`Corner::at`] is the corner's
+    /// stand-off: a way that crosses it cuts the corner ([`Geometry::passes_clear`]).
     pub corner: [f64; 2],
 }
 
-/// A walkable area (a polygon with holes) and an axis-aligned exit box inside it: the walls as
-/// line segments, and the waypoints of the shortest way from anywhere in it to the exit.
+/// A walkable area (a polygon with holes) and its stages and journeys ([`Journeys`]): the walls
+/// as line segments, and the points of the shortest way from anywhere in it to each stage.
 #[derive(Debug, Clone)]
 pub struct Geometry {
     area: Area,
     segments: Vec<[[f64; 2]; 2]>,
-    exit: [f64; 4],
-    waypoints: Vec<Waypoint>,
+    journeys: Journeys,
+    corners: Vec<Corner>,
+    /// Per stage, per corner: the length of the shortest way on from the corner to the stage's
+    /// target (infinite where none leads).
+    to_target: Vec<Vec<f64>>,
 }
 
 fn crowd_error(what: impl Into<String>, detail: impl Into<String>) -> Error {
@@ -59,11 +61,30 @@ fn ring(points: &[[f64; 2]], hole: bool) -> Vec<[f64; 2]> {
 }
 
 impl Geometry {
-    /// The area's boundary as walls and `exit = [x0, y0, x1, y1]` as the exit (x0 < x1, y0 < y1,
-    /// its corners in the area and no wall through it). A ring that is not a loop of distinct
-    /// points is [`Error::Polygon`] naming the ring; a ring that crosses itself, a bad exit or
-    /// an exit no way reaches is [`Error::Crowd`].
+    /// The area's boundary as walls and `exit = [x0, y0, x1, y1]` as the one exit (x0 < x1,
+    /// y0 < y1, its corners in the area and no wall through it), every agent's journey 0 to
+    /// stage 0, it ([`Journeys::exit_box`]). A ring that is not a loop of distinct points is
+    /// [`Error::Polygon`] naming the ring; a ring that crosses itself, a bad exit or an exit no
+    /// way reaches is [`Error::Crowd`].
     pub fn new(area: Area, exit: [f64; 4]) -> Result<Geometry> {
+        let [x0, y0, x1, y1] = exit;
+        if !exit.iter().all(|v| v.is_finite()) || x0 >= x1 || y0 >= y1 {
+            let exit_name = format!("exit ({x0}, {y0}, {x1}, {y1})");
+            return Err(crowd_error(exit_name, "is not a box x0 < x1, y0 < y1 of finite numbers"));
+        }
+        Geometry::with_journeys(area, Journeys::exit_box(exit)).map_err(|e| match e {
+            Error::Crowd { what, detail } if what == "stage 0 (an exit)" => {
+                Error::Crowd { what: format!("exit ({x0}, {y0}, {x1}, {y1})"), detail }
+            }
+            e => e,
+        })
+    }
+
+    /// The area's boundary as walls, and `journeys` through its stages. Each stage must lie in
+    /// the area: a waypoint's position, and an exit's every vertex, with no wall through the
+    /// exit, which is a convex polygon; a waypoint's distance is above 0. A fault is
+    /// [`Error::Crowd`] naming the stage (or the journey, as [`Journeys::check`] says).
+    pub fn with_journeys(area: Area, journeys: Journeys) -> Result<Geometry> {
         area.walls(0.0)?;
         let rings: Vec<Vec<[f64; 2]>> =
             std::iter::once(ring(&area.exterior, false)).chain(area.holes.iter().map(|h| ring(h, true))).collect();
@@ -85,24 +106,59 @@ impl Geometry {
             }
             segments.extend(edges);
         }
-        let [x0, y0, x1, y1] = exit;
-        let exit_name = || format!("exit ({x0}, {y0}, {x1}, {y1})");
-        if !exit.iter().all(|v| v.is_finite()) || x0 >= x1 || y0 >= y1 {
-            return Err(crowd_error(exit_name(), "is not a box x0 < x1, y0 < y1 of finite numbers"));
+        journeys.check()?;
+        let mut geometry = Geometry { area, segments, journeys, corners: vec![], to_target: vec![] };
+        for (k, stage) in geometry.journeys.stages.iter().enumerate() {
+            geometry.check_stage(k, stage)?;
         }
-        let mut geometry = Geometry { area, segments, exit, waypoints: vec![] };
-        let corners = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
-        if let Some(c) = corners.iter().find(|&&c| !geometry.contains(c)) {
-            return Err(crowd_error(
-                exit_name(),
-                format!("is not inside the walkable area (its corner ({}, {}))", c[0], c[1]),
-            ));
-        }
-        if geometry.segments.iter().flatten().any(|p| p[0] > x0 && p[0] < x1 && p[1] > y0 && p[1] < y1) {
-            return Err(crowd_error(exit_name(), "has a wall through it"));
-        }
-        geometry.waypoints = geometry.route(&rings);
+        geometry.corners = geometry.stand_offs(&rings);
+        geometry.to_target = (0..geometry.journeys.stages.len()).map(|k| geometry.route(k)).collect();
         Ok(geometry)
+    }
+
+    fn check_stage(&self, k: usize, stage: &Stage) -> Result<()> {
+        match stage {
+            Stage::Waypoint { position: p, distance } => {
+                let name = format!("stage {k} (a waypoint at ({}, {}))", p[0], p[1]);
+                if !(p.iter().all(|v| v.is_finite()) && self.contains(*p)) {
+                    return Err(crowd_error(name, "is not inside the walkable area"));
+                }
+                if !(distance.is_finite() && *distance > 0.0) {
+                    return Err(crowd_error(name, format!("has distance {distance}: it must be above 0")));
+                }
+            }
+            Stage::Exit { polygon } => {
+                let name = || format!("stage {k} (an exit)");
+                let n = polygon.len();
+                if n < 3 || polygon.iter().flatten().any(|v| !v.is_finite()) {
+                    return Err(crowd_error(name(), "needs 3 or more vertices of finite numbers"));
+                }
+                let turns: Vec<f64> =
+                    (0..n).map(|i| orient(polygon[i], polygon[(i + 1) % n], polygon[(i + 2) % n])).collect();
+                if !(turns.iter().all(|&t| t > 0.0) || turns.iter().all(|&t| t < 0.0)) {
+                    return Err(crowd_error(name(), "is not a convex polygon (every corner turning one way)"));
+                }
+                if let Some(c) = polygon.iter().find(|&&c| !self.contains(c)) {
+                    return Err(crowd_error(
+                        name(),
+                        format!("is not inside the walkable area (its corner ({}, {}))", c[0], c[1]),
+                    ));
+                }
+                let inside = |p: [f64; 2]| (0..n).all(|i| orient(polygon[i], polygon[(i + 1) % n], p) * turns[0] > 0.0);
+                let crosses = |&[a, b]: &[[f64; 2]; 2]| {
+                    inside(a)
+                        || inside(b)
+                        || (0..n).any(|i| {
+                            let (c, d) = (polygon[i], polygon[(i + 1) % n]);
+                            orient(a, b, c) * orient(a, b, d) < 0.0 && orient(c, d, a) * orient(c, d, b) < 0.0
+                        })
+                };
+                if self.segments.iter().any(crosses) {
+                    return Err(crowd_error(name(), "has a wall through it"));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Reads the area as WKT ([`parse_wkt_polygon`](crate::scene::parse_wkt_polygon)), then
@@ -121,26 +177,44 @@ impl Geometry {
         &self.segments
     }
 
-    /// The exit box, `[x0, y0, x1, y1]`.
-    pub fn exit(&self) -> [f64; 4] {
-        self.exit
+    /// The stages and the journeys through them.
+    pub fn journeys(&self) -> &Journeys {
+        &self.journeys
     }
 
-    /// Where every agent heads for: the exit's centre.
-    pub fn target(&self) -> [f64; 2] {
-        let [x0, y0, x1, y1] = self.exit;
-        [(x0 + x1) / 2.0, (y0 + y1) / 2.0]
+    /// Where an agent heading for `stage` walks to: the waypoint, or the mean of the exit's
+    /// vertices.
+    pub fn target(&self, stage: usize) -> [f64; 2] {
+        self.journeys.stages[stage].target()
     }
 
-    /// The waypoints of the way out (inner corners, stood off).
-    pub fn waypoints(&self) -> &[Waypoint] {
-        &self.waypoints
+    /// The points of the ways round inner corners, stood off.
+    pub fn corners(&self) -> &[Corner] {
+        &self.corners
     }
 
-    /// Whether `p` is in the exit box (its boundary included).
-    pub fn in_exit(&self, p: [f64; 2]) -> bool {
-        let [x0, y0, x1, y1] = self.exit;
-        p[0] >= x0 && p[0] <= x1 && p[1] >= y0 && p[1] <= y1
+    /// Per corner, the length of the shortest way on from it to `stage`'s target (infinite
+    /// where none leads).
+    pub fn to_target(&self, stage: usize) -> &[f64] {
+        &self.to_target[stage]
+    }
+
+    /// Whether an agent at `p` has reached `stage`: within a waypoint's distance of it, or in
+    /// an exit (its boundary included, decided exactly).
+    pub fn reached(&self, stage: usize, p: [f64; 2]) -> bool {
+        match &self.journeys.stages[stage] {
+            Stage::Waypoint { position, distance: d } => distance(p, *position) <= *d,
+            Stage::Exit { polygon } => {
+                let n = polygon.len();
+                let side = |i: usize| orient(polygon[i], polygon[(i + 1) % n], p);
+                (0..n).all(|i| side(i) >= 0.0) || (0..n).all(|i| side(i) <= 0.0)
+            }
+        }
+    }
+
+    /// Whether `stage` is an exit.
+    pub fn is_exit(&self, stage: usize) -> bool {
+        matches!(self.journeys.stages[stage], Stage::Exit { .. })
     }
 
     /// Whether `p` is in the walkable area, its walls included (decided exactly).
@@ -182,38 +256,39 @@ impl Geometry {
     /// navigation mesh within 0.2 m of a corner; the stand-off is that stretch of a portal, one
     /// per corner, along its bisector.
     pub fn passes_clear(&self, p: [f64; 2], q: [f64; 2]) -> bool {
-        self.sees(p, q) && !self.waypoints.iter().any(|w| cuts(p, q, w.corner, w.at))
+        self.sees(p, q) && !self.corners.iter().any(|w| cuts(p, q, w.corner, w.at))
     }
 
-    /// Where an agent at `p` walks to now: the exit's centre when the way there passes clear of
-    /// the corners ([`Geometry::passes_clear`]), else the waypoint so reached that starts the
-    /// shortest way; where nothing is so reached (an agent within the offset of a corner), the
-    /// same by sight alone ([`Geometry::sees`]). `None` when no way leads out from `p`.
+    /// Where an agent at `p` heading for `stage` walks to now: the stage's target when the way
+    /// there passes clear of the corners ([`Geometry::passes_clear`]), else the corner so
+    /// reached that starts the shortest way; where nothing is so reached (an agent within the
+    /// offset of a corner), the same by sight alone ([`Geometry::sees`]). `None` when no way
+    /// leads there from `p`.
     ///
-    /// So an agent keeps heading for a corner's waypoint until its straight line on passes the
+    /// So an agent keeps heading for a corner's point until its straight line on passes the
     /// corner by the offset, as JuPedSim's agents keep to the narrowed portal, instead of
     /// turning as soon as it sees past the wall's corner.
-    pub fn destination(&self, p: [f64; 2]) -> Option<[f64; 2]> {
-        self.destination_by(p, |a, b| self.passes_clear(a, b))
-            .or_else(|| self.destination_by(p, |a, b| self.sees(a, b)))
+    pub fn destination(&self, p: [f64; 2], stage: usize) -> Option<[f64; 2]> {
+        self.destination_by(p, stage, |a, b| self.passes_clear(a, b))
+            .or_else(|| self.destination_by(p, stage, |a, b| self.sees(a, b)))
     }
 
-    fn destination_by(&self, p: [f64; 2], open: impl Fn([f64; 2], [f64; 2]) -> bool) -> Option<[f64; 2]> {
-        let target = self.target();
+    fn destination_by(&self, p: [f64; 2], stage: usize, open: impl Fn([f64; 2], [f64; 2]) -> bool) -> Option<[f64; 2]> {
+        let target = self.target(stage);
         if open(p, target) {
             return Some(target);
         }
-        self.waypoints
+        self.corners
             .iter()
-            .filter(|w| w.to_exit.is_finite() && open(p, w.at))
-            .map(|w| (distance(p, w.at) + w.to_exit, w.at))
+            .zip(&self.to_target[stage])
+            .filter(|(w, to)| to.is_finite() && open(p, w.at))
+            .map(|(w, to)| (distance(p, w.at) + to, w.at))
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, at)| at)
     }
 
-    /// The inner corners stood off into the area, each with its shortest way to the exit
-    /// (Dijkstra from the exit's centre over the lines of sight between them).
-    fn route(&self, rings: &[Vec<[f64; 2]>]) -> Vec<Waypoint> {
+    /// The inner corners stood off into the area.
+    fn stand_offs(&self, rings: &[Vec<[f64; 2]>]) -> Vec<Corner> {
         let mut points = vec![];
         for ring in rings {
             let n = ring.len();
@@ -239,8 +314,14 @@ impl Geometry {
                 }
             }
         }
-        let (corners, points): (Vec<[f64; 2]>, Vec<[f64; 2]>) = points.into_iter().map(|(p, c)| (c, p)).unzip();
-        let target = self.target();
+        points.into_iter().map(|(at, corner)| Corner { at, corner }).collect()
+    }
+
+    /// Per corner, its shortest way to `stage`'s target (Dijkstra from the target over the
+    /// lines of sight between the corners).
+    fn route(&self, stage: usize) -> Vec<f64> {
+        let points: Vec<[f64; 2]> = self.corners.iter().map(|c| c.at).collect();
+        let target = self.target(stage);
         let mut to_exit: Vec<f64> =
             points.iter().map(|&p| if self.sees(p, target) { distance(p, target) } else { f64::INFINITY }).collect();
         let mut done = vec![false; points.len()];
@@ -256,12 +337,7 @@ impl Geometry {
                 }
             }
         }
-        points
-            .into_iter()
-            .zip(to_exit)
-            .zip(corners)
-            .map(|((at, to_exit), corner)| Waypoint { at, to_exit, corner })
-            .collect()
+        to_exit
     }
 }
 

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::crowd::ground::Ground;
 use crate::crowd::{check, Agent, Evacuation, Geometry, Model};
 use crate::error::{Error, Result};
 use crate::gpu::{init_buffer as init, Gpu, Program};
@@ -24,22 +25,30 @@ struct Params {
     origin: [f32; 2],
     cell: f32,
     cutoff: f32,
-    exit: [f32; 4],
-    goal: [f32; 2],
     dt: f32,
-    pad: f32,
+    stages: u32,
+    journeys: u32,
+    corners: u32,
     segments: u32,
-    waypoints: u32,
     list_off: u32,
     seg_off: u32,
     way_off: u32,
     agents_off: u32,
     slot_off: u32,
     exited_off: u32,
+    to_off: u32,
+    stage_off: u32,
+    poly_off: u32,
+    node_off: u32,
+    movers_off: u32,
+    targeting_off: u32,
+    routed: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 /// shaders/cfsm.wgsl's passes, in the order a step runs them.
-const ENTRIES: [&str; 6] = ["bin", "scan", "scatter", "sort", "step", "tick"];
+const ENTRIES: [&str; 8] = ["bin", "scan", "scatter", "sort", "reach", "route_movers", "step", "tick"];
 
 /// A crowd walking out on the GPU (see [`crowd`](crate::crowd)): f32 positions, every step on
 /// the GPU, nothing read back but a count per batch of steps.
@@ -54,41 +63,14 @@ pub struct Crowd {
     states: [wgpu::Buffer; 2],
     counts: wgpu::Buffer,
     grid: wgpu::Buffer,
+    /// Per agent its stage, the movers, per agent its journey, the round robins' counters.
+    route: wgpu::Buffer,
     /// Which state holds the current positions.
     current: usize,
     /// Agents walking after the last batch.
     walking: usize,
     steps: u64,
     step_ms: Vec<f64>,
-}
-
-/// The cells' wall lists (CSR): every wall whose box, grown by `reach`, overlaps the cell.
-fn wall_lists(
-    geometry: &Geometry,
-    origin: [f64; 2],
-    cell: f64,
-    (gx, gy): (u32, u32),
-    reach: f64,
-) -> (Vec<u32>, Vec<u32>) {
-    let mut lists: Vec<Vec<u32>> = vec![vec![]; (gx * gy) as usize];
-    let to_cell = |v: f64, o: f64, g: u32| (((v - o) / cell).floor().max(0.0) as u32).min(g - 1);
-    for (k, &[a, b]) in geometry.segments().iter().enumerate() {
-        let (x0, x1) = (to_cell(a[0].min(b[0]) - reach, origin[0], gx), to_cell(a[0].max(b[0]) + reach, origin[0], gx));
-        let (y0, y1) = (to_cell(a[1].min(b[1]) - reach, origin[1], gy), to_cell(a[1].max(b[1]) + reach, origin[1], gy));
-        for y in y0..=y1 {
-            for x in x0..=x1 {
-                lists[(y * gx + x) as usize].push(k as u32);
-            }
-        }
-    }
-    let mut starts = Vec::with_capacity(lists.len() + 1);
-    let mut flat = vec![];
-    for list in lists {
-        starts.push(flat.len() as u32);
-        flat.extend(list);
-    }
-    starts.push(flat.len() as u32);
-    (starts, flat)
 }
 
 impl Crowd {
@@ -106,21 +88,7 @@ impl Crowd {
         let dims = |span: f64| ((span / cell).floor() as u32 + 1).max(1);
         let (gx, gy) = (dims(hi[0] - lo[0]), dims(hi[1] - lo[1]));
         let cells = gx * gy;
-        let (starts, lists) = wall_lists(geometry, lo, cell, (gx, gy), model.cutoff * 1.01 + 1e-6);
-        let mut ground: Vec<u32> = starts;
-        let list_off = ground.len() as u32;
-        ground.extend(lists);
-        let seg_off = ground.len() as u32;
-        ground.extend(geometry.segments().iter().flatten().flatten().map(|&v| (v as f32).to_bits()));
-        let way_off = ground.len() as u32;
-        for w in geometry.waypoints() {
-            let to_exit = if w.to_exit.is_finite() { w.to_exit as f32 } else { -1.0 };
-            ground.extend([w.at[0] as f32, w.at[1] as f32, to_exit, 0.0].map(f32::to_bits));
-        }
-        // Then each waypoint's stand-off, as walls are: corner, waypoint.
-        for w in geometry.waypoints() {
-            ground.extend([w.corner[0], w.corner[1], w.at[0], w.at[1]].map(|v| (v as f32).to_bits()));
-        }
+        let ground = Ground::new(geometry, lo, cell, (gx, gy), model.cutoff * 1.01 + 1e-6)?;
         let grid_words = cells as u64 + 1 + 3 * n as u64;
         let limits = gpu.device().limits();
         let limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
@@ -129,8 +97,10 @@ impl Crowd {
                 return Err(Error::TooLarge { what, needed: 4 * words, limit });
             }
         }
-        let [x0, y0, x1, y1] = geometry.exit();
-        let target = geometry.target();
+        let journeys = geometry.journeys();
+        let n_stages = journeys.stages.len() as u32;
+        let movers_off = 2 + cells;
+        let targeting_off = movers_off + (n as u32).div_ceil(32);
         let params = Params {
             n: n as u32,
             cells,
@@ -139,19 +109,36 @@ impl Crowd {
             origin: [lo[0] as f32, lo[1] as f32],
             cell: cell as f32,
             cutoff: model.cutoff as f32,
-            exit: [x0 as f32, y0 as f32, x1 as f32, y1 as f32],
-            goal: [target[0] as f32, target[1] as f32],
             dt: dt as f32,
-            pad: 0.0,
+            stages: n_stages,
+            journeys: journeys.journeys.len() as u32,
+            corners: geometry.corners().len() as u32,
             segments: geometry.segments().len() as u32,
-            waypoints: geometry.waypoints().len() as u32,
-            list_off,
-            seg_off,
-            way_off,
+            list_off: ground.list_off,
+            seg_off: ground.seg_off,
+            way_off: ground.way_off,
             agents_off: cells + 1,
             slot_off: cells + 1 + n as u32,
             exited_off: cells + 1 + 2 * n as u32,
+            to_off: ground.to_off,
+            stage_off: ground.stage_off,
+            poly_off: ground.poly_off,
+            node_off: ground.node_off,
+            movers_off,
+            targeting_off,
+            routed: u32::from(ground.routed),
+            pad0: 0,
+            pad1: 0,
         };
+        let mut counts = vec![0u32; (targeting_off + n_stages) as usize];
+        for a in agents {
+            counts[targeting_off as usize + a.stage] += 1;
+        }
+        let nodes: usize = journeys.journeys.iter().map(|j| j.stages.len()).sum();
+        let mut route = vec![0u32; 3 * n + nodes + 1];
+        for (i, a) in agents.iter().enumerate() {
+            (route[i], route[2 * n + i]) = (a.stage as u32, a.journey as u32);
+        }
         let state: Vec<[f32; 4]> =
             agents.iter().map(|a| [a.position[0] as f32, a.position[1] as f32, 0.0, 0.0]).collect();
         let own: Vec<[f32; 4]> = agents
@@ -173,14 +160,16 @@ impl Crowd {
                     init(device, "satgpu.crowd.state1", bytemuck::cast_slice(&state), storage),
                 ],
                 init(device, "satgpu.crowd.agents", bytemuck::cast_slice(&own), U::STORAGE),
-                init(device, "satgpu.crowd.counts", &vec![0u8; 4 * (cells as usize + 2)], storage),
+                init(device, "satgpu.crowd.counts", bytemuck::cast_slice(&counts), storage),
                 init(device, "satgpu.crowd.grid", &vec![0u8; 4 * grid_words as usize], storage),
-                init(device, "satgpu.crowd.ground", bytemuck::cast_slice(&ground), U::STORAGE),
+                init(device, "satgpu.crowd.ground", bytemuck::cast_slice(&ground.words), U::STORAGE),
+                init(device, "satgpu.crowd.route", bytemuck::cast_slice(&route), storage),
             )
         })?;
-        let (params_buffer, states, own, counts, grid, ground) = buffers;
+        let (params_buffer, states, own, counts, grid, ground, route) = buffers;
         let group = |from: usize| {
-            program.bind(device, &[&params_buffer, &states[from], &states[1 - from], &own, &counts, &grid, &ground])
+            let buffers = [&params_buffer, &states[from], &states[1 - from], &own, &counts, &grid, &ground, &route];
+            program.bind(device, &buffers)
         };
         let groups = gpu.scoped(|| [group(0), group(1)])?;
         Ok(Crowd {
@@ -193,6 +182,7 @@ impl Crowd {
             states,
             counts,
             grid,
+            route,
             current: 0,
             walking: n,
             steps: 0,
@@ -228,13 +218,20 @@ impl Crowd {
     /// Records the binning of the walking agents (clear, bin, scan, scatter, sort), then, with
     /// `step`, one step and the clock's tick.
     fn encode(&self, encoder: &mut wgpu::CommandEncoder, from: usize, step: bool) {
-        encoder.clear_buffer(&self.counts, 4, None);
-        let p: [_; 6] = std::array::from_fn(|k| self.program.pipeline(k));
+        // The walking count, the cells' counts and the movers' bits start each step at 0.
+        encoder.clear_buffer(&self.counts, 4, Some(4 * u64::from(self.params.targeting_off - 1)));
+        let p: [_; 8] = std::array::from_fn(|k| self.program.pipeline(k));
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_bind_group(0, &self.groups[from], &[]);
         let (n, cells) = (self.params.n, self.params.cells);
-        let passes = [(p[0], n), (p[1], 0), (p[2], n), (p[3], cells), (p[4], n), (p[5], 0)];
-        for (pipeline, items) in &passes[..if step { 6 } else { 4 }] {
+        let mut passes = vec![(p[0], n), (p[1], 0), (p[2], n), (p[3], cells)];
+        if step {
+            if self.params.routed != 0 {
+                passes.extend([(p[4], n), (p[5], 0)]);
+            }
+            passes.extend([(p[6], n), (p[7], 0)]);
+        }
+        for (pipeline, items) in passes {
             pass.set_pipeline(pipeline);
             // Items 0: one workgroup.
             let groups = items.div_ceil(64).max(1);
@@ -289,8 +286,28 @@ impl Crowd {
         queue.write_buffer(&self.states[self.current], 0, bytemuck::cast_slice(&state));
         let exited = 4 * u64::from(self.params.exited_off);
         queue.write_buffer(&self.grid, exited, bytemuck::cast_slice(&vec![0u32; self.n]));
+        // Every agent heads for its stage again.
+        let mut targeting = vec![0u32; self.params.stages as usize];
+        for s in self.stages()? {
+            targeting[s as usize] += 1;
+        }
+        let offset = 4 * u64::from(self.params.targeting_off);
+        queue.write_buffer(&self.counts, offset, bytemuck::cast_slice(&targeting));
         self.walking = self.n;
         Ok(())
+    }
+
+    /// Per agent, the stage it heads for now.
+    pub fn stages(&self) -> Result<Vec<u32>> {
+        let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+        self.read_range(&mut encoder, &self.route, 0, self.n as u64)
+    }
+
+    /// Per stage, the agents heading for it now (those walking).
+    pub fn targeting(&self) -> Result<Vec<u32>> {
+        let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+        let offset = 4 * u64::from(self.params.targeting_off);
+        self.read_range(&mut encoder, &self.counts, offset, u64::from(self.params.stages))
     }
 
     /// Per agent, the step after which it left (0 while it walks).
@@ -348,8 +365,33 @@ mod tests {
             "cfsm.wgsl",
             "CfsmParams",
             [
-                n, cells, gx, gy, origin, cell, cutoff, exit, goal, dt, pad, segments, waypoints, list_off, seg_off,
-                way_off, agents_off, slot_off, exited_off
+                n,
+                cells,
+                gx,
+                gy,
+                origin,
+                cell,
+                cutoff,
+                dt,
+                stages,
+                journeys,
+                corners,
+                segments,
+                list_off,
+                seg_off,
+                way_off,
+                agents_off,
+                slot_off,
+                exited_off,
+                to_off,
+                stage_off,
+                poly_off,
+                node_off,
+                movers_off,
+                targeting_off,
+                routed,
+                pad0,
+                pad1
             ]
         );
     }

@@ -2,21 +2,24 @@
 //! Chraibi and Seyfried, 2016) on the GPU ([`Crowd`]), with the f64 reference beside it
 //! ([`reference::cfsm`](crate::reference::cfsm)).
 //!
-//! A step, for every agent still walking, all from the state before the step (Jacobi):
+//! A step: first, agent by agent in index order, each that has reached its waypoint takes its
+//! journey's transition to its next stage ([`journey`](Journeys)); then, for every agent still
+//! walking, all from the state before the step (Jacobi):
 //!
 //! 1. its neighbours: the agents within [`Model::cutoff`] of its centre whose centre it sees
 //!    (no wall meets the segment between the centres; touching one blocks it);
 //! 2. repulsion from each neighbour, `-e * a * exp((r_i + r_j - d) / D)` along the unit vector
 //!    `e` toward it ([`Model::neighbour_strength`], [`Model::neighbour_range`]), and from each
 //!    wall within the cutoff, `-e * a_w * exp((r_i - d) / D_w)` toward its closest point;
-//! 3. its direction: the unit vector toward its destination (the exit's centre, or the next
-//!    waypoint of the shortest way there, kept until the straight way on passes the corner by
+//! 3. its direction: the unit vector toward its destination (its stage's target, or the next
+//!    corner of the shortest way there, kept until the straight way on passes the corner by
 //!    the offset, [`Geometry::destination`]) plus both repulsions, normalised (its last
 //!    direction when the sum is zero);
 //! 4. its speed: `min(max(s / T, 0), v0)` with `s` the spacing to the nearest neighbour ahead
 //!    (in front, `e . d >= 0`, and within the corridor `|e_perp . d| <= r_i + r_j`): `|d| - r_i - r_j`;
-//! 5. it moves by direction x speed x dt; an agent that ends the step in the exit box leaves,
-//!    and its exit time is the end of that step.
+//! 5. it moves by direction x speed x dt; an agent whose stage is an exit and that ends the
+//!    step in it leaves, and its exit time is the end of that step. (JuPedSim moves it once
+//!    more and removes it at the start of the step after: its agents leave a step later.)
 //!
 //! The repulsion is the model's ([`Model`]), or, as in JuPedSim's `CollisionFreeSpeedModelV2`,
 //! each agent's own ([`Agent::repulsion`], [`Repulsion`]): the repulsion an agent feels from a
@@ -33,12 +36,15 @@
 mod agents;
 mod geometry;
 mod gpu;
+mod ground;
+mod journey;
 #[cfg(feature = "trajectory")]
 mod trajectory;
 
 pub use agents::{parse_agents_csv, read_agents_csv};
-pub use geometry::{Geometry, Waypoint, CORNER_OFFSET};
+pub use geometry::{Corner, Geometry, CORNER_OFFSET};
 pub use gpu::Crowd;
+pub use journey::{Journey, Journeys, Routing, Stage, Transition};
 #[cfg(feature = "trajectory")]
 pub use trajectory::{Recorded, Snapshot, Trajectory, TRAJECTORY_VERSION};
 
@@ -142,12 +148,25 @@ pub struct Agent {
     pub time_gap: f64,
     /// Its own repulsion (JuPedSim's `CollisionFreeSpeedModelV2`); `None`: the model's.
     pub repulsion: Option<Repulsion>,
+    /// Its journey, by index into [`Journeys::journeys`].
+    pub journey: usize,
+    /// The stage of its journey it heads for first, by index into [`Journeys::stages`].
+    pub stage: usize,
 }
 
 impl Agent {
-    /// An agent at `(x, y)` with JuPedSim's defaults: 1.2 m/s, 0.2 m, 1 s, the model's repulsion.
+    /// An agent at `(x, y)` with JuPedSim's defaults: 1.2 m/s, 0.2 m, 1 s, the model's repulsion;
+    /// on journey 0, heading for stage 0.
     pub fn at(x: f64, y: f64) -> Agent {
-        Agent { position: [x, y], desired_speed: 1.2, radius: 0.2, time_gap: 1.0, repulsion: None }
+        Agent {
+            position: [x, y],
+            desired_speed: 1.2,
+            radius: 0.2,
+            time_gap: 1.0,
+            repulsion: None,
+            journey: 0,
+            stage: 0,
+        }
     }
 
     /// Its repulsion under `model`: its own, or the model's.
@@ -255,8 +274,19 @@ pub fn check(geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> R
         if wall <= a.radius {
             return Err(refuse(at(), format!("is {wall} from a wall, within its radius {}", a.radius)));
         }
-        if geometry.destination(a.position).is_none() {
-            return Err(refuse(at(), "has no way to the exit"));
+        let journeys = geometry.journeys();
+        let Some(journey) = journeys.journeys.get(a.journey) else {
+            let detail = format!("is not one of the {} journeys", journeys.journeys.len());
+            return Err(refuse(format!("agent {i}'s journey {}", a.journey), detail));
+        };
+        if journey.node(a.stage).is_none() {
+            return Err(refuse(
+                format!("agent {i}'s stage {}", a.stage),
+                format!("is not in its journey {}", a.journey),
+            ));
+        }
+        if geometry.destination(a.position, a.stage).is_none() {
+            return Err(refuse(at(), format!("has no way to its stage {}", a.stage)));
         }
     }
     // Overlaps: a sweep along x over agents sorted by their left edge.

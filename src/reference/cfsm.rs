@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::crowd::{check, closest_on_segment, distance, Agent, Evacuation, Geometry, Model};
+use crate::crowd::{check, closest_on_segment, distance, Agent, Evacuation, Geometry, Model, Routing};
 use crate::error::Result;
 
 /// A crowd stepped in f64 on the CPU.
@@ -20,6 +20,10 @@ pub struct Crowd {
     directions: Vec<[f64; 2]>,
     /// Per agent, the step after which it left (0 while it walks).
     exited: Vec<u64>,
+    /// Per agent, the stage it heads for.
+    stages: Vec<usize>,
+    /// The journeys' counters and counts.
+    routing: Routing,
     steps: u64,
 }
 
@@ -44,6 +48,8 @@ impl Crowd {
             positions: agents.iter().map(|a| a.position).collect(),
             directions: vec![[0.0, 0.0]; agents.len()],
             exited: vec![0; agents.len()],
+            stages: agents.iter().map(|a| a.stage).collect(),
+            routing: Routing::new(geometry.journeys(), agents.iter().map(|a| (a.journey, a.stage))),
             steps: 0,
         })
     }
@@ -63,11 +69,24 @@ impl Crowd {
     pub fn set_positions(&mut self, positions: &[[f64; 2]]) {
         self.positions.copy_from_slice(positions);
         self.exited.fill(0);
+        let counters = std::mem::take(&mut self.routing.counters);
+        let heading = self.agents.iter().zip(&self.stages).map(|(a, &s)| (a.journey, s));
+        self.routing = Routing { counters, ..Routing::new(self.geometry.journeys(), heading) };
     }
 
     /// Per agent, the step after which it left (0 while it walks).
     pub fn exit_steps(&self) -> &[u64] {
         &self.exited
+    }
+
+    /// Per agent, the stage it heads for now.
+    pub fn stages(&self) -> &[usize] {
+        &self.stages
+    }
+
+    /// The journeys' round robin counters and how many agents head for each stage.
+    pub fn routing(&self) -> &Routing {
+        &self.routing
     }
 
     /// Agents still walking.
@@ -82,6 +101,14 @@ impl Crowd {
 
     /// One step of every walking agent (see [`crowd`](crate::crowd)).
     pub fn step(&mut self) {
+        // Agent by agent, in order: a waypoint reached leads on (journey::Routing).
+        let journeys = self.geometry.journeys();
+        for i in (0..self.agents.len()).filter(|&i| self.exited[i] == 0) {
+            let stage = self.stages[i];
+            if !self.geometry.is_exit(stage) && self.geometry.reached(stage, self.positions[i]) {
+                self.stages[i] = self.routing.next(journeys, self.agents[i].journey, stage);
+            }
+        }
         let cutoff = self.model.cutoff;
         let cell = |p: [f64; 2]| ((p[0] / cutoff).floor() as i64, (p[1] / cutoff).floor() as i64);
         let mut grid: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
@@ -109,8 +136,10 @@ impl Crowd {
         for (i, position, direction) in updates {
             self.positions[i] = position;
             self.directions[i] = direction;
-            if self.geometry.in_exit(position) {
+            let stage = self.stages[i];
+            if self.geometry.is_exit(stage) && self.geometry.reached(stage, position) {
                 self.exited[i] = self.steps;
+                self.routing.targeting[stage] -= 1;
             }
         }
     }
@@ -136,7 +165,7 @@ impl Crowd {
                 push = [push[0] + e[0] * size, push[1] + e[1] * size];
             }
         }
-        let to = self.geometry.destination(p).unwrap_or(p);
+        let to = self.geometry.destination(p, self.stages[i]).unwrap_or(p);
         let e0 = unit([to[0] - p[0], to[1] - p[1]]);
         let mut direction = unit([e0[0] + push[0], e0[1] + push[1]]);
         if direction == [0.0, 0.0] {
