@@ -20,11 +20,12 @@ import json
 import platform
 import statistics
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 import satgpu
-from satgpu.crowd import bottleneck, corner, flow, room, u_turn, zigzag
+from satgpu.crowd import Exit, Fixed, Journey, RoundRobin, Waypoint, bottleneck, corner, flow, room, u_turn, zigzag
 
 
 REPULSION = ("strength_neighbor_repulsion", "range_neighbor_repulsion", "strength_geometry_repulsion",
@@ -86,6 +87,106 @@ def satgpu_run(scenario, max_time: float, dt: float = 0.01, backend: str = "gpu"
         out = crowd.evacuation()
     ms = (time.perf_counter() - started) * 1e3 / max(crowd.steps, 1)
     return {"exit_times": list(map(float, out.exit_times)), "remaining": out.remaining, "step_ms": ms}
+
+
+@dataclass(frozen=True)
+class Routed:
+    """A scene with journeys: the area (WKT), the agents' starting `positions`, satgpu's
+    `stages` (Waypoint, Exit) and `journeys` (Journey), every agent on journey 0 heading for
+    its stage 0."""
+
+    geometry: str
+    positions: np.ndarray
+    stages: list
+    journeys: list
+
+
+def two_exits(n: int = 120, seed: int = 1) -> Routed:
+    """A corridor 30 m by 5 m, an exit at each end; `n` agents on a jittered grid round its
+    middle head for a waypoint there (3 m), then a round robin deals them the left exit twice
+    for each right one."""
+    rows = 8
+    k = np.arange(n)
+    cols = -(-n // rows)
+    xy = np.stack([15.0 - 0.25 * (cols - 1) + 0.5 * (k // rows), 0.75 + 0.5 * (k % rows)], axis=1)
+    xy = xy + np.random.default_rng(seed).uniform(-0.04, 0.04, size=(n, 2))
+    stages = [Waypoint((15.0, 2.5), 3.0), Exit([(0, 0), (0.5, 0), (0.5, 5), (0, 5)]),
+              Exit([(29.5, 0), (30, 0), (30, 5), (29.5, 5)])]
+    journeys = [Journey([0, 1, 2], {0: RoundRobin([(1, 2), (2, 1)])})]
+    return Routed("POLYGON ((0 0, 30 0, 30 5, 0 5, 0 0))", xy, stages, journeys)
+
+
+def pillar(n: int = 100, seed: int = 1) -> Routed:
+    """A room 14 m by 10 m with a pillar 4 m by 6 m in its middle; `n` agents from its lower
+    left pass waypoints (1.5 m) over the pillar's two upper corners to an exit 2 m wide in the
+    middle of its right wall."""
+    rows = 12
+    k = np.arange(n)
+    xy = np.stack([0.6 + 0.5 * (k // rows), 0.6 + 0.5 * (k % rows)], axis=1)
+    xy = xy + np.random.default_rng(seed).uniform(-0.04, 0.04, size=(n, 2))
+    area = "POLYGON ((0 0, 14 0, 14 10, 0 10, 0 0), (5 1, 9 1, 9 7, 5 7, 5 1))"
+    stages = [Waypoint((4.5, 8.0), 1.5), Waypoint((9.5, 8.0), 1.5), Exit([(13.5, 4), (14, 4), (14, 6), (13.5, 6)])]
+    return Routed(area, xy, stages, [Journey.through([0, 1, 2])])
+
+
+def jupedsim_routed(scene: Routed, max_time: float, dt: float = 0.01) -> dict:
+    """JuPedSim's CollisionFreeSpeedModel on `scene`'s journeys; `exit_times` (sorted) and
+    `exits`, per agent the stage (satgpu's index) it left by."""
+    import jupedsim as jps
+    import shapely
+
+    sim = jps.Simulation(model=jps.CollisionFreeSpeedModel(), geometry=shapely.from_wkt(scene.geometry), dt=dt)
+    ids = []
+    for stage in scene.stages:
+        if isinstance(stage, Waypoint):
+            ids.append(sim.add_waypoint_stage(tuple(map(float, stage.position)), float(stage.distance)))
+        else:
+            ids.append(sim.add_exit_stage(shapely.Polygon(stage.points())))
+    journeys = []
+    for journey in scene.journeys:
+        description = jps.JourneyDescription([ids[s] for s in journey.stages])
+        for s, t in journey.transitions.items():
+            if isinstance(t, Fixed):
+                made = jps.Transition.create_fixed_transition(ids[t.stage])
+            elif isinstance(t, RoundRobin):
+                made = jps.Transition.create_round_robin_transition([(ids[a], int(w)) for a, w in t.weighted])
+            else:
+                made = jps.Transition.create_least_targeted_transition([ids[a] for a in t.stages])
+            description.set_transition_for_stage(ids[s], made)
+        journeys.append(sim.add_journey(description))
+    first = ids[scene.journeys[0].stages[0]]
+    agents = [sim.add_agent(jps.CollisionFreeSpeedModelAgentParameters(journey_id=journeys[0], stage_id=first,
+                                                                        position=(float(x), float(y))))
+              for x, y in scene.positions]
+    index = {stage_id: k for k, stage_id in enumerate(ids)}
+    last = {a: first for a in agents}
+    times, exits = [], {}
+    while sim.agent_count() > 0 and sim.elapsed_time() < max_time:
+        sim.iterate()
+        present = {a.id: a.stage_id for a in sim.agents()}
+        for a in [a for a in last if a not in present]:
+            times.append(sim.elapsed_time())
+            exits[a] = index[last.pop(a)]
+        last.update(present)
+    return {"exit_times": sorted(times), "remaining": sim.agent_count(), "step_ms": 0.0,
+            "exits": [exits.get(a, -1) for a in agents]}
+
+
+def satgpu_routed(scene: Routed, max_time: float, dt: float = 0.01, backend: str = "gpu") -> dict:
+    """satgpu's run of what `jupedsim_routed` runs."""
+    crowd = satgpu.Crowd(scene.geometry, positions=scene.positions, stages=scene.stages, journeys=scene.journeys,
+                         dt=dt, backend=backend)
+    out = crowd.run(max_time)
+    left = ~np.isnan(crowd.exit_times())
+    exits = np.where(left, crowd.stages().astype(np.int64), -1)
+    return {"exit_times": list(map(float, out.exit_times)), "remaining": out.remaining, "step_ms": 0.0,
+            "exits": exits.tolist()}
+
+
+def shares(run: dict, exits: list) -> list:
+    """The share of the agents that left by each of `exits` (stage indices)."""
+    left = [e for e in run["exits"] if e >= 0]
+    return [sum(e == x for e in left) / max(len(left), 1) for x in exits]
 
 
 def summary(run: dict) -> dict:

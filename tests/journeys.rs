@@ -229,3 +229,43 @@ fn bad_journeys_and_stages_are_refused_by_name() {
     assert!(check(Agent { journey: 2, stage: R, ..Agent::at(5.0, 2.0) })
         .contains("agent 0's stage 2 is not in its journey 2"));
 }
+
+/// `switch_journey`, as JuPedSim's `switch_agent_journey`: the agent heads for the new stage
+/// from the next step, the counts move at once; bad switches are refused in JuPedSim's order,
+/// the crowd as it was.
+#[test]
+fn an_agent_switches_journey_between_steps() {
+    let geometry = corridor();
+    let agents: Vec<Agent> = (0..3).map(|k| Agent { journey: 2, stage: L, ..Agent::at(8.0, 1.0 + k as f64) }).collect();
+    let model = Model::default();
+    let g = common::gpu();
+    let mut gpu = Crowd::new(&g, &geometry, &model, &agents, 0.01).unwrap();
+    let mut cpu = reference::cfsm::Crowd::new(&geometry, &model, &agents, 0.01).unwrap();
+    gpu.iterate(10).unwrap();
+    cpu.iterate(10);
+    gpu.switch_journey(1, 0, R).unwrap();
+    cpu.switch_journey(1, 0, R).unwrap();
+    assert_eq!(gpu.targeting().unwrap(), [0, 2, 1]);
+    assert_eq!(cpu.routing().targeting, [0, 2, 1]);
+    let messages = [
+        (5, L, 0, "switching agent 0 to journey 5 is not one of the 3 journeys"),
+        (2, W, 0, "switching agent 0 to stage 0 not in journey 2"),
+        (0, W, 9, "switching agent 9 there are 3 agents"),
+    ];
+    for (journey, stage, agent, says) in messages {
+        let (a, b) = (gpu.switch_journey(agent, journey, stage), cpu.switch_journey(agent, journey, stage));
+        for e in [a.unwrap_err().to_string(), b.unwrap_err().to_string()] {
+            assert!(e.contains(says), "{e}");
+        }
+    }
+    let (got, want) = (gpu.run(60.0).unwrap(), cpu.run(60.0));
+    assert!(got.evacuation_time().is_some() && want.evacuation_time().is_some());
+    for (side, p) in [("GPU", gpu.positions().unwrap()[1]), ("reference", cpu.positions()[1].map(|v| v as f32))] {
+        assert!(p[0] >= 19.5, "{side}: agent 1 left by the right exit: {p:?}");
+    }
+    assert!(gpu.positions().unwrap()[0][0] <= 0.5 && cpu.positions()[2][0] <= 0.5);
+    let left = gpu.switch_journey(0, 0, R).unwrap_err().to_string();
+    assert!(left.contains("it has left"), "{left}");
+    assert!(cpu.switch_journey(0, 0, R).unwrap_err().to_string().contains("it has left"));
+    assert_eq!(gpu.targeting().unwrap(), [0, 0, 0]);
+}

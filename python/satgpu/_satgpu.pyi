@@ -17,15 +17,19 @@ class Crowd:
         self,
         gpu: Optional[Gpu],
         area: str,
-        exit: Tuple[float, float, float, float],
+        exit: Optional[Tuple[float, float, float, float]],
         agents: np.ndarray,
         dt: float,
         backend: str,
         trajectory: Optional[str] = None,
         every: int = 4,
+        stages: Optional[List[Tuple[int, List[float]]]] = None,
+        journeys: Optional[List[List[Tuple[int, int, List[Tuple[int, int]]]]]] = None,
     ) -> None: ...
     def iterate(self, steps: int) -> int: ...
     def close(self) -> None: ...
+    def switch_journey(self, agent: int, journey: int, stage: int) -> None: ...
+    def stages(self) -> np.ndarray: ...
     @property
     def steps(self) -> int: ...
     @property

@@ -12,7 +12,7 @@ GPU, or on satgpu's f64 reference with `backend="cpu"`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
 import numpy as np
@@ -141,6 +141,103 @@ def room(n: int = 1000, seed: int = 1) -> Scenario:
 MODELS = ("cfsm", "cfsm-v2")
 
 
+@dataclass(frozen=True)
+class Waypoint:
+    """A stage reached when an agent's centre comes within `distance` (m) of `position`."""
+
+    position: tuple
+    distance: float
+
+
+@dataclass(frozen=True)
+class Exit:
+    """A stage that agents leave by: a convex `polygon` (n x 2 points, or a shapely Polygon);
+    an agent that ends a step in it (its boundary counts) leaves."""
+
+    polygon: object
+
+    def points(self) -> np.ndarray:
+        coords = getattr(getattr(self.polygon, "exterior", None), "coords", None)
+        if coords is not None:
+            return np.asarray(coords, dtype=np.float64)[:-1]
+        return np.asarray(self.polygon, dtype=np.float64).reshape(-1, 2)
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """A transition to `stage`, always."""
+
+    stage: int
+
+
+@dataclass(frozen=True)
+class RoundRobin:
+    """A transition to the stages of `weighted`, (stage, weight) pairs, in turn, each as many
+    times in a row as its weight (JuPedSim's round robin: one counter per journey and stage)."""
+
+    weighted: Sequence
+
+
+@dataclass(frozen=True)
+class LeastTargeted:
+    """A transition to the stage of `stages` that the fewest agents head for now (the first of
+    those tied), counting every journey's agents and the choices of the agents before."""
+
+    stages: Sequence
+
+
+@dataclass(frozen=True)
+class Journey:
+    """Stages (indices into the crowd's `stages`) and the transition out of each
+    (`transitions`: stage -> Fixed, RoundRobin or LeastTargeted; a stage without one keeps the
+    agent there). `Journey.through([a, b, c])`: a to b to c."""
+
+    stages: Sequence
+    transitions: dict = field(default_factory=dict)
+
+    @staticmethod
+    def through(stages: Sequence) -> "Journey":
+        return Journey(list(stages), {a: Fixed(b) for a, b in zip(stages, stages[1:])})
+
+
+def _stage_rows(stages) -> list:
+    rows = []
+    for k, stage in enumerate(stages):
+        if isinstance(stage, Waypoint):
+            x, y = stage.position
+            rows.append((0, [float(x), float(y), float(stage.distance)]))
+        elif isinstance(stage, Exit):
+            rows.append((1, [float(v) for v in stage.points().ravel()]))
+        else:
+            raise ValueError(f"stage {k} must be a satgpu.crowd.Waypoint or Exit, got {type(stage).__name__}")
+    return rows
+
+
+def _journey_rows(journeys) -> list:
+    rows = []
+    for j, journey in enumerate(journeys):
+        if not isinstance(journey, Journey):
+            raise ValueError(f"journey {j} must be a satgpu.crowd.Journey, got {type(journey).__name__}")
+        nodes = []
+        for stage in journey.stages:
+            t = journey.transitions.get(stage)
+            if t is None:
+                nodes.append((int(stage), 0, []))
+            elif isinstance(t, Fixed):
+                nodes.append((int(stage), 1, [(int(t.stage), 1)]))
+            elif isinstance(t, RoundRobin):
+                nodes.append((int(stage), 2, [(int(s), int(w)) for s, w in t.weighted]))
+            elif isinstance(t, LeastTargeted):
+                nodes.append((int(stage), 3, [(int(s), 1) for s in t.stages]))
+            else:
+                raise ValueError(f"journey {j}'s transition from stage {stage} must be Fixed, RoundRobin or LeastTargeted")
+        if set(journey.transitions) - set(journey.stages):
+            extra = sorted(set(journey.transitions) - set(journey.stages))
+            raise ValueError(f"journey {j} has transitions from stages {extra} that are not among its stages")
+        rows.append(nodes)
+    return rows
+
+
 class Crowd:
     """A crowd walking to an exit (see the module docs).
 
@@ -152,7 +249,9 @@ class Crowd:
     (`strength_neighbor_repulsion` 8, `range_neighbor_repulsion` 0.1 m,
     `strength_geometry_repulsion` 5, `range_geometry_repulsion` 0.02 m) is one number for all
     agents, or "cfsm-v2", its CollisionFreeSpeedModelV2, where each may be one per agent (the
-    repulsion an agent feels is its own). `dt`: seconds per step. `trajectory`: a path to write the agents' trajectories to, in
+    repulsion an agent feels is its own). In place of `exit`, `stages` (Waypoint and Exit) and
+    `journeys` (Journey) route the agents as JuPedSim's journeys do, each agent on its
+    `journey` heading for its `stage` first (one each or one per agent, indices). `dt`: seconds per step. `trajectory`: a path to write the agents' trajectories to, in
     JuPedSim's SQLite format (PedPy's `load_trajectory_from_jupedsim_sqlite` reads it): frame 0
     now, then a frame every `every` steps (JuPedSim's default 4), each with the agents walking
     and those that left in its step; agent ids are their indices plus 1. Bad input is an
@@ -162,8 +261,8 @@ class Crowd:
     def __init__(
         self,
         geometry,
-        exit: Sequence[float],
-        positions,
+        exit: Optional[Sequence[float]] = None,
+        positions=None,
         desired_speed=1.2,
         radius=0.2,
         time_gap=1.0,
@@ -173,6 +272,10 @@ class Crowd:
         trajectory=None,
         every: int = 4,
         model: str = "cfsm",
+        stages=None,
+        journeys=None,
+        journey=0,
+        stage=0,
         strength_neighbor_repulsion=8.0,
         range_neighbor_repulsion=0.1,
         strength_geometry_repulsion=5.0,
@@ -196,27 +299,50 @@ class Crowd:
         area = geometry if isinstance(geometry, str) else getattr(geometry, "wkt", None)
         if not isinstance(area, str):
             raise ValueError("geometry must be a WKT POLYGON string or a shapely Polygon")
+        if positions is None:
+            raise ValueError("positions must be given: an n x 2 array of x, y")
         xy = np.asarray(positions, dtype=np.float64)
         if xy.ndim != 2 or xy.shape[1] != 2:
             raise ValueError(f"positions must be an n x 2 array of x, y, got shape {xy.shape}")
         n = len(xy)
         columns = [xy[:, 0], xy[:, 1]]
-        own = {"desired_speed": desired_speed, "radius": radius, "time_gap": time_gap, **repulsion}
+        for name, value in (("journey", journey), ("stage", stage)):
+            ints = np.asarray(value)
+            if ints.dtype.kind not in "iu" or (ints < 0).any():
+                raise ValueError(f"{name} must be a non-negative integer or one per agent, got {value!r}")
+        own = {"desired_speed": desired_speed, "radius": radius, "time_gap": time_gap, **repulsion,
+               "journey": journey, "stage": stage}
         for name, value in own.items():
             column = np.asarray(value, dtype=np.float64)
             if column.ndim > 1 or (column.ndim == 1 and len(column) != n):
                 raise ValueError(f"{name} must be one number or one per agent ({n}), got shape {column.shape}")
             columns.append(np.broadcast_to(column, (n,)))
-        exit = tuple(float(v) for v in exit)
-        if len(exit) != 4:
-            raise ValueError(f"exit must be (x0, y0, x1, y1), got {len(exit)} numbers")
-        agents = np.ascontiguousarray(np.stack(columns, axis=1).reshape(n, 9))
+        if (stages is None) != (journeys is None) or (stages is None) == (exit is None):
+            raise ValueError("give either exit=(x0, y0, x1, y1), or stages= and journeys=")
+        if exit is not None:
+            exit = tuple(float(v) for v in exit)
+            if len(exit) != 4:
+                raise ValueError(f"exit must be (x0, y0, x1, y1), got {len(exit)} numbers")
+        stage_rows = None if stages is None else _stage_rows(stages)
+        journey_rows = None if journeys is None else _journey_rows(journeys)
+        agents = np.ascontiguousarray(np.stack(columns, axis=1).reshape(n, 11))
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
             raise ValueError(f"every must be a positive integer (steps between frames), got {every!r}")
         path = None if trajectory is None else os.fspath(trajectory)
         device = (gpu or default_gpu()) if backend == "gpu" else None
-        self._crowd = _satgpu.Crowd(device, area, exit, agents, float(dt), backend, path, int(every))
+        self._crowd = _satgpu.Crowd(device, area, exit, agents, float(dt), backend, path, int(every), stage_rows,
+                                    journey_rows)
         self._walking = n
+
+    def switch_journey(self, agent: int, journey: int, stage: int) -> None:
+        """Puts `agent` on `journey`, heading for its `stage` from the next step (JuPedSim's
+        `switch_agent_journey`); an `InvalidCrowdError` names a journey, stage or agent that is
+        not there, or an agent that has left, and the crowd stays as it was."""
+        self._crowd.switch_journey(int(agent), int(journey), int(stage))
+
+    def stages(self) -> np.ndarray:
+        """Per agent, the stage it heads for now (uint64): where it left, for those that left."""
+        return self._crowd.stages()
 
     def close(self) -> None:
         """Closes the trajectory file, if any; later steps write none. A `with` block closes it too."""

@@ -4,13 +4,55 @@
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use satgpu::crowd::{Agent, Geometry, Model, Recorded, Repulsion, Snapshot, Trajectory};
+use satgpu::crowd::{
+    Agent, Geometry, Journey, Journeys, Model, Recorded, Repulsion, Snapshot, Stage, Trajectory, Transition,
+};
 
 use crate::{raise, Gpu};
 
 enum Engine {
     Gpu(satgpu::crowd::Crowd),
     Cpu(satgpu::reference::cfsm::Crowd),
+}
+
+/// Stages from Python: (0, [x, y, distance]) a waypoint, (1, [x0, y0, x1, y1, ...]) an exit.
+fn stages_of(stages: Vec<(u8, Vec<f64>)>) -> PyResult<Vec<Stage>> {
+    let bad = |k: usize| {
+        PyValueError::new_err(format!("stage {k}: expected a waypoint (x, y, distance) or an exit's vertices"))
+    };
+    stages
+        .into_iter()
+        .enumerate()
+        .map(|(k, (kind, v))| match (kind, v.as_slice()) {
+            (0, &[x, y, distance]) => Ok(Stage::Waypoint { position: [x, y], distance }),
+            (1, v) if v.len() % 2 == 0 => {
+                Ok(Stage::Exit { polygon: v.chunks_exact(2).map(|p| [p[0], p[1]]).collect() })
+            }
+            _ => Err(bad(k)),
+        })
+        .collect()
+}
+
+/// A journey's stage from Python: (stage, kind, [(stage, weight)]), kind 0 none, 1 fixed, 2
+/// round robin, 3 least targeted.
+type Node = (usize, u8, Vec<(usize, u64)>);
+
+/// Journeys from Python: per journey, its stages as [`Node`]s.
+fn journeys_of(journeys: Vec<Vec<Node>>) -> PyResult<Vec<Journey>> {
+    let node = |(stage, kind, list): Node| {
+        let transition = match kind {
+            0 => None,
+            1 => Some(Transition::Fixed(list.first().map_or(usize::MAX, |&(s, _)| s))),
+            2 => Some(Transition::RoundRobin(list)),
+            3 => Some(Transition::LeastTargeted(list.into_iter().map(|(s, _)| s).collect())),
+            _ => return Err(PyValueError::new_err(format!("stage {stage}: transition kind {kind} is not 0 to 3"))),
+        };
+        Ok((stage, transition))
+    };
+    journeys
+        .into_iter()
+        .map(|stages| Ok(Journey { stages: stages.into_iter().map(node).collect::<PyResult<_>>()? }))
+        .collect()
 }
 
 impl Recorded for Engine {
@@ -62,38 +104,49 @@ impl Crowd {
     /// desired speed, radius, time gap and the repulsion (`Repulsion::NAMES`, each agent's own); `backend`: "gpu" (with `gpu`) or "cpu"; `trajectory`:
     /// a JuPedSim SQLite file to write a frame to every `every` steps, frame 0 now.
     #[new]
-    #[pyo3(signature = (gpu, area, exit, agents, dt, backend, trajectory=None, every=4))]
+    #[pyo3(signature = (gpu, area, exit, agents, dt, backend, trajectory=None, every=4, stages=None, journeys=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         gpu: Option<&Gpu>,
         area: &str,
-        exit: [f64; 4],
+        exit: Option<[f64; 4]>,
         agents: PyReadonlyArray2<'_, f64>,
         dt: f64,
         backend: &str,
         trajectory: Option<std::path::PathBuf>,
         every: u64,
+        stages: Option<Vec<(u8, Vec<f64>)>>,
+        journeys: Option<Vec<Vec<Node>>>,
     ) -> PyResult<Crowd> {
-        if agents.ndim() != 2 || agents.shape()[1] != 9 {
+        if agents.ndim() != 2 || agents.shape()[1] != 11 {
             return Err(PyValueError::new_err(
-                "agents must be an n x 9 array (x, y, desired_speed, radius, time_gap, and the four of the repulsion)",
+                "agents must be an n x 11 array (x, y, desired_speed, radius, time_gap, the four of the repulsion, \
+                 journey, stage)",
             ));
         }
         let rows = agents.as_slice().map_err(|_| PyValueError::new_err("agents must be C-contiguous"))?;
         let agents: Vec<Agent> = rows
-            .chunks_exact(9)
+            .chunks_exact(11)
             .map(|r| Agent {
                 position: [r[0], r[1]],
                 desired_speed: r[2],
                 radius: r[3],
                 time_gap: r[4],
                 repulsion: Some(Repulsion::from_values([r[5], r[6], r[7], r[8]])),
-                journey: 0,
-                stage: 0,
+                journey: r[9] as usize,
+                stage: r[10] as usize,
             })
             .collect();
-        let geometry = Geometry::from_wkt(area, exit).map_err(raise)?;
+        let geometry = match (exit, stages, journeys) {
+            (Some(exit), None, None) => Geometry::from_wkt(area, exit),
+            (None, Some(stages), Some(journeys)) => {
+                let journeys = Journeys { stages: stages_of(stages)?, journeys: journeys_of(journeys)? };
+                satgpu::scene::parse_wkt_polygon(area).and_then(|area| Geometry::with_journeys(area, journeys))
+            }
+            _ => return Err(PyValueError::new_err("give either an exit box, or stages and journeys")),
+        }
+        .map_err(raise)?;
         let model = Model::default();
         let engine = match (backend, gpu) {
             ("gpu", Some(gpu)) => {
@@ -172,6 +225,24 @@ impl Crowd {
             Engine::Cpu(crowd) => Ok(crowd.exit_steps().to_vec()),
         })??;
         Ok(PyArray1::from_vec(py, steps))
+    }
+
+    /// Puts `agent` on `journey`, heading for its `stage` from the next step.
+    fn switch_journey(&self, py: Python<'_>, agent: usize, journey: usize, stage: usize) -> PyResult<()> {
+        self.with(py, |engine| match engine {
+            Engine::Gpu(crowd) => crowd.switch_journey(agent, journey, stage),
+            Engine::Cpu(crowd) => crowd.switch_journey(agent, journey, stage),
+        })?
+        .map_err(raise)
+    }
+
+    /// Per agent, the stage it heads for now, uint64.
+    fn stages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let stages: Vec<u64> = self.with(py, |engine| match engine {
+            Engine::Gpu(crowd) => crowd.stages().map(|s| s.into_iter().map(u64::from).collect()).map_err(raise),
+            Engine::Cpu(crowd) => Ok(crowd.stages().iter().map(|&s| s as u64).collect()),
+        })??;
+        Ok(PyArray1::from_vec(py, stages))
     }
 
     /// Wall-clock milliseconds per step, one figure per batch the GPU ran (empty on "cpu").

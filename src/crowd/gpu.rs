@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::crowd::ground::Ground;
-use crate::crowd::{check, Agent, Evacuation, Geometry, Model};
+use crate::crowd::{check, check_switch, refuse, Agent, Evacuation, Geometry, Journeys, Model};
 use crate::error::{Error, Result};
 use crate::gpu::{init_buffer as init, Gpu, Program};
 
@@ -65,6 +65,7 @@ pub struct Crowd {
     grid: wgpu::Buffer,
     /// Per agent its stage, the movers, per agent its journey, the round robins' counters.
     route: wgpu::Buffer,
+    journeys: Journeys,
     /// Which state holds the current positions.
     current: usize,
     /// Agents walking after the last batch.
@@ -183,6 +184,7 @@ impl Crowd {
             counts,
             grid,
             route,
+            journeys: geometry.journeys().clone(),
             current: 0,
             walking: n,
             steps: 0,
@@ -272,6 +274,25 @@ impl Crowd {
             time: self.time(),
             step_ms: self.step_ms.clone(),
         })
+    }
+
+    /// Puts `agent` on `journey`, heading for its `stage` from the next step (JuPedSim's
+    /// `switch_agent_journey`); refused by name, the crowd as it was, for a journey or stage
+    /// that is not there, an agent that is not, or one that has left.
+    pub fn switch_journey(&mut self, agent: usize, journey: usize, stage: usize) -> Result<()> {
+        check_switch(&self.journeys, self.n, agent, journey, stage)?;
+        if self.exit_steps()?[agent] != 0 {
+            return Err(refuse(format!("switching agent {agent}"), "it has left"));
+        }
+        let old = self.stages()?[agent] as usize;
+        let mut targeting = self.targeting()?;
+        targeting[old] -= 1;
+        targeting[stage] += 1;
+        let queue = self.gpu.queue();
+        queue.write_buffer(&self.counts, 4 * u64::from(self.params.targeting_off), bytemuck::cast_slice(&targeting));
+        queue.write_buffer(&self.route, 4 * agent as u64, bytemuck::bytes_of(&(stage as u32)));
+        queue.write_buffer(&self.route, 4 * (2 * self.n + agent) as u64, bytemuck::bytes_of(&(journey as u32)));
+        Ok(())
     }
 
     /// Moves every agent to `positions` (and back to walking), unchecked but for their count: to

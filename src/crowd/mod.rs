@@ -219,8 +219,24 @@ pub fn flow(sorted: &[f64]) -> Option<f64> {
     (span > 0.0).then(|| (last - first) as f64 / span)
 }
 
-fn refuse(what: impl Into<String>, detail: impl Into<String>) -> Error {
+pub(crate) fn refuse(what: impl Into<String>, detail: impl Into<String>) -> Error {
     Error::Crowd { what: what.into(), detail: detail.into() }
+}
+
+/// Checks a switch of `agent` (of `n`) to `stage` of `journey`, in JuPedSim's order: a journey
+/// that does not exist, then a stage not in it, then an agent that does not exist.
+pub(crate) fn check_switch(journeys: &Journeys, n: usize, agent: usize, journey: usize, stage: usize) -> Result<()> {
+    let Some(j) = journeys.journeys.get(journey) else {
+        let detail = format!("is not one of the {} journeys", journeys.journeys.len());
+        return Err(refuse(format!("switching agent {agent} to journey {journey}"), detail));
+    };
+    if j.node(stage).is_none() {
+        return Err(refuse(format!("switching agent {agent} to stage {stage}"), format!("not in journey {journey}")));
+    }
+    if agent >= n {
+        return Err(refuse(format!("switching agent {agent}"), format!("there are {n} agents")));
+    }
+    Ok(())
 }
 
 /// Checks what a crowd starts from, as JuPedSim does when agents are added: the model's

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::crowd::{check, closest_on_segment, distance, Agent, Evacuation, Geometry, Model, Routing};
+use crate::crowd::{check, check_switch, closest_on_segment, distance, Agent, Evacuation, Geometry, Model, Routing};
 use crate::error::Result;
 
 /// A crowd stepped in f64 on the CPU.
@@ -87,6 +87,20 @@ impl Crowd {
     /// The journeys' round robin counters and how many agents head for each stage.
     pub fn routing(&self) -> &Routing {
         &self.routing
+    }
+
+    /// Puts `agent` on `journey`, heading for its `stage` from the next step (JuPedSim's
+    /// `switch_agent_journey`); refused by name, the crowd as it was, for a journey or stage
+    /// that is not there, an agent that is not, or one that has left.
+    pub fn switch_journey(&mut self, agent: usize, journey: usize, stage: usize) -> Result<()> {
+        check_switch(self.geometry.journeys(), self.agents.len(), agent, journey, stage)?;
+        if self.exited[agent] != 0 {
+            return Err(crate::crowd::refuse(format!("switching agent {agent}"), "it has left"));
+        }
+        self.routing.targeting[self.stages[agent]] -= 1;
+        self.routing.targeting[stage] += 1;
+        (self.agents[agent].journey, self.stages[agent]) = (journey, stage);
+        Ok(())
     }
 
     /// Agents still walking.
