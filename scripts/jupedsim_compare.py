@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import satgpu
-from satgpu.crowd import Exit, Fixed, Journey, RoundRobin, Waypoint, bottleneck, corner, flow, room, u_turn, zigzag
+from satgpu.crowd import Exit, Fixed, Journey, RoundRobin, Source, Waypoint, bottleneck, corner, flow, room, u_turn, zigzag
 
 
 REPULSION = ("strength_neighbor_repulsion", "range_neighbor_repulsion", "strength_geometry_repulsion",
@@ -181,6 +181,55 @@ def satgpu_routed(scene: Routed, max_time: float, dt: float = 0.01, backend: str
     exits = np.where(left, crowd.stages().astype(np.int64), -1)
     return {"exit_times": list(map(float, out.exit_times)), "remaining": out.remaining, "step_ms": 0.0,
             "exits": exits.tolist()}
+
+
+ARRIVALS_BOX = (0.5, 1.0, 3.0, 9.0)
+
+
+def jupedsim_arrivals(width: float, rate: float, count: int, seed: int, max_time: float, dt: float = 0.01,
+                      every: int = 10) -> dict:
+    """JuPedSim's CollisionFreeSpeedModel on `satgpu.crowd.bottleneck(width)`'s area, `count`
+    agents arriving at `rate` per second at the places `satgpu.crowd.Source(ARRIVALS_BOX, rate,
+    seed)` draws, looked at every `every` steps; one whose place is taken waits there (JuPedSim
+    refuses it), and the rest behind it. Returns sorted `exit_times`."""
+    import jupedsim as jps
+    import shapely
+
+    scene = bottleneck(width, 1, seed)
+    sim = jps.Simulation(model=jps.CollisionFreeSpeedModel(), geometry=shapely.from_wkt(scene.geometry), dt=dt)
+    exit_id = sim.add_exit_stage(shapely.box(*scene.exit))
+    journey = sim.add_journey(jps.JourneyDescription([exit_id]))
+    source = Source(ARRIVALS_BOX, rate, seed, count=count)
+    made, waiting, times, present = 0, None, [], 0
+    while (made < count or sim.agent_count() > 0) and sim.elapsed_time() < max_time:
+        while made < count and made / rate <= sim.elapsed_time() + 1e-9:
+            waiting = source.places(1)[0] if waiting is None else waiting
+            try:
+                sim.add_agent(jps.CollisionFreeSpeedModelAgentParameters(
+                    journey_id=journey, stage_id=exit_id, position=(float(waiting[0]), float(waiting[1]))))
+            except RuntimeError:
+                break
+            waiting, made, present = None, made + 1, present + 1
+        for _ in range(every):
+            sim.iterate()
+            now = sim.agent_count()
+            times.extend([sim.elapsed_time()] * (present - now))
+            present = now
+    return {"exit_times": sorted(times), "remaining": count - len(times), "step_ms": 0.0}
+
+
+def satgpu_arrivals(width: float, rate: float, count: int, seed: int, max_time: float, dt: float = 0.01,
+                    every: int = 10, backend: str = "gpu") -> dict:
+    """satgpu's run of what `jupedsim_arrivals` runs, fed by `satgpu.crowd.Source`."""
+    scene = bottleneck(width, 1, seed)
+    crowd = satgpu.Crowd(scene.geometry, scene.exit, np.zeros((0, 2)), dt=dt, backend=backend)
+    source = Source(ARRIVALS_BOX, rate, seed, count=count)
+    added = 0
+    while (added < count or crowd.agent_count() > 0) and crowd.elapsed_time < max_time:
+        added += len(source.feed(crowd))
+        crowd.iterate(every)
+    out = crowd.evacuation()
+    return {"exit_times": list(map(float, out.exit_times)), "remaining": count - len(out.exit_times), "step_ms": 0.0}
 
 
 def shares(run: dict, exits: list) -> list:

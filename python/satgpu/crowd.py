@@ -17,7 +17,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from . import _satgpu
+from . import _satgpu, errors
 
 
 @dataclass(frozen=True)
@@ -200,6 +200,48 @@ class Journey:
         return Journey(list(stages), {a: Fixed(b) for a, b in zip(stages, stages[1:])})
 
 
+class Source:
+    """Agents arriving at `rate` per second from time `start`, `count` of them (None: no end),
+    each at a place drawn (seeded by `seed`) in `box` (x0, y0, x1, y1), with the agent
+    parameters `params` (as `Crowd.add_agents` takes them, one number each).
+
+    `source.feed(crowd)` adds every arrival due by the crowd's time, in order, and returns their
+    indices; an arrival whose place is taken (it would touch an agent walking) waits there, and
+    those after it wait behind it, until a later `feed` finds the place free."""
+
+    def __init__(self, box, rate: float, seed: int = 1, start: float = 0.0, count=None, **params):
+        if not rate > 0:
+            raise ValueError(f"rate must be above 0 agents per second, got {rate!r}")
+        self.box = tuple(float(v) for v in box)
+        self.rate, self.start, self.count, self.params = float(rate), float(start), count, params
+        self._rng = np.random.default_rng(seed)
+        self._made = 0
+        self._waiting = None
+
+    def places(self, n: int) -> np.ndarray:
+        """The places of the next `n` arrivals not yet drawn (what `feed` will use)."""
+        x0, y0, x1, y1 = self.box
+        return self._rng.uniform((x0, y0), (x1, y1), size=(n, 2))
+
+    def feed(self, crowd: "Crowd") -> np.ndarray:
+        added = []
+        while self.count is None or self._made < self.count:
+            due = self.start + self._made / self.rate
+            if due > crowd.elapsed_time + 1e-9:
+                break
+            if self._waiting is None:
+                self._waiting = self.places(1)
+            try:
+                added.extend(crowd.add_agents(self._waiting, **self.params).tolist())
+            except errors.InvalidCrowdError as e:
+                if "overlaps agent" not in str(e):
+                    raise
+                break
+            self._waiting = None
+            self._made += 1
+        return np.asarray(added, dtype=np.int64)
+
+
 def _stage_rows(stages) -> list:
     rows = []
     for k, stage in enumerate(stages):
@@ -285,38 +327,19 @@ class Crowd:
 
         if model not in MODELS:
             raise ValueError(f"model must be one of {', '.join(map(repr, MODELS))}, got {model!r}")
-        repulsion = {
+        area = geometry if isinstance(geometry, str) else getattr(geometry, "wkt", None)
+        if not isinstance(area, str):
+            raise ValueError("geometry must be a WKT POLYGON string or a shapely Polygon")
+        self._model = model
+        self._repulsion = {
             "strength_neighbor_repulsion": strength_neighbor_repulsion,
             "range_neighbor_repulsion": range_neighbor_repulsion,
             "strength_geometry_repulsion": strength_geometry_repulsion,
             "range_geometry_repulsion": range_geometry_repulsion,
         }
-        if model == "cfsm":
-            for name, value in repulsion.items():
-                if np.ndim(value) != 0:
-                    raise ValueError(f"{name} is one number for all agents in model 'cfsm' (one per agent: 'cfsm-v2')")
-
-        area = geometry if isinstance(geometry, str) else getattr(geometry, "wkt", None)
-        if not isinstance(area, str):
-            raise ValueError("geometry must be a WKT POLYGON string or a shapely Polygon")
-        if positions is None:
-            raise ValueError("positions must be given: an n x 2 array of x, y")
-        xy = np.asarray(positions, dtype=np.float64)
-        if xy.ndim != 2 or xy.shape[1] != 2:
-            raise ValueError(f"positions must be an n x 2 array of x, y, got shape {xy.shape}")
-        n = len(xy)
-        columns = [xy[:, 0], xy[:, 1]]
-        for name, value in (("journey", journey), ("stage", stage)):
-            ints = np.asarray(value)
-            if ints.dtype.kind not in "iu" or (ints < 0).any():
-                raise ValueError(f"{name} must be a non-negative integer or one per agent, got {value!r}")
-        own = {"desired_speed": desired_speed, "radius": radius, "time_gap": time_gap, **repulsion,
-               "journey": journey, "stage": stage}
-        for name, value in own.items():
-            column = np.asarray(value, dtype=np.float64)
-            if column.ndim > 1 or (column.ndim == 1 and len(column) != n):
-                raise ValueError(f"{name} must be one number or one per agent ({n}), got shape {column.shape}")
-            columns.append(np.broadcast_to(column, (n,)))
+        own = dict(desired_speed=desired_speed, radius=radius, time_gap=time_gap, journey=journey, stage=stage)
+        agents = self._rows(positions, own, self._repulsion)
+        n = len(agents)
         if (stages is None) != (journeys is None) or (stages is None) == (exit is None):
             raise ValueError("give either exit=(x0, y0, x1, y1), or stages= and journeys=")
         if exit is not None:
@@ -325,7 +348,6 @@ class Crowd:
                 raise ValueError(f"exit must be (x0, y0, x1, y1), got {len(exit)} numbers")
         stage_rows = None if stages is None else _stage_rows(stages)
         journey_rows = None if journeys is None else _journey_rows(journeys)
-        agents = np.ascontiguousarray(np.stack(columns, axis=1).reshape(n, 11))
         if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
             raise ValueError(f"every must be a positive integer (steps between frames), got {every!r}")
         path = None if trajectory is None else os.fspath(trajectory)
@@ -333,6 +355,53 @@ class Crowd:
         self._crowd = _satgpu.Crowd(device, area, exit, agents, float(dt), backend, path, int(every), stage_rows,
                                     journey_rows)
         self._walking = n
+
+    def _rows(self, positions, own: dict, repulsion: dict) -> np.ndarray:
+        """The agents as the engine takes them: n x 11 rows of x, y, desired speed, radius, time
+        gap, the four of the repulsion, journey and stage."""
+        if self._model == "cfsm":
+            for name, value in repulsion.items():
+                if np.ndim(value) != 0:
+                    raise ValueError(f"{name} is one number for all agents in model 'cfsm' (one per agent: 'cfsm-v2')")
+        if positions is None:
+            raise ValueError("positions must be given: an n x 2 array of x, y")
+        xy = np.asarray(positions, dtype=np.float64)
+        if xy.ndim != 2 or xy.shape[1] != 2:
+            raise ValueError(f"positions must be an n x 2 array of x, y, got shape {xy.shape}")
+        n = len(xy)
+        for name in ("journey", "stage"):
+            ints = np.asarray(own[name])
+            if ints.dtype.kind not in "iu" or (ints < 0).any():
+                raise ValueError(f"{name} must be a non-negative integer or one per agent, got {own[name]!r}")
+        columns = [xy[:, 0], xy[:, 1]]
+        values = {k: own[k] for k in ("desired_speed", "radius", "time_gap")}
+        values.update(repulsion)
+        values.update(journey=own["journey"], stage=own["stage"])
+        for name, value in values.items():
+            column = np.asarray(value, dtype=np.float64)
+            if column.ndim > 1 or (column.ndim == 1 and len(column) != n):
+                raise ValueError(f"{name} must be one number or one per agent ({n}), got shape {column.shape}")
+            columns.append(np.broadcast_to(column, (n,)))
+        return np.ascontiguousarray(np.stack(columns, axis=1).reshape(n, 11))
+
+    def add_agents(self, positions, desired_speed=1.2, radius=0.2, time_gap=1.0, journey=0, stage=0,
+                   **repulsion) -> np.ndarray:
+        """Adds agents between steps (JuPedSim's `add_agent`): `positions` n x 2, the rest one
+        number or one per agent, as for the crowd (under "cfsm-v2" also the four of the
+        repulsion; under "cfsm" the crowd's). Returns their indices, which follow every agent
+        before (an agent's index never changes). Each must lie in the area, farther than its
+        radius from the walls and apart from every agent walking now; else an
+        `InvalidCrowdError` names it and no agent is added."""
+        unknown = set(repulsion) - set(self._repulsion)
+        if unknown:
+            raise ValueError(f"unknown agent parameters {sorted(unknown)}")
+        if self._model == "cfsm" and repulsion:
+            raise ValueError("the repulsion is the crowd's in model 'cfsm' (one per agent: 'cfsm-v2')")
+        own = dict(desired_speed=desired_speed, radius=radius, time_gap=time_gap, journey=journey, stage=stage)
+        rows = self._rows(positions, own, {**self._repulsion, **repulsion})
+        first, end = self._crowd.add_agents(rows)
+        self._walking += end - first
+        return np.arange(first, end)
 
     def switch_journey(self, agent: int, journey: int, stage: int) -> None:
         """Puts `agent` on `journey`, heading for its `stage` from the next step (JuPedSim's
@@ -355,8 +424,9 @@ class Crowd:
         self.close()
 
     def iterate(self, steps: int = 1) -> int:
-        """Runs `steps` steps (fewer once nobody walks), writing the trajectory's frames due on
-        the way; returns the agents still walking. The GIL is released while they run."""
+        """Runs `steps` steps, writing the trajectory's frames due on the way; returns the
+        agents still walking (the clock runs on when none walks: agents may arrive). The GIL is
+        released while they run."""
         if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
             raise ValueError(f"steps must be a non-negative integer, got {steps!r}")
         self._walking = self._crowd.iterate(int(steps))
@@ -397,5 +467,6 @@ class Crowd:
     def run(self, max_time: float) -> Evacuation:
         """Steps until everyone has left or `max_time` seconds have passed; the `evacuation`."""
         last = int(np.ceil(max_time / self._crowd.dt))
-        self.iterate(max(0, last - self._crowd.steps))
+        while self._walking and self._crowd.steps < last:
+            self.iterate(min(100, last - self._crowd.steps))
         return self.evacuation()

@@ -10,9 +10,34 @@ use satgpu::crowd::{
 
 use crate::{raise, Gpu};
 
+#[allow(clippy::large_enum_variant)] // one per crowd, behind its mutex
 enum Engine {
     Gpu(satgpu::crowd::Crowd),
     Cpu(satgpu::reference::cfsm::Crowd),
+}
+
+/// Agents from Python: n x 11 rows of x, y, desired speed, radius, time gap, the four of the
+/// repulsion, journey and stage.
+fn agents_of(agents: &PyReadonlyArray2<'_, f64>) -> PyResult<Vec<Agent>> {
+    if agents.ndim() != 2 || agents.shape()[1] != 11 {
+        return Err(PyValueError::new_err(
+            "agents must be an n x 11 array (x, y, desired_speed, radius, time_gap, the four of the repulsion, \
+             journey, stage)",
+        ));
+    }
+    let rows = agents.as_slice().map_err(|_| PyValueError::new_err("agents must be C-contiguous"))?;
+    Ok(rows
+        .chunks_exact(11)
+        .map(|r| Agent {
+            position: [r[0], r[1]],
+            desired_speed: r[2],
+            radius: r[3],
+            time_gap: r[4],
+            repulsion: Some(Repulsion::from_values([r[5], r[6], r[7], r[8]])),
+            journey: r[9] as usize,
+            stage: r[10] as usize,
+        })
+        .collect())
 }
 
 /// Stages from Python: (0, [x, y, distance]) a waypoint, (1, [x0, y0, x1, y1, ...]) an exit.
@@ -119,25 +144,7 @@ impl Crowd {
         stages: Option<Vec<(u8, Vec<f64>)>>,
         journeys: Option<Vec<Vec<Node>>>,
     ) -> PyResult<Crowd> {
-        if agents.ndim() != 2 || agents.shape()[1] != 11 {
-            return Err(PyValueError::new_err(
-                "agents must be an n x 11 array (x, y, desired_speed, radius, time_gap, the four of the repulsion, \
-                 journey, stage)",
-            ));
-        }
-        let rows = agents.as_slice().map_err(|_| PyValueError::new_err("agents must be C-contiguous"))?;
-        let agents: Vec<Agent> = rows
-            .chunks_exact(11)
-            .map(|r| Agent {
-                position: [r[0], r[1]],
-                desired_speed: r[2],
-                radius: r[3],
-                time_gap: r[4],
-                repulsion: Some(Repulsion::from_values([r[5], r[6], r[7], r[8]])),
-                journey: r[9] as usize,
-                stage: r[10] as usize,
-            })
-            .collect();
+        let agents = agents_of(&agents)?;
         let geometry = match (exit, stages, journeys) {
             (Some(exit), None, None) => Geometry::from_wkt(area, exit),
             (None, Some(stages), Some(journeys)) => {
@@ -172,7 +179,7 @@ impl Crowd {
         Ok(Crowd { engine: std::sync::Mutex::new(Stepped { engine, trajectory }), dt })
     }
 
-    /// Runs `steps` steps (fewer once nobody walks), writing the trajectory's frames on the way;
+    /// Runs `steps` steps, writing the trajectory's frames on the way;
     /// returns the agents still walking.
     fn iterate(&self, py: Python<'_>, steps: u64) -> PyResult<usize> {
         self.with_all(py, |stepped| match &mut stepped.trajectory {
@@ -225,6 +232,18 @@ impl Crowd {
             Engine::Cpu(crowd) => Ok(crowd.exit_steps().to_vec()),
         })??;
         Ok(PyArray1::from_vec(py, steps))
+    }
+
+    /// Adds agents (rows as `new` takes them) between steps; returns the range of their indices.
+    fn add_agents(&self, py: Python<'_>, agents: PyReadonlyArray2<'_, f64>) -> PyResult<(usize, usize)> {
+        let agents = agents_of(&agents)?;
+        let range = self
+            .with(py, |engine| match engine {
+                Engine::Gpu(crowd) => crowd.add_agents(&agents),
+                Engine::Cpu(crowd) => crowd.add_agents(&agents),
+            })?
+            .map_err(raise)?;
+        Ok((range.start, range.end))
     }
 
     /// Puts `agent` on `journey`, heading for its `stage` from the next step.

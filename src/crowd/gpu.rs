@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::crowd::ground::Ground;
-use crate::crowd::{check, check_switch, refuse, Agent, Evacuation, Geometry, Journeys, Model};
+use crate::crowd::{check, check_added, check_switch, refuse, Agent, Evacuation, Geometry, Model};
 use crate::error::{Error, Result};
 use crate::gpu::{init_buffer as init, Gpu, Program};
 
@@ -65,7 +65,10 @@ pub struct Crowd {
     grid: wgpu::Buffer,
     /// Per agent its stage, the movers, per agent its journey, the round robins' counters.
     route: wgpu::Buffer,
-    journeys: Journeys,
+    /// What it was made of, to make it anew with more agents.
+    geometry: Geometry,
+    model: Model,
+    agents: Vec<Agent>,
     /// Which state holds the current positions.
     current: usize,
     /// Agents walking after the last batch.
@@ -79,6 +82,10 @@ impl Crowd {
     /// [`check`] says, or [`Error::TooLarge`] past the adapter's buffers.
     pub fn new(gpu: &Gpu, geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> Result<Crowd> {
         check(geometry, model, agents, dt)?;
+        Crowd::build(gpu, geometry, model, agents, dt)
+    }
+
+    fn build(gpu: &Gpu, geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> Result<Crowd> {
         let n = agents.len();
         // The grid covers the area's walls (agents stay inside them; one that strays is binned
         // in the nearest cell).
@@ -184,7 +191,9 @@ impl Crowd {
             counts,
             grid,
             route,
-            journeys: geometry.journeys().clone(),
+            geometry: geometry.clone(),
+            model: *model,
+            agents: agents.to_vec(),
             current: 0,
             walking: n,
             steps: 0,
@@ -242,10 +251,10 @@ impl Crowd {
     }
 
     /// Runs `steps` steps on the GPU (batches of 100 in one submission each) and returns the
-    /// agents still walking after them. Stops early, at the end of a batch, once none walks.
+    /// agents still walking after them. The clock runs on when none walks (agents may arrive).
     pub fn iterate(&mut self, steps: u64) -> Result<usize> {
         let mut left = steps;
-        while left > 0 && self.walking > 0 {
+        while left > 0 {
             let batch = left.min(BATCH);
             let started = Instant::now();
             let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
@@ -267,7 +276,9 @@ impl Crowd {
     /// Steps until every agent has left or `max_time` seconds have passed.
     pub fn run(&mut self, max_time: f64) -> Result<Evacuation> {
         let last = (max_time / self.dt).ceil() as u64;
-        self.iterate(last.saturating_sub(self.steps))?;
+        while self.walking > 0 && self.steps < last {
+            self.iterate((last - self.steps).min(BATCH))?;
+        }
         Ok(Evacuation {
             exit_times: self.exit_steps()?.iter().map(|&e| (e > 0).then_some(e as f64 * self.dt)).collect(),
             steps: self.steps,
@@ -280,7 +291,7 @@ impl Crowd {
     /// `switch_agent_journey`); refused by name, the crowd as it was, for a journey or stage
     /// that is not there, an agent that is not, or one that has left.
     pub fn switch_journey(&mut self, agent: usize, journey: usize, stage: usize) -> Result<()> {
-        check_switch(&self.journeys, self.n, agent, journey, stage)?;
+        check_switch(self.geometry.journeys(), self.n, agent, journey, stage)?;
         if self.exit_steps()?[agent] != 0 {
             return Err(refuse(format!("switching agent {agent}"), "it has left"));
         }
@@ -292,7 +303,41 @@ impl Crowd {
         queue.write_buffer(&self.counts, 4 * u64::from(self.params.targeting_off), bytemuck::cast_slice(&targeting));
         queue.write_buffer(&self.route, 4 * agent as u64, bytemuck::bytes_of(&(stage as u32)));
         queue.write_buffer(&self.route, 4 * (2 * self.n + agent) as u64, bytemuck::bytes_of(&(journey as u32)));
+        self.agents[agent].journey = journey;
         Ok(())
+    }
+
+    /// Adds `added` as agents `len()`, `len() + 1`, ... (the range returned), walking from the
+    /// next step on, as JuPedSim's `add_agent` between steps: each checked as [`check`] does and
+    /// apart from every agent walking now; the first fault is [`Error::Crowd`] naming it, the
+    /// crowd as it was. The agents before keep their index, state and journey.
+    pub fn add_agents(&mut self, added: &[Agent]) -> Result<std::ops::Range<usize>> {
+        let (n, state, exited) = (self.n, self.state()?, self.exit_steps()?);
+        let walking: Vec<(usize, [f64; 2], f64)> = (0..n)
+            .filter(|&i| exited[i] == 0)
+            .map(|i| (i, [f64::from(state[i][0]), f64::from(state[i][1])], self.agents[i].radius))
+            .collect();
+        check_added(&self.geometry, &self.model, added, self.dt, n, &walking)?;
+        let nodes: usize = self.geometry.journeys().journeys.iter().map(|j| j.stages.len()).sum();
+        let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+        let route = self.read_range(&mut encoder, &self.route, 0, (3 * n + nodes) as u64)?;
+        let mut targeting = self.targeting()?;
+        for a in added {
+            targeting[a.stage] += 1;
+        }
+        let agents = [&self.agents[..], added].concat();
+        let next = Crowd::build(&self.gpu, &self.geometry, &self.model, &agents, self.dt)?;
+        let m = agents.len() as u64;
+        let queue = self.gpu.queue();
+        queue.write_buffer(&next.states[0], 0, bytemuck::cast_slice(&state));
+        queue.write_buffer(&next.grid, 4 * u64::from(next.params.exited_off), bytemuck::cast_slice(&exited));
+        queue.write_buffer(&next.route, 0, bytemuck::cast_slice(&route[..n]));
+        queue.write_buffer(&next.route, 4 * 3 * m, bytemuck::cast_slice(&route[3 * n..]));
+        queue.write_buffer(&next.counts, 4 * u64::from(next.params.targeting_off), bytemuck::cast_slice(&targeting));
+        queue.write_buffer(&next.counts, 0, bytemuck::bytes_of(&(self.steps as u32)));
+        let (steps, step_ms) = (self.steps, std::mem::take(&mut self.step_ms));
+        *self = Crowd { steps, step_ms, walking: walking.len() + added.len(), ..next };
+        Ok(n..n + added.len())
     }
 
     /// Moves every agent to `positions` (and back to walking), unchecked but for their count: to

@@ -245,6 +245,20 @@ pub(crate) fn check_switch(journeys: &Journeys, n: usize, agent: usize, journey:
 /// farther than the sum of the radii) and with a way out. The first fault is
 /// [`Error::Crowd`] naming it.
 pub fn check(geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> Result<()> {
+    check_added(geometry, model, agents, dt, 0, &[])
+}
+
+/// [`check`] of `agents` added to a crowd as agents `first`, `first + 1`, ... (the names in its
+/// refusals), and apart from each agent walking now, `walking` (index, centre, radius): JuPedSim's
+/// `add_agent` refuses an agent that touches another.
+pub(crate) fn check_added(
+    geometry: &Geometry,
+    model: &Model,
+    agents: &[Agent],
+    dt: f64,
+    first: usize,
+    walking: &[(usize, [f64; 2], f64)],
+) -> Result<()> {
     let constants = [
         ("neighbour_strength", model.neighbour_strength),
         ("neighbour_range", model.neighbour_range),
@@ -259,6 +273,7 @@ pub fn check(geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> R
         }
     }
     for (i, a) in agents.iter().enumerate() {
+        let i = first + i;
         let [x, y] = a.position;
         let name = |what: &str| format!("agent {i}'s {what}");
         let ranges = [
@@ -317,12 +332,21 @@ pub fn check(geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> R
             }
             let b = &agents[j];
             if distance(a.position, b.position) <= a.radius + b.radius {
-                let (i, j) = (i.min(j), i.max(j));
+                let (i, j) = (first + i.min(j), first + i.max(j));
                 return Err(refuse(
                     format!("agents {i} and {j}"),
                     "overlap (their centres are no farther apart than their radii)",
                 ));
             }
+        }
+    }
+    for (k, a) in agents.iter().enumerate() {
+        if let Some(&(w, p, _)) = walking.iter().find(|&&(_, p, r)| distance(a.position, p) <= a.radius + r) {
+            let [x, y] = a.position;
+            return Err(refuse(
+                format!("agent {} at ({x}, {y})", first + k),
+                format!("overlaps agent {w}, walking at ({}, {})", p[0], p[1]),
+            ));
         }
     }
     Ok(())

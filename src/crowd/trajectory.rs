@@ -34,7 +34,7 @@ pub struct Snapshot {
 /// A crowd a [`Trajectory`] can step and record: the GPU's [`Crowd`](super::Crowd) and the
 /// reference's [`reference::cfsm::Crowd`](crate::reference::cfsm::Crowd).
 pub trait Recorded {
-    /// Runs up to `steps` steps (fewer once nobody walks); returns the agents still walking.
+    /// Runs `steps` steps; returns the agents still walking.
     fn advance(&mut self, steps: u64) -> Result<usize>;
     /// Where every agent is now.
     fn snapshot(&self) -> Result<Snapshot>;
@@ -204,7 +204,7 @@ impl Trajectory {
         Ok(true)
     }
 
-    /// Runs `crowd` `steps` steps (fewer once nobody walks), writing every frame due on the
+    /// Runs `crowd` `steps` steps, writing every frame due on the
     /// way, the frame at its current step first if it is due and not yet written. Returns the
     /// agents still walking.
     pub fn advance(&mut self, crowd: &mut impl Recorded, steps: u64) -> Result<usize> {
@@ -212,14 +212,11 @@ impl Trajectory {
         self.record(&snapshot)?;
         let end = snapshot.step + steps;
         let mut walking = snapshot.exit_steps.iter().filter(|&&e| e == 0).count();
-        while snapshot.step < end && walking > 0 {
+        while snapshot.step < end {
             let next = ((snapshot.step / self.every + 1) * self.every).min(end);
             walking = crowd.advance(next - snapshot.step)?;
             snapshot = crowd.snapshot()?;
             self.record(&snapshot)?;
-            if snapshot.step < next {
-                break; // it stopped early: nobody walks
-            }
         }
         Ok(walking)
     }

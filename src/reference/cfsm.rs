@@ -6,7 +6,9 @@
 
 use std::collections::HashMap;
 
-use crate::crowd::{check, check_switch, closest_on_segment, distance, Agent, Evacuation, Geometry, Model, Routing};
+use crate::crowd::{
+    check, check_added, check_switch, closest_on_segment, distance, Agent, Evacuation, Geometry, Model, Routing,
+};
 use crate::error::Result;
 
 /// A crowd stepped in f64 on the CPU.
@@ -101,6 +103,25 @@ impl Crowd {
         self.routing.targeting[stage] += 1;
         (self.agents[agent].journey, self.stages[agent]) = (journey, stage);
         Ok(())
+    }
+
+    /// Adds `added` as agents `len()`, `len() + 1`, ... (the range returned), walking from the
+    /// next step on; refused as the GPU's [`Crowd::add_agents`](crate::crowd::Crowd::add_agents)
+    /// says, the crowd as it was.
+    pub fn add_agents(&mut self, added: &[Agent]) -> Result<std::ops::Range<usize>> {
+        let n = self.agents.len();
+        let walking: Vec<(usize, [f64; 2], f64)> =
+            (0..n).filter(|&i| self.exited[i] == 0).map(|i| (i, self.positions[i], self.agents[i].radius)).collect();
+        check_added(&self.geometry, &self.model, added, self.dt, n, &walking)?;
+        for a in added {
+            self.agents.push(*a);
+            self.positions.push(a.position);
+            self.directions.push([0.0, 0.0]);
+            self.exited.push(0);
+            self.stages.push(a.stage);
+            self.routing.targeting[a.stage] += 1;
+        }
+        Ok(n..self.agents.len())
     }
 
     /// Agents still walking.
@@ -201,12 +222,10 @@ impl Crowd {
         ([p[0] + direction[0] * speed * self.dt, p[1] + direction[1] * speed * self.dt], direction)
     }
 
-    /// Runs `steps` steps (fewer once no agent walks) and returns the agents still walking.
+    /// Runs `steps` steps and returns the agents still walking (the clock runs on when none
+    /// walks: agents may arrive).
     pub fn iterate(&mut self, steps: u64) -> usize {
         for _ in 0..steps {
-            if self.walking() == 0 {
-                break;
-            }
             self.step();
         }
         self.walking()
@@ -215,7 +234,9 @@ impl Crowd {
     /// Steps until every agent has left or `max_time` seconds have passed.
     pub fn run(&mut self, max_time: f64) -> Evacuation {
         let last = (max_time / self.dt).ceil() as u64;
-        self.iterate(last.saturating_sub(self.steps));
+        while self.walking() > 0 && self.steps < last {
+            self.step();
+        }
         Evacuation {
             exit_times: self.exited.iter().map(|&e| (e > 0).then_some(e as f64 * self.dt)).collect(),
             steps: self.steps,

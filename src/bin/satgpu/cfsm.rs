@@ -113,7 +113,15 @@ pub fn run(args: &CfsmArgs, device: &DeviceArgs) -> Result<(), Failure> {
 /// then only sums up); without, leaves the stepping to the run.
 fn record(crowd: &mut impl Recorded, trajectory: Option<&mut Trajectory>, last: u64) -> Result<(), Failure> {
     if let Some(trajectory) = trajectory {
-        trajectory.advance(crowd, last)?;
+        // Until all have left, in steps of 100 (as the run without a trajectory stops).
+        let mut steps = 0;
+        while steps < last {
+            let chunk = (last - steps).min(100);
+            steps += chunk;
+            if trajectory.advance(crowd, chunk)? == 0 {
+                break;
+            }
+        }
     }
     Ok(())
 }
