@@ -2,6 +2,7 @@
 
     python scripts/jupedsim_compare.py agreement [--seeds 5] [--n 150] [--corners 120] [--scenes S,..]
                                                  [--backend gpu|cpu] [--model cfsm|cfsm-v2] [--json OUT.json]
+    python scripts/jupedsim_compare.py studies [--seeds 5]
     python scripts/jupedsim_compare.py timing [--sizes 1000,10000,100000,1000000] [--steps 20] [--satgpu-only]
 
 `agreement`: the bottleneck of `satgpu.crowd.bottleneck` at 1.0, 1.2 and 2.0 m, the room of
@@ -9,8 +10,11 @@
 two turns, one each way), over several seeds (`--scenes`: the names' starts to run, as "corner,u"):
 the same area, starting positions and parameters
 (JuPedSim's defaults) in both; evacuation time and flow (agents per second over the middle 80 %
-of exits) of each, and their ratio. `timing`: milliseconds per step of the room from 1,000 to
-1,000,000 agents, JuPedSim and satgpu in turns; JuPedSim stops where one step takes over a minute.
+of exits) of each, and their ratio. `studies`: issue 66's studies, built with JuPedSim's own
+API (two exits dealt by a round robin, waypoints round a pillar, agents arriving into a
+bottleneck, CollisionFreeSpeedModelV2), their evacuation time, flow and exit shares. `timing`:
+milliseconds per step of the room from 1,000 to 1,000,000 agents, satgpu plain and with journeys
+on, JuPedSim with journeys, in turns; JuPedSim stops where one step takes over a minute.
 Needs `pip install jupedsim` beside satgpu (and shapely, which JuPedSim installs)."""
 
 from __future__ import annotations
@@ -102,18 +106,19 @@ class Routed:
 
 
 def two_exits(n: int = 120, seed: int = 1) -> Routed:
-    """A corridor 30 m by 5 m, an exit at each end; `n` agents on a jittered grid round its
-    middle head for a waypoint there (3 m), then a round robin deals them the left exit twice
-    for each right one."""
-    rows = 8
+    """A corridor 30 m by 4 m with an exit at each end, and a room 8 m wide above its middle, open
+    to it; `n` agents on a jittered grid in the room walk down to a waypoint in the corridor's
+    middle (2 m), where a round robin deals them the left exit twice for each right one."""
+    rows = 14
     k = np.arange(n)
-    cols = -(-n // rows)
-    xy = np.stack([15.0 - 0.25 * (cols - 1) + 0.5 * (k // rows), 0.75 + 0.5 * (k % rows)], axis=1)
+    xy = np.stack([11.6 + 0.5 * (k % rows), 5.0 + 0.5 * (k // rows)], axis=1)
     xy = xy + np.random.default_rng(seed).uniform(-0.04, 0.04, size=(n, 2))
-    stages = [Waypoint((15.0, 2.5), 3.0), Exit([(0, 0), (0.5, 0), (0.5, 5), (0, 5)]),
-              Exit([(29.5, 0), (30, 0), (30, 5), (29.5, 5)])]
+    top = max(12.0, 5.0 + 0.5 * (n // rows) + 1.0)
+    area = f"POLYGON ((0 0, 30 0, 30 4, 19 4, 19 {top}, 11 {top}, 11 4, 0 4, 0 0))"
+    stages = [Waypoint((15.0, 2.0), 2.0), Exit([(0, 0), (0.5, 0), (0.5, 4), (0, 4)]),
+              Exit([(29.5, 0), (30, 0), (30, 4), (29.5, 4)])]
     journeys = [Journey([0, 1, 2], {0: RoundRobin([(1, 2), (2, 1)])})]
-    return Routed("POLYGON ((0 0, 30 0, 30 5, 0 5, 0 0))", xy, stages, journeys)
+    return Routed(area, xy, stages, journeys)
 
 
 def pillar(n: int = 100, seed: int = 1) -> Routed:
@@ -129,7 +134,7 @@ def pillar(n: int = 100, seed: int = 1) -> Routed:
     return Routed(area, xy, stages, [Journey.through([0, 1, 2])])
 
 
-def jupedsim_routed(scene: Routed, max_time: float, dt: float = 0.01) -> dict:
+def jupedsim_routed(scene: Routed, max_time: float, dt: float = 0.01, steps: int | None = None) -> dict:
     """JuPedSim's CollisionFreeSpeedModel on `scene`'s journeys; `exit_times` (sorted) and
     `exits`, per agent the stage (satgpu's index) it left by."""
     import jupedsim as jps
@@ -161,25 +166,35 @@ def jupedsim_routed(scene: Routed, max_time: float, dt: float = 0.01) -> dict:
     index = {stage_id: k for k, stage_id in enumerate(ids)}
     last = {a: first for a in agents}
     times, exits = [], {}
-    while sim.agent_count() > 0 and sim.elapsed_time() < max_time:
+    started, iterations = time.perf_counter(), 0
+    while sim.agent_count() > 0 and sim.elapsed_time() < max_time and (steps is None or iterations < steps):
         sim.iterate()
+        iterations += 1
         present = {a.id: a.stage_id for a in sim.agents()}
         for a in [a for a in last if a not in present]:
             times.append(sim.elapsed_time())
             exits[a] = index[last.pop(a)]
         last.update(present)
-    return {"exit_times": sorted(times), "remaining": sim.agent_count(), "step_ms": 0.0,
+    ms = (time.perf_counter() - started) * 1e3 / max(iterations, 1)
+    return {"exit_times": sorted(times), "remaining": sim.agent_count(), "step_ms": ms,
             "exits": [exits.get(a, -1) for a in agents]}
 
 
-def satgpu_routed(scene: Routed, max_time: float, dt: float = 0.01, backend: str = "gpu") -> dict:
+def satgpu_routed(scene: Routed, max_time: float, dt: float = 0.01, backend: str = "gpu",
+                  steps: int | None = None) -> dict:
     """satgpu's run of what `jupedsim_routed` runs."""
     crowd = satgpu.Crowd(scene.geometry, positions=scene.positions, stages=scene.stages, journeys=scene.journeys,
                          dt=dt, backend=backend)
-    out = crowd.run(max_time)
+    started = time.perf_counter()
+    if steps is None:
+        out = crowd.run(max_time)
+    else:
+        crowd.iterate(steps)
+        out = crowd.evacuation()
+    ms = (time.perf_counter() - started) * 1e3 / max(crowd.steps, 1)
     left = ~np.isnan(crowd.exit_times())
     exits = np.where(left, crowd.stages().astype(np.int64), -1)
-    return {"exit_times": list(map(float, out.exit_times)), "remaining": out.remaining, "step_ms": 0.0,
+    return {"exit_times": list(map(float, out.exit_times)), "remaining": out.remaining, "step_ms": ms,
             "exits": exits.tolist()}
 
 
@@ -284,25 +299,73 @@ def agreement(args) -> list:
     return rows
 
 
+def room_routed(n: int, seed: int = 1) -> Routed:
+    """`room(n, seed)` with journeys on: every agent heads for a waypoint in the room's middle
+    (a quarter of its side), then a round robin deals it the exit on the right wall or one on the
+    left."""
+    scene = room(n, seed)
+    x0, y0, x1, y1 = scene.exit
+    size = x1
+    stages = [Waypoint((size / 2, size / 2), size / 4), Exit([(x0, y0), (x1, y0), (x1, y1), (x0, y1)]),
+              Exit([(0, y0), (0.5, y0), (0.5, y1), (0, y1)])]
+    return Routed(scene.geometry, scene.positions, stages, [Journey([0, 1, 2], {0: RoundRobin([(1, 1), (2, 1)])})])
+
+
 def timing(args) -> list:
+    """Milliseconds per step of the room, plain and with journeys on (`room_routed`): satgpu
+    both ways and their ratio, JuPedSim with journeys."""
     rows = []
     jupedsim_on = True
     for n in [int(v) for v in args.sizes.split(",")]:
-        scene = room(n, 1)
         row = {"n": n}
-        row["satgpu_ms"] = satgpu_run(scene, 1e9, steps=args.steps)["step_ms"]
+        row["satgpu_ms"] = satgpu_run(room(n, 1), 1e9, steps=args.steps)["step_ms"]
+        row["satgpu_journeys_ms"] = satgpu_routed(room_routed(n, 1), 1e9, steps=args.steps)["step_ms"]
         if jupedsim_on and not args.satgpu_only:
-            row["jupedsim_ms"] = jupedsim_run(scene, 1e9, steps=args.steps)["step_ms"]
+            row["jupedsim_ms"] = jupedsim_routed(room_routed(n, 1), 1e9, steps=args.steps)["step_ms"]
             jupedsim_on = row["jupedsim_ms"] < 60_000
         rows.append(row)
         j = row.get("jupedsim_ms")
-        print(f"{n:>9} agents: JuPedSim {j and round(j, 2)} ms/step, satgpu {row['satgpu_ms']:.2f} ms/step", flush=True)
+        print(f"{n:>9} agents: satgpu {row['satgpu_ms']:.2f} ms/step plain, {row['satgpu_journeys_ms']:.2f} with "
+              f"journeys ({row['satgpu_journeys_ms'] / row['satgpu_ms']:.2f}x); JuPedSim with journeys "
+              f"{j and round(j, 2)} ms/step", flush=True)
+    return rows
+
+
+def studies(args) -> list:
+    """The studies of issue 66 beside JuPedSim, `args.seeds` seeds each: two exits dealt by a
+    round robin, waypoints round a pillar, arrivals into a bottleneck, and the bottleneck under
+    CollisionFreeSpeedModelV2 with each agent's own repulsion."""
+    runs = {
+        "two exits, round robin (120)": (lambda s: jupedsim_routed(two_exits(120, s), args.max_time),
+                                         lambda s: satgpu_routed(two_exits(120, s), args.max_time), [1, 2]),
+        "waypoints round a pillar (100)": (lambda s: jupedsim_routed(pillar(100, s), args.max_time),
+                                           lambda s: satgpu_routed(pillar(100, s), args.max_time), [2]),
+        "arrivals, 2/s into 1.2 m (60)": (lambda s: jupedsim_arrivals(1.2, 2.0, 60, s, args.max_time),
+                                          lambda s: satgpu_arrivals(1.2, 2.0, 60, s, args.max_time), None),
+        "V2 bottleneck 2 m (150)": (
+            lambda s: jupedsim_run(bottleneck(2.0, 150, s), args.max_time, model="cfsm-v2", own=own_repulsion(150, s)),
+            lambda s: satgpu_run(bottleneck(2.0, 150, s), args.max_time, model="cfsm-v2", own=own_repulsion(150, s)),
+            None),
+    }
+    rows = []
+    print("study                            evacuation JuPedSim  satgpu  ratio | flow JuPedSim  satgpu  ratio | shares")
+    for name, (theirs, ours, exits) in runs.items():
+        j = [theirs(seed) for seed in range(1, args.seeds + 1)]
+        g = [ours(seed) for seed in range(1, args.seeds + 1)]
+        mean = lambda rs, key: statistics.mean(summary(r)[key] for r in rs)  # noqa: E731
+        te, tg, fe, fg = mean(j, "evacuation_time"), mean(g, "evacuation_time"), mean(j, "flow"), mean(g, "flow")
+        share = "" if exits is None else " / ".join(
+            f"{100 * np.mean([shares(r, exits)[k] for r in j]):.1f} % : {100 * np.mean([shares(r, exits)[k] for r in g]):.1f} %"
+            for k in range(len(exits)))
+        rows.append({"study": name, "jupedsim": [summary(r) for r in j], "satgpu": [summary(r) for r in g]})
+        print(f"{name:<32} {te:>13.2f} {tg:>7.2f} {tg / te:>6.3f} | {fe:>13.3f} {fg:>7.3f} {fg / fe:>6.3f} | {share}",
+              flush=True)
     return rows
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["agreement", "timing"])
+    parser.add_argument("what", choices=["agreement", "studies", "timing"])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--n", type=int, default=150, help="agents in the bottleneck")
     parser.add_argument("--room", type=int, default=400, help="agents in the room")
@@ -323,7 +386,7 @@ def main():
 
         version = jupedsim.__version__
     print(f"JuPedSim {version}; satgpu on {satgpu.default_gpu().adapter}; {platform.processor() or platform.machine()}")
-    rows = agreement(args) if args.what == "agreement" else timing(args)
+    rows = {"agreement": agreement, "studies": studies, "timing": timing}[args.what](args)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
