@@ -78,18 +78,24 @@ def jupedsim_run(scenario, max_time: float, dt: float = 0.01, steps: int | None 
     return {"exit_times": sorted(times), "remaining": sim.agent_count(), "step_ms": ms}
 
 
-def satgpu_run(scenario, max_time: float, dt: float = 0.01, backend: str = "gpu", steps: int | None = None,
-               model: str = "cfsm", own: dict | None = None) -> dict:
-    """satgpu's run of what `jupedsim_run` runs, on the GPU or its f64 reference (`backend`)."""
-    crowd = satgpu.Crowd(scenario.geometry, scenario.exit, scenario.positions, dt=dt, backend=backend, model=model,
-                         **(own or {}))
+def timed(crowd, max_time: float, steps: int | None):
+    """Runs `crowd` until everyone has left or `max_time` (or `steps` steps); its evacuation and
+    the wall-clock milliseconds per step."""
     started = time.perf_counter()
     if steps is None:
         out = crowd.run(max_time)
     else:
         crowd.iterate(steps)
         out = crowd.evacuation()
-    ms = (time.perf_counter() - started) * 1e3 / max(crowd.steps, 1)
+    return out, (time.perf_counter() - started) * 1e3 / max(crowd.steps, 1)
+
+
+def satgpu_run(scenario, max_time: float, dt: float = 0.01, backend: str = "gpu", steps: int | None = None,
+               model: str = "cfsm", own: dict | None = None) -> dict:
+    """satgpu's run of what `jupedsim_run` runs, on the GPU or its f64 reference (`backend`)."""
+    crowd = satgpu.Crowd(scenario.geometry, scenario.exit, scenario.positions, dt=dt, backend=backend, model=model,
+                         **(own or {}))
+    out, ms = timed(crowd, max_time, steps)
     return {"exit_times": list(map(float, out.exit_times)), "remaining": out.remaining, "step_ms": ms}
 
 
@@ -185,13 +191,7 @@ def satgpu_routed(scene: Routed, max_time: float, dt: float = 0.01, backend: str
     """satgpu's run of what `jupedsim_routed` runs."""
     crowd = satgpu.Crowd(scene.geometry, positions=scene.positions, stages=scene.stages, journeys=scene.journeys,
                          dt=dt, backend=backend)
-    started = time.perf_counter()
-    if steps is None:
-        out = crowd.run(max_time)
-    else:
-        crowd.iterate(steps)
-        out = crowd.evacuation()
-    ms = (time.perf_counter() - started) * 1e3 / max(crowd.steps, 1)
+    out, ms = timed(crowd, max_time, steps)
     left = ~np.isnan(crowd.exit_times())
     exits = np.where(left, crowd.stages().astype(np.int64), -1)
     return {"exit_times": list(map(float, out.exit_times)), "remaining": out.remaining, "step_ms": ms,

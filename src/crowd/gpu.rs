@@ -292,10 +292,13 @@ impl Crowd {
     /// that is not there, an agent that is not, or one that has left.
     pub fn switch_journey(&mut self, agent: usize, journey: usize, stage: usize) -> Result<()> {
         check_switch(self.geometry.journeys(), self.n, agent, journey, stage)?;
-        if self.exit_steps()?[agent] != 0 {
+        // Its exit step and stage alone, not every agent's.
+        let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
+        let exited = 4 * (u64::from(self.params.exited_off) + agent as u64);
+        if self.read_range(&mut encoder, &self.grid, exited, 1)?[0] != 0 {
             return Err(refuse(format!("switching agent {agent}"), "it has left"));
         }
-        let old = self.stages()?[agent] as usize;
+        let old = self.read_range(&mut encoder, &self.route, 4 * agent as u64, 1)?[0] as usize;
         let mut targeting = self.targeting()?;
         targeting[old] -= 1;
         targeting[stage] += 1;
