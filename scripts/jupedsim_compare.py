@@ -1,7 +1,9 @@
-"""satgpu's collision-free speed model beside JuPedSim 1.4.2's, in one run on one machine.
+"""satgpu's collision-free speed model (and its V2, and the anticipation velocity model) beside
+JuPedSim 1.4.2's, in one run on one machine.
 
     python scripts/jupedsim_compare.py agreement [--seeds 5] [--n 150] [--corners 120] [--scenes S,..]
-                                                 [--backend gpu|cpu] [--model cfsm|cfsm-v2] [--json OUT.json]
+                                                 [--backend gpu|cpu] [--model cfsm|cfsm-v2|avm] [--json OUT.json]
+    python scripts/jupedsim_compare.py steps [--steps 20] [--backend gpu|cpu]
     python scripts/jupedsim_compare.py studies [--seeds 5]
     python scripts/jupedsim_compare.py timing [--sizes 1000,10000,100000,1000000] [--steps 20] [--satgpu-only]
 
@@ -15,6 +17,8 @@ API (two exits dealt by a round robin, waypoints round a pillar, agents arriving
 bottleneck, CollisionFreeSpeedModelV2), their evacuation time, flow and exit shares. `timing`:
 milliseconds per step of the room from 1,000 to 1,000,000 agents, satgpu plain and with journeys
 on, JuPedSim with journeys, in turns; JuPedSim stops where one step takes over a minute.
+`steps`: the anticipation velocity model's first steps of a bottleneck, agent by agent: how far
+each of satgpu's agents is from JuPedSim's.
 Needs `pip install jupedsim` beside satgpu (and shapely, which JuPedSim installs)."""
 
 from __future__ import annotations
@@ -44,8 +48,19 @@ def own_repulsion(n: int, seed: int) -> dict:
     return {name: rng.uniform(lo, hi, n) for name, (lo, hi) in zip(REPULSION, ranges)}
 
 
+def jupedsim_model(model: str, rng_seed: int = 0):
+    """JuPedSim's model by satgpu's name, and the class of its agents' parameters."""
+    import jupedsim as jps
+
+    return {
+        "cfsm": (jps.CollisionFreeSpeedModel, jps.CollisionFreeSpeedModelAgentParameters),
+        "cfsm-v2": (jps.CollisionFreeSpeedModelV2, jps.CollisionFreeSpeedModelV2AgentParameters),
+        "avm": (lambda: jps.AnticipationVelocityModel(rng_seed=rng_seed), jps.AnticipationVelocityModelAgentParameters),
+    }[model]
+
+
 def jupedsim_run(scenario, max_time: float, dt: float = 0.01, steps: int | None = None, model: str = "cfsm",
-                 own: dict | None = None) -> dict:
+                 own: dict | None = None, rng_seed: int = 0) -> dict:
     """JuPedSim's CollisionFreeSpeedModel (its defaults; `model` "cfsm-v2": its V2, with the
     agents' `own` repulsion, name -> one value per agent) on `scenario`: the exit box an exit
     stage, every agent's journey to it. Returns sorted `exit_times` (s), the agents
@@ -54,10 +69,8 @@ def jupedsim_run(scenario, max_time: float, dt: float = 0.01, steps: int | None 
     import jupedsim as jps
     import shapely
 
-    v2 = model == "cfsm-v2"
-    kind = jps.CollisionFreeSpeedModelV2() if v2 else jps.CollisionFreeSpeedModel()
-    parameters = jps.CollisionFreeSpeedModelV2AgentParameters if v2 else jps.CollisionFreeSpeedModelAgentParameters
-    sim = jps.Simulation(model=kind, geometry=shapely.from_wkt(scenario.geometry), dt=dt)
+    kind, parameters = jupedsim_model(model, rng_seed)
+    sim = jps.Simulation(model=kind(), geometry=shapely.from_wkt(scenario.geometry), dt=dt)
     exit_id = sim.add_exit_stage(shapely.box(*scenario.exit))
     journey = sim.add_journey(jps.JourneyDescription([exit_id]))
     for i, (x, y) in enumerate(scenario.positions):
@@ -91,10 +104,11 @@ def timed(crowd, max_time: float, steps: int | None):
 
 
 def satgpu_run(scenario, max_time: float, dt: float = 0.01, backend: str = "gpu", steps: int | None = None,
-               model: str = "cfsm", own: dict | None = None) -> dict:
+               model: str = "cfsm", own: dict | None = None, rng_seed: int = 0) -> dict:
     """satgpu's run of what `jupedsim_run` runs, on the GPU or its f64 reference (`backend`)."""
+    seed = {"rng_seed": rng_seed} if model == "avm" else {}
     crowd = satgpu.Crowd(scenario.geometry, scenario.exit, scenario.positions, dt=dt, backend=backend, model=model,
-                         **(own or {}))
+                         **seed, **(own or {}))
     out, ms = timed(crowd, max_time, steps)
     return {"exit_times": list(map(float, out.exit_times)), "remaining": out.remaining, "step_ms": ms}
 
@@ -275,8 +289,9 @@ def agreement(args) -> list:
         for seed in range(1, args.seeds + 1):
             scene = make(seed)
             own = own_repulsion(len(scene.positions), seed) if args.model == "cfsm-v2" else None
-            j = summary(jupedsim_run(scene, args.max_time, model=args.model, own=own))
-            g = summary(satgpu_run(scene, args.max_time, backend=args.backend, model=args.model, own=own))
+            j = summary(jupedsim_run(scene, args.max_time, model=args.model, own=own, rng_seed=seed))
+            g = summary(satgpu_run(scene, args.max_time, backend=args.backend, model=args.model, own=own,
+                                   rng_seed=seed))
             rows.append({"scene": name, "seed": seed, "jupedsim": j, "satgpu": g})
             print(
                 f"{name:<22} seed {seed}: evacuation {j['evacuation_time']} / {g['evacuation_time']} s, "
@@ -297,6 +312,44 @@ def agreement(args) -> list:
             f"{jammed[0]} / {jammed[1]} of {len(mine)}"
         )
     return rows
+
+
+def steps_apart(scene, steps: int, backend: str = "cpu", rng_seed: int = 0, dt: float = 0.01) -> np.ndarray:
+    """The anticipation velocity model on `scene` for `steps` steps in JuPedSim and in satgpu:
+    per agent, how far apart the two put it (m)."""
+    import jupedsim as jps
+    import shapely
+
+    kind, parameters = jupedsim_model("avm", rng_seed)
+    sim = jps.Simulation(model=kind(), geometry=shapely.from_wkt(scene.geometry), dt=dt)
+    exit_id = sim.add_exit_stage(shapely.box(*scene.exit))
+    journey = sim.add_journey(jps.JourneyDescription([exit_id]))
+    ids = [sim.add_agent(parameters(journey_id=journey, stage_id=exit_id, position=(float(x), float(y))))
+           for x, y in scene.positions]
+    crowd = satgpu.Crowd(scene.geometry, scene.exit, scene.positions, dt=dt, backend=backend, model="avm",
+                         rng_seed=rng_seed)
+    for _ in range(steps):
+        sim.iterate()
+    crowd.iterate(steps)
+    theirs = {a.id: a.position for a in sim.agents()}
+    return np.array([np.hypot(*(p - np.array(theirs[i]))) for i, p in zip(ids, crowd.positions())])
+
+
+def steps(args) -> list:
+    scene = bottleneck_spaced(2.0, 40, 1, 1.0, 8)
+    apart = steps_apart(scene, args.steps, args.backend, rng_seed=1)
+    print(f"after {args.steps} steps, agents apart from JuPedSim's (m): " + " ".join(f"{d:.1e}" for d in apart))
+    print(f"{(apart <= 1e-9).sum()} of {len(apart)} within 1e-9 m")
+    return [{"steps": args.steps, "apart": apart.tolist()}]
+
+
+def bottleneck_spaced(width: float, n: int, seed: int, apart: float, rows: int):
+    """`satgpu.crowd.bottleneck`'s area with `n` agents `apart` m apart, `rows` to a column."""
+    scene = bottleneck(width, n, seed)
+    rng = np.random.default_rng(seed)
+    k = np.arange(n)
+    xy = np.stack([0.5 + apart * (k // rows), 0.75 + apart * (k % rows)], axis=1) + rng.uniform(-0.04, 0.04, (n, 2))
+    return type(scene)(scene.geometry, scene.exit, xy)
 
 
 def room_routed(n: int, seed: int = 1) -> Routed:
@@ -365,15 +418,16 @@ def studies(args) -> list:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["agreement", "studies", "timing"])
+    parser.add_argument("what", choices=["agreement", "studies", "timing", "steps"])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--n", type=int, default=150, help="agents in the bottleneck")
     parser.add_argument("--room", type=int, default=400, help="agents in the room")
     parser.add_argument("--corners", type=int, default=120, help="agents in the corridors that turn")
     parser.add_argument("--scenes", help="the scenes to run, by the start of their names (default: all)")
     parser.add_argument("--backend", choices=["gpu", "cpu"], default="gpu", help="satgpu's GPU or its f64 reference")
-    parser.add_argument("--model", choices=["cfsm", "cfsm-v2"], default="cfsm",
-                        help="cfsm-v2: each agent's own repulsion, drawn per seed about the defaults")
+    parser.add_argument("--model", choices=["cfsm", "cfsm-v2", "avm"], default="cfsm",
+                        help="cfsm-v2: each agent's own repulsion, drawn per seed about the defaults; avm: the "
+                             "anticipation velocity model, its rng_seed the run's seed")
     parser.add_argument("--max-time", type=float, default=400.0)
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
     parser.add_argument("--steps", type=int, default=20)
@@ -386,7 +440,7 @@ def main():
 
         version = jupedsim.__version__
     print(f"JuPedSim {version}; satgpu on {satgpu.default_gpu().adapter}; {platform.processor() or platform.machine()}")
-    rows = {"agreement": agreement, "studies": studies, "timing": timing}[args.what](args)
+    rows = {"agreement": agreement, "studies": studies, "timing": timing, "steps": steps}[args.what](args)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

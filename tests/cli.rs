@@ -945,8 +945,8 @@ fn sim_cfsm_evacuates_a_bottleneck() {
         &["sim", "--model", "cfsm", "--geometry", p(&broken), "--agents", p(&agents), "--exit", "1,1,2,2"],
         &["cfsm_broken.wkt"],
     );
-    expect_bad_input(&["sim", "--model", "cfsm", "--geometry", p(&area)], &["--model cfsm and cfsm-v2 need"]);
-    expect_bad_input(&["sim", "--geometry", p(&area)], &["read by --model cfsm and cfsm-v2 only"]);
+    expect_bad_input(&["sim", "--model", "cfsm", "--geometry", p(&area)], &["--model cfsm, cfsm-v2 and avm need"]);
+    expect_bad_input(&["sim", "--geometry", p(&area)], &["read by --model cfsm, cfsm-v2 and avm only"]);
 }
 
 /// Issue 66: `--model cfsm-v2` reads each agent's own repulsion from the CSV (JuPedSim's names):

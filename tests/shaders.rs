@@ -20,7 +20,7 @@ fn parse(name: &str, src: &str) -> naga::Module {
 fn every_composed_shader_validates() {
     for (name, src) in shader_sources() {
         let module = parse(name, &src);
-        let programs = ["cfsm.wgsl", "push.wgsl", "neighbours.wgsl"]; // several entry points each
+        let programs = ["crowd.wgsl", "push.wgsl", "neighbours.wgsl"]; // several entry points each
         let want = |e: &naga::EntryPoint| {
             e.stage == naga::ShaderStage::Compute && (e.name == "main" || programs.contains(&name))
         };

@@ -179,5 +179,5 @@ fn sim_cfsm_writes_a_trajectory() {
     let missing = tmp("no_such_folder").join("out.sqlite");
     expect_bad_input(&[&base[..], &["--trajectory", p(&missing)]].concat(), &["no_such_folder"]);
     expect_bad_input(&[&base[..], &["--trajectory", p(&tmp("e.sqlite")), "--every", "0"]].concat(), &["every"]);
-    expect_bad_input(&["sim", "--trajectory", p(&tmp("t.sqlite"))], &["read by --model cfsm and cfsm-v2 only"]);
+    expect_bad_input(&["sim", "--trajectory", p(&tmp("t.sqlite"))], &["read by --model cfsm, cfsm-v2 and avm only"]);
 }

@@ -138,7 +138,24 @@ def room(n: int = 1000, seed: int = 1) -> Scenario:
     return Scenario(wkt, (size - 0.5, size / 2 - 1, size, size / 2 + 1), _grid(n, side, 0.75, 0.75, seed))
 
 
-MODELS = ("cfsm", "cfsm-v2")
+MODELS = ("cfsm", "cfsm-v2", "avm")
+
+# Each model's parameters of an agent beyond its speed, radius and time gap, with JuPedSim
+# 1.4's defaults: the repulsion ("cfsm" one number for all agents), and the anticipation
+# velocity model's ("avm").
+_REPULSION = {
+    "strength_neighbor_repulsion": 8.0,
+    "range_neighbor_repulsion": 0.1,
+    "strength_geometry_repulsion": 5.0,
+    "range_geometry_repulsion": 0.02,
+}
+_ANTICIPATION = {"wall_buffer_distance": 0.1, "anticipation_time": 1.0, "reaction_time": 0.3}
+_PARAMETERS = {
+    "cfsm": _REPULSION,
+    "cfsm-v2": _REPULSION,
+    "avm": {**{k: _REPULSION[k] for k in ("strength_neighbor_repulsion", "range_neighbor_repulsion")}, **_ANTICIPATION},
+}
+_TIME_GAP = {"cfsm": 1.0, "cfsm-v2": 1.0, "avm": 1.06}
 
 
 @dataclass(frozen=True)
@@ -287,11 +304,15 @@ class Crowd:
     `Polygon`; `exit`: the exit box `(x0, y0, x1, y1)`, inside the area; an agent that ends a
     step in it leaves. `positions`: n x 2 starting points; `desired_speed` (m/s), `radius` (m)
     and `time_gap` (s): one number for all or one per agent (JuPedSim's defaults 1.2, 0.2 and
-    1.0). `model`: "cfsm", JuPedSim's CollisionFreeSpeedModel, whose repulsion
+    1.0; 1.06 under "avm"). `model`: "cfsm", JuPedSim's CollisionFreeSpeedModel, whose repulsion
     (`strength_neighbor_repulsion` 8, `range_neighbor_repulsion` 0.1 m,
     `strength_geometry_repulsion` 5, `range_geometry_repulsion` 0.02 m) is one number for all
-    agents, or "cfsm-v2", its CollisionFreeSpeedModelV2, where each may be one per agent (the
-    repulsion an agent feels is its own). In place of `exit`, `stages` (Waypoint and Exit) and
+    agents; "cfsm-v2", its CollisionFreeSpeedModelV2, where each may be one per agent (the
+    repulsion an agent feels is its own); or "avm", its AnticipationVelocityModel, with
+    `pushout_strength` (0.3) and `rng_seed` (0) for all and, one number or one per agent,
+    `strength_neighbor_repulsion`, `range_neighbor_repulsion`, `wall_buffer_distance` (0.1 m),
+    `anticipation_time` (1 s) and `reaction_time` (0.3 s). A parameter the model has not is a
+    `ValueError`. In place of `exit`, `stages` (Waypoint and Exit) and
     `journeys` (Journey) route the agents as JuPedSim's journeys do, each agent on its
     `journey` heading for its `stage` first (one each or one per agent, indices). `dt`: seconds per step. `trajectory`: a path to write the agents' trajectories to, in
     JuPedSim's SQLite format (PedPy's `load_trajectory_from_jupedsim_sqlite` reads it): frame 0
@@ -307,7 +328,7 @@ class Crowd:
         positions=None,
         desired_speed=1.2,
         radius=0.2,
-        time_gap=1.0,
+        time_gap=None,
         dt: float = 0.01,
         backend: str = "gpu",
         gpu=None,
@@ -318,10 +339,9 @@ class Crowd:
         journeys=None,
         journey=0,
         stage=0,
-        strength_neighbor_repulsion=8.0,
-        range_neighbor_repulsion=0.1,
-        strength_geometry_repulsion=5.0,
-        range_geometry_repulsion=0.02,
+        pushout_strength: Optional[float] = None,
+        rng_seed: Optional[int] = None,
+        **parameters,
     ):
         from . import default_gpu
 
@@ -331,14 +351,12 @@ class Crowd:
         if not isinstance(area, str):
             raise ValueError("geometry must be a WKT POLYGON string or a shapely Polygon")
         self._model = model
-        self._repulsion = {
-            "strength_neighbor_repulsion": strength_neighbor_repulsion,
-            "range_neighbor_repulsion": range_neighbor_repulsion,
-            "strength_geometry_repulsion": strength_geometry_repulsion,
-            "range_geometry_repulsion": range_geometry_repulsion,
-        }
+        avm = {"pushout_strength": pushout_strength, "rng_seed": rng_seed}
+        if model != "avm" and any(v is not None for v in avm.values()):
+            raise ValueError(f"pushout_strength and rng_seed belong to model 'avm', not {model!r}")
+        self._parameters = self._known(parameters)
         own = dict(desired_speed=desired_speed, radius=radius, time_gap=time_gap, journey=journey, stage=stage)
-        agents = self._rows(positions, own, self._repulsion)
+        agents = self._rows(positions, own, self._parameters)
         n = len(agents)
         if (stages is None) != (journeys is None) or (stages is None) == (exit is None):
             raise ValueError("give either exit=(x0, y0, x1, y1), or stages= and journeys=")
@@ -352,17 +370,32 @@ class Crowd:
             raise ValueError(f"every must be a positive integer (steps between frames), got {every!r}")
         path = None if trajectory is None else os.fspath(trajectory)
         device = (gpu or default_gpu()) if backend == "gpu" else None
+        pushout = 0.3 if pushout_strength is None else float(pushout_strength)
+        seed = 0 if rng_seed is None else int(rng_seed)
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"rng_seed must be an integer from 0 to 2**64 - 1, got {rng_seed!r}")
         self._crowd = _satgpu.Crowd(device, area, exit, agents, float(dt), backend, path, int(every), stage_rows,
-                                    journey_rows)
+                                    journey_rows, model, pushout, seed)
         self._walking = n
 
-    def _rows(self, positions, own: dict, repulsion: dict) -> np.ndarray:
-        """The agents as the engine takes them: n x 11 rows of x, y, desired speed, radius, time
-        gap, the four of the repulsion, journey and stage."""
+    def _known(self, parameters: dict) -> dict:
+        """The model's agent parameters, JuPedSim's defaults where `parameters` has none; a
+        parameter of another model is a ValueError."""
+        known = _PARAMETERS[self._model]
+        unknown = sorted(set(parameters) - set(known))
+        if unknown:
+            raise ValueError(f"model {self._model!r} has no agent parameters {unknown} (it has {sorted(known)})")
+        return {**known, **parameters}
+
+    def _rows(self, positions, own: dict, parameters: dict) -> np.ndarray:
+        """The agents as the engine takes them: n x 14 rows of x, y, desired speed, radius, time
+        gap, the four of the repulsion, the three of the anticipation, journey and stage."""
         if self._model == "cfsm":
-            for name, value in repulsion.items():
+            for name, value in parameters.items():
                 if np.ndim(value) != 0:
                     raise ValueError(f"{name} is one number for all agents in model 'cfsm' (one per agent: 'cfsm-v2')")
+        own = {**own, "time_gap": _TIME_GAP[self._model] if own["time_gap"] is None else own["time_gap"]}
+        full = {**_REPULSION, **_ANTICIPATION, **parameters}
         if positions is None:
             raise ValueError("positions must be given: an n x 2 array of x, y")
         xy = np.asarray(positions, dtype=np.float64)
@@ -375,30 +408,28 @@ class Crowd:
                 raise ValueError(f"{name} must be a non-negative integer or one per agent, got {own[name]!r}")
         columns = [xy[:, 0], xy[:, 1]]
         values = {k: own[k] for k in ("desired_speed", "radius", "time_gap")}
-        values.update(repulsion)
+        values.update({k: full[k] for k in (*_REPULSION, *_ANTICIPATION)})
         values.update(journey=own["journey"], stage=own["stage"])
         for name, value in values.items():
             column = np.asarray(value, dtype=np.float64)
             if column.ndim > 1 or (column.ndim == 1 and len(column) != n):
                 raise ValueError(f"{name} must be one number or one per agent ({n}), got shape {column.shape}")
             columns.append(np.broadcast_to(column, (n,)))
-        return np.ascontiguousarray(np.stack(columns, axis=1).reshape(n, 11))
+        return np.ascontiguousarray(np.stack(columns, axis=1).reshape(n, 14))
 
-    def add_agents(self, positions, desired_speed=1.2, radius=0.2, time_gap=1.0, journey=0, stage=0,
-                   **repulsion) -> np.ndarray:
+    def add_agents(self, positions, desired_speed=1.2, radius=0.2, time_gap=None, journey=0, stage=0,
+                   **parameters) -> np.ndarray:
         """Adds agents between steps (JuPedSim's `add_agent`): `positions` n x 2, the rest one
         number or one per agent, as for the crowd (under "cfsm-v2" also the four of the
-        repulsion; under "cfsm" the crowd's). Returns their indices, which follow every agent
-        before (an agent's index never changes). Each must lie in the area, farther than its
-        radius from the walls and apart from every agent walking now; else an
+        repulsion, under "avm" its five; under "cfsm" the crowd's). Returns their indices, which
+        follow every agent before (an agent's index never changes). Each must lie in the area,
+        farther than its radius from the walls and apart from every agent walking now; else an
         `InvalidCrowdError` names it and no agent is added."""
-        unknown = set(repulsion) - set(self._repulsion)
-        if unknown:
-            raise ValueError(f"unknown agent parameters {sorted(unknown)}")
-        if self._model == "cfsm" and repulsion:
+        if self._model == "cfsm" and parameters:
+            self._known(parameters)
             raise ValueError("the repulsion is the crowd's in model 'cfsm' (one per agent: 'cfsm-v2')")
         own = dict(desired_speed=desired_speed, radius=radius, time_gap=time_gap, journey=journey, stage=stage)
-        rows = self._rows(positions, own, {**self._repulsion, **repulsion})
+        rows = self._rows(positions, own, {**self._parameters, **self._known(parameters)})
         first, end = self._crowd.add_agents(rows)
         self._walking += end - first
         return np.arange(first, end)
@@ -450,6 +481,11 @@ class Crowd:
         """Every agent's position, n x 2 float64, in the order given (those that left stay where
         they left)."""
         return self._crowd.positions()
+
+    def velocities(self) -> np.ndarray:
+        """Every agent's velocity in its last step, n x 2 float64, under "avm" (zero before its
+        first step, and always under "cfsm", whose agents keep none)."""
+        return self._crowd.velocities()
 
     def exit_times(self) -> np.ndarray:
         """Per agent, the time it left (s), NaN while it walks."""

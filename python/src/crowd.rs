@@ -5,7 +5,8 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArray
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use satgpu::crowd::{
-    Agent, Geometry, Journey, Journeys, Model, Recorded, Repulsion, Snapshot, Stage, Trajectory, Transition,
+    Agent, Anticipation, Geometry, Journey, Journeys, Model, Recorded, Repulsion, Snapshot, Stage, Trajectory,
+    Transition,
 };
 
 use crate::{raise, Gpu};
@@ -16,28 +17,42 @@ enum Engine {
     Cpu(satgpu::reference::cfsm::Crowd),
 }
 
-/// Agents from Python: n x 11 rows of x, y, desired speed, radius, time gap, the four of the
-/// repulsion, journey and stage.
-fn agents_of(agents: &PyReadonlyArray2<'_, f64>) -> PyResult<Vec<Agent>> {
-    if agents.ndim() != 2 || agents.shape()[1] != 11 {
+/// Agents from Python for `model`: n x 14 rows of x, y, desired speed, radius, time gap, the four
+/// of the repulsion, the three of the anticipation (read under the anticipation velocity model
+/// only), journey and stage.
+fn agents_of(agents: &PyReadonlyArray2<'_, f64>, model: &Model) -> PyResult<Vec<Agent>> {
+    if agents.ndim() != 2 || agents.shape()[1] != 14 {
         return Err(PyValueError::new_err(
-            "agents must be an n x 11 array (x, y, desired_speed, radius, time_gap, the four of the repulsion, \
-             journey, stage)",
+            "agents must be an n x 14 array (x, y, desired_speed, radius, time_gap, the four of the repulsion, \
+             the three of the anticipation, journey, stage)",
         ));
     }
     let rows = agents.as_slice().map_err(|_| PyValueError::new_err("agents must be C-contiguous"))?;
     Ok(rows
-        .chunks_exact(11)
+        .chunks_exact(14)
         .map(|r| Agent {
             position: [r[0], r[1]],
             desired_speed: r[2],
             radius: r[3],
             time_gap: r[4],
             repulsion: Some(Repulsion::from_values([r[5], r[6], r[7], r[8]])),
-            journey: r[9] as usize,
-            stage: r[10] as usize,
+            anticipation: model.anticipates().then(|| Anticipation::from_values([r[9], r[10], r[11]])),
+            journey: r[12] as usize,
+            stage: r[13] as usize,
         })
         .collect())
+}
+
+/// The model Python names: "cfsm" or "cfsm-v2" (one model; the agents carry their repulsion),
+/// or "avm" with its pushout strength and seed.
+fn model_of(name: &str, pushout_strength: f64, seed: u64) -> PyResult<Model> {
+    match name {
+        "cfsm" | "cfsm-v2" => Ok(Model::default()),
+        "avm" => {
+            Ok(Model { kind: satgpu::crowd::Kind::AnticipationVelocity { pushout_strength, seed }, ..Model::default() })
+        }
+        other => Err(PyValueError::new_err(format!("model must be \"cfsm\", \"cfsm-v2\" or \"avm\", got {other:?}"))),
+    }
 }
 
 /// Stages from Python: (0, [x, y, distance]) a waypoint, (1, [x0, y0, x1, y1, ...]) an exit.
@@ -107,6 +122,7 @@ struct Stepped {
 pub(crate) struct Crowd {
     engine: std::sync::Mutex<Stepped>,
     dt: f64,
+    model: Model,
 }
 
 impl Crowd {
@@ -129,7 +145,8 @@ impl Crowd {
     /// desired speed, radius, time gap and the repulsion (`Repulsion::NAMES`, each agent's own); `backend`: "gpu" (with `gpu`) or "cpu"; `trajectory`:
     /// a JuPedSim SQLite file to write a frame to every `every` steps, frame 0 now.
     #[new]
-    #[pyo3(signature = (gpu, area, exit, agents, dt, backend, trajectory=None, every=4, stages=None, journeys=None))]
+    #[pyo3(signature = (gpu, area, exit, agents, dt, backend, trajectory=None, every=4, stages=None, journeys=None,
+                        model="cfsm", pushout_strength=0.3, rng_seed=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -143,8 +160,12 @@ impl Crowd {
         every: u64,
         stages: Option<Vec<(u8, Vec<f64>)>>,
         journeys: Option<Vec<Vec<Node>>>,
+        model: &str,
+        pushout_strength: f64,
+        rng_seed: u64,
     ) -> PyResult<Crowd> {
-        let agents = agents_of(&agents)?;
+        let model = model_of(model, pushout_strength, rng_seed)?;
+        let agents = agents_of(&agents, &model)?;
         let geometry = match (exit, stages, journeys) {
             (Some(exit), None, None) => Geometry::from_wkt(area, exit),
             (None, Some(stages), Some(journeys)) => {
@@ -154,7 +175,6 @@ impl Crowd {
             _ => return Err(PyValueError::new_err("give either an exit box, or stages and journeys")),
         }
         .map_err(raise)?;
-        let model = Model::default();
         let engine = match (backend, gpu) {
             ("gpu", Some(gpu)) => {
                 let g = &gpu.inner;
@@ -176,7 +196,7 @@ impl Crowd {
             }
             None => None,
         };
-        Ok(Crowd { engine: std::sync::Mutex::new(Stepped { engine, trajectory }), dt })
+        Ok(Crowd { engine: std::sync::Mutex::new(Stepped { engine, trajectory }), dt, model })
     }
 
     /// Runs `steps` steps, writing the trajectory's frames on the way;
@@ -225,6 +245,20 @@ impl Crowd {
         PyArray1::from_vec(py, rows).reshape([n, 2])
     }
 
+    /// Every agent's velocity in its last step, n x 2 float64 (the anticipation velocity model's;
+    /// zero under the collision-free speed model, which keeps none).
+    fn velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let rows: Vec<f64> = self.with(py, |engine| match engine {
+            Engine::Gpu(crowd) => crowd
+                .velocities()
+                .map(|v| v.iter().flat_map(|v| [f64::from(v[0]), f64::from(v[1])]).collect())
+                .map_err(raise),
+            Engine::Cpu(crowd) => Ok(crowd.velocities().iter().flatten().copied().collect()),
+        })??;
+        let n = rows.len() / 2;
+        PyArray1::from_vec(py, rows).reshape([n, 2])
+    }
+
     /// Per agent, the step after which it left (0 while it walks), uint64.
     fn exit_steps<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let steps: Vec<u64> = self.with(py, |engine| match engine {
@@ -236,7 +270,7 @@ impl Crowd {
 
     /// Adds agents (rows as `new` takes them) between steps; returns the range of their indices.
     fn add_agents(&self, py: Python<'_>, agents: PyReadonlyArray2<'_, f64>) -> PyResult<(usize, usize)> {
-        let agents = agents_of(&agents)?;
+        let agents = agents_of(&agents, &self.model)?;
         let range = self
             .with(py, |engine| match engine {
                 Engine::Gpu(crowd) => crowd.add_agents(&agents),

@@ -1,14 +1,16 @@
 //! Agents from CSV: a header naming `x` and `y`, and optionally `desired_speed`, `radius` and
-//! `time_gap`, and the four of an agent's own repulsion ([`Repulsion::NAMES`], JuPedSim's
-//! `CollisionFreeSpeedModelV2`), in any order; one agent per row, with JuPedSim's defaults where
-//! a column is absent. With any repulsion column, every agent has its own repulsion.
+//! `time_gap`, the four of an agent's own repulsion ([`Repulsion::NAMES`], JuPedSim's
+//! `CollisionFreeSpeedModelV2`) and the three of the anticipation velocity model
+//! ([`Anticipation::NAMES`]), in any order; one agent per row, with JuPedSim's defaults for the
+//! model where a column is absent. With any repulsion column, every agent has its own
+//! repulsion; with any of the anticipation's, its own anticipation.
 
 use std::path::Path;
 
-use crate::crowd::{Agent, Repulsion};
+use crate::crowd::{Agent, Anticipation, Model, Repulsion};
 use crate::error::{Error, Result};
 
-const COLUMNS: [&str; 9] = [
+const COLUMNS: [&str; 12] = [
     "x",
     "y",
     "desired_speed",
@@ -18,13 +20,16 @@ const COLUMNS: [&str; 9] = [
     Repulsion::NAMES[1],
     Repulsion::NAMES[2],
     Repulsion::NAMES[3],
+    Anticipation::NAMES[0],
+    Anticipation::NAMES[1],
+    Anticipation::NAMES[2],
 ];
 
-/// Reads agents from CSV text (see the module docs). A missing `x` or `y` column, an unknown
-/// column, a row of another length or a field that is not a number is [`Error::Crowd`] naming
-/// the line (from 1) and the column; whether the values are in range is [`check`](super::check)'s
-/// to say.
-pub fn parse_agents_csv(text: &str) -> Result<Vec<Agent>> {
+/// Reads agents for `model` from CSV text (see the module docs). A missing `x` or `y` column,
+/// an unknown column, a row of another length or a field that is not a number is
+/// [`Error::Crowd`] naming the line (from 1) and the column; whether the values are in range
+/// is [`check`](super::check)'s to say.
+pub fn parse_agents_csv(text: &str, model: &Model) -> Result<Vec<Agent>> {
     let refuse = |what: String, detail: String| Error::Crowd { what, detail };
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let Some((_, header)) = lines.next() else {
@@ -66,20 +71,31 @@ pub fn parse_agents_csv(text: &str) -> Result<Vec<Agent>> {
                 })?;
             }
         }
-        let mut agent = Agent::at(values[0], values[1]);
+        let mut agent = if model.anticipates() {
+            Agent::anticipating(values[0], values[1])
+        } else {
+            Agent::at(values[0], values[1])
+        };
         for (c, field) in [(2, &mut agent.desired_speed), (3, &mut agent.radius), (4, &mut agent.time_gap)] {
             if at[c].is_some() {
                 *field = values[c];
             }
         }
-        if at[5..].iter().any(Option::is_some) {
-            let mut own = Repulsion::default().values();
-            for (k, v) in own.iter_mut().enumerate() {
-                if at[5 + k].is_some() {
-                    *v = values[5 + k];
+        let given = |first: usize, defaults: &mut [f64]| {
+            for (k, v) in defaults.iter_mut().enumerate() {
+                if at[first + k].is_some() {
+                    *v = values[first + k];
                 }
             }
+            at[first..first + defaults.len()].iter().any(Option::is_some)
+        };
+        let mut own = Repulsion::default().values();
+        if given(5, &mut own) {
             agent.repulsion = Some(Repulsion::from_values(own));
+        }
+        let mut own = agent.anticipation().values();
+        if given(9, &mut own) {
+            agent.anticipation = Some(Anticipation::from_values(own));
         }
         agents.push(agent);
     }
@@ -87,7 +103,7 @@ pub fn parse_agents_csv(text: &str) -> Result<Vec<Agent>> {
 }
 
 /// [`parse_agents_csv`] of the file at `path` ([`Error::Io`] naming it when it cannot be read).
-pub fn read_agents_csv(path: &Path) -> Result<Vec<Agent>> {
+pub fn read_agents_csv(path: &Path, model: &Model) -> Result<Vec<Agent>> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    parse_agents_csv(&text)
+    parse_agents_csv(&text, model)
 }

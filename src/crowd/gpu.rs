@@ -1,11 +1,11 @@
-//! The collision-free speed model on the GPU: buffers, pipelines and batches of steps
-//! (`shaders/cfsm.wgsl` has the passes).
+//! A crowd on the GPU, under the collision-free speed model or the anticipation velocity model:
+//! buffers, pipelines and batches of steps (`shaders/crowd.wgsl` has the passes).
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use crate::crowd::ground::Ground;
-use crate::crowd::{check, check_added, check_switch, refuse, Agent, Evacuation, Geometry, Model};
+use crate::crowd::{check, check_added, check_switch, refuse, Agent, Evacuation, Geometry, Kind, Model};
 use crate::error::{Error, Result};
 use crate::gpu::{init_buffer as init, Gpu, Program};
 
@@ -14,7 +14,7 @@ const MAX_CELLS: f64 = (1u64 << 22) as f64;
 /// Steps recorded into one submission.
 const BATCH: u64 = 100;
 
-/// `CfsmParams` in shaders/cfsm.wgsl.
+/// `CfsmParams` in shaders/crowd.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -43,12 +43,16 @@ struct Params {
     movers_off: u32,
     targeting_off: u32,
     routed: u32,
+    stride: u32,
+    pushout: f32,
+    seed_lo: u32,
+    seed_hi: u32,
     pad0: u32,
     pad1: u32,
 }
 
-/// shaders/cfsm.wgsl's passes, in the order a step runs them.
-const ENTRIES: [&str; 8] = ["bin", "scan", "scatter", "sort", "reach", "route_movers", "step", "tick"];
+/// shaders/crowd.wgsl's passes, in the order a step runs them (one of the two steps).
+const ENTRIES: [&str; 9] = ["bin", "scan", "scatter", "sort", "reach", "route_movers", "step", "tick", "step_avm"];
 
 /// A crowd walking out on the GPU (see [`crowd`](crate::crowd)): f32 positions, every step on
 /// the GPU, nothing read back but a count per batch of steps.
@@ -96,11 +100,19 @@ impl Crowd {
         let dims = |span: f64| ((span / cell).floor() as u32 + 1).max(1);
         let (gx, gy) = (dims(hi[0] - lo[0]), dims(hi[1] - lo[1]));
         let cells = gx * gy;
-        let ground = Ground::new(geometry, lo, cell, (gx, gy), model.cutoff * 1.01 + 1e-6)?;
+        // The cells list the walls within the cutoff, and under the anticipation velocity model
+        // those within twice an agent's wall buffer, where the nearest wall turns it.
+        let buffers = agents.iter().map(|a| 2.0 * (a.radius + a.anticipation().wall_buffer_distance));
+        let reach = if model.anticipates() { buffers.fold(model.cutoff, f64::max) } else { model.cutoff };
+        let ground = Ground::new(geometry, lo, cell, (gx, gy), reach * 1.01 + 1e-6)?;
         let grid_words = cells as u64 + 1 + 3 * n as u64;
+        let (stride, pushout, seed) = match model.kind {
+            Kind::CollisionFreeSpeed => (1, 0.0, 0),
+            Kind::AnticipationVelocity { pushout_strength, seed } => (2, pushout_strength, seed),
+        };
         let limits = gpu.device().limits();
         let limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
-        for (what, words) in [("the crowd's grid", grid_words), ("the crowd's state", 4 * n as u64)] {
+        for (what, words) in [("the crowd's grid", grid_words), ("the crowd's state", 4 * stride * n as u64)] {
             if 4 * words > limit {
                 return Err(Error::TooLarge { what, needed: 4 * words, limit });
             }
@@ -135,6 +147,10 @@ impl Crowd {
             movers_off,
             targeting_off,
             routed: u32::from(ground.routed),
+            stride: stride as u32,
+            pushout: pushout as f32,
+            seed_lo: seed as u32,
+            seed_hi: (seed >> 32) as u32,
             pad0: 0,
             pad1: 0,
         };
@@ -147,18 +163,25 @@ impl Crowd {
         for (i, a) in agents.iter().enumerate() {
             (route[i], route[2 * n + i]) = (a.stage as u32, a.journey as u32);
         }
-        let state: Vec<[f32; 4]> =
-            agents.iter().map(|a| [a.position[0] as f32, a.position[1] as f32, 0.0, 0.0]).collect();
+        let state = still(&agents.iter().map(|a| a.position).collect::<Vec<_>>(), stride as usize);
         let own: Vec<[f32; 4]> = agents
             .iter()
             .flat_map(|a| {
-                let repulsion = a.repulsion_in(model).values().map(|v| v as f32);
-                [[a.desired_speed as f32, a.radius as f32, a.time_gap as f32, 0.0], repulsion]
+                let [sn, rn, sw, rw] = a.repulsion_in(model).values().map(|v| v as f32);
+                let t = a.anticipation();
+                let (v0, r, gap) = (a.desired_speed as f32, a.radius as f32, a.time_gap as f32);
+                match model.kind {
+                    Kind::CollisionFreeSpeed => [[v0, r, gap, 0.0], [sn, rn, sw, rw]],
+                    Kind::AnticipationVelocity { .. } => {
+                        let (buffer, ahead) = (t.wall_buffer_distance as f32, t.anticipation_time as f32);
+                        [[v0, r, gap, t.reaction_time as f32], [sn, rn, buffer, ahead]]
+                    }
+                }
             })
             .collect();
         let device = gpu.device();
         use wgpu::BufferUsages as U;
-        let program = gpu.program("satgpu.crowd", "cfsm.wgsl", &ENTRIES)?;
+        let program = gpu.program("satgpu.crowd", "crowd.wgsl", &ENTRIES)?;
         let buffers = gpu.scoped(|| {
             let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
             (
@@ -231,7 +254,7 @@ impl Crowd {
     fn encode(&self, encoder: &mut wgpu::CommandEncoder, from: usize, step: bool) {
         // The walking count, the cells' counts and the movers' bits start each step at 0.
         encoder.clear_buffer(&self.counts, 4, Some(4 * u64::from(self.params.targeting_off - 1)));
-        let p: [_; 8] = std::array::from_fn(|k| self.program.pipeline(k));
+        let p: [_; 9] = std::array::from_fn(|k| self.program.pipeline(k));
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_bind_group(0, &self.groups[from], &[]);
         let (n, cells) = (self.params.n, self.params.cells);
@@ -240,7 +263,8 @@ impl Crowd {
             if self.params.routed != 0 {
                 passes.extend([(p[4], n), (p[5], 0)]);
             }
-            passes.extend([(p[6], n), (p[7], 0)]);
+            let step = if self.params.stride == 2 { p[8] } else { p[6] };
+            passes.extend([(step, n), (p[7], 0)]);
         }
         for (pipeline, items) in passes {
             pass.set_pipeline(pipeline);
@@ -315,11 +339,11 @@ impl Crowd {
     /// apart from every agent walking now; the first fault is [`Error::Crowd`] naming it, the
     /// crowd as it was. The agents before keep their index, state and journey.
     pub fn add_agents(&mut self, added: &[Agent]) -> Result<std::ops::Range<usize>> {
-        let (n, state, exited) = (self.n, self.state()?, self.exit_steps()?);
-        let walking: Vec<(usize, [f64; 2], f64)> = (0..n)
-            .filter(|&i| exited[i] == 0)
-            .map(|i| (i, [f64::from(state[i][0]), f64::from(state[i][1])], self.agents[i].radius))
-            .collect();
+        let (n, words, exited) = (self.n, self.state_words()?, self.exit_steps()?);
+        let stride = 4 * self.params.stride as usize;
+        let at = |i: usize, k: usize| f64::from(f32::from_bits(words[stride * i + k]));
+        let walking: Vec<(usize, [f64; 2], f64)> =
+            (0..n).filter(|&i| exited[i] == 0).map(|i| (i, [at(i, 0), at(i, 1)], self.agents[i].radius)).collect();
         check_added(&self.geometry, &self.model, added, self.dt, n, &walking)?;
         let nodes: usize = self.geometry.journeys().journeys.iter().map(|j| j.stages.len()).sum();
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
@@ -332,7 +356,7 @@ impl Crowd {
         let next = Crowd::build(&self.gpu, &self.geometry, &self.model, &agents, self.dt)?;
         let m = agents.len() as u64;
         let queue = self.gpu.queue();
-        queue.write_buffer(&next.states[0], 0, bytemuck::cast_slice(&state));
+        queue.write_buffer(&next.states[0], 0, bytemuck::cast_slice(&words));
         queue.write_buffer(&next.grid, 4 * u64::from(next.params.exited_off), bytemuck::cast_slice(&exited));
         queue.write_buffer(&next.route, 0, bytemuck::cast_slice(&route[..n]));
         queue.write_buffer(&next.route, 4 * 3 * m, bytemuck::cast_slice(&route[3 * n..]));
@@ -350,7 +374,7 @@ impl Crowd {
             let detail = format!("are {} for {} agents", positions.len(), self.n);
             return Err(Error::Crowd { what: "the positions".into(), detail });
         }
-        let state: Vec<[f32; 4]> = positions.iter().map(|p| [p[0] as f32, p[1] as f32, 0.0, 0.0]).collect();
+        let state = still(positions, self.params.stride as usize);
         let queue = self.gpu.queue();
         queue.write_buffer(&self.states[self.current], 0, bytemuck::cast_slice(&state));
         let exited = 4 * u64::from(self.params.exited_off);
@@ -397,11 +421,50 @@ impl Crowd {
         Ok(self.state()?.iter().map(|s| [s[2], s[3]]).collect())
     }
 
+    /// Every agent's velocity in its last step under the anticipation velocity model, (0, 0)
+    /// before its first (and always under the collision-free speed model, which keeps none).
+    pub fn velocities(&self) -> Result<Vec<[f32; 2]>> {
+        let words = self.state_words()?;
+        let stride = 4 * self.params.stride as usize;
+        Ok(words
+            .chunks_exact(stride)
+            .map(|s| if stride == 8 { [s[4], s[5]].map(f32::from_bits) } else { [0.0; 2] })
+            .collect())
+    }
+
+    /// Sets every agent's orientation and velocity (the latter only under the anticipation
+    /// velocity model), unchecked but for their counts: the tests step the GPU and the
+    /// reference from one state of a run.
+    pub fn set_motion(&mut self, orientations: &[[f64; 2]], velocities: &[[f64; 2]]) -> Result<()> {
+        if orientations.len() != self.n || velocities.len() != self.n {
+            let detail = format!("are {} and {} for {} agents", orientations.len(), velocities.len(), self.n);
+            return Err(Error::Crowd { what: "the orientations and velocities".into(), detail });
+        }
+        let mut words = self.state_words()?;
+        let stride = 4 * self.params.stride as usize;
+        for (k, s) in words.chunks_exact_mut(stride).enumerate() {
+            let [o, v] = [orientations[k], velocities[k]].map(|u| u.map(|c| (c as f32).to_bits()));
+            s[2..4].copy_from_slice(&o);
+            if stride == 8 {
+                s[4..6].copy_from_slice(&v);
+            }
+        }
+        self.gpu.queue().write_buffer(&self.states[self.current], 0, bytemuck::cast_slice(&words));
+        Ok(())
+    }
+
     /// Every agent's state: position, then orientation.
     pub(super) fn state(&self) -> Result<Vec<[f32; 4]>> {
+        let words = self.state_words()?;
+        let stride = 4 * self.params.stride as usize;
+        Ok(words.chunks_exact(stride).map(|s| std::array::from_fn(|k| f32::from_bits(s[k]))).collect())
+    }
+
+    /// The state buffer's words: per agent `4 x stride`.
+    fn state_words(&self) -> Result<Vec<u32>> {
         let mut encoder = self.gpu.device().create_command_encoder(&Default::default());
-        let words = self.read_range(&mut encoder, &self.states[self.current], 0, 4 * self.n as u64)?;
-        Ok(words.chunks_exact(4).map(|s| std::array::from_fn(|k| f32::from_bits(s[k]))).collect())
+        let words = 4 * u64::from(self.params.stride) * self.n as u64;
+        self.read_range(&mut encoder, &self.states[self.current], 0, words)
     }
 
     fn read_words(&self, encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer, words: u64) -> Result<Vec<u32>> {
@@ -423,6 +486,12 @@ impl Crowd {
     }
 }
 
+/// The state of agents standing at `positions`, facing nowhere: `stride` vec4s each.
+fn still(positions: &[[f64; 2]], stride: usize) -> Vec<[f32; 4]> {
+    let at = |p: &[f64; 2]| [p[0] as f32, p[1] as f32, 0.0, 0.0];
+    positions.iter().flat_map(|p| [at(p), [0.0; 4]].into_iter().take(stride)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,7 +500,7 @@ mod tests {
     fn the_parameters_match_their_wgsl_twin() {
         crate::twins::assert_twin!(
             Params,
-            "cfsm.wgsl",
+            "crowd.wgsl",
             "CfsmParams",
             [
                 n,
@@ -459,6 +528,10 @@ mod tests {
                 movers_off,
                 targeting_off,
                 routed,
+                stride,
+                pushout,
+                seed_lo,
+                seed_hi,
                 pad0,
                 pad1
             ]

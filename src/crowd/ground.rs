@@ -1,5 +1,5 @@
 //! What the GPU's crowd reads and never writes, laid out in one buffer of words (`ground` in
-//! shaders/cfsm.wgsl): the grid's wall lists, the walls, the corners' points and stand-offs,
+//! shaders/crowd.wgsl): the grid's wall lists, the walls, the corners' points and stand-offs,
 //! the ways on from each corner to each stage, the stages, the exits' vertices and the
 //! journeys' nodes.
 

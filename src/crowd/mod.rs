@@ -25,6 +25,9 @@
 //! each agent's own ([`Agent::repulsion`], [`Repulsion`]): the repulsion an agent feels from a
 //! neighbour and from a wall is its own, whatever the neighbour's.
 //!
+//! [`Model::anticipation`] is JuPedSim's `AnticipationVelocityModel` instead, on the same
+//! neighbours, journeys and exits: [`Anticipation`] has its rules.
+//!
 //! These are JuPedSim 1.4's rules (libsimulator's `CollisionFreeSpeedModel`) with its defaults,
 //! and two choices of ours: walls count within the cutoff (JuPedSim sums a superset of them,
 //! all of whose extra terms are below 1e-60 of the nearest), and the way out stands off inner
@@ -64,6 +67,91 @@ pub struct Model {
     pub wall_range: f64,
     /// How far an agent looks for neighbours (and walls), centre to centre, m.
     pub cutoff: f64,
+    /// Which of JuPedSim's models moves the agents.
+    pub kind: Kind,
+}
+
+/// Which of JuPedSim 1.4's operational models moves the agents.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// `CollisionFreeSpeedModel` (and `CollisionFreeSpeedModelV2`, where agents have their own
+    /// [`Repulsion`]): the rules in this module's docs.
+    CollisionFreeSpeed,
+    /// `AnticipationVelocityModel` (Xu, Chraibi and Seyfried, 2021): each agent turns away
+    /// sideways from where its neighbours will be after their anticipation time, turns toward
+    /// that at its reaction time, slides along the nearest wall, and keeps the spacing ahead
+    /// as the collision-free speed model does (see [`Anticipation`]).
+    AnticipationVelocity {
+        /// How hard an agent within its wall buffer is pushed off the nearest wall
+        /// (`pushout_strength`, 0.3).
+        pushout_strength: f64,
+        /// The seed of the coin that picks a side where a neighbour's way is straight ahead
+        /// (`rng_seed`).
+        seed: u64,
+    },
+}
+
+impl Model {
+    /// JuPedSim 1.4's `AnticipationVelocityModel` with its defaults (`pushout_strength` 0.3)
+    /// and `seed` for its coin; neighbours within 3 m.
+    pub fn anticipation(seed: u64) -> Model {
+        Model { kind: Kind::AnticipationVelocity { pushout_strength: 0.3, seed }, ..Model::default() }
+    }
+
+    /// Whether this is the anticipation velocity model.
+    pub fn anticipates(&self) -> bool {
+        matches!(self.kind, Kind::AnticipationVelocity { .. })
+    }
+}
+
+/// An agent's own parameters under the anticipation velocity model (JuPedSim's
+/// `AnticipationVelocityModelAgentParameters`, beside the speed, radius, time gap and the
+/// neighbours' half of [`Repulsion`]). A step of agent `i`, from the state before it:
+///
+/// 1. each neighbour `j` (as the collision-free speed model's) that lies ahead of `i`'s desired
+///    direction `d` or of its orientation `e` (`d . u >= 0` or `e . u >= 0`, `u` the unit vector
+///    toward it) pushes sideways, perpendicular to `d`, away from the side where `j` will be
+///    after its anticipation time (`p_j + v_j ta_j - p_i`; within 1 mm of straight ahead the
+///    side is a coin's), with strength
+///    `a (1 + 0.5 (1 - d . e_j)) exp(-max(|p_j - p_i| - r_i - r_j - (v_i - v_j) . u ta_i, 0) / D)`;
+/// 2. the direction is `normalize(d + sum)` (the orientation where that is zero); the agent turns
+///    from its orientation toward it at `1 / reaction_time` over the step, unless the two lie
+///    on opposite sides of `d`, where it takes it at once;
+/// 3. the nearest wall: closer than `wall_buffer_distance + r` the direction slides along it
+///    and is pushed off by `pushout_strength`; closer than twice that, while heading toward it,
+///    the part toward the wall fades linearly to none at the buffer;
+/// 4. its speed from the spacing ahead along that direction, as the collision-free speed
+///    model's, and its velocity is direction x speed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Anticipation {
+    /// How far from a wall, beyond its radius, an agent keeps (`wall_buffer_distance`, 0 to 1 m).
+    pub wall_buffer_distance: f64,
+    /// How far ahead in time it looks at its neighbours' ways (`anticipation_time`, 0 to 5 s).
+    pub anticipation_time: f64,
+    /// How fast it turns toward a new direction (`reaction_time`, above 0, at most 1 s).
+    pub reaction_time: f64,
+}
+
+impl Default for Anticipation {
+    /// JuPedSim 1.4's defaults: 0.1 m, 1 s, 0.3 s.
+    fn default() -> Anticipation {
+        Anticipation { wall_buffer_distance: 0.1, anticipation_time: 1.0, reaction_time: 0.3 }
+    }
+}
+
+impl Anticipation {
+    /// JuPedSim's names of the three, in the order of the fields.
+    pub const NAMES: [&'static str; 3] = ["wall_buffer_distance", "anticipation_time", "reaction_time"];
+
+    /// The three, in the order of [`Anticipation::NAMES`].
+    pub fn values(&self) -> [f64; 3] {
+        [self.wall_buffer_distance, self.anticipation_time, self.reaction_time]
+    }
+
+    /// From three values in the order of [`Anticipation::NAMES`].
+    pub fn from_values([wall_buffer_distance, anticipation_time, reaction_time]: [f64; 3]) -> Anticipation {
+        Anticipation { wall_buffer_distance, anticipation_time, reaction_time }
+    }
 }
 
 impl Default for Model {
@@ -76,6 +164,7 @@ impl Default for Model {
             wall_strength: r.wall_strength,
             wall_range: r.wall_range,
             cutoff: 3.0,
+            kind: Kind::CollisionFreeSpeed,
         }
     }
 }
@@ -146,8 +235,12 @@ pub struct Agent {
     pub radius: f64,
     /// The time gap it keeps to the agent ahead, s (`T`, 0.1 to 10).
     pub time_gap: f64,
-    /// Its own repulsion (JuPedSim's `CollisionFreeSpeedModelV2`); `None`: the model's.
+    /// Its own repulsion (JuPedSim's `CollisionFreeSpeedModelV2`; the anticipation velocity
+    /// model reads the neighbours' half); `None`: the model's.
     pub repulsion: Option<Repulsion>,
+    /// Its own parameters under the anticipation velocity model; `None`: JuPedSim's defaults.
+    /// Refused under the collision-free speed model.
+    pub anticipation: Option<Anticipation>,
     /// Its journey, by index into [`Journeys::journeys`].
     pub journey: usize,
     /// The stage of its journey it heads for first, by index into [`Journeys::stages`].
@@ -164,9 +257,21 @@ impl Agent {
             radius: 0.2,
             time_gap: 1.0,
             repulsion: None,
+            anticipation: None,
             journey: 0,
             stage: 0,
         }
+    }
+
+    /// An agent at `(x, y)` with the anticipation velocity model's defaults in JuPedSim: 1.2 m/s,
+    /// 0.2 m, a time gap of 1.06 s, repulsion 8 and 0.1 m, [`Anticipation::default`].
+    pub fn anticipating(x: f64, y: f64) -> Agent {
+        Agent { time_gap: 1.06, anticipation: Some(Anticipation::default()), ..Agent::at(x, y) }
+    }
+
+    /// Its parameters under the anticipation velocity model: its own, or JuPedSim's defaults.
+    pub fn anticipation(&self) -> Anticipation {
+        self.anticipation.unwrap_or_default()
     }
 
     /// Its repulsion under `model`: its own, or the model's.
@@ -219,6 +324,22 @@ pub fn flow(sorted: &[f64]) -> Option<f64> {
     (span > 0.0).then(|| (last - first) as f64 / span)
 }
 
+/// The anticipation velocity model's coin for agent `i` and neighbour `j` in the step after
+/// `step` steps: `true` turns `i` to the right of its desired direction. JuPedSim draws from one
+/// mt19937 in the order its agents are updated; the GPU updates them at once, so the coin is a
+/// hash of the seed, the step and the two agents (the same on the GPU, shaders/crowd.wgsl `coin`).
+pub fn coin(seed: u64, step: u64, i: u32, j: u32) -> bool {
+    fn mix(mut x: u32) -> u32 {
+        x ^= x >> 16;
+        x = x.wrapping_mul(0x7feb_352d);
+        x ^= x >> 15;
+        x = x.wrapping_mul(0x846c_a68b);
+        x ^ (x >> 16)
+    }
+    let h = mix(mix(mix(mix(mix(seed as u32) ^ (seed >> 32) as u32) ^ step as u32) ^ i) ^ j);
+    h & 1 == 0
+}
+
 pub(crate) fn refuse(what: impl Into<String>, detail: impl Into<String>) -> Error {
     Error::Crowd { what: what.into(), detail: detail.into() }
 }
@@ -248,6 +369,50 @@ pub fn check(geometry: &Geometry, model: &Model, agents: &[Agent], dt: f64) -> R
     check_added(geometry, model, agents, dt, 0, &[])
 }
 
+/// One range: `(what, value, low, high, low is in it)`.
+type Range = (&'static str, f64, f64, f64, bool);
+
+/// Agent `i`'s parameters in JuPedSim's ranges for `model`'s kind.
+fn check_parameters(model: &Model, a: &Agent, i: usize) -> Result<()> {
+    let name = |what: &str| format!("agent {i}'s {what}");
+    let mut ranges: Vec<Range> =
+        vec![("radius", a.radius, 0.0, 2.0, false), ("desired_speed", a.desired_speed, 0.0, 10.0, true)];
+    if model.anticipates() {
+        let r = a.repulsion_in(model);
+        let t = a.anticipation();
+        ranges.extend([
+            ("time_gap", a.time_gap, 0.0, 10.0, false),
+            (Repulsion::NAMES[0], r.neighbour_strength, 0.0, 20.0, true),
+            (Repulsion::NAMES[1], r.neighbour_range, 0.0, 5.0, false),
+            (Anticipation::NAMES[0], t.wall_buffer_distance, 0.0, 1.0, true),
+            (Anticipation::NAMES[1], t.anticipation_time, 0.0, 5.0, true),
+            (Anticipation::NAMES[2], t.reaction_time, 0.0, 1.0, false),
+        ]);
+    } else {
+        ranges.push(("time_gap", a.time_gap, 0.1, 10.0, true));
+        if a.anticipation.is_some() {
+            return Err(refuse(name("anticipation"), "is the anticipation velocity model's"));
+        }
+    }
+    for (what, v, lo, hi, closed) in ranges {
+        let above = if closed { v >= lo } else { v > lo };
+        if !(above && v <= hi) {
+            let low = if closed { "[" } else { "(" };
+            return Err(refuse(format!("{} {v}", name(what)), format!("is outside {low}{lo}, {hi}]")));
+        }
+    }
+    if let (Some(r), false) = (&a.repulsion, model.anticipates()) {
+        for (k, (what, v)) in Repulsion::NAMES.iter().zip(r.values()).enumerate() {
+            let strength = k % 2 == 0;
+            if !(v.is_finite() && (v > 0.0 || strength && v == 0.0)) {
+                let range = if strength { "finite and at least 0" } else { "finite and above 0" };
+                return Err(refuse(format!("{} {v}", name(what)), format!("must be {range}")));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// [`check`] of `agents` added to a crowd as agents `first`, `first + 1`, ... (the names in its
 /// refusals), and apart from each agent walking now, `walking` (index, centre, radius): JuPedSim's
 /// `add_agent` refuses an agent that touches another.
@@ -272,31 +437,15 @@ pub(crate) fn check_added(
             return Err(refuse(format!("the model's {name} {value}"), "must be finite and above 0"));
         }
     }
+    if let Kind::AnticipationVelocity { pushout_strength: v, .. } = model.kind {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(refuse(format!("the model's pushout_strength {v}"), "must be finite and at least 0"));
+        }
+    }
     for (i, a) in agents.iter().enumerate() {
         let i = first + i;
         let [x, y] = a.position;
-        let name = |what: &str| format!("agent {i}'s {what}");
-        let ranges = [
-            ("radius", a.radius, 0.0, 2.0, false),
-            ("desired_speed", a.desired_speed, 0.0, 10.0, true),
-            ("time_gap", a.time_gap, 0.1, 10.0, true),
-        ];
-        for (what, v, lo, hi, closed) in ranges {
-            let above = if closed { v >= lo } else { v > lo };
-            if !(above && v <= hi) {
-                let low = if closed { "[" } else { "(" };
-                return Err(refuse(format!("{} {v}", name(what)), format!("is outside {low}{lo}, {hi}]")));
-            }
-        }
-        if let Some(r) = &a.repulsion {
-            for (k, (what, v)) in Repulsion::NAMES.iter().zip(r.values()).enumerate() {
-                let strength = k % 2 == 0;
-                if !(v.is_finite() && (v > 0.0 || strength && v == 0.0)) {
-                    let range = if strength { "finite and at least 0" } else { "finite and above 0" };
-                    return Err(refuse(format!("{} {v}", name(what)), format!("must be {range}")));
-                }
-            }
-        }
+        check_parameters(model, a, i)?;
         let at = || format!("agent {i} at ({x}, {y})");
         if !(x.is_finite() && y.is_finite() && geometry.contains(a.position)) {
             return Err(refuse(at(), "is outside the walkable area"));

@@ -37,6 +37,8 @@ pub(crate) enum ModelArg {
     Cfsm,
     /// JuPedSim's CollisionFreeSpeedModelV2: the same, with each agent's own repulsion.
     CfsmV2,
+    /// JuPedSim's AnticipationVelocityModel.
+    Avm,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -259,13 +261,16 @@ pub(crate) enum Command {
     /// through each other in a periodic box (torus); each
     /// frame integrates, detects and pushes overlapping bodies apart, all on the GPU; prints
     /// frames per second and the penetration left at the first and last frame. `--model cfsm`:
-    /// JuPedSim's collision-free speed model, agents from --agents walking out of the area in
-    /// --geometry through --exit; prints the evacuation time and the flow (the push model's
+    /// JuPedSim's collision-free speed model (cfsm-v2, avm: its V2 and its anticipation velocity
+    /// model), agents from --agents walking out of the area in --geometry through --exit; prints the evacuation time and the flow (the push model's
     /// options are not read).
     Sim {
         /// push: the built-in crowds pushed apart; cfsm: the collision-free speed model; cfsm-v2:
         /// the same with each agent's own repulsion (CSV columns strength_neighbor_repulsion,
-        /// range_neighbor_repulsion, strength_geometry_repulsion, range_geometry_repulsion).
+        /// range_neighbor_repulsion, strength_geometry_repulsion, range_geometry_repulsion); avm:
+        /// the anticipation velocity model (CSV columns strength_neighbor_repulsion,
+        /// range_neighbor_repulsion, wall_buffer_distance, anticipation_time, reaction_time;
+        /// --seed is its rng_seed).
         #[arg(long, value_enum, default_value = "push")]
         model: ModelArg,
         /// cfsm: the walkable area, a file holding one WKT POLYGON (holes allowed).
@@ -304,7 +309,7 @@ pub(crate) enum Command {
         /// Push-out iterations per frame.
         #[arg(long, default_value_t = 6)]
         iterations: u32,
-        /// Random seed of the starting positions.
+        /// Random seed of the starting positions (avm: of the model's coin, JuPedSim's rng_seed).
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// `fresh`: every iteration detects anew; `reuse`: one detection per frame, later

@@ -1,18 +1,30 @@
-//! `satgpu sim --model cfsm`: JuPedSim's collision-free speed model on a walkable area read
-//! from WKT, agents from CSV, until everyone has left or the time is up.
+//! `satgpu sim --model cfsm|cfsm-v2|avm`: JuPedSim's collision-free speed model (or its V2, or
+//! the anticipation velocity model) on a walkable area read from WKT, agents from CSV, until
+//! everyone has left or the time is up.
 
 use std::path::{Path, PathBuf};
 
-use satgpu::crowd::{read_agents_csv, Crowd, Evacuation, Geometry, Model, Recorded, Repulsion, Trajectory};
+use satgpu::crowd::{
+    read_agents_csv, Anticipation, Crowd, Evacuation, Geometry, Model, Recorded, Repulsion, Trajectory,
+};
 use satgpu::{reference, Error};
 
 use crate::bench::median;
 use crate::{Backend, DeviceArgs, Failure};
 
-/// What `satgpu sim --model cfsm` (or `cfsm-v2`) was asked to do.
+/// Which of JuPedSim's models `satgpu sim` runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    Cfsm,
+    /// CollisionFreeSpeedModelV2: each agent's own repulsion.
+    CfsmV2,
+    /// AnticipationVelocityModel, with the seed of its coin.
+    Avm(u64),
+}
+
+/// What `satgpu sim --model cfsm` (or `cfsm-v2`, `avm`) was asked to do.
 pub struct CfsmArgs {
-    /// JuPedSim's CollisionFreeSpeedModelV2: each agent's own repulsion.
-    pub v2: bool,
+    pub which: Which,
     pub geometry: PathBuf,
     pub exit: String,
     pub agents: PathBuf,
@@ -65,13 +77,24 @@ pub fn run(args: &CfsmArgs, device: &DeviceArgs) -> Result<(), Failure> {
     let wkt =
         std::fs::read_to_string(&args.geometry).map_err(|source| Error::Io { path: args.geometry.clone(), source })?;
     let geometry = Geometry::from_wkt(&wkt, exit).map_err(|e| in_file(&args.geometry, e))?;
-    let agents = read_agents_csv(&args.agents)?;
-    if !args.v2 && agents.iter().any(|a| a.repulsion.is_some()) {
-        let names = Repulsion::NAMES.join(", ");
-        let detail = format!("has a column of {names}: each agent's own repulsion is --model cfsm-v2's");
-        return Err(Failure(2, format!("{}: {detail}", args.agents.display())));
+    let model = match args.which {
+        Which::Avm(seed) => Model::anticipation(seed),
+        Which::Cfsm | Which::CfsmV2 => Model::default(),
+    };
+    let agents = read_agents_csv(&args.agents, &model)?;
+    let refuse = |names: &[&str], whose: &str| {
+        let detail = format!("has a column of {}, which are --model {whose}'s", names.join(", "));
+        Err(Failure(2, format!("{}: {detail}", args.agents.display())))
+    };
+    let text = std::fs::read_to_string(&args.agents).unwrap_or_default();
+    let header: Vec<&str> = text.lines().next().unwrap_or("").split(',').map(str::trim).collect();
+    let has = |names: &[&str]| names.iter().any(|n| header.contains(n));
+    match args.which {
+        Which::Cfsm if has(&Repulsion::NAMES) => return refuse(&Repulsion::NAMES, "cfsm-v2"),
+        Which::Cfsm | Which::CfsmV2 if has(&Anticipation::NAMES) => return refuse(&Anticipation::NAMES, "avm"),
+        Which::Avm(_) if has(&Repulsion::NAMES[2..]) => return refuse(&Repulsion::NAMES[2..], "cfsm-v2"),
+        _ => {}
     }
-    let model = Model::default();
     if let Some(path) = &args.json {
         let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         if !folder.is_dir() {
@@ -148,7 +171,11 @@ fn report(args: &CfsmArgs, evacuation: &Evacuation, adapter: String, backend: &'
     println!("step       {frame_ms_median:.3} ms (median, wall clock)");
     if let Some(path) = &args.json {
         let json = CfsmJson {
-            model: if args.v2 { "cfsm-v2" } else { "cfsm" },
+            model: match args.which {
+                Which::Cfsm => "cfsm",
+                Which::CfsmV2 => "cfsm-v2",
+                Which::Avm(_) => "avm",
+            },
             backend,
             adapter,
             agents: n,

@@ -176,7 +176,7 @@ fn dispatch(cli: Cli) -> ExitCode {
             bench(scenes, frames, (json.as_deref(), plot.as_deref(), trace.as_deref()), &options, &device)
         }
         Command::Sim {
-            model: model @ (ModelArg::Cfsm | ModelArg::CfsmV2),
+            model: model @ (ModelArg::Cfsm | ModelArg::CfsmV2 | ModelArg::Avm),
             geometry,
             exit,
             agents,
@@ -187,19 +187,25 @@ fn dispatch(cli: Cli) -> ExitCode {
             trajectory,
             every,
             device,
+            seed,
             ..
         } => match (geometry, exit, agents) {
             (Some(geometry), Some(exit), Some(agents)) => {
                 let trajectory = trajectory.map(|path| (path, every.unwrap_or(4)));
-                let v2 = model == ModelArg::CfsmV2;
+                let which = match model {
+                    ModelArg::CfsmV2 => cfsm::Which::CfsmV2,
+                    ModelArg::Avm => cfsm::Which::Avm(seed),
+                    _ => cfsm::Which::Cfsm,
+                };
                 cfsm::run(
-                    &cfsm::CfsmArgs { v2, geometry, exit, agents, dt, max_time, backend, json, trajectory },
+                    &cfsm::CfsmArgs { which, geometry, exit, agents, dt, max_time, backend, json, trajectory },
                     &device,
                 )
             }
             _ => Err(Failure(
                 2,
-                "--model cfsm and cfsm-v2 need --geometry AREA.wkt, --exit X0,Y0,X1,Y1 and --agents AGENTS.csv".into(),
+                "--model cfsm, cfsm-v2 and avm need --geometry AREA.wkt, --exit X0,Y0,X1,Y1 and --agents AGENTS.csv"
+                    .into(),
             )),
         },
         Command::Sim { geometry: Some(_), .. }
@@ -207,7 +213,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         | Command::Sim { agents: Some(_), .. }
         | Command::Sim { trajectory: Some(_), .. } => Err(Failure(
             2,
-            "--geometry, --exit, --agents and --trajectory are read by --model cfsm and cfsm-v2 only".into(),
+            "--geometry, --exit, --agents and --trajectory are read by --model cfsm, cfsm-v2 and avm only".into(),
         )),
         Command::Sim {
             scenario,

@@ -131,7 +131,7 @@ const SLOTS: [(&str, &[Slot]); 31] = [
     ("events.wgsl", &[Read, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite]),
     ("query.wgsl", &QUERY),
     ("ray.wgsl", &RAY),
-    ("cfsm.wgsl", &[Uniform, Read, ReadWrite, Read, ReadWrite, ReadWrite, Read, ReadWrite]),
+    ("crowd.wgsl", &[Uniform, Read, ReadWrite, Read, ReadWrite, ReadWrite, Read, ReadWrite]),
     ("push.wgsl", &[Uniform, ReadWrite, ReadWrite, ReadWrite, ReadWrite, Read, Read, ReadWrite]),
     ("neighbours.wgsl", &[Uniform, Read, Read, Read, ReadWrite, ReadWrite, ReadWrite, ReadWrite]),
 ];

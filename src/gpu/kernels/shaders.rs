@@ -45,13 +45,13 @@ const KERNELS: [(&str, &str); 31] = [
     ("events.wgsl", include_str!("../../../shaders/events.wgsl")),
     ("query.wgsl", include_str!("../../../shaders/query.wgsl")),
     ("ray.wgsl", include_str!("../../../shaders/ray.wgsl")),
-    ("cfsm.wgsl", include_str!("../../../shaders/cfsm.wgsl")),
+    ("crowd.wgsl", include_str!("../../../shaders/crowd.wgsl")),
     ("push.wgsl", include_str!("../../../shaders/push.wgsl")),
     ("neighbours.wgsl", include_str!("../../../shaders/neighbours.wgsl")),
 ];
 
 /// The shared modules, by import name.
-const SHARED: [(&str, &str); 25] = [
+const SHARED: [(&str, &str); 26] = [
     ("params", include_str!("../../../shaders/shared/params.wgsl")),
     ("instance", include_str!("../../../shaders/shared/instance.wgsl")),
     ("index", include_str!("../../../shaders/shared/index.wgsl")),
@@ -77,6 +77,7 @@ const SHARED: [(&str, &str); 25] = [
     ("loops", include_str!("../../../shaders/shared/loops.wgsl")),
     ("candidate", include_str!("../../../shaders/shared/candidate.wgsl")),
     ("image", include_str!("../../../shaders/shared/image.wgsl")),
+    ("crowd_ground", include_str!("../../../shaders/shared/crowd_ground.wgsl")),
 ];
 
 /// Invocations per workgroup of the radix kernels.

@@ -1,5 +1,6 @@
-// The collision-free speed model's step (src/crowd/mod.rs has the rules), one invocation per
-// agent, all from the state before the step. Each step: clear the cell counts, bin the walking
+// A crowd's step under JuPedSim's collision-free speed model (`step`, src/crowd/mod.rs has the
+// rules) or its anticipation velocity model (`step_avm`, crowd::Anticipation), one invocation
+// per agent, all from the state before the step. Each step: clear the cell counts, bin the walking
 // agents into cells the size of the cutoff, scan the counts, scatter the agents into their
 // cells, sort each cell by agent index (so that every sum below runs in one fixed order, and
 // the result does not depend on the order the atomics ran), step every agent, tick the clock.
@@ -8,6 +9,7 @@
 #import index
 #import segment
 #import workgroup_scan
+#import crowd_ground
 
 struct CfsmParams {
     n: u32,              // agents
@@ -35,15 +37,22 @@ struct CfsmParams {
     movers_off: u32,     // counts: one bit per agent that reached its waypoint this step
     targeting_off: u32,  // counts: per stage, the agents heading for it
     routed: u32,         // 1: some stage has a transition (the reach and route passes run)
+    stride: u32,         // vec4s of state per agent: 1 (x, y, orientation), 2 (then the velocity, 0, 0)
+    pushout: f32,        // the anticipation velocity model's pushout strength
+    seed_lo: u32,        // and its coin's seed
+    seed_hi: u32,
     pad0: u32,
     pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: CfsmParams;
-@group(0) @binding(1) var<storage, read> state_in: array<vec4<f32>>;        // x, y, direction
+// Per agent x, y, orientation; under the anticipation velocity model then its velocity, 0, 0.
+@group(0) @binding(1) var<storage, read> state_in: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> state_out: array<vec4<f32>>;
-// Two per agent: v0, radius, time gap, 0; then its repulsion: strength and
-// range from neighbours, strength and range from walls.
+// Two per agent: v0, radius, time gap, 0; then its repulsion: strength and range from
+// neighbours, strength and range from walls. Under the anticipation velocity model: v0,
+// radius, time gap, reaction time; strength and range from neighbours, wall buffer,
+// anticipation time.
 @group(0) @binding(3) var<storage, read> agents: array<vec4<f32>>;
 // [0] steps run, [1] agents walking at the last binning, then one count per cell, the movers'
 // bits (these cleared every step), and the agents heading for each stage.
@@ -68,6 +77,10 @@ fn cell_xy(p: vec2<f32>) -> vec2<i32> {
     return vec2<i32>(clamp(c, vec2<f32>(0.0), hi));
 }
 
+fn position_of(i: u32) -> vec2<f32> {
+    return state_in[params.stride * i].xy;
+}
+
 fn cell_of(p: vec2<f32>) -> u32 {
     let c = cell_xy(p);
     return u32(c.y) * params.gx + u32(c.x);
@@ -83,7 +96,7 @@ fn bin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
         grid[params.slot_off + i] = GONE;
         return;
     }
-    grid[params.slot_off + i] = atomicAdd(&counts[2u + cell_of(state_in[i].xy)], 1u);
+    grid[params.slot_off + i] = atomicAdd(&counts[2u + cell_of(position_of(i))], 1u);
     atomicAdd(&counts[1], 1u);
 }
 
@@ -118,7 +131,7 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     }
     let slot = grid[params.slot_off + i];
     if slot != GONE {
-        grid[params.agents_off + grid[cell_of(state_in[i].xy)] + slot] = i;
+        grid[params.agents_off + grid[cell_of(position_of(i))] + slot] = i;
     }
 }
 
@@ -140,153 +153,6 @@ fn sort(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         grid[m] = v;
     }
-}
-
-fn cross2(a: vec2<f32>, b: vec2<f32>) -> f32 {
-    return a.x * b.y - a.y * b.x;
-}
-
-fn within(p: vec2<f32>, q: vec2<f32>, r: vec2<f32>) -> bool {
-    return all(r >= min(p, q)) && all(r <= max(p, q));
-}
-
-fn opposite(x: f32, y: f32) -> bool {
-    return (x > 0.0 && y < 0.0) || (x < 0.0 && y > 0.0);
-}
-
-// Whether segments p-q and a-b meet (touching counts).
-fn segments_meet(p: vec2<f32>, q: vec2<f32>, a: vec2<f32>, b: vec2<f32>) -> bool {
-    let d1 = cross2(q - p, a - p);
-    let d2 = cross2(q - p, b - p);
-    let d3 = cross2(b - a, p - a);
-    let d4 = cross2(b - a, q - a);
-    if opposite(d1, d2) && opposite(d3, d4) {
-        return true;
-    }
-    return (d1 == 0.0 && within(p, q, a)) || (d2 == 0.0 && within(p, q, b))
-        || (d3 == 0.0 && within(a, b, p)) || (d4 == 0.0 && within(a, b, q));
-}
-
-fn wall(k: u32) -> vec4<f32> {
-    let at = params.seg_off + 4u * k;
-    return bitcast<vec4<f32>>(vec4<u32>(ground[at], ground[at + 1u], ground[at + 2u], ground[at + 3u]));
-}
-
-// Whether no wall meets p-q: every wall (for the way out), or the cell's list (for neighbours,
-// whose sight lines lie within the cutoff of p, as every wall on the list does).
-fn sees_all(p: vec2<f32>, q: vec2<f32>) -> bool {
-    for (var k = 0u; k < params.segments; k++) {
-        let w = wall(k);
-        if segments_meet(p, q, w.xy, w.zw) {
-            return false;
-        }
-    }
-    return true;
-}
-
-fn sees_listed(p: vec2<f32>, q: vec2<f32>, first: u32, end: u32) -> bool {
-    for (var k = first; k < end; k++) {
-        let w = wall(ground[k]);
-        if segments_meet(p, q, w.xy, w.zw) {
-            return false;
-        }
-    }
-    return true;
-}
-
-fn unit(v: vec2<f32>) -> vec2<f32> {
-    let len = length(v);
-    if len > 0.0 {
-        return v / len;
-    }
-    return vec2<f32>(0.0);
-}
-
-// Whether p-q crosses corner k's stand-off (from the corner to its point) anywhere but at the
-// point itself (Geometry::passes_clear).
-fn cuts(p: vec2<f32>, q: vec2<f32>, k: u32) -> bool {
-    let at = params.way_off + 4u * (params.corners + k);
-    let s = bitcast<vec4<f32>>(vec4<u32>(ground[at], ground[at + 1u], ground[at + 2u], ground[at + 3u]));
-    return segments_meet(p, q, s.xy, s.zw) && !(cross2(q - p, s.zw - p) == 0.0 && cross2(q - p, s.xy - p) != 0.0);
-}
-
-// Whether p-q meets no wall and, when `clear`, cuts no corner's stand-off.
-fn passes(p: vec2<f32>, q: vec2<f32>, clear: bool) -> bool {
-    if !sees_all(p, q) {
-        return false;
-    }
-    if clear {
-        for (var k = 0u; k < params.corners; k++) {
-            if cuts(p, q, k) {
-                return false;
-            }
-        }
-    }
-    return true;
-}
-
-fn stage_word(s: u32, k: u32) -> u32 {
-    return ground[params.stage_off + 8u * s + k];
-}
-
-fn stage_target(s: u32) -> vec2<f32> {
-    return vec2<f32>(bitcast<f32>(stage_word(s, 1u)), bitcast<f32>(stage_word(s, 2u)));
-}
-
-fn is_exit(s: u32) -> bool {
-    return stage_word(s, 0u) == 1u;
-}
-
-// Whether p has reached stage s: within a waypoint's distance, or in an exit (its boundary
-// counts; the host gives its vertices counterclockwise).
-fn reached(s: u32, p: vec2<f32>) -> bool {
-    if !is_exit(s) {
-        return distance(p, stage_target(s)) <= bitcast<f32>(stage_word(s, 3u));
-    }
-    let first = params.poly_off + 2u * stage_word(s, 4u);
-    let len = stage_word(s, 5u);
-    for (var k = 0u; k < len; k++) {
-        let at = first + 2u * k;
-        let next = first + 2u * ((k + 1u) % len);
-        let a = bitcast<vec2<f32>>(vec2<u32>(ground[at], ground[at + 1u]));
-        let b = bitcast<vec2<f32>>(vec2<u32>(ground[next], ground[next + 1u]));
-        if cross2(b - a, p - a) < 0.0 {
-            return false;
-        }
-    }
-    return true;
-}
-
-// Stage s's target when the way there passes clear of the corners, else the corner so reached
-// that starts the shortest way; where none is, the same by sight alone (Geometry::destination);
-// p itself when no way leads there.
-fn destination(p: vec2<f32>, s: u32) -> vec2<f32> {
-    let goal = stage_target(s);
-    for (var attempt = 0u; attempt < 2u; attempt++) {
-        let clear = attempt == 0u;
-        if passes(p, goal, clear) {
-            return goal;
-        }
-        var best = p;
-        var best_length = 3.4e38;
-        for (var k = 0u; k < params.corners; k++) {
-            let at = params.way_off + 4u * k;
-            let w = bitcast<vec2<f32>>(vec2<u32>(ground[at], ground[at + 1u]));
-            let to = bitcast<f32>(ground[params.to_off + s * params.corners + k]);
-            if to < 0.0 {
-                continue;
-            }
-            let length_via = distance(p, w) + to;
-            if length_via < best_length && passes(p, w, clear) {
-                best = w;
-                best_length = length_via;
-            }
-        }
-        if best_length < 3.4e38 {
-            return best;
-        }
-    }
-    return p;
 }
 
 fn journey_of(i: u32) -> u32 {
@@ -315,7 +181,7 @@ fn reach(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     if is_exit(s) || node_word(node_of(journey_of(i), s), 0u) == 0u {
         return;
     }
-    if reached(s, state_in[i].xy) {
+    if reached(s, position_of(i)) {
         atomicOr(&counts[params.movers_off + i / 32u], 1u << (i % 32u));
     }
 }
@@ -385,6 +251,83 @@ fn route_movers(@builtin(local_invocation_id) lid: vec3<u32>) {
     }
 }
 
+// Where agent i stands and what is around it: its cell's walls and the 3 x 3 cells about it.
+struct Around {
+    p: vec2<f32>,
+    walls_first: u32,
+    walls_end: u32,
+    lo: vec2<i32>,
+    hi: vec2<i32>,
+}
+
+fn around(p: vec2<f32>) -> Around {
+    let home = cell_of(p);
+    let c = cell_xy(p);
+    let lo = max(c - vec2<i32>(1), vec2<i32>(0));
+    let hi = min(c + vec2<i32>(1), vec2<i32>(i32(params.gx) - 1, i32(params.gy) - 1));
+    return Around(p, params.list_off + ground[home], params.list_off + ground[home + 1u], lo, hi);
+}
+
+// The neighbours near enough to slow an agent down: a spacing s of more than v0 * T gives v0
+// whichever neighbour it is (the margin covers f32's rounding of s / T), so the speed needs
+// only these. Past NEAR_MAX of them, `spacing_ahead` looks at every neighbour again.
+struct Slowing {
+    at: array<vec3<f32>, NEAR_MAX>, // offset to the neighbour, sum of the radii
+    count: u32,
+}
+
+fn keep_slowing(near: ptr<function, Slowing>, offset: vec2<f32>, reach: f32) {
+    if (*near).count < NEAR_MAX {
+        (*near).at[(*near).count] = vec3<f32>(offset, reach);
+    }
+    (*near).count++;
+}
+
+// The spacing to the nearest neighbour ahead of agent i (radius r) along `direction`: in front
+// and within the corridor of the two radii.
+fn spacing_ahead(i: u32, r: f32, a: Around, direction: vec2<f32>, near: ptr<function, Slowing>) -> f32 {
+    let p = a.p;
+    let side = vec2<f32>(-direction.y, direction.x);
+    var spacing = 3.4e38;
+    for (var k = 0u; k < min((*near).count, NEAR_MAX); k++) {
+        let d = (*near).at[k].xy;
+        if dot(direction, d) >= 0.0 && abs(dot(side, d)) <= (*near).at[k].z {
+            spacing = min(spacing, length(d) - (*near).at[k].z);
+        }
+    }
+    for (var y = a.lo.y; y <= a.hi.y && (*near).count > NEAR_MAX; y++) {
+        for (var x = a.lo.x; x <= a.hi.x; x++) {
+            let cell = u32(y) * params.gx + u32(x);
+            for (var k = grid[cell]; k < grid[cell + 1u]; k++) {
+                let j = grid[params.agents_off + k];
+                let q = position_of(j);
+                let d = q - p;
+                // The cheap tests first: most candidates are behind or beside the corridor ahead.
+                if j == i || dot(direction, d) < 0.0 {
+                    continue;
+                }
+                let reach = r + agents[2u * j].y;
+                if abs(dot(side, d)) > reach || length(d) > params.cutoff {
+                    continue;
+                }
+                if sees_listed(p, q, a.walls_first, a.walls_end) {
+                    spacing = min(spacing, length(d) - reach);
+                }
+            }
+        }
+    }
+    return spacing;
+}
+
+// Agent i, heading for `stage`, leaves when that is an exit and it ended the step in it.
+fn leave(i: u32, stage: u32, moved: vec2<f32>) {
+    if is_exit(stage) && reached(stage, moved) {
+        grid[params.exited_off + i] = atomicLoad(&counts[0]) + 1u;
+        atomicSub(&counts[params.targeting_off + stage], 1u);
+    }
+}
+
+// The collision-free speed model's step (one vec4 of state per agent).
 @compute @workgroup_size(64)
 fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, nwg);
@@ -399,42 +342,31 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let p = s.xy;
     let me = agents[2u * i];
     let repulsion = agents[2u * i + 1u];
-    let home = cell_of(p);
-    let walls_first = params.list_off + ground[home];
-    let walls_end = params.list_off + ground[home + 1u];
-    let c = cell_xy(p);
-    let lo = max(c - vec2<i32>(1), vec2<i32>(0));
-    let hi = min(c + vec2<i32>(1), vec2<i32>(i32(params.gx) - 1, i32(params.gy) - 1));
+    let a = around(p);
     var push = vec2<f32>(0.0);
-    // The neighbours near enough to slow the agent down: a spacing s of more than v0 * T gives
-    // v0 whichever neighbour it is (the margin covers f32's rounding of s / T), so the speed
-    // below needs only these. Past NEAR_MAX of them, it looks at every neighbour again.
-    var near: array<vec3<f32>, NEAR_MAX>;
-    var near_count = 0u;
+    var near: Slowing;
+    near.count = 0u;
     let slow = me.x * me.z * 1.001 + 1e-6;
-    for (var y = lo.y; y <= hi.y; y++) {
-        for (var x = lo.x; x <= hi.x; x++) {
+    for (var y = a.lo.y; y <= a.hi.y; y++) {
+        for (var x = a.lo.x; x <= a.hi.x; x++) {
             let cell = u32(y) * params.gx + u32(x);
             for (var k = grid[cell]; k < grid[cell + 1u]; k++) {
                 let j = grid[params.agents_off + k];
                 let q = state_in[j].xy;
                 let d = distance(p, q);
-                if j == i || d > params.cutoff || !sees_listed(p, q, walls_first, walls_end) {
+                if j == i || d > params.cutoff || !sees_listed(p, q, a.walls_first, a.walls_end) {
                     continue;
                 }
                 let reach = me.y + agents[2u * j].y;
                 let exponent = min((reach - d) / repulsion.y, MAX_EXPONENT);
                 push -= unit(q - p) * repulsion.x * exp(exponent);
                 if d - reach <= slow {
-                    if near_count < NEAR_MAX {
-                        near[near_count] = vec3<f32>(q - p, reach);
-                    }
-                    near_count++;
+                    keep_slowing(&near, q - p, reach);
                 }
             }
         }
     }
-    for (var k = walls_first; k < walls_end; k++) {
+    for (var k = a.walls_first; k < a.walls_end; k++) {
         let w = wall(ground[k]);
         let closest = closest_on(p, w.xy, w.zw);
         let d = distance(p, closest);
@@ -449,42 +381,131 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if all(direction == vec2<f32>(0.0)) {
         direction = s.zw;
     }
-    let side = vec2<f32>(-direction.y, direction.x);
-    var spacing = 3.4e38;
-    for (var k = 0u; k < min(near_count, NEAR_MAX); k++) {
-        let d = near[k].xy;
-        if dot(direction, d) >= 0.0 && abs(dot(side, d)) <= near[k].z {
-            spacing = min(spacing, length(d) - near[k].z);
-        }
-    }
-    for (var y = lo.y; y <= hi.y && near_count > NEAR_MAX; y++) {
-        for (var x = lo.x; x <= hi.x; x++) {
-            let cell = u32(y) * params.gx + u32(x);
-            for (var k = grid[cell]; k < grid[cell + 1u]; k++) {
-                let j = grid[params.agents_off + k];
-                let q = state_in[j].xy;
-                let d = q - p;
-                // The cheap tests first: most candidates are behind or beside the corridor ahead.
-                if j == i || dot(direction, d) < 0.0 {
-                    continue;
-                }
-                let reach = me.y + agents[2u * j].y;
-                if abs(dot(side, d)) > reach || length(d) > params.cutoff {
-                    continue;
-                }
-                if sees_listed(p, q, walls_first, walls_end) {
-                    spacing = min(spacing, length(d) - reach);
-                }
-            }
-        }
-    }
+    let spacing = spacing_ahead(i, me.y, a, direction, &near);
     let speed = min(max(spacing / me.z, 0.0), me.x);
     let moved = p + direction * speed * params.dt;
     state_out[i] = vec4<f32>(moved, direction);
-    if is_exit(stage) && reached(stage, moved) {
-        grid[params.exited_off + i] = atomicLoad(&counts[0]) + 1u;
-        atomicSub(&counts[params.targeting_off + stage], 1u);
+    leave(i, stage, moved);
+}
+
+fn hash_mix(h: u32) -> u32 {
+    var x = h;
+    x ^= x >> 16u;
+    x *= 0x7feb352du;
+    x ^= x >> 15u;
+    x *= 0x846ca68bu;
+    return x ^ (x >> 16u);
+}
+
+// crowd::coin: whether agent i turns right of neighbour j's way straight ahead, this step.
+fn coin(i: u32, j: u32) -> bool {
+    let step = atomicLoad(&counts[0]);
+    return (hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(params.seed_lo) ^ params.seed_hi) ^ step) ^ i) ^ j) & 1u) == 0u;
+}
+
+// `direction` by the wall nearest p (the first of the nearest on its cell's list): within
+// `buffer` slid along it and pushed off; heading toward it within twice that, its part toward
+// the wall faded linearly to none at `buffer` (reference::cfsm's `slide`).
+fn slide(a: Around, direction: vec2<f32>, buffer: f32) -> vec2<f32> {
+    var best = 3.4e38;
+    var closest = a.p;
+    var nearest = vec4<f32>(0.0);
+    for (var k = a.walls_first; k < a.walls_end; k++) {
+        let w = wall(ground[k]);
+        let c = closest_on(a.p, w.xy, w.zw);
+        let d = distance(a.p, c);
+        if d < best {
+            best = d;
+            closest = c;
+            nearest = w;
+        }
     }
+    let away = unit(a.p - closest);
+    let along = unit(nearest.zw - nearest.xy);
+    let parallel = along * dot(direction, along);
+    if best < buffer {
+        return unit(parallel + away * params.pushout);
+    }
+    if best < 2.0 * buffer && dot(direction, away) < 0.0 {
+        let keep = 1.0 - (2.0 * buffer - best) / buffer;
+        return unit(parallel + (direction - parallel) * keep);
+    }
+    return direction;
+}
+
+// The anticipation velocity model's step (crowd::Anticipation; two vec4s of state per agent).
+@compute @workgroup_size(64)
+fn step_avm(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_index(gid, nwg);
+    if i >= params.n {
+        return;
+    }
+    let s = state_in[2u * i];
+    let v = state_in[2u * i + 1u].xy;
+    if grid[params.slot_off + i] == GONE {
+        state_out[2u * i] = s;
+        state_out[2u * i + 1u] = state_in[2u * i + 1u];
+        return;
+    }
+    let p = s.xy;
+    let e = s.zw;
+    let me = agents[2u * i];       // v0, radius, time gap, reaction time
+    let own = agents[2u * i + 1u]; // strength, range, wall buffer, anticipation time
+    let a = around(p);
+    let stage = route[i];
+    let desired = unit(destination(p, stage) - p);
+    let left = unit(vec2<f32>(-desired.y, desired.x));
+    var push = vec2<f32>(0.0);
+    var near: Slowing;
+    near.count = 0u;
+    let slow = me.x * me.z * 1.001 + 1e-6;
+    for (var y = a.lo.y; y <= a.hi.y; y++) {
+        for (var x = a.lo.x; x <= a.hi.x; x++) {
+            let cell = u32(y) * params.gx + u32(x);
+            for (var k = grid[cell]; k < grid[cell + 1u]; k++) {
+                let j = grid[params.agents_off + k];
+                let other = state_in[2u * j];
+                let q = other.xy;
+                let d = distance(p, q);
+                if j == i || d > params.cutoff || !sees_listed(p, q, a.walls_first, a.walls_end) {
+                    continue;
+                }
+                let reach = me.y + agents[2u * j].y;
+                if d - reach <= slow {
+                    keep_slowing(&near, q - p, reach);
+                }
+                let u = unit(q - p);
+                if dot(desired, u) < 0.0 && dot(e, u) < 0.0 {
+                    continue;
+                }
+                let vj = state_in[2u * j + 1u].xy;
+                let apart = max(d - reach - dot(v - vj, u) * own.w, 0.0);
+                let strength = own.x * (1.0 + 0.5 * (1.0 - dot(desired, other.zw))) * exp(-apart / own.y);
+                let ahead = dot(left, q - p + vj * agents[2u * j + 1u].w);
+                var right = ahead > 0.0;
+                if abs(ahead) < 1e-3 {
+                    right = coin(i, j);
+                }
+                push += left * select(strength, -strength, right);
+            }
+        }
+    }
+    var direction = unit(desired + push);
+    if all(direction == vec2<f32>(0.0)) {
+        direction = e;
+    }
+    // Toward it at the reaction time, or at once from the other side of the desired direction.
+    if dot(desired, direction) * dot(desired, e) >= 0.0 {
+        direction = unit(e + (direction - e) * (params.dt / me.w));
+    }
+    direction = slide(a, direction, me.y + own.z);
+    let spacing = spacing_ahead(i, me.y, a, direction, &near);
+    let speed = min(max(spacing / me.z, 0.0), me.x);
+    let velocity = direction * speed;
+    let moved = p + velocity * params.dt;
+    state_out[2u * i] = vec4<f32>(moved, direction);
+    state_out[2u * i + 1u] = vec4<f32>(velocity, 0.0, 0.0);
+    leave(i, stage, moved);
 }
 
 @compute @workgroup_size(1)
