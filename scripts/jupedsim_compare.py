@@ -304,7 +304,10 @@ def agreement(args) -> list:
         mine = [r for r in rows if r["scene"] == name]
         done = [r for r in mine if r["jupedsim"]["evacuation_time"] and r["satgpu"]["evacuation_time"]]
         jammed = (sum(r["jupedsim"]["remaining"] > 0 for r in mine), sum(r["satgpu"]["remaining"] > 0 for r in mine))
-        mean = lambda side, key, rs: statistics.mean(r[side][key] for r in rs) if rs else float("nan")  # noqa: E731
+        def mean(side, key, rs):
+            values = [r[side][key] for r in rs if r[side][key] is not None]
+            return statistics.mean(values) if values else float("nan")
+
         te, tg = mean("jupedsim", "evacuation_time", done), mean("satgpu", "evacuation_time", done)
         fe, fg = mean("jupedsim", "flow", mine), mean("satgpu", "flow", mine)
         print(
