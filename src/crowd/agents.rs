@@ -1,8 +1,9 @@
 //! Agents from CSV: a header naming `x` and `y`, and optionally `desired_speed`, `radius` and
 //! `time_gap`, the four of an agent's own repulsion ([`Repulsion::NAMES`], JuPedSim's
 //! `CollisionFreeSpeedModelV2`) and the three of the anticipation velocity model
-//! ([`Anticipation::NAMES`]), in any order; one agent per row, with JuPedSim's defaults for the
-//! model where a column is absent. With any repulsion column, every agent has its own
+//! ([`Anticipation::NAMES`]), and `journey_id` and `stage_id` (an agent's journey and the stage
+//! it heads for first, by index; 0 where absent), in any order; one agent per row, with
+//! JuPedSim's defaults for the model where a column is absent. With any repulsion column, every agent has its own
 //! repulsion; with any of the anticipation's, its own anticipation.
 
 use std::path::Path;
@@ -10,7 +11,7 @@ use std::path::Path;
 use crate::crowd::{Agent, Anticipation, Model, Repulsion};
 use crate::error::{Error, Result};
 
-const COLUMNS: [&str; 12] = [
+const COLUMNS: [&str; 14] = [
     "x",
     "y",
     "desired_speed",
@@ -23,6 +24,8 @@ const COLUMNS: [&str; 12] = [
     Anticipation::NAMES[0],
     Anticipation::NAMES[1],
     Anticipation::NAMES[2],
+    "journey_id",
+    "stage_id",
 ];
 
 /// Reads agents for `model` from CSV text (see the module docs). A missing `x` or `y` column,
@@ -96,6 +99,16 @@ pub fn parse_agents_csv(text: &str, model: &Model) -> Result<Vec<Agent>> {
         let mut own = agent.anticipation().values();
         if given(9, &mut own) {
             agent.anticipation = Some(Anticipation::from_values(own));
+        }
+        for (c, index) in [(12, &mut agent.journey), (13, &mut agent.stage)] {
+            let v = values[c];
+            if at[c].is_some() {
+                if !(v >= 0.0 && v.fract() == 0.0 && v < u32::MAX as f64) {
+                    let what = format!("the agents' CSV line {}, column {}", line + 1, COLUMNS[c]);
+                    return Err(refuse(what, format!("{v} is not an index (a whole number from 0)")));
+                }
+                *index = v as usize;
+            }
         }
         agents.push(agent);
     }

@@ -279,7 +279,12 @@ pub(crate) enum Command {
         /// cfsm: the exit, an axis-aligned box inside the area: X0,Y0,X1,Y1.
         #[arg(long, value_name = "X0,Y0,X1,Y1", allow_hyphen_values = true)]
         exit: Option<String>,
-        /// cfsm: the agents, CSV with header x,y and optionally desired_speed, radius, time_gap.
+        /// cfsm: instead of --exit, the stages (waypoints, exits) and journeys through them, a
+        /// JSON file (docs/file-formats.md); each agent's journey_id and stage_id are CSV columns.
+        #[arg(long, value_name = "FILE.json")]
+        journeys: Option<PathBuf>,
+        /// cfsm: the agents, CSV with header x,y and optionally desired_speed, radius, time_gap
+        /// (and the model's own columns, journey_id and stage_id).
         #[arg(long, value_name = "AGENTS.csv")]
         agents: Option<PathBuf>,
         /// cfsm: seconds per step.

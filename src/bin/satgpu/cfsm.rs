@@ -22,11 +22,18 @@ pub enum Which {
     Avm(u64),
 }
 
+/// Where a crowd's agents go: `--exit X0,Y0,X1,Y1`, or `--journeys FILE.json`.
+pub enum Way {
+    Exit(String),
+    Journeys(PathBuf),
+}
+
 /// What `satgpu sim --model cfsm` (or `cfsm-v2`, `avm`) was asked to do.
 pub struct CfsmArgs {
     pub which: Which,
     pub geometry: PathBuf,
-    pub exit: String,
+    /// Where the agents leave: an exit box, or the stages and journeys of a file.
+    pub way: Way,
     pub agents: PathBuf,
     pub dt: f64,
     pub max_time: f64,
@@ -70,13 +77,18 @@ fn bad_exit(text: &str) -> Failure {
 }
 
 pub fn run(args: &CfsmArgs, device: &DeviceArgs) -> Result<(), Failure> {
-    let exit = parse_exit(&args.exit)?;
     if !(args.max_time.is_finite() && args.max_time > 0.0) {
         return Err(Failure(2, format!("--max-time {}: must be a number of seconds above 0", args.max_time)));
     }
     let wkt =
         std::fs::read_to_string(&args.geometry).map_err(|source| Error::Io { path: args.geometry.clone(), source })?;
-    let geometry = Geometry::from_wkt(&wkt, exit).map_err(|e| in_file(&args.geometry, e))?;
+    let geometry = match &args.way {
+        Way::Exit(exit) => Geometry::from_wkt(&wkt, parse_exit(exit)?).map_err(|e| in_file(&args.geometry, e))?,
+        Way::Journeys(path) => {
+            let area = satgpu::scene::parse_wkt_polygon(&wkt).map_err(|e| in_file(&args.geometry, e))?;
+            Geometry::with_journeys(area, crate::journeys::read(path)?).map_err(|e| in_file(path, e))?
+        }
+    };
     let model = match args.which {
         Which::Avm(seed) => Model::anticipation(seed),
         Which::Cfsm | Which::CfsmV2 => Model::default(),

@@ -9,6 +9,7 @@ mod cast;
 mod cfsm;
 mod commands;
 mod draw;
+mod journeys;
 mod plot;
 mod query;
 mod raycast;
@@ -188,9 +189,14 @@ fn dispatch(cli: Cli) -> ExitCode {
             every,
             device,
             seed,
+            journeys,
             ..
-        } => match (geometry, exit, agents) {
-            (Some(geometry), Some(exit), Some(agents)) => {
+        } => match (geometry, exit, journeys, agents) {
+            (Some(geometry), exit, journeys, Some(agents)) if exit.is_some() != journeys.is_some() => {
+                let way = match (exit, journeys) {
+                    (Some(exit), _) => cfsm::Way::Exit(exit),
+                    (_, journeys) => cfsm::Way::Journeys(journeys.unwrap_or_default()),
+                };
                 let trajectory = trajectory.map(|path| (path, every.unwrap_or(4)));
                 let which = match model {
                     ModelArg::CfsmV2 => cfsm::Which::CfsmV2,
@@ -198,22 +204,25 @@ fn dispatch(cli: Cli) -> ExitCode {
                     _ => cfsm::Which::Cfsm,
                 };
                 cfsm::run(
-                    &cfsm::CfsmArgs { which, geometry, exit, agents, dt, max_time, backend, json, trajectory },
+                    &cfsm::CfsmArgs { which, geometry, way, agents, dt, max_time, backend, json, trajectory },
                     &device,
                 )
             }
             _ => Err(Failure(
                 2,
-                "--model cfsm, cfsm-v2 and avm need --geometry AREA.wkt, --exit X0,Y0,X1,Y1 and --agents AGENTS.csv"
+                "--model cfsm, cfsm-v2 and avm need --geometry AREA.wkt, --agents AGENTS.csv, and --exit X0,Y0,X1,Y1 \
+                 or --journeys FILE.json (one of the two)"
                     .into(),
             )),
         },
         Command::Sim { geometry: Some(_), .. }
         | Command::Sim { exit: Some(_), .. }
         | Command::Sim { agents: Some(_), .. }
+        | Command::Sim { journeys: Some(_), .. }
         | Command::Sim { trajectory: Some(_), .. } => Err(Failure(
             2,
-            "--geometry, --exit, --agents and --trajectory are read by --model cfsm, cfsm-v2 and avm only".into(),
+            "--geometry, --exit, --journeys, --agents and --trajectory are read by --model cfsm, cfsm-v2 and avm only"
+                .into(),
         )),
         Command::Sim {
             scenario,
